@@ -1,0 +1,547 @@
+//! The site config (SPEC 2): its model, and loading from JSON text with every error reported.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Diagnostic;
+use crate::json::{self, group, Findings, Path, Reader};
+use crate::pattern;
+
+/// Largest config text, in bytes: 1 MiB (SPEC 2).
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+/// Most rules in one config (SPEC 2).
+pub const MAX_RULES: usize = 1000;
+/// Most quiet zones in one config (SPEC 2).
+pub const MAX_QUIET_ZONES: usize = 1000;
+/// Most patterns in one `pages` or `exclude_pages` list (SPEC 2).
+pub const MAX_PATTERNS_PER_LIST: usize = 100;
+/// Largest `min_idle_ms` and `idle_ms`: 86,400,000 ms, one day (SPEC 2 and 5).
+pub const MAX_IDLE_MS: u32 = 86_400_000;
+/// Largest intent score (SPEC 2 and 5); the smallest is 0.
+pub const MAX_INTENT_SCORE: u8 = 100;
+/// Most characters in a rule id (SPEC 2).
+pub const MAX_RULE_ID_CHARS: usize = 64;
+/// Most characters (Unicode scalar values) in a nudge message (SPEC 2).
+pub const MAX_MESSAGE_CHARS: usize = 500;
+/// Most characters (Unicode scalar values) in a nudge call-to-action label (SPEC 2).
+pub const MAX_CTA_CHARS: usize = 80;
+
+/// A validated site config (SPEC 2). Obtained from [`Engine::compile`](crate::Engine::compile)
+/// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
+/// shape with every default written out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Config {
+    /// Always 1.
+    pub version: u32,
+    /// When false (the default), paths and patterns compare case-insensitively (full Unicode
+    /// lowercase).
+    pub case_sensitive: bool,
+    /// Pages on which no nudge ever fires, in config order.
+    pub quiet_zones: Vec<Pattern>,
+    /// Rules, in evaluation order: the first enabled rule whose conditions all hold fires.
+    pub rules: Vec<Rule>,
+}
+
+/// A page pattern (SPEC 3) as written, with its normalized form (NFKC, lowercased unless the
+/// config is case-sensitive). Serializes as the text as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    written: String,
+    normalized: String,
+}
+
+impl Pattern {
+    /// The pattern as written in the config.
+    pub fn as_written(&self) -> &str {
+        &self.written
+    }
+
+    /// The pattern after normalization, as it is matched against normalized paths.
+    pub fn normalized(&self) -> &str {
+        &self.normalized
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.written)
+    }
+}
+
+impl fmt::Display for Pattern {
+    /// The pattern as written, quoted: `"/checkout/**"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.written)
+    }
+}
+
+/// One rule: a nudge and the conditions under which it fires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// 1 to 64 characters of `A-Za-z0-9_-`, unique within the config.
+    pub id: String,
+    /// A disabled rule never fires and is skipped (default true).
+    pub enabled: bool,
+    /// What is shown when the rule fires.
+    pub nudge: Nudge,
+    /// All must hold for the rule to fire; absent conditions always hold.
+    pub when: Conditions,
+}
+
+/// The nudge a rule shows (API document section 2.4: `type`, `message`, `cta`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Nudge {
+    /// Which kind of nudge.
+    #[serde(rename = "type")]
+    pub nudge_type: NudgeType,
+    /// The text, 1 to 500 characters.
+    pub message: String,
+    /// The call-to-action label, 1 to 80 characters.
+    pub cta: String,
+}
+
+/// The four kinds of nudge (API document section 2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NudgeType {
+    /// `chat_bubble`
+    ChatBubble,
+    /// `toast`
+    Toast,
+    /// `exit_modal`
+    ExitModal,
+    /// `sticky_bar`
+    StickyBar,
+}
+
+impl NudgeType {
+    /// Every kind, in the API document's order.
+    pub const ALL: [NudgeType; 4] = [
+        NudgeType::ChatBubble,
+        NudgeType::Toast,
+        NudgeType::ExitModal,
+        NudgeType::StickyBar,
+    ];
+
+    /// The wire name: `chat_bubble`, `toast`, `exit_modal` or `sticky_bar`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NudgeType::ChatBubble => "chat_bubble",
+            NudgeType::Toast => "toast",
+            NudgeType::ExitModal => "exit_modal",
+            NudgeType::StickyBar => "sticky_bar",
+        }
+    }
+
+    fn from_wire(s: &str) -> Option<Self> {
+        NudgeType::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+impl fmt::Display for NudgeType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rule's conditions (SPEC 2 `when`), with defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Conditions {
+    /// `intent_score >= min_intent_score`; 0 to 100, default 0.
+    pub min_intent_score: u8,
+    /// `intent_score <= max_intent_score`; 0 to 100, default 100; never below the minimum.
+    pub max_intent_score: u8,
+    /// `idle_ms >= min_idle_ms`; 0 to 86,400,000 ms, default 0.
+    pub min_idle_ms: u32,
+    /// The page must match at least one; `None` (absent) means every page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Vec<Pattern>>,
+    /// The page must match none; default empty.
+    pub exclude_pages: Vec<Pattern>,
+}
+
+impl Default for Conditions {
+    fn default() -> Self {
+        Conditions {
+            min_intent_score: 0,
+            max_intent_score: MAX_INTENT_SCORE,
+            min_idle_ms: 0,
+            pages: None,
+            exclude_pages: Vec::new(),
+        }
+    }
+}
+
+/// Parses and validates config text (SPEC 2, 3). Returns every error found, each with its JSON
+/// path and 1-based line and column.
+pub(crate) fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(vec![Diagnostic::error(
+            "config_too_large",
+            String::new(),
+            format!(
+                "config text is {} bytes; the limit is 1 MiB ({} bytes)",
+                group(text.len() as u64),
+                group(MAX_CONFIG_BYTES as u64)
+            ),
+        )]);
+    }
+    let value = json::parse(text).map_err(|d| vec![d])?;
+    let mut findings = Findings::default();
+    let config = read_config(&value, &mut findings);
+    match config {
+        Some(config) if findings.is_empty() => Ok(config),
+        _ => Err(findings.into_diagnostics(Some(text))),
+    }
+}
+
+const CONFIG_FIELDS: &[&str] = &["version", "case_sensitive", "quiet_zones", "rules"];
+const RULE_FIELDS: &[&str] = &["id", "enabled", "nudge", "when"];
+const NUDGE_FIELDS: &[&str] = &["type", "message", "cta"];
+const WHEN_FIELDS: &[&str] = &[
+    "min_intent_score",
+    "max_intent_score",
+    "min_idle_ms",
+    "pages",
+    "exclude_pages",
+];
+
+fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
+    let root = Reader::object(value, &Path::root(), "the config", CONFIG_FIELDS, f)?;
+    let version = root.required("version", f).and_then(|(v, path)| {
+        if v.as_u64() == Some(1) {
+            Some(1)
+        } else {
+            f.push(
+                "unsupported_version",
+                &path,
+                format!(
+                    "version must be 1, got {}; this engine reads config version 1",
+                    json::show(v)
+                ),
+            );
+            None
+        }
+    });
+    let case_sensitive = match root.get("case_sensitive") {
+        Some((v, path)) => json::boolean(v, &path, f),
+        None => Some(false),
+    };
+    // Patterns are normalized according to case_sensitive; if it is broken, validate them as
+    // case-insensitive so that their own errors are still reported.
+    let fold = case_sensitive.unwrap_or(false);
+    let quiet_zones = match root.get("quiet_zones") {
+        Some((v, path)) => patterns(v, &path, MAX_QUIET_ZONES, "quiet zones", fold, f),
+        None => Some(Vec::new()),
+    };
+    let rules = match root.get("rules") {
+        Some((v, path)) => read_rules(v, &path, fold, f),
+        None => Some(Vec::new()),
+    };
+    Some(Config {
+        version: version?,
+        case_sensitive: case_sensitive?,
+        quiet_zones: quiet_zones?,
+        rules: rules?,
+    })
+}
+
+fn read_rules(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings) -> Option<Vec<Rule>> {
+    let items = json::array(value, path, "rules", f)?;
+    if items.len() > MAX_RULES {
+        f.push(
+            "too_many_rules",
+            path,
+            format!(
+                "{} rules; the limit is {}",
+                group(items.len() as u64),
+                group(MAX_RULES as u64)
+            ),
+        );
+    }
+    let mut first_use: HashMap<&str, usize> = HashMap::new();
+    let mut rules = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let rule_path = path.index(i);
+        match read_rule(item, &rule_path, case_sensitive, f) {
+            Some(rule) => rules.push(rule),
+            None => ok = false,
+        }
+        if let Some(Value::String(id)) = item.get("id") {
+            if let Some(first) = first_use.get(id.as_str()) {
+                f.push(
+                    "duplicate_rule_id",
+                    &rule_path.key("id"),
+                    format!("rule id {id:?} is already used by rules[{first}]; ids must be unique"),
+                );
+                ok = false;
+            } else {
+                first_use.insert(id, i);
+            }
+        }
+    }
+    ok.then_some(rules)
+}
+
+fn read_rule(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings) -> Option<Rule> {
+    let r = Reader::object(value, path, "a rule", RULE_FIELDS, f)?;
+    let id = r
+        .required("id", f)
+        .and_then(|(v, p)| json::string(v, &p, f).map(|s| (s, p)))
+        .and_then(|(s, p)| rule_id(s, &p, f));
+    let enabled = match r.get("enabled") {
+        Some((v, p)) => json::boolean(v, &p, f),
+        None => Some(true),
+    };
+    let nudge = r.required("nudge", f).and_then(|(v, p)| read_nudge(v, &p, f));
+    let when = match r.get("when") {
+        Some((v, p)) => read_when(v, &p, case_sensitive, f),
+        None => Some(Conditions::default()),
+    };
+    Some(Rule {
+        id: id?,
+        enabled: enabled?,
+        nudge: nudge?,
+        when: when?,
+    })
+}
+
+fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
+    let len = id.chars().count();
+    if len == 0 || len > MAX_RULE_ID_CHARS {
+        f.push(
+            "invalid_rule_id",
+            path,
+            format!("rule id {id:?} is {len} characters long; it must be 1 to 64 characters"),
+        );
+        return None;
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        f.push(
+            "invalid_rule_id",
+            path,
+            format!("rule id {id:?} contains {c:?}; only A-Z, a-z, 0-9, '_' and '-' are allowed"),
+        );
+        return None;
+    }
+    Some(id.to_owned())
+}
+
+fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
+    let r = Reader::object(value, path, "nudge", NUDGE_FIELDS, f)?;
+    let nudge_type = r.required("type", f).and_then(|(v, p)| {
+        let s = json::string(v, &p, f)?;
+        let t = NudgeType::from_wire(s);
+        if t.is_none() {
+            f.push(
+                "unknown_nudge_type",
+                &p,
+                format!(
+                    "nudge type {s:?} is not one of \"chat_bubble\", \"toast\", \"exit_modal\", \"sticky_bar\""
+                ),
+            );
+        }
+        t
+    });
+    let text = |key: &'static str, max: usize, f: &mut Findings| {
+        r.required(key, f).and_then(|(v, p)| {
+            let s = json::string(v, &p, f)?;
+            let len = s.chars().count();
+            if len == 0 || len > max {
+                f.push(
+                    "invalid_length",
+                    &p,
+                    format!("{key} is {len} characters long; it must be 1 to {max} characters"),
+                );
+                return None;
+            }
+            Some(s.to_owned())
+        })
+    };
+    let message = text("message", MAX_MESSAGE_CHARS, f);
+    let cta = text("cta", MAX_CTA_CHARS, f);
+    Some(Nudge {
+        nudge_type: nudge_type?,
+        message: message?,
+        cta: cta?,
+    })
+}
+
+fn read_when(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings) -> Option<Conditions> {
+    let r = Reader::object(value, path, "when", WHEN_FIELDS, f)?;
+    let intent = |key: &'static str, default: u8, f: &mut Findings| match r.get(key) {
+        Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_INTENT_SCORE), f)
+            .and_then(|n| u8::try_from(n).ok()),
+        None => Some(default),
+    };
+    let min_intent_score = intent("min_intent_score", 0, f);
+    let max_intent_score = intent("max_intent_score", MAX_INTENT_SCORE, f);
+    if let (Some(min), Some(max)) = (min_intent_score, max_intent_score) {
+        if min > max {
+            f.push(
+                "empty_intent_range",
+                &r.path().key("min_intent_score"),
+                format!("min_intent_score {min} is greater than max_intent_score {max}; no intent score can satisfy both"),
+            );
+        }
+    }
+    let min_idle_ms = match r.get("min_idle_ms") {
+        Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_IDLE_MS), f)
+            .and_then(|n| u32::try_from(n).ok()),
+        None => Some(0),
+    };
+    let list = |key: &'static str, f: &mut Findings| {
+        r.get(key)
+            .map(|(v, p)| patterns(v, &p, MAX_PATTERNS_PER_LIST, "patterns", case_sensitive, f))
+    };
+    let pages = list("pages", f);
+    let exclude_pages = list("exclude_pages", f).unwrap_or(Some(Vec::new()));
+    let (min, max) = (min_intent_score?, max_intent_score?);
+    if min > max {
+        return None;
+    }
+    Some(Conditions {
+        min_intent_score: min,
+        max_intent_score: max,
+        min_idle_ms: min_idle_ms?,
+        pages: match pages {
+            Some(p) => Some(p?),
+            None => None,
+        },
+        exclude_pages: exclude_pages?,
+    })
+}
+
+fn patterns(
+    value: &Value,
+    path: &Path,
+    limit: usize,
+    what: &str,
+    case_sensitive: bool,
+    f: &mut Findings,
+) -> Option<Vec<Pattern>> {
+    let items = json::array(value, path, "pattern strings", f)?;
+    if items.len() > limit {
+        f.push(
+            "too_many_patterns",
+            path,
+            format!(
+                "{} {what}; the limit is {}",
+                group(items.len() as u64),
+                group(limit as u64)
+            ),
+        );
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let p = path.index(i);
+        let Some(text) = json::string(item, &p, f) else {
+            ok = false;
+            continue;
+        };
+        match pattern::check(text, case_sensitive) {
+            Ok(normalized) => out.push(Pattern {
+                written: text.to_owned(),
+                normalized,
+            }),
+            Err(problem) => {
+                f.push(problem.code, &p, problem.message);
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(text: &str) -> Vec<(String, &'static str)> {
+        parse(text)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| (d.path, d.code))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_filled_in() {
+        let c = parse(r#"{"version":1,"rules":[{"id":"a","nudge":{"type":"toast","message":"m","cta":"c"}}]}"#)
+            .unwrap();
+        assert!(!c.case_sensitive);
+        assert!(c.quiet_zones.is_empty());
+        let r = &c.rules[0];
+        assert!(r.enabled);
+        assert_eq!(r.when, Conditions::default());
+    }
+
+    #[test]
+    fn every_error_is_reported_with_its_path() {
+        let text = r#"{
+  "version": 2,
+  "quiet_zone": ["/checkout/**"],
+  "rules": [
+    {"id": "a b", "nudge": {"type": "popup", "message": "", "cta": "c"},
+     "when": {"min_intent_score": 80, "max_intent_score": 20, "pages": ["/products/"]}},
+    {"id": "ok", "nudge": {"type": "toast", "message": "m"}, "when": {"min_idle": 5}}
+  ]
+}"#;
+        let got = errors(text);
+        let paths: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
+        for want in [
+            "version",
+            "quiet_zone",
+            "rules[0].id",
+            "rules[0].nudge.type",
+            "rules[0].nudge.message",
+            "rules[0].when.min_intent_score",
+            "rules[0].when.pages[0]",
+            "rules[1].nudge.cta",
+            "rules[1].when.min_idle",
+        ] {
+            assert!(paths.contains(&want), "{want} missing from {paths:?}");
+        }
+        let d = parse(text).unwrap_err();
+        let unknown = d.iter().find(|d| d.path == "quiet_zone").unwrap();
+        assert!(unknown.message.contains("did you mean \"quiet_zones\""));
+        assert_eq!((unknown.line, unknown.column), (Some(3), Some(3)));
+    }
+
+    #[test]
+    fn syntax_errors_have_line_and_column() {
+        let d = parse("{\n  \"version\": 1,\n  \"rules\": [,]\n}").unwrap_err();
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, "json_syntax");
+        assert_eq!(d[0].path, "");
+        assert_eq!(d[0].line, Some(3));
+    }
+
+    #[test]
+    fn duplicate_ids() {
+        let rule = r#"{"id":"x","nudge":{"type":"toast","message":"m","cta":"c"}}"#;
+        let text = format!(r#"{{"version":1,"rules":[{rule},{rule}]}}"#);
+        assert_eq!(errors(&text), vec![("rules[1].id".to_owned(), "duplicate_rule_id")]);
+    }
+
+    #[test]
+    fn lengths_count_characters() {
+        let rule = |m: &str| {
+            format!(r#"{{"version":1,"rules":[{{"id":"x","nudge":{{"type":"toast","message":"{m}","cta":"c"}}}}]}}"#)
+        };
+        assert!(parse(&rule(&"é".repeat(500))).is_ok());
+        assert_eq!(
+            errors(&rule(&"é".repeat(501))),
+            vec![("rules[0].nudge.message".to_owned(), "invalid_length")]
+        );
+    }
+}

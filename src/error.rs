@@ -1,0 +1,224 @@
+//! Errors and diagnostics: what went wrong, where, and what the HTTP layer should answer.
+//!
+//! The crate has one error type, [`Error`], with a [`kind`](Error::kind) that maps onto the API
+//! document's error names (section 7) and SPEC 5's table: `InvalidRequest` (HTTP 400) and
+//! `InvalidConfig` (HTTP 500 on a server). An error carries one or more [`Diagnostic`]s, each with
+//! a JSON path, a message and, where the input was JSON text, a 1-based line and column.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Which of SPEC 5's error names an [`Error`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ErrorKind {
+    /// The request body is not JSON, or a field breaks SPEC 5 or SPEC 4 (HTTP 400).
+    InvalidRequest,
+    /// The site config breaks SPEC 2 or SPEC 3 (HTTP 500 on a server: it is the site's config,
+    /// not the caller's fault).
+    InvalidConfig,
+}
+
+impl ErrorKind {
+    /// The error name as it appears in the error body's `error` field: `"InvalidRequest"` or
+    /// `"InvalidConfig"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidRequest => "InvalidRequest",
+            ErrorKind::InvalidConfig => "InvalidConfig",
+        }
+    }
+
+    /// The HTTP status a server answers with (SPEC 5): 400 for `InvalidRequest`, 500 for
+    /// `InvalidConfig`.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::InvalidRequest => 400,
+            ErrorKind::InvalidConfig => 500,
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The input is rejected.
+    Error,
+    /// The input is accepted, but probably not what its author meant (lint).
+    Warning,
+}
+
+/// One finding about a config or a request: an error, or a lint warning.
+///
+/// Serialized (for the WASM package and `nudge-rules check --json`) as
+/// `{ "severity", "code", "path", "message", "line", "column" }`, with `line` and `column`
+/// `null` when unknown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// A stable, machine-readable code such as `unknown_field` or `pattern_trailing_slash`.
+    pub code: &'static str,
+    /// The JSON path of the offending value, as in `rules[2].when.pages[0]`; empty for the
+    /// whole document (a JSON syntax error, a text over the size limit).
+    pub path: String,
+    /// What is wrong and, where possible, how to fix it. Names the offending value.
+    pub message: String,
+    /// 1-based line in the JSON text, when the input was text and the place is known.
+    pub line: Option<u32>,
+    /// 1-based column (in characters) in the JSON text, when known.
+    pub column: Option<u32>,
+}
+
+impl Diagnostic {
+    pub(crate) fn error(code: &'static str, path: String, message: String) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            path,
+            message,
+            line: None,
+            column: None,
+        }
+    }
+
+    pub(crate) fn warning(code: &'static str, path: String, message: String) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, path, message)
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `rules[0].id: message (line 3, column 14)`; the path is left out when empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)?;
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, " (line {line}, column {column})"),
+            (Some(line), None) => write!(f, " (line {line})"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The crate's error: an [`ErrorKind`] and every [`Diagnostic`] found (at least one).
+///
+/// `Display` is what a person reads: for one diagnostic `path: message (line L, column C)`, for
+/// several a count followed by one diagnostic per line. [`Error::to_body`] gives the API error
+/// body `{"error": NAME, "message": TEXT}` (API document section 7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    /// An error of `kind` from its diagnostics. `diagnostics` must not be empty; an empty list
+    /// gets one generic diagnostic so that [`Error::path`] and friends always have something.
+    pub(crate) fn new(kind: ErrorKind, mut diagnostics: Vec<Diagnostic>) -> Self {
+        if diagnostics.is_empty() {
+            diagnostics.push(Diagnostic::error(
+                "unknown",
+                String::new(),
+                "unknown error".to_owned(),
+            ));
+        }
+        Error { kind, diagnostics }
+    }
+
+    pub(crate) fn request(code: &'static str, path: impl Into<String>, message: String) -> Self {
+        Error::new(
+            ErrorKind::InvalidRequest,
+            vec![Diagnostic::error(code, path.into(), message)],
+        )
+    }
+
+    /// `InvalidRequest` or `InvalidConfig`.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The HTTP status a server answers with: 400 or 500 (SPEC 5).
+    pub fn http_status(&self) -> u16 {
+        self.kind.http_status()
+    }
+
+    /// The JSON path of the first diagnostic (`session_state.intent_score`,
+    /// `rules[2].when.pages[0]`); empty when the whole document is at fault.
+    pub fn path(&self) -> &str {
+        self.diagnostics.first().map_or("", |d| d.path.as_str())
+    }
+
+    /// 1-based line of the first diagnostic, when the input was JSON text and the place is known.
+    pub fn line(&self) -> Option<u32> {
+        self.diagnostics.first().and_then(|d| d.line)
+    }
+
+    /// 1-based column of the first diagnostic, when known.
+    pub fn column(&self) -> Option<u32> {
+        self.diagnostics.first().and_then(|d| d.column)
+    }
+
+    /// Every diagnostic found, in document order of discovery; never empty.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The API error body (API document section 7; SPEC 5):
+    /// `{"error":"InvalidRequest","message":"session_state.intent_score: ..."}`.
+    pub fn to_body(&self) -> String {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            error: &'static str,
+            message: &'a str,
+        }
+        let message = self.to_string();
+        serde_json::to_string(&Body {
+            error: self.kind.name(),
+            message: &message,
+        })
+        .unwrap_or_else(|_| format!("{{\"error\":\"{}\",\"message\":\"\"}}", self.kind.name()))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.kind, self.diagnostics.as_slice()) {
+            (_, [only]) => {
+                if self.kind == ErrorKind::InvalidConfig {
+                    f.write_str("invalid config: ")?;
+                }
+                write!(f, "{only}")
+            }
+            (ErrorKind::InvalidRequest, all) => {
+                for (i, d) in all.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{d}")?;
+                }
+                Ok(())
+            }
+            (ErrorKind::InvalidConfig, all) => {
+                write!(f, "invalid config: {} errors", all.len())?;
+                for d in all {
+                    write!(f, "\n  {d}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

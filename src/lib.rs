@@ -1,0 +1,58 @@
+//! # nudge-rules
+//!
+//! A rules engine that decides which on-site nudge (chat bubble, toast, exit modal, sticky bar)
+//! fires for a storefront visitor, given the visitor's intent score, page and idle time: the
+//! answer to `POST /v1/nudges/preview`. The same crate runs in a server, on the command line and
+//! in the browser (WASM).
+//!
+//! ```
+//! use nudge_rules::{Engine, SessionState};
+//!
+//! let engine = Engine::compile(r#"{
+//!   "version": 1,
+//!   "quiet_zones": ["/checkout/**"],
+//!   "rules": [{
+//!     "id": "sizing-help",
+//!     "nudge": { "type": "chat_bubble", "message": "Not sure about the fit?", "cta": "Start chat" },
+//!     "when": { "min_intent_score": 60, "min_idle_ms": 8000, "pages": ["/products/**"] }
+//!   }]
+//! }"#)?;
+//!
+//! let state = SessionState { intent_score: 82, page_url: "/Products/Linen-Shirt".into(), idle_ms: 9000 };
+//! let preview = engine.preview(&state)?;
+//! assert_eq!(preview.nudge().map(|n| n.cta.as_str()), Some("Start chat"));
+//!
+//! // The wire format, as a server answers it.
+//! let body = engine.preview_body(br#"{"session_state":{"intent_score":82,"page_url":"/checkout/pay"}}"#)?;
+//! assert!(body.starts_with(r#"{"data":{"would_fire":false,"nudge":null,"reason":"#));
+//! # Ok::<(), nudge_rules::Error>(())
+//! ```
+//!
+//! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
+//! document is "Visitor Sessions and Nudges API".
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+#![warn(missing_docs)]
+
+mod config;
+mod engine;
+mod error;
+mod json;
+mod normalize;
+mod pattern;
+mod request;
+mod trace;
+mod wire;
+
+pub use config::{
+    Conditions, Config, Nudge, NudgeType, Pattern, Rule, MAX_CONFIG_BYTES, MAX_CTA_CHARS,
+    MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS, MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES,
+    MAX_RULES, MAX_RULE_ID_CHARS,
+};
+pub use engine::{Engine, Preview};
+pub use error::{Diagnostic, Error, ErrorKind, Severity};
+pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
+pub use pattern::MAX_PATTERN_BYTES;
+pub use request::{SessionState, MAX_REQUEST_BYTES};
+pub use trace::ConditionCheck;
+pub use wire::{preview_response, NudgeResult, PreviewResult};

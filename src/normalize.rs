@@ -1,0 +1,568 @@
+//! Page URL normalization (SPEC 4): one canonical path per page, or a typed rejection.
+//!
+//! The policy fails closed: input that could be read two ways is rejected rather than guessed at.
+//! Beyond the rejections SPEC 4 lists, two readings are refused here because browsers and servers
+//! disagree on them and one of the readings could move a page out of a quiet zone (recorded in
+//! the README):
+//!
+//! - a `..` segment right after an empty segment (`/checkout//../pay`): WHATWG URL parsing pops
+//!   the empty segment (`/checkout/pay`), while dropping empty segments first (SPEC 4 step 4)
+//!   pops `checkout` (`/pay`);
+//! - Unicode normalization (NFKC) that creates a `/`, `;`, `\`, `%`, a control character, or a
+//!   `.`/`..` segment that was not there before (`/checkout/‥/pay`, `/a／b`): the server sees one
+//!   segment where NFKC would see several.
+
+use std::borrow::Cow;
+
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+/// Longest accepted `page_url`, in bytes (SPEC 4 step 2).
+pub const MAX_PAGE_URL_BYTES: usize = 8192;
+
+/// Why a `page_url` was rejected (SPEC 4 step 2, plus the fail-closed ambiguities described in
+/// the [module docs](self)). `Display` is a sentence a person can act on; [`UrlError::code`] is
+/// a stable machine-readable name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlError {
+    /// The input is the empty string.
+    #[error("page_url is empty; give a path such as \"/products/linen-shirt\" or an http(s) URL")]
+    Empty,
+    /// The input is longer than [`MAX_PAGE_URL_BYTES`].
+    #[error("page_url is {len_bytes} bytes long; the limit is 8,192 bytes")]
+    TooLong {
+        /// Length of the input in bytes.
+        len_bytes: usize,
+    },
+    /// A raw control character (U+0000 to U+001F, U+007F to U+009F).
+    #[error("page_url contains the control character U+{code_point:04X} at byte {at}; percent-encode it or remove it")]
+    ControlCharacter {
+        /// Byte offset in the input.
+        at: usize,
+        /// The character's code point.
+        code_point: u32,
+    },
+    /// A raw space.
+    #[error("page_url contains a space at byte {at}; percent-encode it as %20")]
+    Space {
+        /// Byte offset in the input.
+        at: usize,
+    },
+    /// A raw backslash, which some servers read as `/`.
+    #[error("page_url contains a backslash at byte {at}, which some servers read as '/'; use '/'")]
+    Backslash {
+        /// Byte offset in the input.
+        at: usize,
+    },
+    /// A path starting with `//`, which reads as a host (`//evil.example/checkout`).
+    #[error("page_url starts with \"//\", which reads as a host name; a path starts with exactly one '/'")]
+    DoubleSlash,
+    /// A scheme other than http or https (`javascript:`, `mailto:`, `ftp:`).
+    #[error("page_url has the scheme \"{scheme}:\"; only http and https URLs and paths starting with '/' are accepted")]
+    UnsupportedScheme {
+        /// The scheme as written.
+        scheme: String,
+    },
+    /// Neither a path starting with `/` nor an absolute URL (`products/x`, `?q=1`).
+    #[error("page_url is a relative reference; give a path starting with '/' or an absolute http(s) URL")]
+    Relative,
+    /// An `http:`/`https:` URL that is not of the form `scheme://host/...`, or that the URL parser
+    /// rejects (bad host, bad port).
+    #[error("page_url is not a valid absolute URL: {reason}")]
+    MalformedUrl {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `%` not followed by two hex digits (`%`, `%zz`, `%4`).
+    #[error("page_url has a malformed percent escape {escape:?} at byte {at}; '%' must be followed by two hex digits")]
+    MalformedEscape {
+        /// Byte offset of the `%`.
+        at: usize,
+        /// The escape as written (up to three characters).
+        escape: String,
+    },
+    /// An escape that decodes to `/`, `\`, `%` (double encoding) or a control character.
+    #[error("page_url has the escape {escape} at byte {at}, which decodes to {decoded}; such escapes are ambiguous and rejected")]
+    ForbiddenEscape {
+        /// Byte offset of the `%`.
+        at: usize,
+        /// The escape as written (`%2F`).
+        escape: String,
+        /// What it decodes to, described (`'/'`, `a control character`).
+        decoded: &'static str,
+    },
+    /// Percent-decoded bytes that are not UTF-8 (`%FF`, `%C3%28`).
+    #[error("page_url's percent escapes decode to bytes that are not UTF-8 (near byte {at})")]
+    InvalidUtf8 {
+        /// Byte offset in the input near the bad sequence.
+        at: usize,
+    },
+    /// Unicode normalization (NFKC) would change the path's structure.
+    #[error("page_url contains {original:?}, which Unicode normalization (NFKC) turns into {normalized:?} and so changes the path's structure; ambiguous, rejected")]
+    AmbiguousUnicode {
+        /// The segment as decoded.
+        original: String,
+        /// The same segment after NFKC.
+        normalized: String,
+    },
+    /// A `..` right after an empty segment (`/a//../b`), which browsers and servers resolve
+    /// differently.
+    #[error("page_url has '..' right after an empty segment (\"//\"), which browsers and servers resolve differently; ambiguous, rejected")]
+    AmbiguousDotSegment,
+}
+
+impl UrlError {
+    /// A stable machine-readable name of the rejection: `empty`, `too_long`,
+    /// `control_character`, `space`, `backslash`, `double_slash`, `unsupported_scheme`,
+    /// `relative`, `malformed_url`, `malformed_escape`, `forbidden_escape`, `invalid_utf8`,
+    /// `ambiguous_unicode`, `ambiguous_dot_segment`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            UrlError::Empty => "empty",
+            UrlError::TooLong { .. } => "too_long",
+            UrlError::ControlCharacter { .. } => "control_character",
+            UrlError::Space { .. } => "space",
+            UrlError::Backslash { .. } => "backslash",
+            UrlError::DoubleSlash => "double_slash",
+            UrlError::UnsupportedScheme { .. } => "unsupported_scheme",
+            UrlError::Relative => "relative",
+            UrlError::MalformedUrl { .. } => "malformed_url",
+            UrlError::MalformedEscape { .. } => "malformed_escape",
+            UrlError::ForbiddenEscape { .. } => "forbidden_escape",
+            UrlError::InvalidUtf8 { .. } => "invalid_utf8",
+            UrlError::AmbiguousUnicode { .. } => "ambiguous_unicode",
+            UrlError::AmbiguousDotSegment => "ambiguous_dot_segment",
+        }
+    }
+}
+
+/// Turns a `page_url` into its canonical path (SPEC 4), or says why it is rejected.
+///
+/// Accepted: an absolute `http`/`https` URL (scheme case-insensitive; host, port, user info,
+/// query and fragment ignored) or a path starting with exactly one `/` (query and fragment
+/// ignored). The path is percent-decoded once, NFKC-normalized, lowercased with full Unicode
+/// lowercase unless `case_sensitive`, split on `/`, each segment cut at its first `;`, empty and
+/// `.` segments dropped, `..` resolved (stopping at the root). The result starts with `/` and has
+/// no trailing slash; the root is `/`.
+///
+/// An input that is already canonical (printable ASCII, no escapes, no dot or empty segments,
+/// lowercase unless `case_sensitive`) is returned borrowed without allocating.
+///
+/// ```
+/// use nudge_rules::normalize_page_url;
+/// assert_eq!(normalize_page_url("/Checkout//Pay", false).unwrap(), "/checkout/pay");
+/// assert_eq!(normalize_page_url("https://shop.example/account?next=/x#top", false).unwrap(), "/account");
+/// assert_eq!(normalize_page_url("/x/..;/checkout", false).unwrap(), "/checkout");
+/// assert!(normalize_page_url("/x%2F..%2Fcheckout", false).is_err());
+/// ```
+///
+/// # Errors
+///
+/// A [`UrlError`] for: the empty string; more than 8,192 bytes; a raw control character, space
+/// or `\`; a path starting with `//`; a scheme other than http(s); a relative reference; an
+/// absolute URL without `//` and a host, or that the URL parser rejects; a malformed escape
+/// (`%`, `%zz`); an escape decoding to `/`, `\`, `%` or a control character; decoded bytes that
+/// are not UTF-8; NFKC changing the path's structure; `..` right after an empty segment.
+pub fn normalize_page_url(page_url: &str, case_sensitive: bool) -> Result<Cow<'_, str>, UrlError> {
+    if is_canonical(page_url, case_sensitive) {
+        return Ok(Cow::Borrowed(page_url));
+    }
+    normalize_slow(page_url, case_sensitive).map(Cow::Owned)
+}
+
+/// The fast path: true when `path` is already its own canonical form, so normalization would
+/// return it unchanged. Conservative: false only costs the slow path.
+fn is_canonical(path: &str, case_sensitive: bool) -> bool {
+    let bytes = path.as_bytes();
+    if bytes.first() != Some(&b'/') {
+        return false;
+    }
+    if bytes.len() == 1 {
+        return true;
+    }
+    if bytes.len() > MAX_PAGE_URL_BYTES || bytes.last() == Some(&b'/') {
+        return false;
+    }
+    // `seg_len` and `dots` track the segment being read, to spot empty, `.` and `..` segments.
+    let mut seg_len = 0usize;
+    let mut dots = 0usize;
+    for &b in bytes.iter().skip(1) {
+        match b {
+            b'/' => {
+                if seg_len == 0 || is_dot_segment(seg_len, dots) {
+                    return false;
+                }
+                seg_len = 0;
+                dots = 0;
+                continue;
+            }
+            b'.' => dots += 1,
+            b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'~' => {}
+            b'A'..=b'Z' if case_sensitive => {}
+            // Printable ASCII without special meaning here; NFKC leaves ASCII alone.
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b'=' | b':' | b'@' => {}
+            _ => return false,
+        }
+        seg_len += 1;
+    }
+    !is_dot_segment(seg_len, dots)
+}
+
+/// A segment of `len` bytes of which `dots` are dots is `.` or `..`.
+fn is_dot_segment(len: usize, dots: usize) -> bool {
+    dots == len && len <= 2
+}
+
+fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlError> {
+    if page_url.is_empty() {
+        return Err(UrlError::Empty);
+    }
+    if page_url.len() > MAX_PAGE_URL_BYTES {
+        return Err(UrlError::TooLong {
+            len_bytes: page_url.len(),
+        });
+    }
+    for (at, c) in page_url.char_indices() {
+        match c {
+            ' ' => return Err(UrlError::Space { at }),
+            '\\' => return Err(UrlError::Backslash { at }),
+            c if c.is_control() => {
+                return Err(UrlError::ControlCharacter {
+                    at,
+                    code_point: u32::from(c),
+                })
+            }
+            _ => {}
+        }
+    }
+    let (raw_path, offset) = raw_path(page_url)?;
+    let decoded = percent_decode(raw_path, offset)?;
+    let mut normalized = nfkc_checked(&decoded)?;
+    if !case_sensitive {
+        normalized = lowercase(&normalized);
+    }
+    resolve_segments(&normalized)
+}
+
+/// Splits off the path of `page_url` (without query and fragment) and its byte offset in the
+/// input, validating the scheme and authority of absolute URLs.
+fn raw_path(page_url: &str) -> Result<(&str, usize), UrlError> {
+    let (path_and_rest, offset) = if page_url.starts_with("//") {
+        return Err(UrlError::DoubleSlash);
+    } else if page_url.starts_with('/') {
+        (page_url, 0)
+    } else {
+        absolute_path(page_url)?
+    };
+    let end = path_and_rest.find(['?', '#']).unwrap_or(path_and_rest.len());
+    Ok((path_and_rest.get(..end).unwrap_or(""), offset))
+}
+
+/// For `http(s)://authority/path?query#fragment`, returns `/path?query#fragment` (or `""` when
+/// there is no path) and its offset.
+fn absolute_path(page_url: &str) -> Result<(&str, usize), UrlError> {
+    let Some(colon) = page_url.find(':') else {
+        return Err(UrlError::Relative);
+    };
+    let scheme = page_url.get(..colon).unwrap_or("");
+    let is_scheme = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !is_scheme {
+        return Err(UrlError::Relative);
+    }
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(UrlError::UnsupportedScheme {
+            scheme: scheme.to_owned(),
+        });
+    }
+    let after_scheme = page_url.get(colon + 1..).unwrap_or("");
+    let Some(authority_and_path) = after_scheme.strip_prefix("//") else {
+        return Err(UrlError::MalformedUrl {
+            reason: format!("expected \"//\" and a host after \"{scheme}:\""),
+        });
+    };
+    let authority_end = authority_and_path
+        .find(['/', '?', '#'])
+        .unwrap_or(authority_and_path.len());
+    if authority_end == 0 {
+        return Err(UrlError::MalformedUrl {
+            reason: "the host is empty".to_owned(),
+        });
+    }
+    // The URL parser validates host and port; its path handling is not used (it would resolve
+    // dot segments by WHATWG rules before ours), the raw path is.
+    url::Url::parse(page_url).map_err(|e| UrlError::MalformedUrl {
+        reason: e.to_string(),
+    })?;
+    let path_offset = colon + 3 + authority_end;
+    let rest = authority_and_path.get(authority_end..).unwrap_or("");
+    Ok((rest, path_offset))
+}
+
+/// Percent-decodes once (SPEC 4 step 3), rejecting malformed escapes and escapes that decode to
+/// `/`, `\`, `%` or a control character, and decoded bytes that are not UTF-8.
+fn percent_decode(raw: &str, offset: usize) -> Result<String, UrlError> {
+    if !raw.contains('%') {
+        return Ok(raw.to_owned());
+    }
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b != b'%' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let hex = |j: usize| bytes.get(j).and_then(|&h| (h as char).to_digit(16));
+        let escape_text = || {
+            raw.get(i..)
+                .map(|s| s.chars().take(3).collect::<String>())
+                .unwrap_or_default()
+        };
+        let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) else {
+            return Err(UrlError::MalformedEscape {
+                at: offset + i,
+                escape: escape_text(),
+            });
+        };
+        let decoded = u8::try_from(hi * 16 + lo).unwrap_or(0);
+        let forbidden = match decoded {
+            b'/' => Some("'/'"),
+            b'\\' => Some("'\\'"),
+            b'%' => Some("'%' (double encoding)"),
+            0x00..=0x1f | 0x7f => Some("a control character"),
+            _ => None,
+        };
+        if let Some(what) = forbidden {
+            return Err(UrlError::ForbiddenEscape {
+                at: offset + i,
+                escape: escape_text(),
+                decoded: what,
+            });
+        }
+        out.push(decoded);
+        i += 3;
+    }
+    let decoded = String::from_utf8(out).map_err(|e| UrlError::InvalidUtf8 {
+        at: offset + e.utf8_error().valid_up_to(),
+    })?;
+    // C1 controls arrive as two-byte escapes (`%C2%85`).
+    if let Some(c) = decoded.chars().find(|c| c.is_control()) {
+        let mut utf8 = [0u8; 4];
+        let escape: String = c
+            .encode_utf8(&mut utf8)
+            .bytes()
+            .map(|b| format!("%{b:02X}"))
+            .collect();
+        let at = raw.find(&escape).map_or(offset, |i| offset + i);
+        return Err(UrlError::ForbiddenEscape {
+            at,
+            escape,
+            decoded: "a control character",
+        });
+    }
+    Ok(decoded)
+}
+
+/// Characters whose creation by NFKC would change how the path splits or decodes.
+fn is_structural(c: char) -> bool {
+    matches!(c, '/' | ';' | '\\' | '%') || c.is_control()
+}
+
+/// NFKC, refusing results that change the path's structure (see the module docs).
+fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
+    if decoded.is_ascii() || is_nfkc_quick(decoded.chars()) == IsNormalized::Yes {
+        return Ok(decoded.to_owned());
+    }
+    // Per segment, so that the structure before and after can be compared.
+    let mut out = String::with_capacity(decoded.len());
+    for (i, segment) in decoded.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let normalized: String = segment.nfkc().collect();
+        let created = normalized.chars().filter(|&c| is_structural(c)).count()
+            != segment.chars().filter(|&c| is_structural(c)).count();
+        let head = |s: &str| s.split(';').next().unwrap_or("").to_owned();
+        let new_dot_segment =
+            matches!(head(&normalized).as_str(), "." | "..") && head(&normalized) != head(segment);
+        if created || new_dot_segment {
+            return Err(UrlError::AmbiguousUnicode {
+                original: segment.to_owned(),
+                normalized,
+            });
+        }
+        out.push_str(&normalized);
+    }
+    Ok(out)
+}
+
+/// Full Unicode lowercase; lowercasing can produce text that is not NFKC (rarely), which is then
+/// normalized again so that normalization stays idempotent.
+fn lowercase(s: &str) -> String {
+    let lower = s.to_lowercase();
+    if lower.is_ascii() || is_nfkc_quick(lower.chars()) == IsNormalized::Yes {
+        lower
+    } else {
+        lower.nfkc().collect()
+    }
+}
+
+/// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty and `.` segments,
+/// resolve `..` (stopping at the root), join with a leading `/`.
+fn resolve_segments(path: &str) -> Result<String, UrlError> {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut previous_empty = false;
+    for (i, raw_segment) in path.split('/').enumerate() {
+        let segment = raw_segment.split(';').next().unwrap_or("");
+        match segment {
+            "" => {
+                // The first split piece is the empty text before the leading '/'.
+                previous_empty = i > 0;
+                continue;
+            }
+            "." => {}
+            ".." => {
+                if previous_empty && !kept.is_empty() {
+                    return Err(UrlError::AmbiguousDotSegment);
+                }
+                kept.pop();
+            }
+            _ => kept.push(segment),
+        }
+        previous_empty = false;
+    }
+    let mut out = String::with_capacity(path.len() + 1);
+    for segment in &kept {
+        out.push('/');
+        out.push_str(segment);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Ok(out)
+}
+
+/// Normalizes a glob pattern's text the way paths are normalized (SPEC 3): NFKC, then lowercase
+/// unless `case_sensitive`. Glob syntax is left alone.
+pub(crate) fn normalize_pattern_text(pattern: &str, case_sensitive: bool) -> String {
+    let nfkc: String = if pattern.is_ascii() {
+        pattern.to_owned()
+    } else {
+        pattern.nfkc().collect()
+    };
+    if case_sensitive {
+        nfkc
+    } else {
+        lowercase(&nfkc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> Result<String, &'static str> {
+        normalize_page_url(s, false)
+            .map(Cow::into_owned)
+            .map_err(|e| e.code())
+    }
+
+    #[test]
+    fn spec_4_table() {
+        let ok = [
+            ("/checkout/", "/checkout"),
+            ("/CHECKOUT", "/checkout"),
+            ("/checkout;jsessionid=1", "/checkout"),
+            ("/a/../checkout", "/checkout"),
+            ("/%2e%2e/checkout", "/checkout"),
+            ("/x/..;/checkout", "/checkout"),
+            ("/Checkout//Pay", "/checkout/pay"),
+            ("/checkout/./pay", "/checkout/pay"),
+            ("https://shop.example/account?next=/x#top", "/account"),
+            ("/checkout/../cart", "/cart"),
+        ];
+        for (input, want) in ok {
+            assert_eq!(norm(input), Ok(want.to_owned()), "{input}");
+        }
+        for input in [
+            "//checkout",
+            "\\checkout",
+            "/x%2F..%2Fcheckout",
+            "/x/%252e%252e/checkout",
+        ] {
+            assert!(norm(input).is_err(), "{input} should be rejected");
+        }
+    }
+
+    #[test]
+    fn rejections_have_their_codes() {
+        let cases = [
+            ("", "empty"),
+            ("/a b", "space"),
+            ("/a\u{1}", "control_character"),
+            ("/a\u{85}", "control_character"),
+            ("javascript:alert(1)", "unsupported_scheme"),
+            ("products/x", "relative"),
+            ("/%", "malformed_escape"),
+            ("/%zz", "malformed_escape"),
+            ("/%4", "malformed_escape"),
+            ("/%5C", "forbidden_escape"),
+            ("/%00", "forbidden_escape"),
+            ("/%FF", "invalid_utf8"),
+            ("/%C3%28", "invalid_utf8"),
+            ("/%C2%85", "forbidden_escape"),
+            ("http:/x", "malformed_url"),
+            ("https:///checkout", "malformed_url"),
+            ("http://h:99999/", "malformed_url"),
+            ("/checkout//../pay", "ambiguous_dot_segment"),
+            ("/checkout/\u{2025}/pay", "ambiguous_unicode"),
+            ("/a\u{ff0f}b", "ambiguous_unicode"),
+            ("/\u{ff05}2e", "ambiguous_unicode"),
+        ];
+        for (input, code) in cases {
+            assert_eq!(norm(input), Err(code), "{input:?}");
+        }
+        assert_eq!(norm(&format!("/{}", "a".repeat(8192))), Err("too_long"));
+        assert!(norm(&format!("/{}", "a".repeat(8191))).is_ok());
+    }
+
+    #[test]
+    fn unicode_and_case() {
+        assert_eq!(norm("/\u{ff43}\u{ff48}eckout"), Ok("/checkout".to_owned()));
+        assert_eq!(norm("/CAF%C3%89"), Ok("/café".to_owned()));
+        assert_eq!(norm("/\u{fb01}le"), Ok("/file".to_owned()));
+        assert_eq!(norm("/ÜBER"), Ok("/über".to_owned()));
+        assert_eq!(
+            normalize_page_url("/Products/X", true).unwrap(),
+            "/Products/X"
+        );
+    }
+
+    #[test]
+    fn absolute_urls() {
+        assert_eq!(norm("HTTPS://Shop.Example/Products"), Ok("/products".to_owned()));
+        assert_eq!(norm("https://shop.example"), Ok("/".to_owned()));
+        assert_eq!(norm("https://shop.example?x=1"), Ok("/".to_owned()));
+        assert_eq!(norm("http://u:p@h:8080/a/b/"), Ok("/a/b".to_owned()));
+        assert_eq!(norm("/.."), Ok("/".to_owned()));
+        assert_eq!(norm("/a/../../b"), Ok("/b".to_owned()));
+    }
+
+    #[test]
+    fn fast_path_agrees() {
+        for p in ["/", "/a", "/a.b", "/a/b-c_d~e", "/a/...", "/a/.x"] {
+            assert!(is_canonical(p, false), "{p}");
+            assert_eq!(normalize_slow(p, false).unwrap(), p);
+        }
+        for p in ["/a/", "/a//b", "/a/./b", "/a/..", "/.", "/A", "/a;b", "/a%41", "/a?b"] {
+            assert!(!is_canonical(p, false), "{p}");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Per-rule condition checks, and the reason texts built from them (SPEC 5).
+//!
+//! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
+//! disagree.
+
+use serde::Serialize;
+
+use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
+use crate::engine::{Engine, List, Outcome, PageMatches};
+
+/// The outcome of one condition of one rule, with the compared values in `detail`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConditionCheck {
+    /// The condition's field name: `min_intent_score`, `max_intent_score`, `min_idle_ms`,
+    /// `pages` or `exclude_pages`.
+    pub condition: &'static str,
+    /// True when the condition holds.
+    pub holds: bool,
+    /// What was compared: `intent_score 42 < min 60`,
+    /// `page /cart matches exclude_pages[1] "/cart"`.
+    pub detail: String,
+}
+
+/// Which of a rule's conditions hold for one state. A condition that is absent or at its default
+/// (always holds) is `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RuleCheck {
+    pub(crate) rule: usize,
+    pub(crate) min_intent: Option<bool>,
+    pub(crate) max_intent: Option<bool>,
+    pub(crate) min_idle: Option<bool>,
+    /// `Some(Some(i))`: `pages[i]` is the first that matches; `Some(None)`: none matches.
+    pub(crate) pages: Option<Option<usize>>,
+    /// `Some(Some(i))`: `exclude_pages[i]` matches (the condition fails).
+    pub(crate) exclude: Option<Option<usize>>,
+}
+
+impl RuleCheck {
+    pub(crate) fn new(
+        rule: &Rule,
+        index: usize,
+        matches: &PageMatches<'_>,
+        intent_score: u8,
+        idle_ms: u32,
+    ) -> Self {
+        let w = &rule.when;
+        RuleCheck {
+            rule: index,
+            min_intent: (w.min_intent_score > 0).then(|| intent_score >= w.min_intent_score),
+            max_intent: (w.max_intent_score < MAX_INTENT_SCORE)
+                .then(|| intent_score <= w.max_intent_score),
+            min_idle: (w.min_idle_ms > 0).then(|| idle_ms >= w.min_idle_ms),
+            pages: w.pages.as_ref().map(|_| matches.first(index, List::Pages)),
+            exclude: (!w.exclude_pages.is_empty())
+                .then(|| matches.first(index, List::ExcludePages)),
+        }
+    }
+
+    fn outcomes(&self) -> [Option<bool>; 5] {
+        [
+            self.min_intent,
+            self.max_intent,
+            self.min_idle,
+            self.pages.map(|m| m.is_some()),
+            self.exclude.map(|m| m.is_none()),
+        ]
+    }
+
+    /// How many conditions fail.
+    pub(crate) fn failing(&self) -> usize {
+        self.outcomes().iter().filter(|o| **o == Some(false)).count()
+    }
+
+    /// True when every condition holds.
+    pub(crate) fn holds(&self) -> bool {
+        self.failing() == 0
+    }
+
+    /// True when idle time is the only thing missing (idle time only grows, so the rule will
+    /// fire if the visitor keeps idling).
+    pub(crate) fn only_idle_missing(&self) -> bool {
+        self.min_idle == Some(false) && self.failing() == 1
+    }
+
+    /// The conditions with their outcomes and compared values, in field order.
+    pub(crate) fn conditions(&self, rule: &Rule, path: &str, intent_score: u8, idle_ms: u32) -> Vec<ConditionCheck> {
+        let w = &rule.when;
+        let mut out = Vec::new();
+        if let Some(holds) = self.min_intent {
+            let op = if holds { ">=" } else { "<" };
+            out.push(ConditionCheck {
+                condition: "min_intent_score",
+                holds,
+                detail: format!("intent_score {intent_score} {op} min {}", w.min_intent_score),
+            });
+        }
+        if let Some(holds) = self.max_intent {
+            let op = if holds { "<=" } else { ">" };
+            out.push(ConditionCheck {
+                condition: "max_intent_score",
+                holds,
+                detail: format!("intent_score {intent_score} {op} max {}", w.max_intent_score),
+            });
+        }
+        if let Some(holds) = self.min_idle {
+            let op = if holds { ">=" } else { "<" };
+            out.push(ConditionCheck {
+                condition: "min_idle_ms",
+                holds,
+                detail: format!("idle_ms {idle_ms} {op} min {}", w.min_idle_ms),
+            });
+        }
+        if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
+            let detail = match found.and_then(|i| pages.get(i).map(|p| (i, p))) {
+                Some((i, p)) => format!("page {path} matches pages[{i}] {p}"),
+                None if pages.is_empty() => "pages is empty, so no page matches".to_owned(),
+                None => format!("page {path} matches none of pages {}", list(pages)),
+            };
+            out.push(ConditionCheck {
+                condition: "pages",
+                holds: found.is_some(),
+                detail,
+            });
+        }
+        if let Some(found) = self.exclude {
+            let excluded = &w.exclude_pages;
+            let detail = match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
+                Some((i, p)) => format!("page {path} matches exclude_pages[{i}] {p}"),
+                None => format!("page {path} matches none of exclude_pages {}", list(excluded)),
+            };
+            out.push(ConditionCheck {
+                condition: "exclude_pages",
+                holds: found.is_none(),
+                detail,
+            });
+        }
+        out
+    }
+}
+
+/// `("/a", "/b", "/c" and 4 more)`.
+fn list(patterns: &[Pattern]) -> String {
+    let shown: Vec<String> = patterns.iter().take(3).map(ToString::to_string).collect();
+    let more = patterns.len().saturating_sub(3);
+    if more > 0 {
+        format!("({} and {more} more)", shown.join(", "))
+    } else {
+        format!("({})", shown.join(", "))
+    }
+}
+
+/// Every enabled rule's check for a normalized path, in config order.
+pub(crate) fn enabled_checks(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) -> Vec<RuleCheck> {
+    engine.with_page_matches(path, |matches| {
+        engine
+            .config()
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.enabled)
+            .map(|(i, r)| RuleCheck::new(r, i, matches, intent_score, idle_ms))
+            .collect()
+    })
+}
+
+/// The earliest idle time (at or after `idle_ms`) at which some rule would fire, and that rule,
+/// given checks where nothing fires now: among the rules missing only idle time, the smallest
+/// `min_idle_ms`, and the first such rule in config order.
+pub(crate) fn earliest_idle(engine: &Engine, checks: &[RuleCheck]) -> Option<(u32, usize)> {
+    let rules = &engine.config().rules;
+    checks
+        .iter()
+        .filter(|c| c.only_idle_missing())
+        .filter_map(|c| rules.get(c.rule).map(|r| (r.when.min_idle_ms, c.rule)))
+        .min()
+}
+
+/// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3).
+pub(crate) fn reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32, outcome: Outcome) -> String {
+    let config = engine.config();
+    match outcome {
+        Outcome::Quiet(z) => {
+            let zone = config
+                .quiet_zones
+                .get(z)
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            format!("page {path} is in quiet zone {zone} (quiet_zones[{z}]); no nudge fires there")
+        }
+        Outcome::Fired(r) => {
+            let Some(rule) = config.rules.get(r) else {
+                return String::new();
+            };
+            let check = engine.with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
+            let details: Vec<String> = check
+                .conditions(rule, path, intent_score, idle_ms)
+                .into_iter()
+                .map(|c| c.detail)
+                .collect();
+            if details.is_empty() {
+                format!("rule {:?} fired: it has no conditions", rule.id)
+            } else {
+                format!("rule {:?} fired: {}", rule.id, details.join(", "))
+            }
+        }
+        Outcome::NoMatch => no_match_reason(engine, path, intent_score, idle_ms),
+    }
+}
+
+fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) -> String {
+    let rules = &engine.config().rules;
+    if rules.is_empty() {
+        return "no nudge: the config has no rules".to_owned();
+    }
+    let checks = enabled_checks(engine, path, intent_score, idle_ms);
+    if checks.is_empty() {
+        return match rules.as_slice() {
+            [only] => format!("no nudge: the only rule, {:?}, is disabled", only.id),
+            _ => format!("no nudge: all {} rules are disabled", rules.len()),
+        };
+    }
+    let mut text = format!(
+        "no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}"
+    );
+    // Fewest failing conditions, earliest on ties (min_by_key keeps the first minimum).
+    if let Some((check, rule)) = checks
+        .iter()
+        .min_by_key(|c| c.failing())
+        .and_then(|c| rules.get(c.rule).map(|r| (c, r)))
+    {
+        let lacking: Vec<String> = check
+            .conditions(rule, path, intent_score, idle_ms)
+            .into_iter()
+            .filter(|c| !c.holds)
+            .map(|c| c.detail)
+            .collect();
+        text.push_str(&format!(
+            "; the closest is rule {:?}, failing {}",
+            rule.id,
+            lacking.join(" and ")
+        ));
+    }
+    if let Some((at, r)) = earliest_idle(engine, &checks) {
+        let id = rules.get(r).map(|r| r.id.as_str()).unwrap_or_default();
+        text.push_str(&format!(
+            "; rule {id:?} would fire after {} more ms of idling (at idle_ms {at})",
+            at.saturating_sub(idle_ms)
+        ));
+    }
+    text
+}

@@ -1,0 +1,95 @@
+//! The wire format of `POST /v1/nudges/preview` (SPEC 5; API document 2.4, 4.4, 7): bodies in,
+//! bodies out.
+//!
+//! A server holds one [`Engine`] per site config and calls [`Engine::preview_body`]: `Ok(body)` is
+//! the 200 body, `Err(e)` answers with [`Error::http_status`] and [`Error::to_body`]. For a
+//! one-off, [`preview_response`] compiles the config too.
+
+use serde::Serialize;
+
+use crate::config::NudgeType;
+use crate::engine::{Engine, Preview};
+use crate::error::Error;
+
+/// The preview result (API document 2.4), the `data` of the 200 body.
+///
+/// Serializes as `{"would_fire": true, "nudge": {"type", "message", "cta", "reason"}}` or
+/// `{"would_fire": false, "nudge": null, "reason": "..."}`: `nudge` is always present, `reason`
+/// only when no nudge fires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PreviewResult {
+    /// True when a nudge would fire.
+    pub would_fire: bool,
+    /// The nudge that would fire; `null` when none would.
+    pub nudge: Option<NudgeResult>,
+    /// Why no nudge fires (informational); absent when one fires.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The nudge of a [`PreviewResult`] (API document 2.4 `data.nudge`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NudgeResult {
+    /// The nudge kind.
+    #[serde(rename = "type")]
+    pub nudge_type: NudgeType,
+    /// Text of the nudge.
+    pub message: String,
+    /// Call-to-action label.
+    pub cta: String,
+    /// Why it fires (informational).
+    pub reason: String,
+}
+
+impl PreviewResult {
+    pub(crate) fn from_preview(preview: &Preview<'_>) -> Self {
+        let reason = preview.reason();
+        match preview.nudge() {
+            Some(n) => PreviewResult {
+                would_fire: true,
+                nudge: Some(NudgeResult {
+                    nudge_type: n.nudge_type,
+                    message: n.message.clone(),
+                    cta: n.cta.clone(),
+                    reason,
+                }),
+                reason: None,
+            },
+            None => PreviewResult {
+                would_fire: false,
+                nudge: None,
+                reason: Some(reason),
+            },
+        }
+    }
+}
+
+/// `{"data": result}` as JSON text.
+pub(crate) fn response_body(result: &PreviewResult) -> String {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        data: &'a PreviewResult,
+    }
+    // Serializing plain structs of strings and booleans cannot fail.
+    serde_json::to_string(&Body { data: result }).unwrap_or_default()
+}
+
+/// Compiles `config_text` and answers one request body: the whole endpoint in one call.
+///
+/// ```
+/// let config = r#"{"version": 1, "rules": [{"id": "hi", "nudge": {"type": "toast", "message": "Hi", "cta": "Ok"}}]}"#;
+/// let body = nudge_rules::preview_response(config, br#"{"session_state": {"intent_score": 5, "page_url": "/"}}"#).unwrap();
+/// assert!(body.starts_with(r#"{"data":{"would_fire":true,"nudge":{"type":"toast","message":"Hi","cta":"Ok","reason":"#));
+///
+/// let err = nudge_rules::preview_response(config, br#"{"session_state": {"intent_score": 500, "page_url": "/"}}"#).unwrap_err();
+/// assert_eq!(err.http_status(), 400);
+/// assert!(err.to_body().starts_with(r#"{"error":"InvalidRequest","message":"session_state.intent_score: "#));
+/// ```
+///
+/// # Errors
+///
+/// `InvalidConfig` (HTTP 500) as [`Engine::compile`]; `InvalidRequest` (HTTP 400) as
+/// [`Engine::preview_body`].
+pub fn preview_response(config_text: &str, body: &[u8]) -> Result<String, Error> {
+    Engine::compile(config_text)?.preview_body(body)
+}
