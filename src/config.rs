@@ -179,22 +179,39 @@ impl Default for Conditions {
 /// path and 1-based line and column.
 pub(crate) fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
     if text.len() > MAX_CONFIG_BYTES {
-        return Err(vec![Diagnostic::error(
-            "config_too_large",
-            String::new(),
-            format!(
-                "config text is {} bytes; the limit is 1 MiB ({} bytes)",
-                group(text.len() as u64),
-                group(MAX_CONFIG_BYTES as u64)
-            ),
-        )]);
+        return Err(vec![too_large(text.len())]);
     }
     let value = json::parse(text).map_err(|d| vec![d])?;
+    read(&value, Some(text))
+}
+
+/// Validates a config already parsed as JSON; the size limit applies to its compact text.
+pub(crate) fn parse_value(value: &Value) -> Result<Config, Vec<Diagnostic>> {
+    let len = value.to_string().len();
+    if len > MAX_CONFIG_BYTES {
+        return Err(vec![too_large(len)]);
+    }
+    read(value, None)
+}
+
+fn too_large(len: usize) -> Diagnostic {
+    Diagnostic::error(
+        "config_too_large",
+        String::new(),
+        format!(
+            "config text is {} bytes; the limit is 1 MiB ({} bytes)",
+            group(len as u64),
+            group(MAX_CONFIG_BYTES as u64)
+        ),
+    )
+}
+
+fn read(value: &Value, text: Option<&str>) -> Result<Config, Vec<Diagnostic>> {
     let mut findings = Findings::default();
-    let config = read_config(&value, &mut findings);
+    let config = read_config(value, &mut findings);
     match config {
         Some(config) if findings.is_empty() => Ok(config),
-        _ => Err(findings.into_diagnostics(Some(text))),
+        _ => Err(findings.into_diagnostics(text)),
     }
 }
 

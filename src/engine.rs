@@ -42,6 +42,8 @@ fn owner_rule(owner: u32) -> usize {
 #[derive(Clone, Debug)]
 pub struct Engine {
     config: Config,
+    /// The config text, kept to place lint warnings at their line and column.
+    source: Option<String>,
     quiet_zones: PatternSet,
     pages: PatternSet,
     /// Enabled rules without a `pages` list (they can fire on any page), in config order.
@@ -83,6 +85,18 @@ pub(crate) struct PageMatches<'a> {
 }
 
 impl PageMatches<'_> {
+    /// Every matching pattern as (rule, list, pattern index), sorted.
+    pub(crate) fn all(&self) -> impl Iterator<Item = (usize, List, usize)> + '_ {
+        self.owners.iter().map(|&o| {
+            let list = if (o >> 7) & 1 == 0 {
+                List::Pages
+            } else {
+                List::ExcludePages
+            };
+            (owner_rule(o), list, (o & 0x7f) as usize)
+        })
+    }
+
     /// The index of the first pattern of `rule`'s `list` that matches, if any.
     pub(crate) fn first(&self, rule: usize, list: List) -> Option<usize> {
         let start = owner(rule, list, 0);
@@ -119,6 +133,24 @@ impl Engine {
         let config = config::parse(config_text)
             .map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
         Engine::from_config(config, Some(config_text))
+    }
+
+    /// Compiles a config already parsed as JSON (for callers holding a `serde_json::Value`,
+    /// such as the WASM package given a JS object). Same rules as [`Engine::compile`]; the size
+    /// limit applies to the value's compact JSON text; diagnostics have no line and column.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::compile`], except JSON syntax errors, which cannot occur.
+    pub fn compile_value(config: &serde_json::Value) -> Result<Engine, Error> {
+        let config = config::parse_value(config)
+            .map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
+        Engine::from_config(config, None)
+    }
+
+    /// The config text the engine was compiled from, if it came from text.
+    pub(crate) fn source(&self) -> Option<&str> {
+        self.source.as_deref()
     }
 
     /// Compiles an already validated config; `text` is used to place errors.
@@ -176,6 +208,7 @@ impl Engine {
             .collect();
         Ok(Engine {
             config,
+            source: text.map(str::to_owned),
             quiet_zones,
             pages,
             pageless,
@@ -310,6 +343,14 @@ impl Engine {
         self.quiet_zones
             .first_owner(&Candidate::from_bytes(path), &mut Vec::new())
             .map(|z| z as usize)
+    }
+
+    /// Every quiet zone containing a normalized path, in config order.
+    pub(crate) fn quiet_zones_of(&self, path: &str) -> Vec<usize> {
+        let mut owners = Vec::new();
+        self.quiet_zones
+            .matching_owners(&Candidate::from_bytes(path), &mut Vec::new(), &mut owners);
+        owners.into_iter().map(|z| z as usize).collect()
     }
 
     /// Reads a request body and returns the response body (SPEC 5; API document 2.4 and 4.4):

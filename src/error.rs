@@ -88,13 +88,6 @@ impl Diagnostic {
             column: None,
         }
     }
-
-    pub(crate) fn warning(code: &'static str, path: String, message: String) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, path, message)
-        }
-    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -13,7 +13,7 @@ use std::fmt::{self, Write as _};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Severity};
 
 /// One step of a JSON path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,11 +101,21 @@ impl Findings {
     /// Turns the findings into error diagnostics, with line and column looked up in `text` when
     /// the tree came from text, in document order.
     pub(crate) fn into_diagnostics(self, text: Option<&str>) -> Vec<Diagnostic> {
+        self.into_placed(text, Severity::Error)
+    }
+
+    /// As [`Findings::into_diagnostics`], as warnings.
+    pub(crate) fn into_warnings(self, text: Option<&str>) -> Vec<Diagnostic> {
+        self.into_placed(text, Severity::Warning)
+    }
+
+    fn into_placed(self, text: Option<&str>, severity: Severity) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = self
             .0
             .into_iter()
             .map(|f| {
                 let mut d = Diagnostic::error(f.code, f.path.to_string(), f.message);
+                d.severity = severity;
                 if let Some((line, column)) = text.and_then(|t| locate(t, &f.path, f.at_key)) {
                     d.line = Some(line);
                     d.column = Some(column);

@@ -179,13 +179,32 @@ impl PatternSet {
     }
 }
 
-/// Matches one normalized pattern against one normalized path, outside the hot path (lint and
-/// analysis). Never panics; an unparseable pattern matches nothing.
-pub(crate) fn matches_one(normalized_pattern: &str, path: &str) -> bool {
-    globs_of(normalized_pattern)
-        .ok()
-        .and_then(|gs| GlobSet::new(&gs).ok())
-        .is_some_and(|set| set.is_match_candidate(&Candidate::from_bytes(path)))
+/// True when the normalized pattern `general` certainly matches every path that `specific`
+/// matches. Decided only where it is certain (lint must never claim what is not so): identical
+/// patterns; `/**` and `**`, which match every path; and `X/**` with a literal `X` (no glob
+/// syntax), which covers `X` and every pattern starting with `X/`. False means "not known".
+pub(crate) fn covers(general: &str, specific: &str) -> bool {
+    if general == specific || matches_every_path(general) {
+        return true;
+    }
+    let Some(prefix) = general.strip_suffix("/**") else {
+        return false;
+    };
+    is_literal(prefix)
+        && (specific == prefix
+            || specific
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/')))
+}
+
+/// True for the patterns that match every normalized path.
+pub(crate) fn matches_every_path(normalized: &str) -> bool {
+    matches!(normalized, "/**" | "**" | "**/**")
+}
+
+/// True when a pattern has no glob syntax (it matches exactly itself).
+pub(crate) fn is_literal(normalized: &str) -> bool {
+    !normalized.contains(['*', '?', '[', ']', '{', '}', '\\'])
 }
 
 #[cfg(test)]
@@ -256,6 +275,33 @@ mod tests {
         assert_eq!(c(&format!("/{}", "a".repeat(511))).map(|_| ()), Ok(()));
         assert_eq!(c(&format!("/{}", "a".repeat(512))).unwrap_err().0, "pattern_too_long");
         assert_eq!(c("/").unwrap(), "/");
+    }
+
+    #[test]
+    fn coverage_is_only_claimed_when_certain() {
+        let table = [
+            ("/products/**", "/products", true),
+            ("/products/**", "/products/x", true),
+            ("/products/**", "/products/*/reviews", true),
+            ("/products/**", "/productsx", false),
+            ("/products/**", "/products*", false),
+            ("/**", "/anything/**", true),
+            ("**", "/", true),
+            ("/a", "/a", true),
+            ("/a/*", "/a/b", false),
+            ("/{a,b}/**", "/a/x", false),
+        ];
+        for (general, specific, want) in table {
+            assert_eq!(covers(general, specific), want, "{general} covers {specific}");
+            if want {
+                let s = set(&[general]);
+                for path in [specific.trim_end_matches("/**"), "/products/x", "/a/b"] {
+                    if !owners(&set(&[specific]), path).is_empty() {
+                        assert!(!owners(&s, path).is_empty(), "{general} must match {path}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,165 @@
+//! Explain one session state (SPEC 6): every rule's verdict and conditions.
+//!
+//! Built from the same [`RuleCheck`]s as the preview's reasons, and checked against the hot path
+//! by property tests, so explain and preview cannot disagree.
+
+use serde::Serialize;
+
+use super::{QuietZoneRef, UrlRejection};
+use crate::config::NudgeType;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::request::SessionState;
+use crate::trace::{earliest_idle, ConditionCheck, RuleCheck};
+use crate::wire::PreviewResult;
+
+/// A rule's verdict for one state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The first enabled rule whose conditions all hold: it fires.
+    Fired,
+    /// All its conditions hold, but an earlier rule fired.
+    Shadowed,
+    /// At least one condition fails.
+    Failed,
+    /// `enabled: false`: skipped.
+    Disabled,
+    /// The page is in a quiet zone: no rule fires.
+    Quiet,
+}
+
+/// One rule in an [`Explanation`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleExplanation {
+    /// Index in config order.
+    pub index: usize,
+    /// The rule id.
+    pub id: String,
+    /// The nudge the rule shows.
+    pub nudge_type: NudgeType,
+    /// Fired, shadowed, failed, disabled or quiet.
+    pub verdict: Verdict,
+    /// Each condition (those that are set; absent conditions always hold) with its outcome.
+    pub conditions: Vec<ConditionCheck>,
+}
+
+/// Everything about one session state (SPEC 6 explain).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    /// The page URL as given.
+    pub page_url: String,
+    /// The normalized path; `None` when the URL is rejected.
+    pub path: Option<String>,
+    /// Why the URL is rejected, when it is.
+    pub url_error: Option<UrlRejection>,
+    /// The intent score, 0 to 100.
+    pub intent_score: u8,
+    /// Idle time in ms, 0 to 86,400,000.
+    pub idle_ms: u32,
+    /// The first quiet zone (config order) containing the path.
+    pub quiet_zone: Option<QuietZoneRef>,
+    /// Every rule in config order (empty when the URL is rejected).
+    pub rules: Vec<RuleExplanation>,
+    /// The rule that fires.
+    pub fired_rule_id: Option<String>,
+    /// The earliest idle time (at or after `idle_ms`, in ms) at which a nudge fires for this
+    /// intent score and page: `idle_ms` itself when one fires now; `None` when none ever does.
+    pub earliest_idle_ms: Option<u32>,
+    /// The rule that fires at `earliest_idle_ms`.
+    pub earliest_rule_id: Option<String>,
+    /// Exactly what the preview returns; `None` when the URL is rejected.
+    pub result: Option<PreviewResult>,
+}
+
+impl Engine {
+    /// Explains one session state (SPEC 6): the normalized path (or why the URL is rejected), the
+    /// quiet zone, every rule's verdict with each condition's compared values, the rule that
+    /// fires, and the earliest idle time at which a nudge would fire.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
+    /// `page_url` is not an error here: it is reported in [`Explanation::url_error`].
+    pub fn explain(&self, state: &SessionState) -> Result<Explanation, Error> {
+        let preview = match self.preview(state) {
+            Ok(p) => Some(p),
+            Err(e) if e.path() == "session_state.page_url" => None,
+            Err(e) => return Err(e),
+        };
+        let mut out = Explanation {
+            page_url: state.page_url.clone(),
+            path: None,
+            url_error: None,
+            intent_score: state.intent_score,
+            idle_ms: state.idle_ms,
+            quiet_zone: None,
+            rules: Vec::new(),
+            fired_rule_id: None,
+            earliest_idle_ms: None,
+            earliest_rule_id: None,
+            result: None,
+        };
+        let Some(preview) = preview else {
+            if let Err(e) = self.normalize(&state.page_url) {
+                out.url_error = Some(UrlRejection::from(&e));
+            }
+            return Ok(out);
+        };
+        let path = preview.path().to_owned();
+        let (intent, idle) = (state.intent_score, state.idle_ms);
+        let rules = &self.config().rules;
+        let quiet = self.quiet_zone_of(&path);
+        let checks: Vec<RuleCheck> = self.with_page_matches(&path, |m| {
+            rules
+                .iter()
+                .enumerate()
+                .map(|(i, r)| RuleCheck::new(r, i, m, intent, idle))
+                .collect()
+        });
+        let mut fired: Option<usize> = None;
+        for (rule, check) in rules.iter().zip(&checks) {
+            let verdict = if !rule.enabled {
+                Verdict::Disabled
+            } else if quiet.is_some() {
+                Verdict::Quiet
+            } else if !check.holds() {
+                Verdict::Failed
+            } else if fired.is_some() {
+                Verdict::Shadowed
+            } else {
+                fired = Some(check.rule);
+                Verdict::Fired
+            };
+            out.rules.push(RuleExplanation {
+                index: check.rule,
+                id: rule.id.clone(),
+                nudge_type: rule.nudge.nudge_type,
+                verdict,
+                conditions: check.conditions(rule, &path, intent, idle),
+            });
+        }
+        let id = |r: usize| rules.get(r).map(|r| r.id.clone());
+        out.fired_rule_id = fired.and_then(id);
+        if quiet.is_none() {
+            let earliest = match fired {
+                Some(r) => Some((idle, r)),
+                None => {
+                    let enabled: Vec<RuleCheck> = checks
+                        .iter()
+                        .zip(rules)
+                        .filter(|(_, r)| r.enabled)
+                        .map(|(c, _)| *c)
+                        .collect();
+                    earliest_idle(self, &enabled)
+                }
+            };
+            out.earliest_idle_ms = earliest.map(|(at, _)| at);
+            out.earliest_rule_id = earliest.and_then(|(_, r)| id(r));
+        }
+        out.quiet_zone = quiet.and_then(|z| QuietZoneRef::new(self, z));
+        out.result = Some(preview.to_result());
+        out.path = Some(path);
+        Ok(out)
+    }
+}

@@ -1,0 +1,388 @@
+//! Lint (SPEC 6): warnings that do not stop a config from loading, each with a stable code, a
+//! JSON path, and a message a merchant understands.
+//!
+//! Claims are made only where they are certain. Page coverage uses
+//! [`pattern::covers`](crate::pattern::covers) (identical patterns, `/**`, literal `X/**`
+//! prefixes) and literal-prefix disjointness; where neither decides, nothing is said. So a
+//! "shadowed" warning is never issued for a rule that preview can make fire (a property test
+//! checks this against the decision map).
+
+use serde::Serialize;
+
+use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
+use crate::engine::Engine;
+use crate::error::{Diagnostic, Error};
+use crate::json::{Findings, Path};
+use crate::pattern::{covers, matches_every_path};
+
+/// The result of [`validate_config`]: errors (the config is rejected) and warnings (lint).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    /// True when there is no error (warnings do not count).
+    pub valid: bool,
+    /// Every error, as [`Engine::compile`] reports them.
+    pub errors: Vec<Diagnostic>,
+    /// Lint warnings; empty when the config has errors.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Validates config text without failing: its errors, or its lint warnings (for an editor that
+/// checks on every keystroke, and for `nudge-rules check`).
+pub fn validate_config(config_text: &str) -> Validation {
+    match Engine::compile(config_text) {
+        Ok(engine) => Validation {
+            valid: true,
+            errors: Vec::new(),
+            warnings: engine.lint(),
+        },
+        Err(e) => Validation {
+            valid: false,
+            errors: e.diagnostics().to_vec(),
+            warnings: Vec::new(),
+        },
+    }
+}
+
+impl Validation {
+    /// The errors as an [`Error`], or `None` when valid.
+    pub fn error(&self) -> Option<Error> {
+        (!self.valid).then(|| Error::new(crate::ErrorKind::InvalidConfig, self.errors.clone()))
+    }
+}
+
+/// The literal text every path matching a normalized pattern starts with (`/products` for
+/// `/products/**`, `/a/` for `/a/*.html`, empty for `**/x`).
+fn literal_prefix(normalized: &str) -> &str {
+    let base = normalized.strip_suffix("/**").unwrap_or(normalized);
+    let end = base.find(['*', '?', '[', '{', '\\']).unwrap_or(base.len());
+    base.get(..end).unwrap_or("")
+}
+
+/// True when no path can match both patterns (their literal prefixes diverge).
+fn disjoint(a: &str, b: &str) -> bool {
+    let (pa, pb) = (literal_prefix(a), literal_prefix(b));
+    !pa.starts_with(pb) && !pb.starts_with(pa)
+}
+
+fn covered_by_any(specific: &Pattern, general: &[Pattern]) -> bool {
+    general
+        .iter()
+        .any(|g| covers(g.normalized(), specific.normalized()))
+}
+
+/// True when every page on which `later` can fire satisfies `earlier`'s page conditions.
+fn pages_covered(earlier: &Rule, later: &Rule) -> bool {
+    let included = match (&earlier.when.pages, &later.when.pages) {
+        (None, _) => true,
+        (Some(e), None) => e.iter().any(|p| matches_every_path(p.normalized())),
+        (Some(e), Some(l)) => l.iter().all(|p| covered_by_any(p, e)),
+    };
+    // Every page `earlier` excludes must be excluded by `later` too, or outside its pages.
+    included
+        && earlier.when.exclude_pages.iter().all(|x| {
+            covered_by_any(x, &later.when.exclude_pages)
+                || later
+                    .when
+                    .pages
+                    .as_ref()
+                    .is_some_and(|l| l.iter().all(|p| disjoint(p.normalized(), x.normalized())))
+        })
+}
+
+fn quoted_list(ids: &[&str]) -> String {
+    let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
+    match quoted.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+impl Engine {
+    /// Lint warnings for the config (SPEC 6), each a [`Diagnostic`] with severity warning, a
+    /// stable code, a JSON path and, when the engine was compiled from text, line and column.
+    ///
+    /// Codes: `shadowed_rule`, `catch_all_rule`, `rule_in_quiet_zone`, `rule_excludes_all_pages`,
+    /// `empty_pages`, `quiet_zone_covers_every_page`, `duplicate_pattern`, `redundant_pattern`,
+    /// `pattern_query_string`, `pattern_has_scheme`, `pattern_uppercase`,
+    /// `pattern_never_matches`.
+    pub fn lint(&self) -> Vec<Diagnostic> {
+        let config = self.config();
+        let mut f = Findings::default();
+        let root = Path::root();
+        let quiet = &config.quiet_zones;
+        let quiet_path = root.key("quiet_zones");
+        list_hygiene(quiet, &quiet_path, config.case_sensitive, &mut f);
+        for (i, q) in quiet.iter().enumerate() {
+            if matches_every_path(q.normalized()) {
+                f.push(
+                    "quiet_zone_covers_every_page",
+                    &quiet_path.index(i),
+                    format!("quiet zone {q} covers every page, so no nudge can ever fire"),
+                );
+            }
+        }
+        let rules = &config.rules;
+        for (i, rule) in rules.iter().enumerate() {
+            let path = root.key("rules").index(i);
+            let when = path.key("when");
+            if let Some(pages) = &rule.when.pages {
+                list_hygiene(pages, &when.key("pages"), config.case_sensitive, &mut f);
+            }
+            list_hygiene(&rule.when.exclude_pages, &when.key("exclude_pages"), config.case_sensitive, &mut f);
+            if !rule.enabled {
+                continue;
+            }
+            if self.dead_rule(rule, &path, &mut f) {
+                continue;
+            }
+            let w = &rule.when;
+            let catch_all = w.pages.is_none()
+                && w.exclude_pages.is_empty()
+                && w.min_intent_score == 0
+                && w.max_intent_score == MAX_INTENT_SCORE
+                && w.min_idle_ms == 0;
+            let later = rules.len() - i - 1;
+            if catch_all && later > 0 {
+                f.push(
+                    "catch_all_rule",
+                    &path,
+                    format!(
+                        "rule {:?} fires on every page outside the quiet zones at any intent score and idle time, so the {later} rule(s) after it can never fire",
+                        rule.id
+                    ),
+                );
+            }
+            if let Some(by) = shadowed_by(rules, i) {
+                f.push(
+                    "shadowed_rule",
+                    &path,
+                    format!(
+                        "rule {:?} can never fire: earlier rule(s) {} fire in every state it could fire in",
+                        rule.id,
+                        quoted_list(&by)
+                    ),
+                );
+            }
+        }
+        f.into_warnings(self.source())
+    }
+
+    /// Reports a rule that can fire on no page; returns true when it did.
+    fn dead_rule(&self, rule: &Rule, path: &Path, f: &mut Findings) -> bool {
+        let quiet = &self.config().quiet_zones;
+        let excluded = &rule.when.exclude_pages;
+        let Some(pages) = &rule.when.pages else {
+            if quiet.iter().any(|q| matches_every_path(q.normalized())) {
+                f.push(
+                    "rule_in_quiet_zone",
+                    path,
+                    format!("rule {:?} can never fire: a quiet zone covers every page", rule.id),
+                );
+                return true;
+            }
+            return false;
+        };
+        if pages.is_empty() {
+            f.push(
+                "empty_pages",
+                &path.key("when").key("pages"),
+                format!(
+                    "rule {:?} has an empty pages list, so it matches no page and never fires; remove \"pages\" to match every page",
+                    rule.id
+                ),
+            );
+            return true;
+        }
+        let in_quiet = |p: &Pattern| covered_by_any(p, quiet);
+        let is_excluded = |p: &Pattern| covered_by_any(p, excluded);
+        if pages.iter().all(|p| in_quiet(p) || is_excluded(p)) {
+            if pages.iter().all(is_excluded) {
+                f.push(
+                    "rule_excludes_all_pages",
+                    &path.key("when").key("exclude_pages"),
+                    format!("rule {:?} excludes every page it includes, so it never fires", rule.id),
+                );
+            } else {
+                f.push(
+                    "rule_in_quiet_zone",
+                    &path.key("when").key("pages"),
+                    format!(
+                        "rule {:?} can never fire: every page it targets is inside a quiet zone",
+                        rule.id
+                    ),
+                );
+            }
+            return true;
+        }
+        false
+    }
+}
+
+/// The earlier enabled rules that together cover every state in which rule `i` could fire, when
+/// that can be decided; `None` otherwise.
+fn shadowed_by(rules: &[Rule], i: usize) -> Option<Vec<&str>> {
+    let rule = rules.get(i)?;
+    let w = &rule.when;
+    let covering: Vec<&Rule> = rules
+        .get(..i)?
+        .iter()
+        .filter(|e| e.enabled && pages_covered(e, rule))
+        .collect();
+    let mut used: Vec<&str> = Vec::new();
+    // For every intent score the rule accepts, some covering rule must accept it at an idle
+    // threshold no higher than the rule's own: then wherever it holds, an earlier rule holds.
+    for intent in w.min_intent_score..=w.max_intent_score {
+        let best = covering
+            .iter()
+            .filter(|e| (e.when.min_intent_score..=e.when.max_intent_score).contains(&intent))
+            .filter(|e| e.when.min_idle_ms <= w.min_idle_ms)
+            .min_by_key(|e| e.when.min_idle_ms)?;
+        if !used.contains(&best.id.as_str()) {
+            used.push(&best.id);
+        }
+    }
+    // Name them in config order.
+    used.sort_by_key(|id| rules.iter().position(|r| r.id == *id));
+    Some(used)
+}
+
+/// Duplicates, redundant patterns and patterns that look like mistakes, in one list.
+fn list_hygiene(list: &[Pattern], path: &Path, case_sensitive: bool, f: &mut Findings) {
+    for (k, p) in list.iter().enumerate() {
+        let at = path.index(k);
+        if let Some(j) = list.get(..k).and_then(|before| before.iter().position(|q| q.normalized() == p.normalized())) {
+            f.push(
+                "duplicate_pattern",
+                &at,
+                format!("pattern {p} repeats {path}[{j}]; remove one"),
+            );
+        } else if let Some((j, q)) = list
+            .iter()
+            .enumerate()
+            .find(|(j, q)| *j != k && q.normalized() != p.normalized() && covers(q.normalized(), p.normalized()))
+        {
+            f.push(
+                "redundant_pattern",
+                &at,
+                format!("pattern {p} is already covered by {path}[{j}] {q}; it can be removed"),
+            );
+        }
+        pattern_mistakes(p, &at, case_sensitive, f);
+    }
+}
+
+fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findings) {
+    let written = p.as_written();
+    if let Some(q) = written.find('?') {
+        if written.get(q..).is_some_and(|rest| rest.contains('=')) {
+            f.push(
+                "pattern_query_string",
+                at,
+                format!("pattern {p} looks like it has a query string; pages are matched without their query, and '?' in a glob matches one character"),
+            );
+        }
+    }
+    let lower = written.to_ascii_lowercase();
+    if lower.contains("http://") || lower.contains("https://") || lower.contains("://") {
+        f.push(
+            "pattern_has_scheme",
+            at,
+            format!("pattern {p} contains a scheme; patterns match paths only, write just the path (\"/products/**\")"),
+        );
+    }
+    if !case_sensitive && written.chars().any(char::is_uppercase) {
+        f.push(
+            "pattern_uppercase",
+            at,
+            format!("pattern {p} has upper-case letters, but the config is case-insensitive: it is compared as {:?}", p.normalized()),
+        );
+    }
+    let never = if written.contains('%') {
+        Some("'%': page paths are percent-decoded before matching, so write the character itself")
+    } else if written.contains(';') {
+        Some("';': page paths are cut at ';' (path parameters), so a path never contains it")
+    } else if written.contains("//") {
+        Some("'//': page paths never contain empty segments")
+    } else if written
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
+        Some("a '.' or '..' segment: page paths are resolved, so they never contain one")
+    } else {
+        None
+    };
+    if let Some(why) = never {
+        f.push(
+            "pattern_never_matches",
+            at,
+            format!("pattern {p} can never match: it contains {why}"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(config: &str) -> Vec<(String, &'static str)> {
+        Engine::compile(config)
+            .unwrap()
+            .lint()
+            .into_iter()
+            .map(|d| (d.path, d.code))
+            .collect()
+    }
+
+    fn rule(id: &str, when: &str) -> String {
+        format!(r#"{{"id":"{id}","nudge":{{"type":"toast","message":"m","cta":"c"}},"when":{when}}}"#)
+    }
+
+    #[test]
+    fn shadowing_is_found_where_certain() {
+        let config = format!(
+            r#"{{"version":1,"rules":[{},{},{},{}]}}"#,
+            rule("a", r#"{"min_intent_score":50,"pages":["/products/**"]}"#),
+            rule("b", r#"{"max_intent_score":49,"min_idle_ms":100,"pages":["/products/**"]}"#),
+            rule("c", r#"{"min_idle_ms":200,"pages":["/products/x"]}"#),
+            rule("d", r#"{"pages":["/products/*"]}"#),
+        );
+        let got = codes(&config);
+        assert!(got.contains(&("rules[2]".to_owned(), "shadowed_rule")), "{got:?}");
+        // d at idle < 100 with intent < 50 is not covered by a or b.
+        assert!(!got.iter().any(|(p, _)| p == "rules[3]"), "{got:?}");
+    }
+
+    #[test]
+    fn dead_rules_and_hygiene() {
+        let config = format!(
+            r#"{{"version":1,"quiet_zones":["/checkout/**","/checkout/**","/Cart","/**"],"rules":[{},{},{}]}}"#,
+            rule("q", r#"{"pages":["/checkout/pay"]}"#),
+            rule("e", r#"{"pages":[]}"#),
+            rule("x", r#"{"pages":["/a/**","/a/b","/search?q=1","/http://x/y","/a%20b"],"exclude_pages":["/a/**"]}"#),
+        );
+        let got = codes(&config);
+        for want in [
+            ("quiet_zones[1]", "duplicate_pattern"),
+            ("quiet_zones[2]", "pattern_uppercase"),
+            ("quiet_zones[3]", "quiet_zone_covers_every_page"),
+            ("rules[0].when.pages", "rule_in_quiet_zone"),
+            ("rules[1].when.pages", "empty_pages"),
+            ("rules[2].when.pages[1]", "redundant_pattern"),
+            ("rules[2].when.pages[2]", "pattern_query_string"),
+            ("rules[2].when.pages[3]", "pattern_has_scheme"),
+            ("rules[2].when.pages[4]", "pattern_never_matches"),
+        ] {
+            assert!(got.contains(&(want.0.to_owned(), want.1)), "{want:?} not in {got:?}");
+        }
+    }
+
+    #[test]
+    fn storefront_lints_clean_and_warnings_have_positions() {
+        let storefront = include_str!("../../examples/storefront.json");
+        assert_eq!(codes(storefront), vec![]);
+        let v = validate_config("{\"version\":1,\n\"quiet_zones\":[\"/**\"]}");
+        assert!(v.valid);
+        assert_eq!(v.warnings[0].line, Some(2));
+    }
+}

@@ -1,0 +1,133 @@
+//! What a config editor and a server need beyond the preview (SPEC 6): explain, decision map,
+//! lint, plain-language summary, a page's matching patterns, and validation without throwing.
+
+mod explain;
+mod lint;
+mod map;
+mod summary;
+
+use serde::Serialize;
+
+pub use explain::{Explanation, RuleExplanation, Verdict};
+pub use lint::{validate_config, Validation};
+pub use map::{DecisionMap, Region};
+pub use summary::RuleSummary;
+
+use crate::engine::{Engine, List};
+use crate::normalize::UrlError;
+
+/// A quiet zone named by its index in `quiet_zones` and its pattern as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QuietZoneRef {
+    /// Index in the config's `quiet_zones`.
+    pub index: usize,
+    /// The pattern as written.
+    pub pattern: String,
+}
+
+impl QuietZoneRef {
+    pub(crate) fn new(engine: &Engine, index: usize) -> Option<Self> {
+        engine
+            .config()
+            .quiet_zones
+            .get(index)
+            .map(|p| QuietZoneRef {
+                index,
+                pattern: p.as_written().to_owned(),
+            })
+    }
+}
+
+/// Why a page URL was rejected: [`UrlError::code`] and its message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UrlRejection {
+    /// Stable code, as [`UrlError::code`].
+    pub code: &'static str,
+    /// The reason, as [`UrlError`]'s `Display`.
+    pub message: String,
+}
+
+impl From<&UrlError> for UrlRejection {
+    fn from(e: &UrlError) -> Self {
+        UrlRejection {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// One pattern of the config that matches a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PatternMatch {
+    /// Where the pattern is: `quiet_zones[0]`, `rules[2].when.pages[1]`,
+    /// `rules[2].when.exclude_pages[0]`.
+    pub json_path: String,
+    /// The pattern as written.
+    pub pattern: String,
+}
+
+/// A page URL tested against the config (the editor's URL test bench): its normalized path or
+/// why it is rejected, and every pattern that matches it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PageReport {
+    /// The URL as given.
+    pub page_url: String,
+    /// The normalized path (SPEC 4); `None` when rejected.
+    pub path: Option<String>,
+    /// Why the URL was rejected, when it was.
+    pub url_error: Option<UrlRejection>,
+    /// Every quiet zone, `pages` and `exclude_pages` pattern that matches, in config order.
+    pub matches: Vec<PatternMatch>,
+}
+
+impl Engine {
+    /// Tests a page URL against every pattern of the config (SPEC 6 normalize, for a URL test
+    /// bench). Never fails: a rejected URL is reported in the result.
+    pub fn page_report(&self, page_url: &str) -> PageReport {
+        let path = match self.normalize(page_url) {
+            Ok(path) => path.into_owned(),
+            Err(e) => {
+                return PageReport {
+                    page_url: page_url.to_owned(),
+                    path: None,
+                    url_error: Some(UrlRejection::from(&e)),
+                    matches: Vec::new(),
+                }
+            }
+        };
+        let config = self.config();
+        let mut matches: Vec<PatternMatch> = self
+            .quiet_zones_of(&path)
+            .into_iter()
+            .filter_map(|z| {
+                config.quiet_zones.get(z).map(|p| PatternMatch {
+                    json_path: format!("quiet_zones[{z}]"),
+                    pattern: p.as_written().to_owned(),
+                })
+            })
+            .collect();
+        self.with_page_matches(&path, |m| {
+            for (r, list, i) in m.all() {
+                let Some(rule) = config.rules.get(r) else {
+                    continue;
+                };
+                let (key, patterns) = match list {
+                    List::Pages => ("pages", rule.when.pages.as_deref().unwrap_or(&[])),
+                    List::ExcludePages => ("exclude_pages", rule.when.exclude_pages.as_slice()),
+                };
+                if let Some(p) = patterns.get(i) {
+                    matches.push(PatternMatch {
+                        json_path: format!("rules[{r}].when.{key}[{i}]"),
+                        pattern: p.as_written().to_owned(),
+                    });
+                }
+            }
+        });
+        PageReport {
+            page_url: page_url.to_owned(),
+            path: Some(path),
+            url_error: None,
+            matches,
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Replays the shared conformance vectors in `tests/vectors/` (format: tests/vectors/README.md).
+//! The WASM package replays the same files in Node (`pkg/test/vectors.test.mjs`) and the demo
+//! page in Chromium, so the platforms cannot drift apart.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use nudge_rules::{normalize_page_url, Engine};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(file: &str) -> Vec<Value> {
+    let path = root().join("tests/vectors").join(file);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    doc["cases"].as_array().unwrap().clone()
+}
+
+/// The config text of a case: `config_file`, `config` (inline object) or `config_text`.
+fn config_text(case: &Value) -> String {
+    if let Some(file) = case["config_file"].as_str() {
+        fs::read_to_string(root().join(Path::new(file))).unwrap()
+    } else if let Some(text) = case["config_text"].as_str() {
+        text.to_owned()
+    } else {
+        serde_json::to_string(&case["config"]).unwrap()
+    }
+}
+
+fn request_text(case: &Value) -> String {
+    match case["request_text"].as_str() {
+        Some(text) => text.to_owned(),
+        None => serde_json::to_string(&case["request"]).unwrap(),
+    }
+}
+
+/// Runs every case, collecting failures, and fails once with all of them listed.
+fn run(file: &str, check: impl Fn(&Value) -> Result<(), String>) {
+    let cases = load(file);
+    assert!(!cases.is_empty(), "{file} has no cases");
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            check(case).err().map(|why| format!("{}: {why}", case["name"].as_str().unwrap_or("?")))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases in {file} failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+fn contains_all(text: &str, wanted: &Value) -> Result<(), String> {
+    for w in wanted.as_array().into_iter().flatten() {
+        let w = w.as_str().unwrap_or_default();
+        if !text.contains(w) {
+            return Err(format!("{text:?} does not contain {w:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn error_paths(e: &nudge_rules::Error) -> Vec<String> {
+    e.diagnostics().iter().map(|d| d.path.clone()).collect()
+}
+
+fn expect_paths(got: &[String], wanted: &Value) -> Result<(), String> {
+    for w in wanted.as_array().into_iter().flatten() {
+        let w = w.as_str().unwrap_or_default();
+        if !got.iter().any(|g| g == w) {
+            return Err(format!("error path {w:?} not reported; got {got:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a response body against `expect.response`, with the reason rules of the README.
+fn check_response(body: &str, expect: &Value) -> Result<(), String> {
+    let mut actual: Value = serde_json::from_str(body).map_err(|e| format!("{e}: {body}"))?;
+    let data = actual.get_mut("data").ok_or(format!("no data in {body}"))?;
+    let fired = data["would_fire"].as_bool() == Some(true);
+    let reason = if fired {
+        data["nudge"]
+            .as_object_mut()
+            .and_then(|n| n.remove("reason"))
+            .ok_or(format!("fired without data.nudge.reason: {body}"))?
+    } else {
+        data.as_object_mut()
+            .and_then(|d| d.remove("reason"))
+            .ok_or(format!("no data.reason when nothing fires: {body}"))?
+    };
+    if fired && data.get("reason").is_some() {
+        return Err(format!("data.reason present although a nudge fires: {body}"));
+    }
+    if actual != expect["response"] {
+        return Err(format!("got {body}\n    want {}", expect["response"]));
+    }
+    contains_all(reason.as_str().unwrap_or_default(), &expect["reason_contains"])
+}
+
+#[test]
+fn preview_vectors() {
+    run("preview.json", |case| {
+        let expect = &case["expect"];
+        let engine = Engine::compile(&config_text(case));
+        let body = request_text(case);
+        match (expect["error"].as_str(), engine) {
+            (Some("InvalidConfig"), Err(e)) => expect_paths(&error_paths(&e), &expect["paths"]),
+            (Some("InvalidConfig"), Ok(_)) => Err("config compiled, want InvalidConfig".into()),
+            (_, Err(e)) => Err(format!("config rejected: {e}")),
+            (Some("InvalidRequest"), Ok(engine)) => match engine.preview_body(body.as_bytes()) {
+                Ok(ok) => Err(format!("got {ok}, want InvalidRequest")),
+                Err(e) => {
+                    let error_body: Value = serde_json::from_str(&e.to_body()).unwrap();
+                    if error_body["error"] != "InvalidRequest" || e.http_status() != 400 {
+                        return Err(format!("wrong error body {error_body}"));
+                    }
+                    contains_all(error_body["message"].as_str().unwrap(), &expect["message_contains"])
+                }
+            },
+            (_, Ok(engine)) => match engine.preview_body(body.as_bytes()) {
+                Ok(response) => check_response(&response, expect),
+                Err(e) => Err(format!("unexpected error {}", e.to_body())),
+            },
+        }
+    });
+}
+
+#[test]
+fn normalize_vectors() {
+    run("normalize.json", |case| {
+        let input = case["input"].as_str().unwrap();
+        let case_sensitive = case["case_sensitive"].as_bool().unwrap_or(false);
+        let got = normalize_page_url(input, case_sensitive);
+        match (&case["expect"], got) {
+            (Value::String(want), Ok(path)) if path == want.as_str() => Ok(()),
+            (Value::String(want), got) => Err(format!("got {got:?}, want {want:?}")),
+            (_, Ok(path)) => Err(format!("accepted as {path:?}, want rejected")),
+            (_, Err(e)) if e.to_string().is_empty() => Err("empty reason".into()),
+            (_, Err(_)) => Ok(()),
+        }
+    });
+}
+
+#[test]
+fn config_vectors() {
+    run("config.json", |case| {
+        let wanted = &case["expect_paths"];
+        let text = config_text(case);
+        match (Engine::compile(&text), wanted.as_array().map(Vec::len)) {
+            (Ok(_), Some(0)) => Ok(()),
+            (Ok(_), _) => Err(format!("compiled, want errors at {wanted}")),
+            (Err(e), Some(0)) => Err(format!("want valid, got {e}")),
+            (Err(e), _) => {
+                expect_paths(&error_paths(&e), wanted)?;
+                if let Some(line) = case["expect_line"].as_u64() {
+                    let d = &e.diagnostics()[0];
+                    let want = (Some(line as u32), case["expect_column"].as_u64().map(|c| c as u32));
+                    if (d.line, d.column) != want {
+                        return Err(format!("at {:?}, want {want:?}: {d}", (d.line, d.column)));
+                    }
+                }
+                Ok(())
+            }
+        }
+    });
+}
