@@ -34,6 +34,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 #![warn(missing_docs)]
 
+mod analysis;
 mod config;
 mod engine;
 mod error;
@@ -42,8 +43,14 @@ mod normalize;
 mod pattern;
 mod request;
 mod trace;
+#[cfg(feature = "wasm")]
+mod wasm;
 mod wire;
 
+pub use analysis::{
+    validate_config, DecisionMap, Explanation, PageReport, PatternMatch, QuietZoneRef, Region,
+    RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
+};
 pub use config::{
     Conditions, Config, Nudge, NudgeType, Pattern, Rule, MAX_CONFIG_BYTES, MAX_CTA_CHARS,
     MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS, MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES,
