@@ -8,7 +8,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::{normalize_page_url, Diagnostic, Engine, Error, ErrorKind};
+use nudge_rules::{
+    normalize_page_url, validate_config, Diagnostic, Engine, Error, ErrorKind, SessionState,
+    Validation,
+};
 
 /// The embedded default config: a realistic storefront (`examples/storefront.json`).
 const STOREFRONT: &str = include_str!("../examples/storefront.json");
@@ -44,7 +47,8 @@ enum Command {
         /// absent or "-": read it from stdin.
         request: Option<String>,
     },
-    /// Validate a config: every error with its path, line and column. Exit 0 valid, 2 invalid.
+    /// Validate a config: every error, then every lint warning, with path, line and column.
+    /// Exit 0 valid (warnings or not), 2 invalid.
     Check {
         /// Site config file (JSON); default: the embedded storefront config.
         #[arg(long, value_name = "FILE")]
@@ -52,6 +56,25 @@ enum Command {
         /// Print `{"valid": bool, "errors": [...], "warnings": [...]}` instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Explain a request: every rule's verdict and conditions, the quiet zone, the normalized
+    /// path, the earliest idle time at which a nudge fires (JSON). Exit 1 for a bad request.
+    Explain {
+        /// Site config file (JSON); default: the embedded storefront config.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// The request body as JSON text (as for `preview`); absent or "-": read from stdin.
+        request: Option<String>,
+    },
+    /// The decision map of a page: which rule fires over the whole intent x idle plane (JSON
+    /// `{"path", "quiet_zone", "regions": [...]}`). Exit 1 when the URL is rejected.
+    Map {
+        /// Site config file (JSON); default: the embedded storefront config.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// The page URL.
+        #[arg(long, value_name = "URL")]
+        page: String,
     },
     /// Print the canonical path of a page URL (SPEC 4); exit 1 with the reason if rejected.
     Normalize {
@@ -72,6 +95,8 @@ fn main() -> ExitCode {
             request,
         } => preview(config, jsonl, request),
         Command::Check { config, json } => check(config, json),
+        Command::Explain { config, request } => explain(config, request),
+        Command::Map { config, page } => map(config, &page),
         Command::Normalize {
             case_sensitive,
             url,
@@ -105,7 +130,9 @@ fn config_text(path: Option<&PathBuf>) -> Result<String, String> {
 fn engine(path: Option<&PathBuf>) -> Result<Engine, String> {
     let text = config_text(path)?;
     Engine::compile(&text).map_err(|e| {
-        let name = path.map_or("the embedded config".to_owned(), |p| p.display().to_string());
+        let name = path.map_or("the embedded config".to_owned(), |p| {
+            p.display().to_string()
+        });
         format!("{name} is invalid:\n{}", list(e.diagnostics()))
     })
 }
@@ -133,7 +160,11 @@ fn read_stdin() -> Result<String, String> {
     Ok(text)
 }
 
-fn preview(config: Option<PathBuf>, jsonl: bool, request: Option<String>) -> Result<ExitCode, String> {
+fn preview(
+    config: Option<PathBuf>,
+    jsonl: bool,
+    request: Option<String>,
+) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
     if jsonl {
         let stdin = io::stdin();
@@ -149,13 +180,11 @@ fn preview(config: Option<PathBuf>, jsonl: bool, request: Option<String>) -> Res
                 .unwrap_or_else(|e| e.to_body());
             writeln!(out, "{body}").map_err(|e| format!("cannot write stdout: {e}"))?;
         }
-        out.flush().map_err(|e| format!("cannot write stdout: {e}"))?;
+        out.flush()
+            .map_err(|e| format!("cannot write stdout: {e}"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let body = match request.as_deref() {
-        None | Some("-") => read_stdin()?,
-        Some(text) => text.to_owned(),
-    };
+    let body = request_body(request)?;
     match engine.preview_body(body.as_bytes()) {
         Ok(response) => {
             println!("{response}");
@@ -164,6 +193,51 @@ fn preview(config: Option<PathBuf>, jsonl: bool, request: Option<String>) -> Res
         Err(e) => {
             println!("{}", e.to_body());
             Ok(ExitCode::from(exit_code(&e)))
+        }
+    }
+}
+
+fn request_body(request: Option<String>) -> Result<String, String> {
+    match request.as_deref() {
+        None | Some("-") => read_stdin(),
+        Some(text) => Ok(text.to_owned()),
+    }
+}
+
+/// Prints a value as pretty JSON.
+fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode, String> {
+    let engine = engine(config.as_ref())?;
+    let body = request_body(request)?;
+    let explained =
+        SessionState::from_request_body(body.as_bytes()).and_then(|state| engine.explain(&state));
+    match explained {
+        Ok(explanation) => {
+            print_json(&explanation)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            println!("{}", e.to_body());
+            Ok(ExitCode::from(exit_code(&e)))
+        }
+    }
+}
+
+fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
+    let engine = engine(config.as_ref())?;
+    match engine.decision_map(page) {
+        Ok(map) => {
+            print_json(&map)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
         }
     }
 }
@@ -179,29 +253,30 @@ fn check(config: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
     let text = config_text(config.as_ref())?;
     let name = config
         .as_ref()
-        .map_or("the embedded config".to_owned(), |p| p.display().to_string());
-    let errors: Vec<Diagnostic> = match Engine::compile(&text) {
-        Ok(_) => Vec::new(),
-        Err(e) => e.diagnostics().to_vec(),
-    };
-    let warnings: Vec<Diagnostic> = Vec::new();
-    let valid = errors.is_empty();
+        .map_or("the embedded config".to_owned(), |p| {
+            p.display().to_string()
+        });
+    let validation = validate_config(&text);
+    let Validation {
+        valid,
+        errors,
+        warnings,
+    } = &validation;
     if json {
-        let report = serde_json::json!({ "valid": valid, "errors": errors, "warnings": warnings });
-        println!("{report}");
-    } else if valid {
+        println!(
+            "{}",
+            serde_json::to_string(&validation).map_err(|e| e.to_string())?
+        );
+    } else if *valid {
         println!("{name} is valid ({} warnings)", warnings.len());
         if !warnings.is_empty() {
-            println!("{}", list(&warnings));
+            println!("{}", list(warnings));
         }
     } else {
         eprintln!("{name} is invalid: {} errors", errors.len());
-        eprintln!("{}", list(&errors));
-        if !warnings.is_empty() {
-            eprintln!("{}", list(&warnings));
-        }
+        eprintln!("{}", list(errors));
     }
-    Ok(if valid {
+    Ok(if *valid {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)

@@ -1,0 +1,270 @@
+//! Property tests (proptest): safety and agreement between preview, explain, the decision map
+//! and lint, on random configs, pages and states.
+
+use nudge_rules::{normalize_page_url, Engine, SessionState, MAX_IDLE_MS};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const SEGMENTS: &[&str] = &[
+    "products",
+    "collections",
+    "cart",
+    "checkout",
+    "blog",
+    "a",
+    "b",
+];
+const INTENTS: &[u8] = &[0, 1, 29, 30, 50, 59, 60, 99, 100];
+const IDLES: &[u32] = &[0, 1, 999, 1000, 5000, 8000, 86_400_000];
+
+fn segment() -> impl Strategy<Value = String> {
+    prop::sample::select(SEGMENTS).prop_map(str::to_owned)
+}
+
+/// Patterns over a small vocabulary, so that rules overlap often.
+fn pattern() -> impl Strategy<Value = String> {
+    (segment(), segment(), 0..8u8).prop_map(|(s, t, form)| match form {
+        0 => format!("/{s}"),
+        1 => format!("/{s}/**"),
+        2 => format!("/{s}/*"),
+        3 => format!("/{s}/{t}"),
+        4 => "/**".to_owned(),
+        5 => format!("**/{t}"),
+        6 => format!("/{{{s},{t}}}/**"),
+        _ => "/".to_owned(),
+    })
+}
+
+fn rule(index: usize) -> impl Strategy<Value = Value> {
+    (
+        any::<bool>(),
+        prop::sample::select(INTENTS),
+        prop::sample::select(INTENTS),
+        prop::sample::select(IDLES),
+        prop::option::of(prop::collection::vec(pattern(), 0..3)),
+        prop::collection::vec(pattern(), 0..2),
+        0..4usize,
+        prop::bool::weighted(0.85),
+    )
+        .prop_map(move |(_, a, b, idle, pages, exclude, kind, enabled)| {
+            let (min, max) = (a.min(b), a.max(b));
+            let mut when = json!({ "min_intent_score": min, "max_intent_score": max, "min_idle_ms": idle, "exclude_pages": exclude });
+            if let Some(pages) = pages {
+                when["pages"] = json!(pages);
+            }
+            let nudge_type = ["chat_bubble", "toast", "exit_modal", "sticky_bar"][kind];
+            json!({
+                "id": format!("r{index}"),
+                "enabled": enabled,
+                "nudge": { "type": nudge_type, "message": "m", "cta": "c" },
+                "when": when,
+            })
+        })
+}
+
+fn config() -> impl Strategy<Value = (String, Engine)> {
+    (
+        prop::collection::vec(pattern(), 0..3),
+        (0..7usize).prop_flat_map(|n| (0..n).map(rule).collect::<Vec<_>>()),
+        any::<bool>(),
+    )
+        .prop_map(|(quiet, rules, case_sensitive)| {
+            let text = json!({ "version": 1, "case_sensitive": case_sensitive, "quiet_zones": quiet, "rules": rules }).to_string();
+            let engine = Engine::compile(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            (text, engine)
+        })
+}
+
+fn page() -> impl Strategy<Value = String> {
+    prop::collection::vec(segment(), 0..4).prop_map(|s| format!("/{}", s.join("/")))
+}
+
+fn point() -> impl Strategy<Value = (u8, u32)> {
+    (
+        prop_oneof![prop::sample::select(INTENTS), 0..=100u8],
+        prop_oneof![prop::sample::select(IDLES), 0..=MAX_IDLE_MS],
+    )
+}
+
+/// Meaning-preserving mangles of a path under SPEC 4 (case-insensitive).
+fn mangle(path: &str, how: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, seg) in path.split('/').skip(1).enumerate() {
+        let h = how.get(i).copied().unwrap_or(0);
+        let seg = match h % 4 {
+            1 => seg.to_uppercase(),
+            2 => seg
+                .chars()
+                .map(|c| format!("%{:02X}", c as u32))
+                .collect::<String>(),
+            3 => seg
+                .chars()
+                .map(|c| char::from_u32(c as u32 - 'a' as u32 + 0xFF41).unwrap_or(c))
+                .collect(),
+            _ => seg.to_owned(),
+        };
+        out.push('/');
+        match (h / 4) % 5 {
+            1 => out.push_str("/"),
+            2 => out.push_str("./"),
+            3 => out.push_str("zz/../"),
+            4 => out.push_str(&format!("{seg};jsessionid=1/..;/")),
+            _ => {}
+        }
+        out.push_str(&seg);
+    }
+    match how.last().copied().unwrap_or(0) % 4 {
+        1 => format!("https://shop.example:8443{out}/?q=/x#frag"),
+        2 => format!("HTTP://user:pw@shop.example{out}#top"),
+        3 => format!("{out}/"),
+        _ => {
+            if out.is_empty() {
+                "/".to_owned()
+            } else {
+                out
+            }
+        }
+    }
+}
+
+proptest! {
+    // 256 cases by default; PROPTEST_CASES=N for longer runs.
+
+    #[test]
+    fn compile_and_preview_never_panic(text in ".{0,300}", url in ".{0,100}", intent in any::<u8>(), idle in any::<u32>()) {
+        let _ = Engine::compile(&text);
+        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let _ = engine.preview_fields(intent, &url, idle);
+        let _ = engine.preview_body(text.as_bytes());
+        let _ = engine.decision_map(&url);
+        let _ = engine.page_report(&url);
+    }
+
+    #[test]
+    fn compile_never_panics_on_structured_junk(
+        quiet in prop::collection::vec(".{0,12}", 0..4),
+        pages in prop::collection::vec("[/*?{}\\[\\]!a-c\\\\.,]{0,10}", 0..4),
+        id in ".{0,70}",
+        numbers in prop::collection::vec(any::<i64>(), 3),
+    ) {
+        let config = json!({ "version": 1, "quiet_zones": quiet, "rules": [{
+            "id": id, "nudge": {"type": "toast", "message": "m", "cta": "c"},
+            "when": {"pages": pages, "min_intent_score": numbers[0], "max_intent_score": numbers[1], "min_idle_ms": numbers[2]}
+        }]});
+        if let Ok(engine) = Engine::compile(&config.to_string()) {
+            let _ = engine.preview_fields(50, "/a/b", 10);
+            let _ = engine.lint();
+            let _ = engine.summary();
+        }
+    }
+
+    #[test]
+    fn no_nudge_fires_inside_a_quiet_zone_however_mangled(path in page(), how in prop::collection::vec(any::<u8>(), 0..6), intent in 0..=100u8, idle in 0..=MAX_IDLE_MS) {
+        let engine = Engine::compile(r#"{"version": 1, "quiet_zones": ["/checkout/**", "/account/**"],
+            "rules": [{"id": "everywhere", "nudge": {"type": "toast", "message": "m", "cta": "c"}}]}"#).unwrap();
+        for prefix in ["/checkout", "/account"] {
+            let inside = format!("{prefix}{}", if path == "/" { "" } else { &path });
+            let url = mangle(&inside, &how);
+            if let Ok(p) = engine.preview_fields(intent, &url, idle) {
+                prop_assert!(!p.would_fire(), "{url} -> {} fired", p.path());
+                prop_assert!(p.quiet_zone().is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn normalization_is_idempotent(url in "(/|https?://h/)?[a-zA-Z0-9%./;?#~ÄÉßİΣ\u{FF41}-\u{FF43}-]{0,40}", case_sensitive in any::<bool>()) {
+        if let Ok(once) = normalize_page_url(&url, case_sensitive) {
+            let twice = normalize_page_url(&once, case_sensitive);
+            prop_assert_eq!(twice.as_deref().ok(), Some(once.as_ref()), "{}", url);
+        }
+    }
+
+    #[test]
+    fn absolute_and_path_forms_agree(path in "/[a-zA-Z0-9%./;~-]{0,30}") {
+        // A path-form "//x" reads as a host and is rejected; after "https://host" it cannot.
+        prop_assume!(!path.starts_with("//"));
+        let absolute = format!("https://shop.example{path}");
+        prop_assert_eq!(normalize_page_url(&path, false).ok(), normalize_page_url(&absolute, false).ok());
+    }
+
+    #[test]
+    fn preview_is_deterministic_and_thread_safe((text, engine) in config(), url in page(), (intent, idle) in point()) {
+        let body = json!({"session_state": {"intent_score": intent, "page_url": url, "idle_ms": idle}}).to_string();
+        let first = engine.preview_body(body.as_bytes());
+        let again = std::thread::scope(|s| s.spawn(|| engine.preview_body(body.as_bytes())).join().unwrap());
+        prop_assert_eq!(&first, &again);
+        let recompiled = Engine::compile(&text).unwrap();
+        prop_assert_eq!(first, recompiled.preview_body(body.as_bytes()));
+    }
+
+    #[test]
+    fn decision_map_agrees_with_preview_and_partitions_the_plane((_, engine) in config(), url in page(), points in prop::collection::vec(point(), 8)) {
+        let map = engine.decision_map(&url).unwrap();
+        let mut area: u128 = 0;
+        for (i, a) in map.regions.iter().enumerate() {
+            prop_assert!(a.min_intent_score <= a.max_intent_score && a.min_idle_ms <= a.max_idle_ms);
+            area += u128::from(a.max_intent_score - a.min_intent_score + 1) * u128::from(a.max_idle_ms - a.min_idle_ms + 1);
+            for b in map.regions.iter().skip(i + 1) {
+                let overlap = a.min_intent_score <= b.max_intent_score && b.min_intent_score <= a.max_intent_score
+                    && a.min_idle_ms <= b.max_idle_ms && b.min_idle_ms <= a.max_idle_ms;
+                prop_assert!(!overlap, "{a:?} overlaps {b:?}");
+            }
+        }
+        prop_assert_eq!(area, 101 * (u128::from(MAX_IDLE_MS) + 1));
+        let mut corners = points;
+        for r in &map.regions {
+            corners.push((r.min_intent_score, r.min_idle_ms));
+            corners.push((r.max_intent_score, r.max_idle_ms));
+        }
+        for (intent, idle) in corners {
+            let preview = engine.preview_fields(intent, &url, idle).unwrap();
+            let region = map.region_at(intent, idle).unwrap();
+            prop_assert_eq!(region.rule_index, preview.rule_index(), "at ({}, {})", intent, idle);
+        }
+    }
+
+    #[test]
+    fn explain_agrees_with_preview((_, engine) in config(), url in page(), (intent, idle) in point()) {
+        let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle };
+        let preview = engine.preview(&state).unwrap();
+        let explanation = engine.explain(&state).unwrap();
+        prop_assert_eq!(explanation.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
+        prop_assert_eq!(explanation.result.as_ref(), Some(&preview.to_result()));
+        // The earliest idle time is exact: a nudge fires there, and none between idle and it.
+        if let Some(at) = explanation.earliest_idle_ms {
+            let then = engine.preview_fields(intent, &state.page_url, at).unwrap();
+            prop_assert_eq!(then.rule().map(|r| r.id.clone()), explanation.earliest_rule_id.clone());
+            if at > idle {
+                prop_assert!(!engine.preview_fields(intent, &state.page_url, at - 1).unwrap().would_fire());
+            }
+        } else if preview.quiet_zone().is_none() {
+            prop_assert!(!engine.preview_fields(intent, &state.page_url, MAX_IDLE_MS).unwrap().would_fire());
+        }
+    }
+
+    #[test]
+    fn shadowed_rules_never_fire((_, engine) in config(), extra_pages in prop::collection::vec(page(), 4)) {
+        let shadowed: Vec<usize> = engine.lint().iter()
+            .filter(|d| d.code == "shadowed_rule" || d.code == "rule_in_quiet_zone" || d.code == "empty_pages" || d.code == "rule_excludes_all_pages")
+            .filter_map(|d| d.path.strip_prefix("rules[").and_then(|r| r.split(']').next()).and_then(|n| n.parse().ok()))
+            .collect();
+        // Every page the vocabulary can reach with up to two segments, plus random deeper ones.
+        let mut pages = vec!["/".to_owned()];
+        for s in SEGMENTS {
+            pages.push(format!("/{s}"));
+            for t in SEGMENTS {
+                pages.push(format!("/{s}/{t}"));
+            }
+        }
+        pages.extend(extra_pages);
+        for url in &pages {
+            let map = engine.decision_map(url).unwrap();
+            for r in &map.regions {
+                if let Some(i) = r.rule_index {
+                    prop_assert!(!shadowed.contains(&i), "rule {} flagged but fires on {} at {:?}", i, url, r);
+                }
+            }
+        }
+    }
+}
