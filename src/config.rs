@@ -266,7 +266,12 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
     })
 }
 
-fn read_rules(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings) -> Option<Vec<Rule>> {
+fn read_rules(
+    value: &Value,
+    path: &Path,
+    case_sensitive: bool,
+    f: &mut Findings,
+) -> Option<Vec<Rule>> {
     let items = json::array(value, path, "rules", f)?;
     if items.len() > MAX_RULES {
         f.push(
@@ -314,7 +319,9 @@ fn read_rule(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings)
         Some((v, p)) => json::boolean(v, &p, f),
         None => Some(true),
     };
-    let nudge = r.required("nudge", f).and_then(|(v, p)| read_nudge(v, &p, f));
+    let nudge = r
+        .required("nudge", f)
+        .and_then(|(v, p)| read_nudge(v, &p, f));
     let when = match r.get("when") {
         Some((v, p)) => read_when(v, &p, case_sensitive, f),
         None => Some(Conditions::default()),
@@ -391,7 +398,12 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
     })
 }
 
-fn read_when(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings) -> Option<Conditions> {
+fn read_when(
+    value: &Value,
+    path: &Path,
+    case_sensitive: bool,
+    f: &mut Findings,
+) -> Option<Conditions> {
     let r = Reader::object(value, path, "when", WHEN_FIELDS, f)?;
     let intent = |key: &'static str, default: u8, f: &mut Findings| match r.get(key) {
         Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_INTENT_SCORE), f)
@@ -547,13 +559,18 @@ mod tests {
     fn duplicate_ids() {
         let rule = r#"{"id":"x","nudge":{"type":"toast","message":"m","cta":"c"}}"#;
         let text = format!(r#"{{"version":1,"rules":[{rule},{rule}]}}"#);
-        assert_eq!(errors(&text), vec![("rules[1].id".to_owned(), "duplicate_rule_id")]);
+        assert_eq!(
+            errors(&text),
+            vec![("rules[1].id".to_owned(), "duplicate_rule_id")]
+        );
     }
 
     #[test]
     fn lengths_count_characters() {
         let rule = |m: &str| {
-            format!(r#"{{"version":1,"rules":[{{"id":"x","nudge":{{"type":"toast","message":"{m}","cta":"c"}}}}]}}"#)
+            format!(
+                r#"{{"version":1,"rules":[{{"id":"x","nudge":{{"type":"toast","message":"{m}","cta":"c"}}}}]}}"#
+            )
         };
         assert!(parse(&rule(&"é".repeat(500))).is_ok());
         assert_eq!(

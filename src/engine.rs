@@ -130,8 +130,8 @@ impl Engine {
     /// zones or 100 patterns in one list; a pattern over 512 bytes, not starting with `/` or `**`,
     /// ending in `/`, not a valid glob, or too complex for the matcher's size limits.
     pub fn compile(config_text: &str) -> Result<Engine, Error> {
-        let config = config::parse(config_text)
-            .map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
+        let config =
+            config::parse(config_text).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
         Engine::from_config(config, Some(config_text))
     }
 
@@ -143,8 +143,8 @@ impl Engine {
     ///
     /// As [`Engine::compile`], except JSON syntax errors, which cannot occur.
     pub fn compile_value(config: &serde_json::Value) -> Result<Engine, Error> {
-        let config = config::parse_value(config)
-            .map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
+        let config =
+            config::parse_value(config).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
         Engine::from_config(config, None)
     }
 
@@ -173,8 +173,16 @@ impl Engine {
         for (r, rule) in config.rules.iter().enumerate() {
             let when = Path::root().key("rules").index(r).key("when");
             let lists = [
-                (List::Pages, "pages", rule.when.pages.as_deref().unwrap_or(&[])),
-                (List::ExcludePages, "exclude_pages", rule.when.exclude_pages.as_slice()),
+                (
+                    List::Pages,
+                    "pages",
+                    rule.when.pages.as_deref().unwrap_or(&[]),
+                ),
+                (
+                    List::ExcludePages,
+                    "exclude_pages",
+                    rule.when.exclude_pages.as_slice(),
+                ),
             ];
             for (list, key, patterns) in lists {
                 for (i, p) in patterns.iter().enumerate() {
@@ -265,7 +273,9 @@ impl Engine {
         idle_ms: u32,
     ) -> Result<Preview<'a>, Error> {
         SessionState::check_ranges(intent_score, idle_ms)?;
-        let path = self.normalize(page_url).map_err(|e| page_url_error(page_url, &e))?;
+        let path = self
+            .normalize(page_url)
+            .map_err(|e| page_url_error(page_url, &e))?;
         let outcome = self.decide(&path, intent_score, idle_ms);
         Ok(Preview {
             engine: self,
@@ -330,7 +340,11 @@ impl Engine {
 
     /// Runs `f` with the page matches of a normalized path (not on the hot path: for reasons,
     /// explain and analysis).
-    pub(crate) fn with_page_matches<T>(&self, path: &str, f: impl FnOnce(&PageMatches<'_>) -> T) -> T {
+    pub(crate) fn with_page_matches<T>(
+        &self,
+        path: &str,
+        f: impl FnOnce(&PageMatches<'_>) -> T,
+    ) -> T {
         let mut globs = Vec::new();
         let mut owners = Vec::new();
         self.pages
@@ -348,8 +362,11 @@ impl Engine {
     /// Every quiet zone containing a normalized path, in config order.
     pub(crate) fn quiet_zones_of(&self, path: &str) -> Vec<usize> {
         let mut owners = Vec::new();
-        self.quiet_zones
-            .matching_owners(&Candidate::from_bytes(path), &mut Vec::new(), &mut owners);
+        self.quiet_zones.matching_owners(
+            &Candidate::from_bytes(path),
+            &mut Vec::new(),
+            &mut owners,
+        );
         owners.into_iter().map(|z| z as usize).collect()
     }
 
@@ -520,7 +537,11 @@ mod tests {
             (95, "/collections/gifts/x", 0, None),
         ];
         for &(intent, url, idle, want) in cases {
-            assert_eq!(fire(&e, intent, url, idle).as_deref(), want, "{intent} {url} {idle}");
+            assert_eq!(
+                fire(&e, intent, url, idle).as_deref(),
+                want,
+                "{intent} {url} {idle}"
+            );
         }
     }
 

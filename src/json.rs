@@ -208,7 +208,11 @@ fn syntax_diagnostic(text: &str, e: &serde_json::Error) -> Diagnostic {
         Some(cut) if e.line() > 0 => full.get(..cut).unwrap_or(&full).to_owned(),
         _ => full,
     };
-    let mut d = Diagnostic::error("json_syntax", String::new(), format!("invalid JSON: {message}"));
+    let mut d = Diagnostic::error(
+        "json_syntax",
+        String::new(),
+        format!("invalid JSON: {message}"),
+    );
     if e.line() > 0 {
         d.line = u32::try_from(e.line()).ok();
         d.column = u32::try_from(char_column(text, e.line(), e.column())).ok();
@@ -225,7 +229,9 @@ fn char_column(text: &str, line: usize, byte_column: usize) -> usize {
     while !line_text.is_char_boundary(end) {
         end -= 1;
     }
-    line_text.get(..end).map_or(byte_column, |s| s.chars().count().max(1))
+    line_text
+        .get(..end)
+        .map_or(byte_column, |s| s.chars().count().max(1))
 }
 
 /// A short, safe rendering of a JSON value for messages: strings quoted, long values cut.
@@ -391,7 +397,11 @@ pub(crate) fn boolean(value: &Value, path: &Path, findings: &mut Findings) -> Op
 }
 
 /// Reads a string.
-pub(crate) fn string<'a>(value: &'a Value, path: &Path, findings: &mut Findings) -> Option<&'a str> {
+pub(crate) fn string<'a>(
+    value: &'a Value,
+    path: &Path,
+    findings: &mut Findings,
+) -> Option<&'a str> {
     if let Value::String(s) = value {
         return Some(s);
     }
@@ -650,7 +660,12 @@ mod tests {
 
     #[test]
     fn paths_render_like_the_spec() {
-        let p = Path::root().key("rules").index(2).key("when").key("pages").index(0);
+        let p = Path::root()
+            .key("rules")
+            .index(2)
+            .key("when")
+            .key("pages")
+            .index(0);
         assert_eq!(p.to_string(), "rules[2].when.pages[0]");
         assert_eq!(Path::root().unknown("quiet_zone").to_string(), "quiet_zone");
     }
@@ -659,9 +674,18 @@ mod tests {
     fn locate_finds_values_keys_and_missing_fields() {
         let text = "{\n  \"rules\": [\n    {\"id\": \"a\"},\n    {\"id\": \"b\", \"x\": [1, {\"y\": \"\\\"}\"}]}\n  ]\n}";
         let rules = Path::root().key("rules");
-        assert_eq!(locate(text, &rules.index(0).key("id"), false), Some((3, 12)));
-        assert_eq!(locate(text, &rules.index(1).unknown("x"), true), Some((4, 17)));
-        assert_eq!(locate(text, &rules.index(1).key("nudge"), false), Some((4, 5)));
+        assert_eq!(
+            locate(text, &rules.index(0).key("id"), false),
+            Some((3, 12))
+        );
+        assert_eq!(
+            locate(text, &rules.index(1).unknown("x"), true),
+            Some((4, 17))
+        );
+        assert_eq!(
+            locate(text, &rules.index(1).key("nudge"), false),
+            Some((4, 5))
+        );
         assert_eq!(locate(text, &Path::root(), false), Some((1, 1)));
     }
 

@@ -254,7 +254,9 @@ fn raw_path(page_url: &str) -> Result<(&str, usize), UrlError> {
     } else {
         absolute_path(page_url)?
     };
-    let end = path_and_rest.find(['?', '#']).unwrap_or(path_and_rest.len());
+    let end = path_and_rest
+        .find(['?', '#'])
+        .unwrap_or(path_and_rest.len());
     Ok((path_and_rest.get(..end).unwrap_or(""), offset))
 }
 
@@ -547,7 +549,10 @@ mod tests {
 
     #[test]
     fn absolute_urls() {
-        assert_eq!(norm("HTTPS://Shop.Example/Products"), Ok("/products".to_owned()));
+        assert_eq!(
+            norm("HTTPS://Shop.Example/Products"),
+            Ok("/products".to_owned())
+        );
         assert_eq!(norm("https://shop.example"), Ok("/".to_owned()));
         assert_eq!(norm("https://shop.example?x=1"), Ok("/".to_owned()));
         assert_eq!(norm("http://u:p@h:8080/a/b/"), Ok("/a/b".to_owned()));
@@ -561,7 +566,9 @@ mod tests {
             assert!(is_canonical(p, false), "{p}");
             assert_eq!(normalize_slow(p, false).unwrap(), p);
         }
-        for p in ["/a/", "/a//b", "/a/./b", "/a/..", "/.", "/A", "/a;b", "/a%41", "/a?b"] {
+        for p in [
+            "/a/", "/a//b", "/a/./b", "/a/..", "/.", "/A", "/a;b", "/a%41", "/a?b",
+        ] {
             assert!(!is_canonical(p, false), "{p}");
         }
     }

@@ -170,12 +170,19 @@ impl PatternSet {
     }
 
     /// The smallest owner among the matching globs.
-    pub(crate) fn first_owner(&self, path: &Candidate<'_>, scratch: &mut Vec<usize>) -> Option<u32> {
+    pub(crate) fn first_owner(
+        &self,
+        path: &Candidate<'_>,
+        scratch: &mut Vec<usize>,
+    ) -> Option<u32> {
         if !self.is_match(path) {
             return None;
         }
         self.set.matches_candidate_into(path, scratch);
-        scratch.iter().filter_map(|&g| self.owners.get(g).copied()).min()
+        scratch
+            .iter()
+            .filter_map(|&g| self.owners.get(g).copied())
+            .min()
     }
 }
 
@@ -249,8 +256,16 @@ mod tests {
             ("/[!abc]x", "/bx", false),
             ("/a\\*", "/a*", true),
             ("/a\\*", "/ab", false),
-            ("/collections/{sale,clearance}/**", "/collections/sale", true),
-            ("/collections/{sale,clearance}/**", "/collections/clearance/x", true),
+            (
+                "/collections/{sale,clearance}/**",
+                "/collections/sale",
+                true,
+            ),
+            (
+                "/collections/{sale,clearance}/**",
+                "/collections/clearance/x",
+                true,
+            ),
         ];
         for (pattern, path, want) in table {
             let s = set(&[pattern]);
@@ -265,7 +280,10 @@ mod tests {
         assert_eq!(c("**/x").unwrap(), "**/x");
         let (code, msg) = c("/products/").unwrap_err();
         assert_eq!(code, "pattern_trailing_slash");
-        assert!(msg.contains("\"/products\"") && msg.contains("/products/**"), "{msg}");
+        assert!(
+            msg.contains("\"/products\"") && msg.contains("/products/**"),
+            "{msg}"
+        );
         assert_eq!(c("products/**").unwrap_err().0, "pattern_not_absolute");
         assert_eq!(c("").unwrap_err().0, "pattern_not_absolute");
         let (code, msg) = c("/a/{b").unwrap_err();
@@ -273,7 +291,10 @@ mod tests {
         assert!(msg.contains("unclosed alternate"), "{msg}");
         assert_eq!(c("/a/[").unwrap_err().0, "pattern_syntax");
         assert_eq!(c(&format!("/{}", "a".repeat(511))).map(|_| ()), Ok(()));
-        assert_eq!(c(&format!("/{}", "a".repeat(512))).unwrap_err().0, "pattern_too_long");
+        assert_eq!(
+            c(&format!("/{}", "a".repeat(512))).unwrap_err().0,
+            "pattern_too_long"
+        );
         assert_eq!(c("/").unwrap(), "/");
     }
 
@@ -292,7 +313,11 @@ mod tests {
             ("/{a,b}/**", "/a/x", false),
         ];
         for (general, specific, want) in table {
-            assert_eq!(covers(general, specific), want, "{general} covers {specific}");
+            assert_eq!(
+                covers(general, specific),
+                want,
+                "{general} covers {specific}"
+            );
             if want {
                 let s = set(&[general]);
                 for path in [specific.trim_end_matches("/**"), "/products/x", "/a/b"] {
@@ -308,6 +333,9 @@ mod tests {
     fn owners_are_sorted_and_deduplicated() {
         let s = PatternSet::build(&[(7, "/a/**"), (3, "/a"), (7, "/**")]).unwrap();
         assert_eq!(owners(&s, "/a"), vec![3, 7]);
-        assert_eq!(s.first_owner(&Candidate::from_bytes("/a"), &mut Vec::new()), Some(3));
+        assert_eq!(
+            s.first_owner(&Candidate::from_bytes("/a"), &mut Vec::new()),
+            Some(3)
+        );
     }
 }

@@ -56,13 +56,18 @@ impl SessionState {
                 ),
             )
         })?;
-        let value = json::parse(text).map_err(|d| {
-            Error::new(ErrorKind::InvalidRequest, vec![d])
-        })?;
+        let value =
+            json::parse(text).map_err(|d| Error::new(ErrorKind::InvalidRequest, vec![d]))?;
         let mut findings = Findings::default();
-        let state = Reader::object(&value, &Path::root(), "the request body", &["session_state"], &mut findings)
-            .and_then(|body| body.required("session_state", &mut findings))
-            .and_then(|(v, path)| read_state(v, &path, &mut findings));
+        let state = Reader::object(
+            &value,
+            &Path::root(),
+            "the request body",
+            &["session_state"],
+            &mut findings,
+        )
+        .and_then(|body| body.required("session_state", &mut findings))
+        .and_then(|(v, path)| read_state(v, &path, &mut findings));
         finish(state, findings)
     }
 
@@ -157,19 +162,28 @@ mod tests {
             br#"{"session_state":{"intent_score":82,"page_url":"/p"}}"#,
         )
         .unwrap();
-        assert_eq!((s.intent_score, s.page_url.as_str(), s.idle_ms), (82, "/p", 0));
+        assert_eq!(
+            (s.intent_score, s.page_url.as_str(), s.idle_ms),
+            (82, "/p", 0)
+        );
     }
 
     #[test]
     fn errors_name_the_path_and_the_value() {
         let e = err(r#"{"session_state":{"intent_score":50.5,"page_url":"/p"}}"#);
-        assert!(e.contains("session_state.intent_score") && e.contains("50.5"), "{e}");
+        assert!(
+            e.contains("session_state.intent_score") && e.contains("50.5"),
+            "{e}"
+        );
         let e = err(r#"{"session_state":{"intent_score":"50","page_url":"/p"}}"#);
         assert!(e.contains("the string \"50\""), "{e}");
         let e = err(r#"{"session_state":{"intent_score":101,"page_url":7,"idle":1}}"#);
         assert!(e.contains("session_state.intent_score"), "{e}");
         assert!(e.contains("session_state.page_url"), "{e}");
-        assert!(e.contains("session_state.idle") && e.contains("idle_ms"), "{e}");
+        assert!(
+            e.contains("session_state.idle") && e.contains("idle_ms"),
+            "{e}"
+        );
         assert!(err("[1]").contains("must be an object"));
         assert!(err("{").contains("invalid JSON"));
         assert!(err(r#"{"session_state":{}}"#).contains("session_state.intent_score"));

@@ -68,7 +68,10 @@ impl RuleCheck {
 
     /// How many conditions fail.
     pub(crate) fn failing(&self) -> usize {
-        self.outcomes().iter().filter(|o| **o == Some(false)).count()
+        self.outcomes()
+            .iter()
+            .filter(|o| **o == Some(false))
+            .count()
     }
 
     /// True when every condition holds.
@@ -83,7 +86,13 @@ impl RuleCheck {
     }
 
     /// The conditions with their outcomes and compared values, in field order.
-    pub(crate) fn conditions(&self, rule: &Rule, path: &str, intent_score: u8, idle_ms: u32) -> Vec<ConditionCheck> {
+    pub(crate) fn conditions(
+        &self,
+        rule: &Rule,
+        path: &str,
+        intent_score: u8,
+        idle_ms: u32,
+    ) -> Vec<ConditionCheck> {
         let w = &rule.when;
         let mut out = Vec::new();
         if let Some(holds) = self.min_intent {
@@ -91,7 +100,10 @@ impl RuleCheck {
             out.push(ConditionCheck {
                 condition: "min_intent_score",
                 holds,
-                detail: format!("intent_score {intent_score} {op} min {}", w.min_intent_score),
+                detail: format!(
+                    "intent_score {intent_score} {op} min {}",
+                    w.min_intent_score
+                ),
             });
         }
         if let Some(holds) = self.max_intent {
@@ -99,7 +111,10 @@ impl RuleCheck {
             out.push(ConditionCheck {
                 condition: "max_intent_score",
                 holds,
-                detail: format!("intent_score {intent_score} {op} max {}", w.max_intent_score),
+                detail: format!(
+                    "intent_score {intent_score} {op} max {}",
+                    w.max_intent_score
+                ),
             });
         }
         if let Some(holds) = self.min_idle {
@@ -126,7 +141,10 @@ impl RuleCheck {
             let excluded = &w.exclude_pages;
             let detail = match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
                 Some((i, p)) => format!("page {path} matches exclude_pages[{i}] {p}"),
-                None => format!("page {path} matches none of exclude_pages {}", list(excluded)),
+                None => format!(
+                    "page {path} matches none of exclude_pages {}",
+                    list(excluded)
+                ),
             };
             out.push(ConditionCheck {
                 condition: "exclude_pages",
@@ -150,7 +168,12 @@ fn list(patterns: &[Pattern]) -> String {
 }
 
 /// Every enabled rule's check for a normalized path, in config order.
-pub(crate) fn enabled_checks(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) -> Vec<RuleCheck> {
+pub(crate) fn enabled_checks(
+    engine: &Engine,
+    path: &str,
+    intent_score: u8,
+    idle_ms: u32,
+) -> Vec<RuleCheck> {
     engine.with_page_matches(path, |matches| {
         engine
             .config()
@@ -176,7 +199,13 @@ pub(crate) fn earliest_idle(engine: &Engine, checks: &[RuleCheck]) -> Option<(u3
 }
 
 /// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3).
-pub(crate) fn reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32, outcome: Outcome) -> String {
+pub(crate) fn reason(
+    engine: &Engine,
+    path: &str,
+    intent_score: u8,
+    idle_ms: u32,
+    outcome: Outcome,
+) -> String {
     let config = engine.config();
     match outcome {
         Outcome::Quiet(z) => {
@@ -191,7 +220,8 @@ pub(crate) fn reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32
             let Some(rule) = config.rules.get(r) else {
                 return String::new();
             };
-            let check = engine.with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
+            let check = engine
+                .with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
             let details: Vec<String> = check
                 .conditions(rule, path, intent_score, idle_ms)
                 .into_iter()
@@ -219,9 +249,8 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
             _ => format!("no nudge: all {} rules are disabled", rules.len()),
         };
     }
-    let mut text = format!(
-        "no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}"
-    );
+    let mut text =
+        format!("no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}");
     // Fewest failing conditions, earliest on ties (min_by_key keeps the first minimum).
     if let Some((check, rule)) = checks
         .iter()

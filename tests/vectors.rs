@@ -44,7 +44,9 @@ fn run(file: &str, check: impl Fn(&Value) -> Result<(), String>) {
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|case| {
-            check(case).err().map(|why| format!("{}: {why}", case["name"].as_str().unwrap_or("?")))
+            check(case)
+                .err()
+                .map(|why| format!("{}: {why}", case["name"].as_str().unwrap_or("?")))
         })
         .collect();
     assert!(
@@ -96,12 +98,17 @@ fn check_response(body: &str, expect: &Value) -> Result<(), String> {
             .ok_or(format!("no data.reason when nothing fires: {body}"))?
     };
     if fired && data.get("reason").is_some() {
-        return Err(format!("data.reason present although a nudge fires: {body}"));
+        return Err(format!(
+            "data.reason present although a nudge fires: {body}"
+        ));
     }
     if actual != expect["response"] {
         return Err(format!("got {body}\n    want {}", expect["response"]));
     }
-    contains_all(reason.as_str().unwrap_or_default(), &expect["reason_contains"])
+    contains_all(
+        reason.as_str().unwrap_or_default(),
+        &expect["reason_contains"],
+    )
 }
 
 #[test]
@@ -121,7 +128,10 @@ fn preview_vectors() {
                     if error_body["error"] != "InvalidRequest" || e.http_status() != 400 {
                         return Err(format!("wrong error body {error_body}"));
                     }
-                    contains_all(error_body["message"].as_str().unwrap(), &expect["message_contains"])
+                    contains_all(
+                        error_body["message"].as_str().unwrap(),
+                        &expect["message_contains"],
+                    )
                 }
             },
             (_, Ok(engine)) => match engine.preview_body(body.as_bytes()) {
@@ -161,7 +171,10 @@ fn config_vectors() {
                 expect_paths(&error_paths(&e), wanted)?;
                 if let Some(line) = case["expect_line"].as_u64() {
                     let d = &e.diagnostics()[0];
-                    let want = (Some(line as u32), case["expect_column"].as_u64().map(|c| c as u32));
+                    let want = (
+                        Some(line as u32),
+                        case["expect_column"].as_u64().map(|c| c as u32),
+                    );
                     if (d.line, d.column) != want {
                         return Err(format!("at {:?}, want {want:?}: {d}", (d.line, d.column)));
                     }

@@ -129,7 +129,12 @@ impl Engine {
             if let Some(pages) = &rule.when.pages {
                 list_hygiene(pages, &when.key("pages"), config.case_sensitive, &mut f);
             }
-            list_hygiene(&rule.when.exclude_pages, &when.key("exclude_pages"), config.case_sensitive, &mut f);
+            list_hygiene(
+                &rule.when.exclude_pages,
+                &when.key("exclude_pages"),
+                config.case_sensitive,
+                &mut f,
+            );
             if !rule.enabled {
                 continue;
             }
@@ -177,7 +182,10 @@ impl Engine {
                 f.push(
                     "rule_in_quiet_zone",
                     path,
-                    format!("rule {:?} can never fire: a quiet zone covers every page", rule.id),
+                    format!(
+                        "rule {:?} can never fire: a quiet zone covers every page",
+                        rule.id
+                    ),
                 );
                 return true;
             }
@@ -201,7 +209,10 @@ impl Engine {
                 f.push(
                     "rule_excludes_all_pages",
                     &path.key("when").key("exclude_pages"),
-                    format!("rule {:?} excludes every page it includes, so it never fires", rule.id),
+                    format!(
+                        "rule {:?} excludes every page it includes, so it never fires",
+                        rule.id
+                    ),
                 );
             } else {
                 f.push(
@@ -251,17 +262,18 @@ fn shadowed_by(rules: &[Rule], i: usize) -> Option<Vec<&str>> {
 fn list_hygiene(list: &[Pattern], path: &Path, case_sensitive: bool, f: &mut Findings) {
     for (k, p) in list.iter().enumerate() {
         let at = path.index(k);
-        if let Some(j) = list.get(..k).and_then(|before| before.iter().position(|q| q.normalized() == p.normalized())) {
+        if let Some(j) = list
+            .get(..k)
+            .and_then(|before| before.iter().position(|q| q.normalized() == p.normalized()))
+        {
             f.push(
                 "duplicate_pattern",
                 &at,
                 format!("pattern {p} repeats {path}[{j}]; remove one"),
             );
-        } else if let Some((j, q)) = list
-            .iter()
-            .enumerate()
-            .find(|(j, q)| *j != k && q.normalized() != p.normalized() && covers(q.normalized(), p.normalized()))
-        {
+        } else if let Some((j, q)) = list.iter().enumerate().find(|(j, q)| {
+            *j != k && q.normalized() != p.normalized() && covers(q.normalized(), p.normalized())
+        }) {
             f.push(
                 "redundant_pattern",
                 &at,
@@ -335,7 +347,9 @@ mod tests {
     }
 
     fn rule(id: &str, when: &str) -> String {
-        format!(r#"{{"id":"{id}","nudge":{{"type":"toast","message":"m","cta":"c"}},"when":{when}}}"#)
+        format!(
+            r#"{{"id":"{id}","nudge":{{"type":"toast","message":"m","cta":"c"}},"when":{when}}}"#
+        )
     }
 
     #[test]
@@ -343,12 +357,18 @@ mod tests {
         let config = format!(
             r#"{{"version":1,"rules":[{},{},{},{}]}}"#,
             rule("a", r#"{"min_intent_score":50,"pages":["/products/**"]}"#),
-            rule("b", r#"{"max_intent_score":49,"min_idle_ms":100,"pages":["/products/**"]}"#),
+            rule(
+                "b",
+                r#"{"max_intent_score":49,"min_idle_ms":100,"pages":["/products/**"]}"#
+            ),
             rule("c", r#"{"min_idle_ms":200,"pages":["/products/x"]}"#),
             rule("d", r#"{"pages":["/products/*"]}"#),
         );
         let got = codes(&config);
-        assert!(got.contains(&("rules[2]".to_owned(), "shadowed_rule")), "{got:?}");
+        assert!(
+            got.contains(&("rules[2]".to_owned(), "shadowed_rule")),
+            "{got:?}"
+        );
         // d at idle < 100 with intent < 50 is not covered by a or b.
         assert!(!got.iter().any(|(p, _)| p == "rules[3]"), "{got:?}");
     }
@@ -359,7 +379,10 @@ mod tests {
             r#"{{"version":1,"quiet_zones":["/checkout/**","/checkout/**","/Cart","/**"],"rules":[{},{},{}]}}"#,
             rule("q", r#"{"pages":["/checkout/pay"]}"#),
             rule("e", r#"{"pages":[]}"#),
-            rule("x", r#"{"pages":["/a/**","/a/b","/search?q=1","/http://x/y","/a%20b"],"exclude_pages":["/a/**"]}"#),
+            rule(
+                "x",
+                r#"{"pages":["/a/**","/a/b","/search?q=1","/http://x/y","/a%20b"],"exclude_pages":["/a/**"]}"#
+            ),
         );
         let got = codes(&config);
         for want in [
@@ -373,7 +396,10 @@ mod tests {
             ("rules[2].when.pages[3]", "pattern_has_scheme"),
             ("rules[2].when.pages[4]", "pattern_never_matches"),
         ] {
-            assert!(got.contains(&(want.0.to_owned(), want.1)), "{want:?} not in {got:?}");
+            assert!(
+                got.contains(&(want.0.to_owned(), want.1)),
+                "{want:?} not in {got:?}"
+            );
         }
     }
 

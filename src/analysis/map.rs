@@ -129,7 +129,9 @@ impl Engine {
             for (min_idle, max_idle, rule) in band(&candidates, lo) {
                 let extends = open.iter().copied().find(|&i| {
                     regions.get(i).is_some_and(|r| {
-                        r.min_idle_ms == min_idle && r.max_idle_ms == max_idle && r.rule_index == rule
+                        r.min_idle_ms == min_idle
+                            && r.max_idle_ms == max_idle
+                            && r.rule_index == rule
                     })
                 });
                 match extends.and_then(|i| regions.get_mut(i).map(|r| (i, r))) {
@@ -153,7 +155,14 @@ impl Engine {
         })
     }
 
-    fn region(&self, min_intent: u8, max_intent: u8, min_idle: u32, max_idle: u32, rule: Option<usize>) -> Region {
+    fn region(
+        &self,
+        min_intent: u8,
+        max_intent: u8,
+        min_idle: u32,
+        max_idle: u32,
+        rule: Option<usize>,
+    ) -> Region {
         let r = rule.and_then(|i| self.config().rules.get(i));
         Region {
             min_intent_score: min_intent,

@@ -57,12 +57,23 @@ fn sentence(rule: &Rule) -> String {
             s.push_str(&join(pages.iter().map(describe).collect()));
         }
     }
-    s.push_str(match (w.min_intent_score > 0, w.max_intent_score < MAX_INTENT_SCORE) {
-        (false, false) => " to visitors at any intent",
-        _ => " to visitors with intent",
-    });
-    match (w.min_intent_score > 0, w.max_intent_score < MAX_INTENT_SCORE) {
-        (true, true) => s.push_str(&format!(" {} to {}", w.min_intent_score, w.max_intent_score)),
+    s.push_str(
+        match (
+            w.min_intent_score > 0,
+            w.max_intent_score < MAX_INTENT_SCORE,
+        ) {
+            (false, false) => " to visitors at any intent",
+            _ => " to visitors with intent",
+        },
+    );
+    match (
+        w.min_intent_score > 0,
+        w.max_intent_score < MAX_INTENT_SCORE,
+    ) {
+        (true, true) => s.push_str(&format!(
+            " {} to {}",
+            w.min_intent_score, w.max_intent_score
+        )),
         (true, false) => s.push_str(&format!(" {} or more", w.min_intent_score)),
         (false, true) => s.push_str(&format!(" up to {}", w.max_intent_score)),
         (false, false) => {}
