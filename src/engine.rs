@@ -164,7 +164,7 @@ impl Engine {
             .collect();
         let quiet_paths = |i: usize| Path::root().key("quiet_zones").index(i);
         let quiet_zones = PatternSet::build(&quiet).unwrap_or_else(|bad| {
-            problems.extend(too_complex(&bad, "quiet_zones", |i| quiet_paths(i)));
+            problems.extend(too_complex(&bad, "quiet_zones", quiet_paths));
             PatternSet::empty()
         });
 

@@ -3,6 +3,16 @@
 //! Exit codes: 0 success; 1 the request or URL was rejected; 2 the config is invalid or the
 //! command line is wrong.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;

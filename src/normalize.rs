@@ -19,8 +19,8 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 /// Longest accepted `page_url`, in bytes (SPEC 4 step 2).
 pub const MAX_PAGE_URL_BYTES: usize = 8192;
 
-/// Why a `page_url` was rejected (SPEC 4 step 2, plus the fail-closed ambiguities described in
-/// the [module docs](self)). `Display` is a sentence a person can act on; [`UrlError::code`] is
+/// Why a `page_url` was rejected (SPEC 4 step 2, plus two fail-closed ambiguities: `..` right
+/// after an empty segment, and Unicode normalization that changes the path's structure). `Display` is a sentence a person can act on; [`UrlError::code`] is
 /// a stable machine-readable name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -46,10 +46,10 @@ impl RuleCheck {
         let w = &rule.when;
         RuleCheck {
             rule: index,
-            min_intent: (w.min_intent_score > 0).then(|| intent_score >= w.min_intent_score),
+            min_intent: (w.min_intent_score > 0).then_some(intent_score >= w.min_intent_score),
             max_intent: (w.max_intent_score < MAX_INTENT_SCORE)
-                .then(|| intent_score <= w.max_intent_score),
-            min_idle: (w.min_idle_ms > 0).then(|| idle_ms >= w.min_idle_ms),
+                .then_some(intent_score <= w.max_intent_score),
+            min_idle: (w.min_idle_ms > 0).then_some(idle_ms >= w.min_idle_ms),
             pages: w.pages.as_ref().map(|_| matches.first(index, List::Pages)),
             exclude: (!w.exclude_pages.is_empty())
                 .then(|| matches.first(index, List::ExcludePages)),

@@ -105,7 +105,7 @@ fn mangle(path: &str, how: &[u8]) -> String {
         };
         out.push('/');
         match (h / 4) % 5 {
-            1 => out.push_str("/"),
+            1 => out.push('/'),
             2 => out.push_str("./"),
             3 => out.push_str("zz/../"),
             4 => out.push_str(&format!("{seg};jsessionid=1/..;/")),
