@@ -31,7 +31,15 @@
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
 //! document is "Visitor Sessions and Nudges API".
 
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 #![warn(missing_docs)]
 
 mod analysis;
@@ -63,3 +71,8 @@ pub use pattern::MAX_PATTERN_BYTES;
 pub use request::{SessionState, MAX_REQUEST_BYTES};
 pub use trace::ConditionCheck;
 pub use wire::{preview_response, NudgeResult, PreviewResult};
+
+/// The README's examples run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
