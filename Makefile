@@ -1,0 +1,52 @@
+# nudge-rules: the entry points. `make test` is what .ci/run runs.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+PORT ?= 8000
+
+.PHONY: help setup demo test lint test-rust test-node test-browser wasm bench bench-native bench-node fuzz fuzz-smoke clean
+
+help:
+	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
+	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
+	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
+	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
+	@echo "make fuzz          long fuzz runs (docs/RELIABILITY.md)"
+
+setup:
+	scripts/setup.sh
+
+demo:
+	scripts/serve-demo.sh
+
+test: setup lint test-rust
+
+lint:
+	cargo fmt --check
+	cargo clippy --all-targets --all-features -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+
+test-rust:
+	cargo test
+	cargo bench --no-run
+
+wasm:
+	scripts/build-wasm.sh
+
+test-node: wasm
+	node --test pkg/test/
+	node_modules/.bin/tsc --noEmit -p pkg
+
+test-browser: wasm
+	node --test www/test/
+
+bench: bench-native bench-node
+
+bench-native:
+	cargo bench
+
+bench-node: wasm
+	node scripts/bench-wasm.mjs
+
+clean:
+	cargo clean
+	rm -rf pkg/wasm

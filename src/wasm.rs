@@ -1,0 +1,298 @@
+//! The wasm-bindgen facade behind the npm package in `pkg/` (feature `wasm`): the JS API of
+//! `docs/JS-API.md`, mapped one to one onto the native API.
+//!
+//! A thin layer: every decision is the native crate's. This module only converts values
+//! (serde-wasm-bindgen with [`Serializer::json_compatible`], so results are plain JS objects and
+//! `None` is `null`) and turns [`Error`]s into thrown JS `Error`s carrying `kind` and
+//! `diagnostics`.
+//!
+//! A config given as a JS object is converted to a JSON tree and compiled with
+//! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_wasm_bindgen::Serializer;
+use wasm_bindgen::prelude::*;
+
+use crate::engine::Engine;
+use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::normalize::normalize_page_url;
+use crate::request::SessionState;
+use crate::{validate_config, Validation, MAX_IDLE_MS, MAX_INTENT_SCORE};
+
+/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&Serializer::json_compatible())
+        .map_err(|e| js_sys::Error::new(&e.to_string()).into())
+}
+
+/// Sets `target[key] = value`. Setting a property on a fresh `Error` object cannot fail; were it
+/// to, the error is still thrown, only without that property.
+fn set(target: &JsValue, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
+}
+
+/// A native error as a thrown JS `Error`: the native message, `kind` (`"InvalidConfig"` or
+/// `"InvalidRequest"`) and `diagnostics`.
+fn js_error(error: &Error) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    set(&js, "kind", &JsValue::from_str(error.kind().name()));
+    let diagnostics = to_js(error.diagnostics()).unwrap_or_else(|_| js_sys::Array::new().into());
+    set(&js, "diagnostics", &diagnostics);
+    js.into()
+}
+
+/// A `string | object` config argument: text as the caller wrote it (diagnostics have line and
+/// column), or a JSON tree converted from a JS object (they do not).
+enum ConfigInput {
+    Text(String),
+    Tree(Value),
+}
+
+impl ConfigInput {
+    /// Reads a `string | object` config argument.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidConfig` when the value has no JSON form (a function, a symbol, a BigInt beyond
+    /// 64 bits).
+    fn from_js(config: &JsValue) -> Result<ConfigInput, Error> {
+        if let Some(text) = config.as_string() {
+            return Ok(ConfigInput::Text(text));
+        }
+        serde_wasm_bindgen::from_value(config.clone())
+            .map(ConfigInput::Tree)
+            .map_err(|e| not_json(ErrorKind::InvalidConfig, "", "the config", &e.to_string()))
+    }
+
+    fn compile(&self) -> Result<Engine, Error> {
+        match self {
+            ConfigInput::Text(text) => Engine::compile(text),
+            ConfigInput::Tree(tree) => Engine::compile_value(tree),
+        }
+    }
+}
+
+/// The error for a JS value that has no JSON form.
+fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
+    Error::new(
+        kind,
+        vec![Diagnostic::error(
+            "not_json",
+            path.to_owned(),
+            format!("{what} cannot be read as JSON: {detail}"),
+        )],
+    )
+}
+
+/// Reads a `session_state` argument as [`SessionState::from_json_value`] does, so that messages
+/// are the native ones.
+fn session_state(state: &JsValue) -> Result<SessionState, Error> {
+    let tree: Value = serde_wasm_bindgen::from_value(state.clone()).map_err(|e| {
+        not_json(
+            ErrorKind::InvalidRequest,
+            "session_state",
+            "session_state",
+            &e.to_string(),
+        )
+    })?;
+    SessionState::from_json_value(&tree)
+}
+
+/// An integer-valued JS number in `0..=max`, or `None`.
+fn whole_number(n: f64, max: u32) -> Option<u32> {
+    // `as` saturates; the range check and the round trip reject fractions, NaN and infinities.
+    let whole = n as u32;
+    (n >= 0.0 && n <= f64::from(max) && f64::from(whole) == n).then_some(whole)
+}
+
+/// A compiled site config (JS `NudgeEngine`): compile once, then preview per visitor.
+#[wasm_bindgen(js_name = NudgeEngine)]
+pub struct WasmEngine {
+    engine: Engine,
+}
+
+#[wasm_bindgen(js_class = NudgeEngine)]
+impl WasmEngine {
+    /// `new NudgeEngine(config: string | object)`.
+    ///
+    /// # Errors
+    ///
+    /// Throws `InvalidConfig` with every diagnostic, as [`Engine::compile`].
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
+        ConfigInput::from_js(config)
+            .and_then(|input| input.compile())
+            .map(|engine| WasmEngine { engine })
+            .map_err(|e| js_error(&e))
+    }
+
+    /// `engine.preview(sessionState): PreviewResult`.
+    ///
+    /// # Errors
+    ///
+    /// Throws `InvalidRequest` for a bad state, with the native message.
+    pub fn preview(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
+        let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
+        let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
+        to_js(&preview.to_result())
+    }
+
+    /// `engine.previewBody(requestBodyText): string`: the 200 body or the InvalidRequest error
+    /// body, exactly as a server sends it. Never throws for a bad request.
+    #[wasm_bindgen(js_name = previewBody)]
+    pub fn preview_body(&self, request_body: &str) -> String {
+        self.engine
+            .preview_body(request_body.as_bytes())
+            .unwrap_or_else(|e| e.to_body())
+    }
+
+    /// `engine.previewFields(intentScore, pageUrl, idleMs): number`: the index (config order) of
+    /// the rule that fires, `-1` when none does, `-2` in a quiet zone, `-3` for invalid input.
+    #[wasm_bindgen(js_name = previewFields)]
+    pub fn preview_fields(&self, intent_score: f64, page_url: &str, idle_ms: f64) -> i32 {
+        const INVALID: i32 = -3;
+        let intent = whole_number(intent_score, u32::from(MAX_INTENT_SCORE))
+            .and_then(|n| u8::try_from(n).ok());
+        let idle = whole_number(idle_ms, MAX_IDLE_MS);
+        let (Some(intent), Some(idle)) = (intent, idle) else {
+            return INVALID;
+        };
+        match self.engine.preview_fields(intent, page_url, idle) {
+            Ok(p) => match p.rule_index() {
+                Some(index) => i32::try_from(index).unwrap_or(INVALID),
+                None if p.quiet_zone().is_some() => -2,
+                None => -1,
+            },
+            Err(_) => INVALID,
+        }
+    }
+
+    /// `engine.config(): Config`: the validated config with defaults filled in.
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for a config.
+    pub fn config(&self) -> Result<JsValue, JsValue> {
+        to_js(self.engine.config())
+    }
+
+    /// `engine.explain(sessionState): Explanation`.
+    ///
+    /// # Errors
+    ///
+    /// Throws `InvalidRequest` for a bad state as [`WasmEngine::preview`]; a rejected `page_url`
+    /// is reported inside the explanation.
+    pub fn explain(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
+        let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
+        let explanation = self.engine.explain(&state).map_err(|e| js_error(&e))?;
+        to_js(&explanation)
+    }
+
+    /// `engine.decisionMap(pageUrl): DecisionMap`.
+    ///
+    /// # Errors
+    ///
+    /// Throws `InvalidRequest` for a rejected URL.
+    #[wasm_bindgen(js_name = decisionMap)]
+    pub fn decision_map(&self, page_url: &str) -> Result<JsValue, JsValue> {
+        let map = self
+            .engine
+            .decision_map(page_url)
+            .map_err(|e| js_error(&e))?;
+        to_js(&map)
+    }
+
+    /// `engine.lint(): Diagnostic[]` (warnings).
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for diagnostics.
+    pub fn lint(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.lint())
+    }
+
+    /// `engine.summary(): { rule_id, text }[]`: one plain sentence per rule.
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for summaries.
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.summary())
+    }
+
+    /// `engine.pageReport(pageUrl): PageReport`. A rejected URL is reported inside the report.
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for a report.
+    #[wasm_bindgen(js_name = pageReport)]
+    pub fn page_report(&self, page_url: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.page_report(page_url))
+    }
+}
+
+/// `normalizePageUrl(url, options?: { caseSensitive?: boolean }): string`.
+///
+/// # Errors
+///
+/// Throws an `Error` with `code` (the [`UrlError::code`](crate::UrlError::code)), `kind`
+/// `"InvalidRequest"` and one diagnostic, when the URL is rejected; a `TypeError` when
+/// `options.caseSensitive` is present but not a boolean.
+#[wasm_bindgen(js_name = normalizePageUrl)]
+pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsValue> {
+    let case_sensitive = if options.is_object() {
+        let flag = js_sys::Reflect::get(options, &JsValue::from_str("caseSensitive"))?;
+        match flag.as_bool() {
+            Some(flag) => flag,
+            None if flag.is_undefined() || flag.is_null() => false,
+            None => {
+                return Err(
+                    js_sys::TypeError::new("options.caseSensitive must be a boolean").into(),
+                )
+            }
+        }
+    } else {
+        false
+    };
+    match normalize_page_url(url, case_sensitive) {
+        Ok(path) => Ok(path.into_owned()),
+        Err(e) => {
+            let error = Error::new(
+                ErrorKind::InvalidRequest,
+                vec![Diagnostic::error(e.code(), String::new(), e.to_string())],
+            );
+            let js = js_error(&error);
+            set(&js, "code", &JsValue::from_str(e.code()));
+            Err(js)
+        }
+    }
+}
+
+/// `validateConfig(config: string | object): { valid, errors, warnings }`. Never throws.
+#[wasm_bindgen(js_name = validateConfig)]
+pub fn validate_config_js(config: &JsValue) -> JsValue {
+    let validation = match ConfigInput::from_js(config) {
+        Ok(ConfigInput::Text(text)) => validate_config(&text),
+        // What `validate_config` does for text, for a tree (no line and column).
+        Ok(ConfigInput::Tree(tree)) => match Engine::compile_value(&tree) {
+            Ok(engine) => Validation {
+                valid: true,
+                errors: Vec::new(),
+                warnings: engine.lint(),
+            },
+            Err(e) => invalid(&e),
+        },
+        Err(e) => invalid(&e),
+    };
+    to_js(&validation).unwrap_or(JsValue::NULL)
+}
+
+fn invalid(error: &Error) -> Validation {
+    Validation {
+        valid: false,
+        errors: error.diagnostics().to_vec(),
+        warnings: Vec::new(),
+    }
+}
