@@ -9,8 +9,6 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use globset::Candidate;
-
 use crate::config::{self, Config, Nudge, Pattern, Rule};
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::json::Path;
@@ -289,12 +287,11 @@ impl Engine {
     /// The decision for a normalized path: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
         with_scratch(|scratch| {
-            let candidate = Candidate::from_bytes(path);
-            if let Some(zone) = self.quiet_zones.first_owner(&candidate, &mut scratch.globs) {
+            if let Some(zone) = self.quiet_zones.first_owner(path, &mut scratch.globs) {
                 return Outcome::Quiet(zone as usize);
             }
             self.pages
-                .matching_owners(&candidate, &mut scratch.globs, &mut scratch.owners);
+                .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
             let matches = PageMatches {
                 owners: &scratch.owners,
             };
@@ -347,26 +344,22 @@ impl Engine {
     ) -> T {
         let mut globs = Vec::new();
         let mut owners = Vec::new();
-        self.pages
-            .matching_owners(&Candidate::from_bytes(path), &mut globs, &mut owners);
+        self.pages.matching_owners(path, &mut globs, &mut owners);
         f(&PageMatches { owners: &owners })
     }
 
     /// The first quiet zone (config order) containing a normalized path.
     pub(crate) fn quiet_zone_of(&self, path: &str) -> Option<usize> {
         self.quiet_zones
-            .first_owner(&Candidate::from_bytes(path), &mut Vec::new())
+            .first_owner(path, &mut Vec::new())
             .map(|z| z as usize)
     }
 
     /// Every quiet zone containing a normalized path, in config order.
     pub(crate) fn quiet_zones_of(&self, path: &str) -> Vec<usize> {
         let mut owners = Vec::new();
-        self.quiet_zones.matching_owners(
-            &Candidate::from_bytes(path),
-            &mut Vec::new(),
-            &mut owners,
-        );
+        self.quiet_zones
+            .matching_owners(path, &mut Vec::new(), &mut owners);
         owners.into_iter().map(|z| z as usize).collect()
     }
 

@@ -170,25 +170,58 @@ pub fn normalize_page_url(page_url: &str, case_sensitive: bool) -> Result<Cow<'_
     normalize_slow(page_url, case_sensitive).map(Cow::Owned)
 }
 
+/// Byte classes of the fast path.
+const REJECT: u8 = 0;
+const PLAIN: u8 = 1;
+const SLASH: u8 = 2;
+const DOT: u8 = 3;
+const UPPER: u8 = 4;
+
+/// The class of each byte for [`is_canonical`]: lowercase letters, digits and the printable ASCII
+/// characters without special meaning in a path are `PLAIN`; everything that may need work
+/// (`%`, `;`, `?`, `#`, `\`, space, controls, non-ASCII) is `REJECT`.
+// Evaluated at compile time: an index out of range fails the build, never a run.
+#[allow(clippy::indexing_slicing)]
+static BYTE_CLASS: [u8; 256] = {
+    let mut table = [REJECT; 256];
+    let plain = b"abcdefghijklmnopqrstuvwxyz0123456789-_~!$&'()*+,=:@";
+    let mut i = 0;
+    while i < plain.len() {
+        table[plain[i] as usize] = PLAIN;
+        i += 1;
+    }
+    let mut c = b'A';
+    while c <= b'Z' {
+        table[c as usize] = UPPER;
+        c += 1;
+    }
+    table[b'/' as usize] = SLASH;
+    table[b'.' as usize] = DOT;
+    table
+};
+
 /// The fast path: true when `path` is already its own canonical form, so normalization would
 /// return it unchanged. Conservative: false only costs the slow path.
 fn is_canonical(path: &str, case_sensitive: bool) -> bool {
     let bytes = path.as_bytes();
-    if bytes.first() != Some(&b'/') {
-        return false;
+    match bytes {
+        [b'/'] => return true,
+        [b'/', .., last] if *last != b'/' && bytes.len() <= MAX_PAGE_URL_BYTES => {}
+        _ => return false,
     }
-    if bytes.len() == 1 {
-        return true;
-    }
-    if bytes.len() > MAX_PAGE_URL_BYTES || bytes.last() == Some(&b'/') {
-        return false;
-    }
+    let upper = if case_sensitive { PLAIN } else { REJECT };
     // `seg_len` and `dots` track the segment being read, to spot empty, `.` and `..` segments.
     let mut seg_len = 0usize;
     let mut dots = 0usize;
     for &b in bytes.iter().skip(1) {
-        match b {
-            b'/' => {
+        let class = match BYTE_CLASS[usize::from(b)] {
+            UPPER => upper,
+            class => class,
+        };
+        match class {
+            PLAIN => {}
+            DOT => dots += 1,
+            SLASH => {
                 if seg_len == 0 || is_dot_segment(seg_len, dots) {
                     return false;
                 }
@@ -196,11 +229,6 @@ fn is_canonical(path: &str, case_sensitive: bool) -> bool {
                 dots = 0;
                 continue;
             }
-            b'.' => dots += 1,
-            b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'~' => {}
-            b'A'..=b'Z' if case_sensitive => {}
-            // Printable ASCII without special meaning here; NFKC leaves ASCII alone.
-            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b'=' | b':' | b'@' => {}
             _ => return false,
         }
         seg_len += 1;

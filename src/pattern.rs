@@ -7,6 +7,7 @@
 //! can panic.
 
 use globset::{Candidate, Glob, GlobBuilder, GlobSet};
+use rustc_hash::FxHashMap;
 
 use crate::normalize::normalize_pattern_text;
 
@@ -85,6 +86,11 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         );
     }
     let normalized = normalize_pattern_text(raw, case_sensitive);
+    // Literal and literal-prefix patterns are valid globs by construction and never reach
+    // globset (see `LiteralIndex`); the others must parse.
+    if literal_forms(&normalized).is_some() {
+        return Ok(normalized);
+    }
     if let Err(e) = globs_of(&normalized) {
         return problem(
             "pattern_syntax",
@@ -95,12 +101,137 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     Ok(normalized)
 }
 
-/// Many patterns compiled into one glob set; each match reports its owner.
+/// The exact form of a pattern without glob syntax: `/search` matches itself only; `X/**` with a
+/// literal `X` matches `X` and every path starting with `X/` (SPEC 3); `/**` and `**` match every
+/// path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LiteralForm {
+    Exact(String),
+    Prefix(String),
+    Everything,
+}
+
+/// Most brace expansions a pattern may have to be indexed as literals.
+const MAX_EXPANSIONS: usize = 16;
+
+/// The literal forms of a normalized pattern, when it has no glob syntax other than a trailing
+/// `/**` and `{...}` alternates of literals (expanded); `None` when globset must match it.
+fn literal_forms(normalized: &str) -> Option<Vec<LiteralForm>> {
+    if matches_every_path(normalized) {
+        return Some(vec![LiteralForm::Everything]);
+    }
+    let mut out = Vec::new();
+    for expanded in expand_braces(normalized)? {
+        let (base, prefix) = match expanded.strip_suffix("/**") {
+            Some(base) if !base.is_empty() => (base.to_owned(), true),
+            _ => (expanded, false),
+        };
+        if !is_literal(&base) || !base.starts_with('/') {
+            return None;
+        }
+        out.push(if prefix {
+            LiteralForm::Prefix(base)
+        } else {
+            LiteralForm::Exact(base)
+        });
+    }
+    Some(out)
+}
+
+/// Expands `{a,b}` groups whose alternatives are literal (no nesting, no other glob syntax inside),
+/// up to [`MAX_EXPANSIONS`] results; `None` when a group cannot be expanded that way.
+fn expand_braces(pattern: &str) -> Option<Vec<String>> {
+    let Some(open) = pattern.find('{') else {
+        return Some(vec![pattern.to_owned()]);
+    };
+    let close = open + pattern.get(open..)?.find('}')?;
+    let (head, inner, tail) = (
+        pattern.get(..open)?,
+        pattern.get(open + 1..close)?,
+        pattern.get(close + 1..)?,
+    );
+    if head.contains(['[', ']', '\\']) || inner.contains(['{', '[', ']', '*', '?', '\\']) {
+        return None;
+    }
+    let rests = expand_braces(tail)?;
+    let mut out = Vec::new();
+    for alternative in inner.split(',') {
+        if alternative.is_empty() {
+            return None;
+        }
+        for rest in &rests {
+            out.push(format!("{head}{alternative}{rest}"));
+            if out.len() > MAX_EXPANSIONS {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Literal and literal-prefix patterns, matched by hash lookups of the path and its ancestors:
+/// the cost depends on the path's depth, not on the number of patterns.
+#[derive(Clone, Debug, Default)]
+struct LiteralIndex {
+    /// Owners of patterns matching exactly this path (`/search`; `X` of `X/**`).
+    exact: FxHashMap<Box<str>, Vec<u32>>,
+    /// Owners of `X/**` patterns, keyed by `X`: they match every path starting with `X/`.
+    prefix: FxHashMap<Box<str>, Vec<u32>>,
+    /// Owners of patterns matching every path.
+    everything: Vec<u32>,
+    /// The longest key of `prefix`, in bytes: longer ancestors need no lookup.
+    longest_prefix: usize,
+}
+
+impl LiteralIndex {
+    fn add(&mut self, owner: u32, form: LiteralForm) {
+        match form {
+            LiteralForm::Everything => self.everything.push(owner),
+            LiteralForm::Exact(path) => self.exact.entry(path.into()).or_default().push(owner),
+            LiteralForm::Prefix(base) => {
+                self.longest_prefix = self.longest_prefix.max(base.len());
+                self.exact
+                    .entry(base.as_str().into())
+                    .or_default()
+                    .push(owner);
+                self.prefix.entry(base.into()).or_default().push(owner);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.prefix.is_empty() && self.everything.is_empty()
+    }
+
+    /// Calls `found` with the owners of every pattern matching `path`.
+    fn for_each_match(&self, path: &str, mut found: impl FnMut(&[u32])) {
+        found(&self.everything);
+        if let Some(owners) = self.exact.get(path) {
+            found(owners);
+        }
+        if self.prefix.is_empty() {
+            return;
+        }
+        // Every proper ancestor up to the longest key: `/a` and `/a/b` of `/a/b/c`.
+        let bytes = path.as_bytes();
+        let end = bytes.len().min(self.longest_prefix + 1);
+        for i in memchr::memchr_iter(b'/', bytes.get(1..end).unwrap_or_default()) {
+            if let Some(owners) = path.get(..=i).and_then(|a| self.prefix.get(a)) {
+                found(owners);
+            }
+        }
+    }
+}
+
+/// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
+/// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
+/// into a [`LiteralIndex`]; every other pattern into one [`GlobSet`].
 #[derive(Clone, Debug)]
 pub(crate) struct PatternSet {
-    set: GlobSet,
-    /// For each glob of `set`, the owner given to [`PatternSet::build`].
-    owners: Vec<u32>,
+    literal: LiteralIndex,
+    globs: GlobSet,
+    /// For each glob of `globs`, the owner given to [`PatternSet::build`].
+    glob_owners: Vec<u32>,
 }
 
 impl PatternSet {
@@ -111,14 +242,23 @@ impl PatternSet {
     /// When globset refuses the set (a regex over its size limits), the indices (into `patterns`)
     /// of the patterns that fail on their own; empty when only the combination is too large.
     pub(crate) fn build(patterns: &[(u32, &str)]) -> Result<Self, Vec<usize>> {
-        let mut globs = Vec::with_capacity(patterns.len() + patterns.len() / 2);
-        let mut owners = Vec::with_capacity(globs.capacity());
+        let mut literal = LiteralIndex::default();
+        let mut globs = Vec::new();
+        let mut glob_owners = Vec::new();
+        let mut glob_patterns = Vec::new();
         let mut bad = Vec::new();
         for (i, (owner, text)) in patterns.iter().enumerate() {
+            if let Some(forms) = literal_forms(text) {
+                for form in forms {
+                    literal.add(*owner, form);
+                }
+                continue;
+            }
             match globs_of(text) {
                 Ok(gs) => {
-                    owners.extend(std::iter::repeat_n(*owner, gs.len()));
+                    glob_owners.extend(std::iter::repeat_n(*owner, gs.len()));
                     globs.extend(gs);
+                    glob_patterns.push(i);
                 }
                 Err(_) => bad.push(i),
             }
@@ -126,15 +266,26 @@ impl PatternSet {
         if !bad.is_empty() {
             return Err(bad);
         }
+        if globs.is_empty() {
+            return Ok(PatternSet {
+                literal,
+                globs: GlobSet::empty(),
+                glob_owners,
+            });
+        }
         match GlobSet::new(&globs) {
-            Ok(set) => Ok(PatternSet { set, owners }),
-            Err(_) => Err(patterns
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, text))| {
-                    globs_of(text).map_or(true, |gs| GlobSet::new(&gs).is_err())
+            Ok(globs) => Ok(PatternSet {
+                literal,
+                globs,
+                glob_owners,
+            }),
+            Err(_) => Err(glob_patterns
+                .into_iter()
+                .filter(|&i| {
+                    patterns.get(i).is_none_or(|(_, text)| {
+                        globs_of(text).map_or(true, |gs| GlobSet::new(&gs).is_err())
+                    })
                 })
-                .map(|(i, _)| i)
                 .collect()),
         }
     }
@@ -142,47 +293,59 @@ impl PatternSet {
     /// An empty set (matches nothing).
     pub(crate) fn empty() -> Self {
         PatternSet {
-            set: GlobSet::empty(),
-            owners: Vec::new(),
+            literal: LiteralIndex::default(),
+            globs: GlobSet::empty(),
+            glob_owners: Vec::new(),
         }
     }
 
-    /// True when any pattern matches.
-    pub(crate) fn is_match(&self, path: &Candidate<'_>) -> bool {
-        !self.set.is_empty() && self.set.is_match_candidate(path)
-    }
-
-    /// Replaces `owners_out` with the owners of every matching glob, sorted, duplicates removed.
+    /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates
+    /// removed. `scratch` is reused between calls to avoid allocating.
     pub(crate) fn matching_owners(
         &self,
-        path: &Candidate<'_>,
+        path: &str,
         scratch: &mut Vec<usize>,
         owners_out: &mut Vec<u32>,
     ) {
         owners_out.clear();
-        if self.set.is_empty() {
-            return;
+        if !self.literal.is_empty() {
+            self.literal
+                .for_each_match(path, |owners| owners_out.extend_from_slice(owners));
         }
-        self.set.matches_candidate_into(path, scratch);
-        owners_out.extend(scratch.iter().filter_map(|&g| self.owners.get(g).copied()));
-        owners_out.sort_unstable();
-        owners_out.dedup();
+        if !self.globs.is_empty() {
+            self.globs
+                .matches_candidate_into(&Candidate::from_bytes(path), scratch);
+            owners_out.extend(
+                scratch
+                    .iter()
+                    .filter_map(|&g| self.glob_owners.get(g).copied()),
+            );
+        }
+        if owners_out.len() > 1 {
+            owners_out.sort_unstable();
+            owners_out.dedup();
+        }
     }
 
-    /// The smallest owner among the matching globs.
-    pub(crate) fn first_owner(
-        &self,
-        path: &Candidate<'_>,
-        scratch: &mut Vec<usize>,
-    ) -> Option<u32> {
-        if !self.is_match(path) {
-            return None;
+    /// The smallest owner among the matching patterns.
+    pub(crate) fn first_owner(&self, path: &str, scratch: &mut Vec<usize>) -> Option<u32> {
+        let mut first: Option<u32> = None;
+        let mut keep = |o: u32| first = Some(first.map_or(o, |f| f.min(o)));
+        if !self.literal.is_empty() {
+            self.literal
+                .for_each_match(path, |owners| owners.iter().for_each(|&o| keep(o)));
         }
-        self.set.matches_candidate_into(path, scratch);
-        scratch
-            .iter()
-            .filter_map(|&g| self.owners.get(g).copied())
-            .min()
+        if !self.globs.is_empty() {
+            let candidate = Candidate::from_bytes(path);
+            if self.globs.is_match_candidate(&candidate) {
+                self.globs.matches_candidate_into(&candidate, scratch);
+                scratch
+                    .iter()
+                    .filter_map(|&g| self.glob_owners.get(g).copied())
+                    .for_each(&mut keep);
+            }
+        }
+        first
     }
 }
 
@@ -229,7 +392,7 @@ mod tests {
 
     fn owners(s: &PatternSet, path: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        s.matching_owners(&Candidate::from_bytes(path), &mut Vec::new(), &mut out);
+        s.matching_owners(path, &mut Vec::new(), &mut out);
         out
     }
 
@@ -330,12 +493,52 @@ mod tests {
     }
 
     #[test]
+    fn literal_index_agrees_with_globset() {
+        let patterns = [
+            "/",
+            "/a",
+            "/a/**",
+            "/a/b",
+            "/a/b/**",
+            "/{a,b}/**",
+            "/x/{a,b}/c",
+            "/{a,b}{c,d}",
+            "/**",
+            "**",
+            "/a.b",
+            "/a-b/**",
+            "/{a,}",
+            "/é/**",
+        ];
+        let paths = [
+            "/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/b/x", "/x/a/c", "/x/b/c", "/x/c/c", "/ac",
+            "/bd", "/a.b", "/a-b", "/a-b/c", "/é", "/é/x", "/éx",
+        ];
+        for pattern in patterns {
+            let ours = PatternSet::build(&[(0, pattern)]);
+            let reference = globs_of(pattern).and_then(|g| GlobSet::new(&g));
+            match (ours, reference) {
+                (Ok(ours), Ok(reference)) => {
+                    for path in paths {
+                        let mut out = Vec::new();
+                        ours.matching_owners(path, &mut Vec::new(), &mut out);
+                        let want = reference.is_match_candidate(&Candidate::from_bytes(path));
+                        assert_eq!(!out.is_empty(), want, "{pattern} vs {path}");
+                        assert_eq!(ours.first_owner(path, &mut Vec::new()).is_some(), want);
+                    }
+                }
+                (ours, reference) => assert_eq!(ours.is_ok(), reference.is_ok(), "{pattern}"),
+            }
+        }
+        assert_eq!(literal_forms("/{a,b}/**").map(|f| f.len()), Some(2));
+        assert_eq!(literal_forms("/*/x"), None);
+        assert_eq!(literal_forms("**/x"), None);
+    }
+
+    #[test]
     fn owners_are_sorted_and_deduplicated() {
         let s = PatternSet::build(&[(7, "/a/**"), (3, "/a"), (7, "/**")]).unwrap();
         assert_eq!(owners(&s, "/a"), vec![3, 7]);
-        assert_eq!(
-            s.first_owner(&Candidate::from_bytes("/a"), &mut Vec::new()),
-            Some(3)
-        );
+        assert_eq!(s.first_owner("/a", &mut Vec::new()), Some(3));
     }
 }

@@ -1,0 +1,321 @@
+//! The engine's hot paths against a hand-written floor and a general rules engine, measured in
+//! one run (`cargo bench`; `make bench` prints the ratios, docs/PERFORMANCE.md has a real run).
+//!
+//! Groups (criterion ids `group/function`):
+//! - `storefront/{floor,preview,datalogic}`: a realistic mix of states (quiet-zone hits, first-rule
+//!   hits, last-rule hits, no match) against the embedded storefront config, per iteration the whole
+//!   mix; `floor` is a hand-written `match` for this config, using the crate's own normalization.
+//! - `scale/{rules,quiet_zones,glob_rules}/N`: worst case, only the last rule can match; rules
+//!   with literal and `X/**` patterns, and (`glob_rules`) with a wildcard pattern each.
+//! - `normalize/*`: URL shapes; `canonical_short` takes the fast path, `slow_same_path` is the same
+//!   page with a trailing slash, which takes full normalization.
+//! - `compile/{rules,glob_rules}/N`: config text to engine, JSON parse included.
+//! - `wire/preview_body`: request body bytes to response body text.
+//! - `map/{decision_map,previews_200}`: the storefront's decision map of a product page against
+//!   200 single previews on the same page.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nudge_rules::{normalize_page_url, Engine, SessionState};
+use serde_json::json;
+
+const STOREFRONT: &str = include_str!("../examples/storefront.json");
+
+/// The mix of states: (intent, page_url, idle_ms), with what fires in the storefront config.
+const MIX: &[(u8, &str, u32)] = &[
+    (95, "/checkout/payment", 60_000),            // quiet zone
+    (70, "https://shop.example/cart?x=1", 9_000), // quiet zone, absolute URL
+    (90, "/products/linen-shirt", 25_000),        // first rule (high-intent-exit)
+    (88, "/collections/summer", 30_000),          // first rule
+    (82, "/products/linen-shirt", 9_000),         // second rule (sizing-help)
+    (45, "/collections/sale", 2_500),             // sale-toast
+    (45, "/collections/summer", 0),               // free-shipping-bar
+    (35, "/search", 6_000),                       // search-assist
+    (10, "/blog/how-to-linen", 15_000),           // blog-newsletter
+    (95, "/about", 45_000),                       // last rule (last-chance-exit)
+    (35, "/search", 2_500),                       // no match
+    (82, "/products/gift-card", 9_000),           // no match (excluded)
+];
+
+fn states() -> Vec<SessionState> {
+    MIX.iter()
+        .map(|&(intent_score, url, idle_ms)| SessionState {
+            intent_score,
+            page_url: url.to_owned(),
+            idle_ms,
+        })
+        .collect()
+}
+
+/// What fires: the rule index, or a negative code (-1 none, -2 quiet), as `previewFields`.
+fn code(p: &nudge_rules::Preview<'_>) -> i32 {
+    match (p.rule_index(), p.quiet_zone()) {
+        (Some(i), _) => i as i32,
+        (None, Some(_)) => -2,
+        (None, None) => -1,
+    }
+}
+
+/// The hand-written floor: the storefront config's decision as code.
+fn floor(state: &SessionState) -> i32 {
+    let Ok(path) = normalize_page_url(&state.page_url, false) else {
+        return -3;
+    };
+    let p: &str = &path;
+    let under = |prefix: &str| {
+        p == prefix
+            || p.strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    if under("/checkout") || under("/cart") || under("/account") || under("/orders") {
+        return -2;
+    }
+    let (i, idle) = (state.intent_score, state.idle_ms);
+    let products = under("/products");
+    let collections = under("/collections");
+    if i >= 85 && idle >= 20_000 && (products || collections) {
+        0
+    } else if i >= 60 && idle >= 8_000 && products && p != "/products/gift-card" {
+        1
+    } else if i >= 30
+        && idle >= 2_000
+        && (under("/collections/sale") || under("/collections/clearance"))
+    {
+        2
+    } else if (30..=59).contains(&i) && (collections || products) {
+        3
+    } else if i >= 20 && idle >= 6_000 && p == "/search" {
+        4
+    } else if idle >= 15_000 && under("/blog") && !under("/blog/tags") {
+        5
+    } else if i <= 40 && idle >= 3_000 && p == "/" {
+        6
+    } else if i >= 90 && idle >= 45_000 && !under("/blog") && p != "/search" {
+        8
+    } else {
+        -1
+    }
+}
+
+/// The storefront config in JSON Logic. Every storefront pattern is a literal path or a literal
+/// `X/**` prefix, so `==` and `starts_with` express it exactly: nothing is simplified.
+fn storefront_json_logic() -> serde_json::Value {
+    let under = |prefix: &str| json!({"or": [{"==": [{"var": "path"}, prefix]}, {"starts_with": [{"var": "path"}, format!("{prefix}/")]}]});
+    let is = |page: &str| json!({"==": [{"var": "path"}, page]});
+    let ge = |v: &str, n: u32| json!({">=": [{"var": v}, n]});
+    let le = |v: &str, n: u32| json!({"<=": [{"var": v}, n]});
+    json!({"if": [
+        {"or": [under("/checkout"), under("/cart"), under("/account"), under("/orders")]}, -2,
+        {"and": [ge("intent", 85), ge("idle", 20_000), {"or": [under("/products"), under("/collections")]}]}, 0,
+        {"and": [ge("intent", 60), ge("idle", 8_000), under("/products"), {"!": is("/products/gift-card")}]}, 1,
+        {"and": [ge("intent", 30), ge("idle", 2_000), {"or": [under("/collections/sale"), under("/collections/clearance")]}]}, 2,
+        {"and": [ge("intent", 30), le("intent", 59), {"or": [under("/collections"), under("/products")]}]}, 3,
+        {"and": [ge("intent", 20), ge("idle", 6_000), is("/search")]}, 4,
+        {"and": [ge("idle", 15_000), under("/blog"), {"!": under("/blog/tags")}]}, 5,
+        {"and": [le("intent", 40), ge("idle", 3_000), is("/")]}, 6,
+        {"and": [ge("intent", 90), ge("idle", 45_000), {"!": under("/blog")}, {"!": is("/search")}]}, 8,
+        -1
+    ]})
+}
+
+fn storefront(c: &mut Criterion) {
+    let engine = Engine::compile(STOREFRONT).unwrap();
+    let states = states();
+    // The three must agree before their speed means anything.
+    let dl = datalogic_rs::Engine::new();
+    let logic = dl
+        .compile(storefront_json_logic().to_string().as_str())
+        .unwrap();
+    let mut session = dl.session();
+    let datalogic = |session: &mut datalogic_rs::Session<'_>, s: &SessionState| -> i32 {
+        let Ok(path) = normalize_page_url(&s.page_url, false) else {
+            return -3;
+        };
+        let data = json!({"path": path.as_ref(), "intent": s.intent_score, "idle": s.idle_ms});
+        let code = session
+            .eval(&logic, &data)
+            .ok()
+            .and_then(|v| v.as_i64())
+            .unwrap_or(-3);
+        session.reset();
+        code as i32
+    };
+    for s in &states {
+        let ours = code(&engine.preview(s).unwrap());
+        assert_eq!(ours, floor(s), "floor disagrees on {s:?}");
+        assert_eq!(
+            ours,
+            datalogic(&mut session, s),
+            "datalogic disagrees on {s:?}"
+        );
+    }
+
+    let mut g = c.benchmark_group("storefront");
+    g.throughput(Throughput::Elements(states.len() as u64));
+    g.bench_function("floor", |b| {
+        b.iter(|| states.iter().map(|s| floor(black_box(s))).sum::<i32>())
+    });
+    g.bench_function("preview", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| engine.preview(black_box(s)).map_or(-3, |p| code(&p)))
+                .sum::<i32>()
+        })
+    });
+    g.bench_function("datalogic", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| datalogic(&mut session, black_box(s)))
+                .sum::<i32>()
+        })
+    });
+    g.finish();
+}
+
+/// A config of `rules` rules (each with include and exclude patterns) and `quiet` quiet zones,
+/// where only the last rule can match `/section{last}/item`. With `wildcards`, every rule also has
+/// a wildcard pattern (`/s{i}/*/x`), which needs globset's regex matching.
+fn scaled_config(rules: usize, quiet: usize, wildcards: bool) -> String {
+    let rules: Vec<_> = (0..rules)
+        .map(|i| {
+            let mut pages = vec![format!("/section{i}/**"), format!("/s{i}")];
+            if wildcards {
+                pages.push(format!("/s{i}/*/x"));
+            }
+            json!({
+                "id": format!("rule-{i}"),
+                "nudge": {"type": "toast", "message": "m", "cta": "c"},
+                "when": {"min_intent_score": 10, "min_idle_ms": 1000,
+                         "pages": pages,
+                         "exclude_pages": [format!("/section{i}/hidden")]}
+            })
+        })
+        .collect();
+    let quiet: Vec<String> = (0..quiet).map(|i| format!("/quiet{i}/**")).collect();
+    json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
+}
+
+fn scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale");
+    for n in [10usize, 100, 1000] {
+        for (kind, rules, quiet, wildcards) in [
+            ("rules", n, 10, false),
+            ("quiet_zones", 10, n, false),
+            ("glob_rules", n, 10, true),
+        ] {
+            let engine = Engine::compile(&scaled_config(rules, quiet, wildcards)).unwrap();
+            let state = SessionState {
+                intent_score: 50,
+                page_url: format!("/section{}/item", rules - 1),
+                idle_ms: 5000,
+            };
+            assert_eq!(
+                engine.preview(&state).unwrap().rule_index(),
+                Some(rules - 1)
+            );
+            g.bench_with_input(BenchmarkId::new(kind, n), &state, |b, s| {
+                b.iter(|| engine.preview(black_box(s)).map(|p| p.rule_index()).ok())
+            });
+        }
+    }
+    g.finish();
+}
+
+fn normalize(c: &mut Criterion) {
+    let long = format!(
+        "/{}",
+        vec![
+            "department",
+            "category",
+            "sub-category",
+            "brand",
+            "line",
+            "model",
+            "variant",
+            "size",
+            "colour",
+            "item"
+        ]
+        .join("/")
+    );
+    let shapes: [(&str, &str); 7] = [
+        ("canonical_short", "/products/linen-shirt"),
+        ("slow_same_path", "/products/linen-shirt/"),
+        ("canonical_long", &long),
+        (
+            "full_url_query",
+            "https://shop.example:443/products/linen-shirt?utm_source=mail&ref=x#reviews",
+        ),
+        ("needs_decoding", "/%70roducts/caf%C3%A9-linen%20shirt"),
+        (
+            "dot_segments",
+            "/collections/../products/./linen-shirt;jsessionid=1",
+        ),
+        ("case_folding", "/Products/LINEN-Shirt"),
+    ];
+    let mut g = c.benchmark_group("normalize");
+    for (name, url) in shapes {
+        g.bench_function(name, |b| {
+            b.iter(|| normalize_page_url(black_box(url), false).map(|p| p.len()))
+        });
+    }
+    g.finish();
+}
+
+fn compile(c: &mut Criterion) {
+    let mut g = c.benchmark_group("compile");
+    g.sample_size(20);
+    for n in [10usize, 1000] {
+        for (kind, wildcards) in [("rules", false), ("glob_rules", true)] {
+            let text = scaled_config(n, 10, wildcards);
+            g.bench_with_input(BenchmarkId::new(kind, n), &text, |b, t| {
+                b.iter(|| Engine::compile(black_box(t)).map(|e| e.config().rules.len()))
+            });
+        }
+    }
+    g.finish();
+}
+
+fn wire(c: &mut Criterion) {
+    let engine = Engine::compile(STOREFRONT).unwrap();
+    let body = br#"{"session_state":{"intent_score":82,"page_url":"/products/linen-shirt","idle_ms":9000}}"#;
+    c.bench_function("wire/preview_body", |b| {
+        b.iter(|| engine.preview_body(black_box(body)).map(|s| s.len()))
+    });
+}
+
+fn map(c: &mut Criterion) {
+    let engine = Engine::compile(STOREFRONT).unwrap();
+    let page = "/products/linen-shirt";
+    let points: Vec<(u8, u32)> = (0..200u32)
+        .map(|k| ((k % 101) as u8, (k * 997) % 60_000))
+        .collect();
+    let mut g = c.benchmark_group("map");
+    g.bench_function("decision_map", |b| {
+        b.iter(|| {
+            engine
+                .decision_map(black_box(page))
+                .map(|m| m.regions.len())
+        })
+    });
+    g.bench_function("previews_200", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .filter_map(|&(i, idle)| {
+                    engine
+                        .preview_fields(i, black_box(page), idle)
+                        .ok()?
+                        .rule_index()
+                })
+                .count()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, storefront, scale, normalize, compile, wire, map);
+criterion_main!(benches);
