@@ -214,7 +214,7 @@ fn is_canonical(path: &str, case_sensitive: bool) -> bool {
     let mut seg_len = 0usize;
     let mut dots = 0usize;
     for &b in bytes.iter().skip(1) {
-        let class = match BYTE_CLASS[usize::from(b)] {
+        let class = match BYTE_CLASS.get(usize::from(b)).copied().unwrap_or(REJECT) {
             UPPER => upper,
             class => class,
         };
