@@ -227,7 +227,7 @@ fn scale(c: &mut Criterion) {
 fn normalize(c: &mut Criterion) {
     let long = format!(
         "/{}",
-        vec![
+        [
             "department",
             "category",
             "sub-category",
