@@ -459,7 +459,7 @@ fn resolve_segments(path: &str) -> Result<String, UrlError> {
             }
             "." => {}
             ".." => {
-                if previous_empty && !kept.is_empty() {
+                if previous_empty {
                     return Err(UrlError::AmbiguousDotSegment);
                 }
                 kept.pop();
