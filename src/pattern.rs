@@ -223,15 +223,24 @@ impl LiteralIndex {
     }
 }
 
+/// Most regex source (in bytes, as globset writes it) in one [`GlobSet`]: larger sets are split,
+/// so that no config within SPEC 2's limits exceeds the regex size limits as a whole.
+const MAX_REGEX_BYTES_PER_SET: usize = 64 * 1024;
+
+/// Globs compiled into one [`GlobSet`], with each glob's owner.
+#[derive(Clone, Debug)]
+struct GlobChunk {
+    set: GlobSet,
+    owners: Vec<u32>,
+}
+
 /// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
 /// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
-/// into a [`LiteralIndex`]; every other pattern into one [`GlobSet`].
-#[derive(Clone, Debug)]
+/// into a [`LiteralIndex`]; every other pattern into glob sets (usually one).
+#[derive(Clone, Debug, Default)]
 pub(crate) struct PatternSet {
     literal: LiteralIndex,
-    globs: GlobSet,
-    /// For each glob of `globs`, the owner given to [`PatternSet::build`].
-    glob_owners: Vec<u32>,
+    chunks: Vec<GlobChunk>,
 }
 
 impl PatternSet {
@@ -239,13 +248,12 @@ impl PatternSet {
     ///
     /// # Errors
     ///
-    /// When globset refuses the set (a regex over its size limits), the indices (into `patterns`)
-    /// of the patterns that fail on their own; empty when only the combination is too large.
+    /// When globset refuses a set (a regex over its size limits), the indices (into `patterns`)
+    /// of the patterns that fail on their own; empty when only a combination is too large.
     pub(crate) fn build(patterns: &[(u32, &str)]) -> Result<Self, Vec<usize>> {
         let mut literal = LiteralIndex::default();
-        let mut globs = Vec::new();
-        let mut glob_owners = Vec::new();
-        let mut glob_patterns = Vec::new();
+        // Per glob pattern: its index in `patterns`, its globs, its owner.
+        let mut pending: Vec<(usize, Vec<Glob>, u32)> = Vec::new();
         let mut bad = Vec::new();
         for (i, (owner, text)) in patterns.iter().enumerate() {
             if let Some(forms) = literal_forms(text) {
@@ -255,48 +263,52 @@ impl PatternSet {
                 continue;
             }
             match globs_of(text) {
-                Ok(gs) => {
-                    glob_owners.extend(std::iter::repeat_n(*owner, gs.len()));
-                    globs.extend(gs);
-                    glob_patterns.push(i);
-                }
+                Ok(globs) => pending.push((i, globs, *owner)),
                 Err(_) => bad.push(i),
             }
         }
         if !bad.is_empty() {
             return Err(bad);
         }
-        if globs.is_empty() {
-            return Ok(PatternSet {
-                literal,
-                globs: GlobSet::empty(),
-                glob_owners,
-            });
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        while start < pending.len() {
+            let mut end = start;
+            let mut size = 0;
+            while let Some((_, globs, _)) = pending.get(end) {
+                let more: usize = globs.iter().map(|g| g.regex().len()).sum();
+                if end > start && size + more > MAX_REGEX_BYTES_PER_SET {
+                    break;
+                }
+                size += more;
+                end += 1;
+            }
+            let part = pending.get(start..end).unwrap_or_default();
+            let globs: Vec<&Glob> = part.iter().flat_map(|(_, g, _)| g).collect();
+            let owners = part
+                .iter()
+                .flat_map(|(_, g, owner)| std::iter::repeat_n(*owner, g.len()))
+                .collect();
+            match GlobSet::new(globs) {
+                Ok(set) => chunks.push(GlobChunk { set, owners }),
+                Err(_) => bad.extend(
+                    part.iter()
+                        .filter(|(_, g, _)| GlobSet::new(g).is_err())
+                        .map(|(i, _, _)| *i),
+                ),
+            }
+            start = end;
         }
-        match GlobSet::new(&globs) {
-            Ok(globs) => Ok(PatternSet {
-                literal,
-                globs,
-                glob_owners,
-            }),
-            Err(_) => Err(glob_patterns
-                .into_iter()
-                .filter(|&i| {
-                    patterns.get(i).is_none_or(|(_, text)| {
-                        globs_of(text).map_or(true, |gs| GlobSet::new(&gs).is_err())
-                    })
-                })
-                .collect()),
+        if bad.is_empty() {
+            Ok(PatternSet { literal, chunks })
+        } else {
+            Err(bad)
         }
     }
 
     /// An empty set (matches nothing).
     pub(crate) fn empty() -> Self {
-        PatternSet {
-            literal: LiteralIndex::default(),
-            globs: GlobSet::empty(),
-            glob_owners: Vec::new(),
-        }
+        PatternSet::default()
     }
 
     /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates
@@ -312,14 +324,12 @@ impl PatternSet {
             self.literal
                 .for_each_match(path, |owners| owners_out.extend_from_slice(owners));
         }
-        if !self.globs.is_empty() {
-            self.globs
-                .matches_candidate_into(&Candidate::from_bytes(path), scratch);
-            owners_out.extend(
-                scratch
-                    .iter()
-                    .filter_map(|&g| self.glob_owners.get(g).copied()),
-            );
+        if !self.chunks.is_empty() {
+            let candidate = Candidate::from_bytes(path);
+            for chunk in &self.chunks {
+                chunk.set.matches_candidate_into(&candidate, scratch);
+                owners_out.extend(scratch.iter().filter_map(|&g| chunk.owners.get(g).copied()));
+            }
         }
         if owners_out.len() > 1 {
             owners_out.sort_unstable();
@@ -335,14 +345,16 @@ impl PatternSet {
             self.literal
                 .for_each_match(path, |owners| owners.iter().for_each(|&o| keep(o)));
         }
-        if !self.globs.is_empty() {
+        if !self.chunks.is_empty() {
             let candidate = Candidate::from_bytes(path);
-            if self.globs.is_match_candidate(&candidate) {
-                self.globs.matches_candidate_into(&candidate, scratch);
-                scratch
-                    .iter()
-                    .filter_map(|&g| self.glob_owners.get(g).copied())
-                    .for_each(&mut keep);
+            for chunk in &self.chunks {
+                if chunk.set.is_match_candidate(&candidate) {
+                    chunk.set.matches_candidate_into(&candidate, scratch);
+                    scratch
+                        .iter()
+                        .filter_map(|&g| chunk.owners.get(g).copied())
+                        .for_each(&mut keep);
+                }
             }
         }
         first

@@ -1,0 +1,95 @@
+//! Compiles configs at SPEC 2's limits and prints the time each takes, for docs/RELIABILITY.md.
+//! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
+//!
+//! ```text
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs]
+//! ```
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+fn rule(i: usize, pages: Vec<String>, exclude: Vec<String>) -> Value {
+    json!({"id": format!("r{i}"), "nudge": {"type": "toast", "message": "m".repeat(500), "cta": "c".repeat(80)},
+           "when": {"min_intent_score": i % 101, "min_idle_ms": i * 1000, "pages": pages, "exclude_pages": exclude}})
+}
+
+/// Fills rules with patterns made by `pattern(rule, k)` until the text is just under 1 MiB.
+fn fill_to_one_mib(pattern: impl Fn(usize, usize) -> String) -> String {
+    let mut rules: Vec<Value> = Vec::new();
+    let mut size = 0;
+    'outer: for i in 0..1000 {
+        let mut pages = Vec::new();
+        for k in 0..100 {
+            let p = pattern(i, k);
+            if size + p.len() + 4 > (1 << 20) - 200_000 {
+                rules.push(rule(i, pages, vec![]));
+                break 'outer;
+            }
+            size += p.len() + 3;
+            pages.push(p);
+        }
+        size += 700;
+        rules.push(rule(i, pages, vec![]));
+    }
+    json!({"version": 1, "rules": rules}).to_string()
+}
+
+fn scenario(name: &str) -> String {
+    match name {
+        // 1,000 rules with 500-character messages and 1,000 quiet zones.
+        "rules" => {
+            let rules: Vec<Value> = (0..1000)
+                .map(|i| rule(i, vec![format!("/s{i}/**")], vec![format!("/s{i}/x")]))
+                .collect();
+            let quiet: Vec<String> = (0..1000).map(|i| format!("/q{i}/**")).collect();
+            json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
+        }
+        // 1,000 rules with 100 literal-prefix patterns in pages and 100 in exclude_pages.
+        "patterns" => {
+            let rules: Vec<Value> = (0..40)
+                .map(|i| {
+                    rule(
+                        i,
+                        (0..100).map(|k| format!("/a{i}/b{k}/**")).collect(),
+                        (0..100).map(|k| format!("/a{i}/b{k}/x")).collect(),
+                    )
+                })
+                .collect();
+            json!({"version": 1, "rules": rules}).to_string()
+        }
+        // Close to 1 MiB of literal and `X/**` patterns (the common kind).
+        "text-literal" => fill_to_one_mib(|i, k| format!("/c{i}/p{k}/{}/**", "l".repeat(40))),
+        // Close to 1 MiB of wildcard globs of up to 512 bytes, all matched by globset's regexes.
+        "text-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}-*/{}", "[a-c]?".repeat(80))),
+        other => {
+            eprintln!("unknown scenario {other}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_else(|| "all".to_owned());
+    let names = ["rules", "patterns", "text-literal", "text-globs"];
+    for name in names.iter().filter(|n| which == "all" || which == **n) {
+        let text = scenario(name);
+        let start = Instant::now();
+        let result = nudge_rules::Engine::compile(&text);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let outcome = match &result {
+            Ok(e) => format!("ok, {} rules", e.config().rules.len()),
+            Err(e) => format!(
+                "error: {}",
+                e.diagnostics()
+                    .first()
+                    .map(|d| d.to_string())
+                    .unwrap_or_default()
+            ),
+        };
+        println!(
+            "{name:>13}: {:>8} bytes, compile {ms:8.1} ms, {outcome}",
+            text.len()
+        );
+    }
+}

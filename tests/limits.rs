@@ -1,0 +1,150 @@
+//! Every SPEC 2 and SPEC 5 limit at its edge (accepted) and one past it (a clear error naming the
+//! field), plus hostile inputs: deep nesting and huge texts fail fast with a clear error.
+//! Compile time and peak memory at the limits are measured by `examples/limits.rs`
+//! (docs/RELIABILITY.md), not here: tests do not time.
+
+use nudge_rules::{Engine, ErrorKind};
+use serde_json::{json, Value};
+
+fn rule(id: &str) -> Value {
+    json!({"id": id, "nudge": {"type": "toast", "message": "m", "cta": "c"}})
+}
+
+fn config(rules: Vec<Value>, quiet: Vec<String>) -> String {
+    json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
+}
+
+/// Compiles; on error returns the paths.
+fn paths(text: &str) -> Result<(), Vec<String>> {
+    Engine::compile(text).map(|_| ()).map_err(|e| {
+        assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+        e.diagnostics().iter().map(|d| d.path.clone()).collect()
+    })
+}
+
+#[test]
+fn rule_and_quiet_zone_counts() {
+    let rules = |n: usize| (0..n).map(|i| rule(&format!("r{i}"))).collect::<Vec<_>>();
+    let zones = |n: usize| (0..n).map(|i| format!("/z{i}/**")).collect::<Vec<_>>();
+    assert_eq!(paths(&config(rules(1000), zones(1000))), Ok(()));
+    assert_eq!(
+        paths(&config(rules(1001), vec![])),
+        Err(vec!["rules".to_owned()])
+    );
+    assert_eq!(
+        paths(&config(vec![], zones(1001))),
+        Err(vec!["quiet_zones".to_owned()])
+    );
+}
+
+#[test]
+fn patterns_per_list_and_pattern_length() {
+    let with_pages = |pages: Vec<String>| {
+        let mut r = rule("r");
+        r["when"] = json!({"pages": pages, "exclude_pages": ["/x"]});
+        config(vec![r], vec![])
+    };
+    let list = |n: usize| (0..n).map(|i| format!("/p{i}")).collect::<Vec<_>>();
+    assert_eq!(paths(&with_pages(list(100))), Ok(()));
+    assert_eq!(
+        paths(&with_pages(list(101))),
+        Err(vec!["rules[0].when.pages".to_owned()])
+    );
+    let long = |n: usize| format!("/{}", "a".repeat(n - 1));
+    assert_eq!(paths(&with_pages(vec![long(512)])), Ok(()));
+    assert_eq!(
+        paths(&with_pages(vec![long(513)])),
+        Err(vec!["rules[0].when.pages[0]".to_owned()])
+    );
+    // Bytes, not characters: 'é' is two bytes.
+    assert!(paths(&with_pages(vec![format!("/{}", "é".repeat(256))])).is_err());
+}
+
+#[test]
+fn field_lengths_and_ranges() {
+    let mut r = rule(&"a".repeat(64));
+    r["nudge"]["message"] = json!("m".repeat(500));
+    r["nudge"]["cta"] = json!("c".repeat(80));
+    r["when"] =
+        json!({"min_intent_score": 100, "max_intent_score": 100, "min_idle_ms": 86_400_000});
+    assert_eq!(paths(&config(vec![r.clone()], vec![])), Ok(()));
+    let mut past = r.clone();
+    past["id"] = json!("a".repeat(65));
+    past["nudge"]["message"] = json!("m".repeat(501));
+    past["nudge"]["cta"] = json!("c".repeat(81));
+    past["when"] =
+        json!({"min_intent_score": 101, "max_intent_score": -1, "min_idle_ms": 86_400_001});
+    let mut got = paths(&config(vec![past], vec![])).unwrap_err();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "rules[0].id",
+            "rules[0].nudge.cta",
+            "rules[0].nudge.message",
+            "rules[0].when.max_intent_score",
+            "rules[0].when.min_idle_ms",
+            "rules[0].when.min_intent_score",
+        ]
+    );
+}
+
+#[test]
+fn config_text_size() {
+    // Exactly 1 MiB of text (padded with spaces) is accepted; one byte more is not.
+    let base = config(vec![rule("r")], vec![]);
+    let at_limit = format!("{base}{}", " ".repeat((1 << 20) - base.len()));
+    assert_eq!(at_limit.len(), 1 << 20);
+    assert_eq!(paths(&at_limit), Ok(()));
+    let past = format!("{at_limit} ");
+    assert_eq!(paths(&past), Err(vec![String::new()]));
+    // 100 MB is refused before parsing.
+    let huge = " ".repeat(100_000_000);
+    let e = Engine::compile(&huge).unwrap_err();
+    assert!(e.to_string().contains("the limit is 1 MiB"), "{e}");
+}
+
+#[test]
+fn deep_nesting_is_a_clear_error() {
+    for depth in [129, 10_000, 500_000] {
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let e = Engine::compile(&text).unwrap_err();
+        assert!(e.to_string().contains("recursion limit"), "{e}");
+        let body = format!(
+            "{{\"session_state\":{}{}}}",
+            "{\"a\":".repeat(depth.min(20_000)),
+            "}".repeat(depth.min(20_000))
+        );
+        let engine = Engine::compile(&config(vec![rule("r")], vec![])).unwrap();
+        let e = engine.preview_body(body.as_bytes()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+    }
+}
+
+#[test]
+fn request_limits() {
+    let engine = Engine::compile(&config(vec![rule("r")], vec![])).unwrap();
+    let body = |url: &str, idle: u64| {
+        json!({"session_state": {"intent_score": 100, "page_url": url, "idle_ms": idle}})
+            .to_string()
+    };
+    let url_at = format!("/{}", "a".repeat(8191));
+    assert!(engine
+        .preview_body(body(&url_at, 86_400_000).as_bytes())
+        .is_ok());
+    let e = engine
+        .preview_body(body(&format!("{url_at}a"), 0).as_bytes())
+        .unwrap_err();
+    assert!(e.to_string().contains("8,192"), "{e}");
+    let e = engine
+        .preview_body(body("/", 86_400_001).as_bytes())
+        .unwrap_err();
+    assert_eq!(e.path(), "session_state.idle_ms");
+    let small = body("/", 0);
+    let at = format!("{small}{}", " ".repeat(64 * 1024 - small.len()));
+    assert!(engine.preview_body(at.as_bytes()).is_ok());
+    let e = engine
+        .preview_body(format!("{at} ").as_bytes())
+        .unwrap_err();
+    assert!(e.to_string().contains("64 KiB"), "{e}");
+}
