@@ -18,7 +18,7 @@ setup:
 demo:
 	scripts/serve-demo.sh
 
-test: setup lint test-rust
+test: setup lint test-rust test-node
 
 lint:
 	cargo fmt --check

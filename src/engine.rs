@@ -273,7 +273,7 @@ impl Engine {
         SessionState::check_ranges(intent_score, idle_ms)?;
         let path = self
             .normalize(page_url)
-            .map_err(|e| page_url_error(page_url, &e))?;
+            .map_err(|e| page_url_error("session_state.page_url", page_url, &e))?;
         let outcome = self.decide(&path, intent_score, idle_ms);
         Ok(Preview {
             engine: self,
@@ -399,8 +399,8 @@ fn too_complex(
         .collect()
 }
 
-/// The InvalidRequest for a rejected `page_url`.
-pub(crate) fn page_url_error(page_url: &str, e: &UrlError) -> Error {
+/// The InvalidRequest for a rejected `page_url`, at `path`.
+pub(crate) fn page_url_error(path: &str, page_url: &str, e: &UrlError) -> Error {
     let mut shown: String = page_url.chars().take(80).collect();
     if shown.len() < page_url.len() {
         shown.push_str("...");
@@ -409,7 +409,7 @@ pub(crate) fn page_url_error(page_url: &str, e: &UrlError) -> Error {
         ErrorKind::InvalidRequest,
         vec![Diagnostic::error(
             e.code(),
-            "session_state.page_url".to_owned(),
+            path.to_owned(),
             format!("{shown:?} is rejected: {e}"),
         )],
     )

@@ -56,8 +56,8 @@ mod wasm;
 mod wire;
 
 pub use analysis::{
-    validate_config, DecisionMap, Explanation, PageReport, PatternMatch, QuietZoneRef, Region,
-    RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
+    validate_config, validate_config_value, DecisionMap, Explanation, PageReport, PatternMatch,
+    QuietZoneRef, Region, RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
 };
 pub use config::{
     Conditions, Config, Nudge, NudgeType, Pattern, Rule, MAX_CONFIG_BYTES, MAX_CTA_CHARS,

@@ -18,7 +18,7 @@ use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::normalize::normalize_page_url;
 use crate::request::SessionState;
-use crate::{validate_config, Validation, MAX_IDLE_MS, MAX_INTENT_SCORE};
+use crate::{validate_config, validate_config_value, Validation, MAX_IDLE_MS, MAX_INTENT_SCORE};
 
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -74,8 +74,10 @@ impl ConfigInput {
     }
 }
 
-/// The error for a JS value that has no JSON form.
+/// The error for a JS value that has no JSON form; `detail` is serde-wasm-bindgen's message.
 fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
+    // The message is that of a JS `Error` turned into text: drop its "Error: " prefix.
+    let detail = detail.strip_prefix("Error: ").unwrap_or(detail);
     Error::new(
         kind,
         vec![Diagnostic::error(
@@ -87,16 +89,33 @@ fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
 }
 
 /// Reads a `session_state` argument as [`SessionState::from_json_value`] does, so that messages
-/// are the native ones.
+/// are the native ones. A field whose value is `undefined` counts as absent, as `JSON.stringify`
+/// has it (`{ idle_ms: undefined }` means the default idle time).
 fn session_state(state: &JsValue) -> Result<SessionState, Error> {
-    let tree: Value = serde_wasm_bindgen::from_value(state.clone()).map_err(|e| {
+    let unreadable = |e: serde_wasm_bindgen::Error| {
         not_json(
             ErrorKind::InvalidRequest,
             "session_state",
             "session_state",
             &e.to_string(),
         )
-    })?;
+    };
+    let tree: Value = if state.is_object() && !js_sys::Array::is_array(state) {
+        let mut fields = serde_json::Map::new();
+        for entry in js_sys::Object::entries(&js_sys::Object::from(state.clone())).iter() {
+            let pair = js_sys::Array::from(&entry);
+            let value = pair.get(1);
+            if let (Some(key), false) = (pair.get(0).as_string(), value.is_undefined()) {
+                fields.insert(
+                    key,
+                    serde_wasm_bindgen::from_value(value).map_err(unreadable)?,
+                );
+            }
+        }
+        Value::Object(fields)
+    } else {
+        serde_wasm_bindgen::from_value(state.clone()).map_err(unreadable)?
+    };
     SessionState::from_json_value(&tree)
 }
 
@@ -275,24 +294,8 @@ pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsV
 pub fn validate_config_js(config: &JsValue) -> JsValue {
     let validation = match ConfigInput::from_js(config) {
         Ok(ConfigInput::Text(text)) => validate_config(&text),
-        // What `validate_config` does for text, for a tree (no line and column).
-        Ok(ConfigInput::Tree(tree)) => match Engine::compile_value(&tree) {
-            Ok(engine) => Validation {
-                valid: true,
-                errors: Vec::new(),
-                warnings: engine.lint(),
-            },
-            Err(e) => invalid(&e),
-        },
-        Err(e) => invalid(&e),
+        Ok(ConfigInput::Tree(tree)) => validate_config_value(&tree),
+        Err(e) => Validation::of(Err(e)),
     };
     to_js(&validation).unwrap_or(JsValue::NULL)
-}
-
-fn invalid(error: &Error) -> Validation {
-    Validation {
-        valid: false,
-        errors: error.diagnostics().to_vec(),
-        warnings: Vec::new(),
-    }
 }

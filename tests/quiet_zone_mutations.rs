@@ -28,10 +28,26 @@ impl Rng {
 }
 
 const ZONES: &[(&str, &[&str])] = &[
-    ("/checkout/**", &["/checkout", "/checkout/payment", "/checkout/shipping/address"]),
-    ("/cart/**", &["/cart", "/cart/items", "/cart/items/linen-shirt-42"]),
-    ("/account/**", &["/account", "/account/orders/123", "/account/settings"]),
-    ("/orders/**", &["/orders", "/orders/abc-123", "/orders/abc-123/invoice.pdf"]),
+    (
+        "/checkout/**",
+        &[
+            "/checkout",
+            "/checkout/payment",
+            "/checkout/shipping/address",
+        ],
+    ),
+    (
+        "/cart/**",
+        &["/cart", "/cart/items", "/cart/items/linen-shirt-42"],
+    ),
+    (
+        "/account/**",
+        &["/account", "/account/orders/123", "/account/settings"],
+    ),
+    (
+        "/orders/**",
+        &["/orders", "/orders/abc-123", "/orders/abc-123/invoice.pdf"],
+    ),
 ];
 
 const HOSTS: &[&str] = &[
@@ -119,14 +135,27 @@ fn no_nudge_fires_inside_quiet_zones() {
                     rejected += 1;
                 }
                 Ok(p) => {
-                    assert!(!p.would_fire(), "{url} fired {:?} (normalized {})", p.rule().map(|r| &r.id), p.path());
-                    assert_eq!(p.quiet_zone().map(|z| z.as_written()), Some(*zone), "{url} -> {}", p.path());
+                    assert!(
+                        !p.would_fire(),
+                        "{url} fired {:?} (normalized {})",
+                        p.rule().map(|r| &r.id),
+                        p.path()
+                    );
+                    assert_eq!(
+                        p.quiet_zone().map(|z| z.as_written()),
+                        Some(*zone),
+                        "{url} -> {}",
+                        p.path()
+                    );
                     quiet += 1;
                 }
             }
         }
     }
-    println!("{} mutations: {quiet} quiet, {rejected} rejected, 0 fired", quiet + rejected);
+    println!(
+        "{} mutations: {quiet} quiet, {rejected} rejected, 0 fired",
+        quiet + rejected
+    );
     // The generator must produce mostly accepted URLs, or it tests little.
     assert!(quiet > rejected, "{quiet} quiet vs {rejected} rejected");
 }

@@ -7,7 +7,11 @@ use nudge_rules::normalize_page_url;
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/urltestdata.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/urltestdata.json"
+    ))
+    .unwrap();
     let all: Vec<Value> = serde_json::from_str(&text).unwrap();
     all.into_iter().filter(Value::is_object).collect()
 }
@@ -46,13 +50,23 @@ fn http_entries_normalize_to_their_pathname_or_are_rejected() {
                 accepted += 1;
                 let want = normalize_page_url(pathname, false);
                 if want.as_deref().ok() != Some(ours.as_ref()) {
-                    failures.push(format!("{input:?}: ours {ours:?}, pathname {pathname:?} -> {want:?}"));
+                    failures.push(format!(
+                        "{input:?}: ours {ours:?}, pathname {pathname:?} -> {want:?}"
+                    ));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     // Both outcomes occur: the corpus exercises acceptance and rejection.
-    assert!(accepted > 50 && rejected > 50, "accepted {accepted}, rejected {rejected}");
+    assert!(
+        accepted > 50 && rejected > 50,
+        "accepted {accepted}, rejected {rejected}"
+    );
     println!("http(s) entries: {accepted} accepted with their pathname's canonical form, {rejected} rejected");
 }

@@ -29,21 +29,31 @@ pub struct Validation {
 /// Validates config text without failing: its errors, or its lint warnings (for an editor that
 /// checks on every keystroke, and for `nudge-rules check`).
 pub fn validate_config(config_text: &str) -> Validation {
-    match Engine::compile(config_text) {
-        Ok(engine) => Validation {
-            valid: true,
-            errors: Vec::new(),
-            warnings: engine.lint(),
-        },
-        Err(e) => Validation {
-            valid: false,
-            errors: e.diagnostics().to_vec(),
-            warnings: Vec::new(),
-        },
-    }
+    Validation::of(Engine::compile(config_text))
+}
+
+/// [`validate_config`] for a config already parsed as JSON (diagnostics have no line and column).
+pub fn validate_config_value(config: &serde_json::Value) -> Validation {
+    Validation::of(Engine::compile_value(config))
 }
 
 impl Validation {
+    /// The validation of a compilation's outcome.
+    pub(crate) fn of(compiled: Result<Engine, Error>) -> Self {
+        match compiled {
+            Ok(engine) => Validation {
+                valid: true,
+                errors: Vec::new(),
+                warnings: engine.lint(),
+            },
+            Err(e) => Validation {
+                valid: false,
+                errors: e.diagnostics().to_vec(),
+                warnings: Vec::new(),
+            },
+        }
+    }
+
     /// The errors as an [`Error`], or `None` when valid.
     pub fn error(&self) -> Option<Error> {
         (!self.valid).then(|| Error::new(crate::ErrorKind::InvalidConfig, self.errors.clone()))

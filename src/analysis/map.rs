@@ -79,11 +79,11 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` (path `session_state.page_url`) when the URL is rejected by SPEC 4.
+    /// `InvalidRequest` (path `page_url`) when the URL is rejected by SPEC 4.
     pub fn decision_map(&self, page_url: &str) -> Result<DecisionMap, Error> {
         let path = self
             .normalize(page_url)
-            .map_err(|e| page_url_error(page_url, &e))?
+            .map_err(|e| page_url_error("page_url", page_url, &e))?
             .into_owned();
         if let Some(z) = self.quiet_zone_of(&path) {
             return Ok(DecisionMap {

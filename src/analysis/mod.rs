@@ -9,7 +9,7 @@ mod summary;
 use serde::Serialize;
 
 pub use explain::{Explanation, RuleExplanation, Verdict};
-pub use lint::{validate_config, Validation};
+pub use lint::{validate_config, validate_config_value, Validation};
 pub use map::{DecisionMap, Region};
 pub use summary::RuleSummary;
 

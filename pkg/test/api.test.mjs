@@ -1,0 +1,452 @@
+// The contract of docs/JS-API.md, function by function.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+import { NudgeEngine, STOREFRONT, normalizePageUrl, pkg, pkgDir, validateConfig } from './load.mjs';
+
+const storefront = () => new NudgeEngine(STOREFRONT);
+const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+
+/** Asserts the contract of every thrown error, and returns it. */
+function thrown(fn, kind) {
+  let error;
+  assert.throws(fn, (e) => {
+    error = e;
+    return true;
+  });
+  assert.ok(error instanceof Error, 'a real Error');
+  assert.equal(error.kind, kind);
+  assert.ok(Array.isArray(error.diagnostics) && error.diagnostics.length > 0);
+  for (const d of error.diagnostics) assertDiagnostic(d, 'error');
+  return error;
+}
+
+function assertDiagnostic(d, severity) {
+  assert.ok(isPlainObject(d));
+  assert.deepEqual(Object.keys(d).sort(), ['code', 'column', 'line', 'message', 'path', 'severity']);
+  assert.equal(d.severity, severity);
+  assert.equal(typeof d.code, 'string');
+  assert.equal(typeof d.path, 'string');
+  assert.equal(typeof d.message, 'string');
+  assert.ok(d.line === null || Number.isInteger(d.line));
+  assert.ok(d.column === null || Number.isInteger(d.column));
+}
+
+const CONFIG = {
+  version: 1,
+  quiet_zones: ['/checkout/**'],
+  rules: [
+    {
+      id: 'sizing-help',
+      nudge: { type: 'chat_bubble', message: 'Not sure about the fit?', cta: 'Start chat' },
+      when: { min_intent_score: 60, min_idle_ms: 8000, pages: ['/products/**'] },
+    },
+    { id: 'welcome', nudge: { type: 'toast', message: 'Hi', cta: 'Ok' }, when: { max_intent_score: 20 } },
+  ],
+};
+
+describe('package', () => {
+  test('index.js re-exports the generated glue under the contract names', async () => {
+    const glue = await import('../wasm/nudge_rules.js');
+    assert.deepEqual(Object.keys(pkg).sort(), ['NudgeEngine', 'default', 'initSync', 'normalizePageUrl', 'validateConfig']);
+    for (const name of Object.keys(pkg)) assert.equal(pkg[name], glue[name], name);
+    const unexported = Object.keys(glue).filter((k) => !(k in pkg));
+    assert.deepEqual(unexported, [], 'glue exports missing from index.js');
+  });
+
+  test('package.json: name, version, exports, files', () => {
+    const meta = JSON.parse(readFileSync(new URL('package.json', pkgDir), 'utf8'));
+    assert.equal(meta.name, 'nudge-rules');
+    assert.equal(meta.type, 'module');
+    assert.equal(meta.sideEffects, false);
+    assert.deepEqual(meta.exports['.'], { types: './index.d.ts', default: './index.js' });
+    const cargo = readFileSync(new URL('../Cargo.toml', pkgDir), 'utf8');
+    assert.equal(meta.version, /^version = "(.*)"$/m.exec(cargo)[1], 'npm version = crate version');
+  });
+});
+
+describe('new NudgeEngine(config)', () => {
+  test('compiles text and objects to the same config', () => {
+    const fromText = new NudgeEngine(JSON.stringify(CONFIG));
+    const fromObject = new NudgeEngine(CONFIG);
+    assert.deepEqual(fromObject.config(), fromText.config());
+  });
+
+  test('invalid text: InvalidConfig, every diagnostic in message and diagnostics, with line and column', () => {
+    const text = '{\n  "version": 1,\n  "quiet_zone": ["/checkout/**"],\n  "rules": [{"id": "bad id", "nudge": {"type": "popup", "message": "m", "cta": "c"}}]\n}';
+    const e = thrown(() => new NudgeEngine(text), 'InvalidConfig');
+    assert.ok(e.diagnostics.length >= 3, e.message);
+    const codes = e.diagnostics.map((d) => d.code);
+    assert.ok(codes.includes('unknown_field'), codes.join());
+    for (const d of e.diagnostics) {
+      assert.ok(e.message.includes(d.message), `message lists ${d.message}`);
+      assert.ok(Number.isInteger(d.line) && d.line >= 1, 'line');
+      assert.ok(Number.isInteger(d.column) && d.column >= 1, 'column');
+    }
+    const unknown = e.diagnostics.find((d) => d.code === 'unknown_field');
+    assert.equal(unknown.path, 'quiet_zone');
+    assert.equal(unknown.line, 3);
+    assert.match(unknown.message, /quiet_zones/);
+  });
+
+  test('invalid object: the same diagnostics without line and column', () => {
+    const bad = { version: 1, quiet_zone: [], rules: [{ id: 'a', nudge: { type: 'popup', message: 'm', cta: 'c' } }] };
+    const e = thrown(() => new NudgeEngine(bad), 'InvalidConfig');
+    const fromText = thrown(() => new NudgeEngine(JSON.stringify(bad)), 'InvalidConfig');
+    assert.deepEqual(e.diagnostics.map((d) => d.path).sort(), fromText.diagnostics.map((d) => d.path).sort());
+    for (const d of e.diagnostics) assert.deepEqual([d.line, d.column], [null, null]);
+    assert.doesNotMatch(e.message, /line \d/);
+  });
+
+  test('JSON syntax error: path "" with line and column', () => {
+    const e = thrown(() => new NudgeEngine('{"version": 1,}'), 'InvalidConfig');
+    assert.equal(e.diagnostics[0].path, '');
+    assert.equal(e.diagnostics[0].line, 1);
+  });
+
+  test('a value without a JSON form is an InvalidConfig, not a crash', () => {
+    const e = thrown(() => new NudgeEngine({ version: 1, rules: [() => 1] }), 'InvalidConfig');
+    assert.equal(e.diagnostics[0].code, 'not_json');
+    assert.match(e.message, /^invalid config: the config cannot be read as JSON: invalid type/);
+    thrown(() => new NudgeEngine({ version: 1, rules: [Symbol('x')] }), 'InvalidConfig');
+    thrown(() => new NudgeEngine(42), 'InvalidConfig');
+    thrown(() => new NudgeEngine(null), 'InvalidConfig');
+    thrown(() => new NudgeEngine([]), 'InvalidConfig');
+  });
+});
+
+describe('engine.preview(sessionState)', () => {
+  test('a nudge fires: { would_fire: true, nudge: { type, message, cta, reason } }, plain objects', () => {
+    const r = storefront().preview({ intent_score: 82, page_url: '/Products/Linen-Shirt', idle_ms: 9000 });
+    assert.ok(isPlainObject(r) && isPlainObject(r.nudge));
+    assert.deepEqual(Object.keys(r), ['would_fire', 'nudge']);
+    assert.deepEqual(Object.keys(r.nudge), ['type', 'message', 'cta', 'reason']);
+    assert.equal(r.would_fire, true);
+    assert.equal(r.nudge.type, 'chat_bubble');
+    assert.match(r.nudge.reason, /sizing-help/);
+  });
+
+  test('a field that is undefined counts as absent (idle_ms defaults to 0); null is an error', () => {
+    const e = storefront();
+    const r = e.preview({ intent_score: 40, page_url: '/collections/summer', idle_ms: undefined });
+    assert.equal(r.nudge.type, 'sticky_bar');
+    const err = thrown(() => e.preview({ intent_score: 40, page_url: '/', idle_ms: null }), 'InvalidRequest');
+    assert.equal(err.diagnostics[0].path, 'session_state.idle_ms');
+  });
+
+  test('none fires: { would_fire: false, nudge: null, reason }', () => {
+    const r = storefront().preview({ intent_score: 95, page_url: '/checkout/pay', idle_ms: 99999 });
+    assert.deepEqual(Object.keys(r), ['would_fire', 'nudge', 'reason']);
+    assert.equal(r.would_fire, false);
+    assert.equal(r.nudge, null);
+    assert.match(r.reason, /\/checkout\/\*\*/);
+  });
+
+  test('idle_ms defaults to 0', () => {
+    const e = storefront();
+    assert.deepEqual(
+      e.preview({ intent_score: 40, page_url: '/products/gift-card' }),
+      e.preview({ intent_score: 40, page_url: '/products/gift-card', idle_ms: 0 }),
+    );
+  });
+
+  test('equals the data of previewBody for the same state', () => {
+    const e = storefront();
+    const state = { intent_score: 45, page_url: '/collections/sale', idle_ms: 2500 };
+    assert.deepEqual(e.preview(state), JSON.parse(e.previewBody(JSON.stringify({ session_state: state }))).data);
+  });
+
+  test('a bad state throws InvalidRequest with the message of the native error body', () => {
+    const e = storefront();
+    const cases = [
+      { intent_score: 101, page_url: '/' },
+      { intent_score: 50.5, page_url: '/' },
+      { intent_score: '50', page_url: '/' },
+      { intent_score: 50, page_url: '//checkout' },
+      { intent_score: 50, page_url: '/', idle_ms: -1 },
+      { intent_score: 50, page_url: '/', idle: 5 },
+      { page_url: 7 },
+      {},
+    ];
+    for (const state of cases) {
+      const err = thrown(() => e.preview(state), 'InvalidRequest');
+      const body = JSON.parse(e.previewBody(JSON.stringify({ session_state: state })));
+      assert.equal(body.error, 'InvalidRequest');
+      assert.equal(err.message, body.message, JSON.stringify(state));
+      for (const d of err.diagnostics) assert.ok(d.path.startsWith('session_state'), d.path);
+    }
+    for (const notObject of [null, undefined, 5, 'x', []]) thrown(() => e.preview(notObject), 'InvalidRequest');
+    thrown(() => e.preview({ intent_score: 5, page_url: '/', idle_ms: () => 1 }), 'InvalidRequest');
+  });
+});
+
+describe('engine.previewBody(text)', () => {
+  test('the 200 body', () => {
+    const body = storefront().previewBody('{"session_state":{"intent_score":82,"page_url":"/products/linen-shirt","idle_ms":9000}}');
+    assert.match(body, /^\{"data":\{"would_fire":true,"nudge":\{"type":"chat_bubble","message":"Not sure about the fit\? Ask a stylist.","cta":"Start chat","reason":"/);
+  });
+
+  test('never throws for a bad request: the InvalidRequest error body', () => {
+    const e = storefront();
+    for (const text of ['', '{', 'null', '[]', '{"session_state":{}}', '{"x":1}', ' '.repeat(70000), '\u0000', '{"session_state":{"intent_score":5,"page_url":"/a b"}}']) {
+      const body = JSON.parse(e.previewBody(text));
+      assert.deepEqual(Object.keys(body), ['error', 'message']);
+      assert.equal(body.error, 'InvalidRequest');
+      assert.ok(body.message.length > 0);
+    }
+  });
+});
+
+describe('engine.previewFields(intentScore, pageUrl, idleMs)', () => {
+  const e = storefront();
+  const ids = e.config().rules.map((r) => r.id);
+
+  test('>= 0: the index of the rule that fires', () => {
+    assert.equal(ids[e.previewFields(82, '/products/linen-shirt', 9000)], 'sizing-help');
+    assert.equal(ids[e.previewFields(90, '/products/linen-shirt', 25000)], 'high-intent-exit');
+    assert.equal(ids[e.previewFields(10, '/', 3000)], 'welcome-bar');
+  });
+
+  test('-1: no rule fires; -2: quiet zone', () => {
+    assert.equal(e.previewFields(82, '/products/gift-card', 9000), -1);
+    assert.equal(e.previewFields(95, '/checkout/pay', 99999), -2);
+    assert.equal(e.previewFields(95, '/CHECKOUT/', 0), -2);
+  });
+
+  test('-3: out-of-range or non-integer numbers, rejected URLs', () => {
+    for (const [i, u, t] of [
+      [101, '/', 0], [-1, '/', 0], [50.5, '/', 0], [NaN, '/', 0], [Infinity, '/', 0],
+      [50, '/', -1], [50, '/', 1.5], [50, '/', 86_400_001], [50, '/', NaN], [50, '/', 2 ** 32],
+      [50, '//checkout', 0], [50, '', 0], [50, 'javascript:alert(1)', 0], [50, '/x%2F..%2Fcheckout', 0],
+    ]) {
+      assert.equal(e.previewFields(i, u, t), -3, `${i} ${u} ${t}`);
+    }
+  });
+
+  test('accepts the boundaries 0, 100 and 86,400,000', () => {
+    assert.ok(e.previewFields(0, '/', 0) >= -2);
+    assert.ok(e.previewFields(100, '/', 86_400_000) >= -2);
+    assert.ok(e.previewFields(-0, '/', -0) >= -2);
+  });
+
+  test('agrees with preview', () => {
+    for (const intent of [0, 30, 60, 85, 100]) {
+      for (const idle of [0, 2500, 9000, 45000]) {
+        for (const url of ['/products/x', '/collections/sale/y', '/search', '/', '/blog/post', '/cart']) {
+          const code = e.previewFields(intent, url, idle);
+          const r = e.preview({ intent_score: intent, page_url: url, idle_ms: idle });
+          if (r.would_fire) assert.equal(e.config().rules[code].nudge.message, r.nudge.message);
+          else assert.ok(code === -1 || code === -2);
+        }
+      }
+    }
+  });
+});
+
+describe('engine.explain(sessionState)', () => {
+  const e = storefront();
+
+  test('every rule with a verdict; result is exactly what preview returns', () => {
+    const state = { intent_score: 90, page_url: '/products/linen-shirt', idle_ms: 25000 };
+    const x = e.explain(state);
+    assert.equal(x.page_url, state.page_url);
+    assert.equal(x.path, '/products/linen-shirt');
+    assert.equal(x.url_error, null);
+    assert.equal(x.quiet_zone, null);
+    assert.equal(x.rules.length, e.config().rules.length);
+    assert.deepEqual(x.rules.map((r) => r.index), x.rules.map((_, i) => i));
+    assert.equal(x.fired_rule_id, 'high-intent-exit');
+    assert.equal(x.rules.find((r) => r.id === 'sizing-help').verdict, 'shadowed');
+    assert.deepEqual(x.result, e.preview(state));
+    assert.equal(x.earliest_idle_ms, 25000);
+    for (const r of x.rules) {
+      assert.ok(['fired', 'shadowed', 'failed', 'disabled', 'quiet'].includes(r.verdict));
+      for (const c of r.conditions) assert.deepEqual(Object.keys(c), ['condition', 'holds', 'detail']);
+    }
+  });
+
+  test('quiet zone', () => {
+    const x = e.explain({ intent_score: 95, page_url: '/checkout/pay', idle_ms: 0 });
+    assert.deepEqual(x.quiet_zone, { index: 0, pattern: '/checkout/**' });
+    assert.ok(x.rules.every((r) => r.verdict === 'quiet' || r.verdict === 'disabled'));
+  });
+
+  test('earliest idle time', () => {
+    const x = e.explain({ intent_score: 82, page_url: '/products/linen-shirt', idle_ms: 1000 });
+    assert.equal(x.fired_rule_id, null);
+    assert.equal(x.earliest_rule_id, 'sizing-help');
+    assert.equal(x.earliest_idle_ms, 8000);
+  });
+
+  test('a rejected page_url is reported inside, not thrown', () => {
+    const x = e.explain({ intent_score: 50, page_url: '//checkout', idle_ms: 0 });
+    assert.equal(x.path, null);
+    assert.equal(x.result, null);
+    assert.equal(x.url_error.code, 'double_slash');
+    assert.equal(typeof x.url_error.message, 'string');
+  });
+
+  test('a bad state throws like preview', () => {
+    for (const state of [{ intent_score: 101, page_url: '/' }, { page_url: '/' }, { intent_score: 5, page_url: '/', x: 1 }]) {
+      const a = thrown(() => e.explain(state), 'InvalidRequest');
+      const b = thrown(() => e.preview(state), 'InvalidRequest');
+      assert.equal(a.message, b.message);
+    }
+  });
+});
+
+describe('engine.decisionMap(pageUrl)', () => {
+  const e = storefront();
+  const MAX_IDLE = 86_400_000;
+
+  test('an exact partition of intent 0..=100 x idle 0..=86,400,000 that agrees with preview', () => {
+    const map = e.decisionMap('/Products/Linen-Shirt');
+    assert.equal(map.path, '/products/linen-shirt');
+    assert.equal(map.quiet_zone, null);
+    let area = 0n;
+    for (const r of map.regions) {
+      assert.deepEqual(Object.keys(r).sort(), ['max_idle_ms', 'max_intent_score', 'min_idle_ms', 'min_intent_score', 'nudge_type', 'rule_id', 'rule_index'].sort());
+      assert.ok(r.min_intent_score <= r.max_intent_score && r.min_idle_ms <= r.max_idle_ms);
+      area += BigInt(r.max_intent_score - r.min_intent_score + 1) * BigInt(r.max_idle_ms - r.min_idle_ms + 1);
+      for (const [i, t] of [[r.min_intent_score, r.min_idle_ms], [r.max_intent_score, r.max_idle_ms]]) {
+        const code = e.previewFields(i, '/products/linen-shirt', t);
+        assert.equal(r.rule_index ?? -1, code, `${i} ${t}`);
+      }
+    }
+    // Regions cover the plane and (the area being exact) do not overlap.
+    assert.equal(area, 101n * BigInt(MAX_IDLE + 1));
+  });
+
+  test('a quiet page: one region where nothing fires', () => {
+    const map = e.decisionMap('/checkout');
+    assert.deepEqual(map.quiet_zone, { index: 0, pattern: '/checkout/**' });
+    assert.deepEqual(map.regions, [
+      { min_intent_score: 0, max_intent_score: 100, min_idle_ms: 0, max_idle_ms: MAX_IDLE, rule_id: null, rule_index: null, nudge_type: null },
+    ]);
+  });
+
+  test('a rejected URL throws InvalidRequest', () => {
+    thrown(() => e.decisionMap('//checkout'), 'InvalidRequest');
+  });
+
+  test('a rejected URL: the diagnostic path is "page_url" (docs/JS-API.md)', () => {
+    const err = thrown(() => e.decisionMap('//checkout'), 'InvalidRequest');
+    assert.equal(err.diagnostics[0].path, 'page_url');
+  });
+});
+
+describe('engine.lint(), summary(), pageReport(), config()', () => {
+  test('lint: warnings', () => {
+    const e = new NudgeEngine({
+      version: 1,
+      rules: [
+        { id: 'all', nudge: { type: 'toast', message: 'm', cta: 'c' } },
+        { id: 'never', nudge: { type: 'toast', message: 'm', cta: 'c' }, when: { pages: ['/products/**'] } },
+      ],
+    });
+    const warnings = e.lint();
+    assert.ok(warnings.length > 0);
+    for (const d of warnings) assertDiagnostic(d, 'warning');
+    assert.ok(warnings.some((d) => d.code === 'shadowed_rule' && d.path.startsWith('rules[1]')), JSON.stringify(warnings));
+  });
+
+  test('summary: one { rule_id, text } per rule, in config order', () => {
+    const e = storefront();
+    const s = e.summary();
+    assert.deepEqual(s.map((x) => x.rule_id), e.config().rules.map((r) => r.id));
+    for (const x of s) {
+      assert.deepEqual(Object.keys(x), ['rule_id', 'text']);
+      assert.ok(x.text.length > 0);
+    }
+  });
+
+  test('pageReport: every matching pattern; a rejected URL inside', () => {
+    const e = storefront();
+    const ok = e.pageReport('/Checkout/Pay');
+    assert.equal(ok.path, '/checkout/pay');
+    assert.equal(ok.url_error, null);
+    assert.deepEqual(ok.matches[0], { json_path: 'quiet_zones[0]', pattern: '/checkout/**' });
+    const bad = e.pageReport('//checkout');
+    assert.deepEqual(bad, { page_url: '//checkout', path: null, url_error: bad.url_error, matches: [] });
+    assert.equal(bad.url_error.code, 'double_slash');
+  });
+
+  test('config: defaults filled in, patterns as written', () => {
+    const c = new NudgeEngine({ version: 1, quiet_zones: ['/CHECKOUT/**'], rules: [CONFIG.rules[0]] }).config();
+    assert.ok(isPlainObject(c));
+    assert.deepEqual(c, {
+      version: 1,
+      case_sensitive: false,
+      quiet_zones: ['/CHECKOUT/**'],
+      rules: [
+        {
+          id: 'sizing-help',
+          enabled: true,
+          nudge: CONFIG.rules[0].nudge,
+          when: { min_intent_score: 60, max_intent_score: 100, min_idle_ms: 8000, pages: ['/products/**'], exclude_pages: [] },
+        },
+      ],
+    });
+    assert.ok(!('pages' in new NudgeEngine({ version: 1, rules: [CONFIG.rules[1]] }).config().rules[0].when));
+  });
+});
+
+describe('normalizePageUrl(url, options?)', () => {
+  test('canonical paths', () => {
+    assert.equal(normalizePageUrl('/Checkout//Pay'), '/checkout/pay');
+    assert.equal(normalizePageUrl('https://shop.example/account?next=/x#top'), '/account');
+    assert.equal(normalizePageUrl('/Checkout//Pay', { caseSensitive: true }), '/Checkout/Pay');
+    assert.equal(normalizePageUrl('/Checkout', {}), '/checkout');
+    assert.equal(normalizePageUrl('/Checkout', { caseSensitive: false }), '/checkout');
+  });
+
+  test('rejected: an Error with code, kind and diagnostics', () => {
+    for (const [url, code] of [['//checkout', 'double_slash'], ['/x%2F..%2Fcheckout', 'forbidden_escape'], ['', 'empty'], ['javascript:alert(1)', 'unsupported_scheme']]) {
+      const e = thrown(() => normalizePageUrl(url), 'InvalidRequest');
+      assert.equal(e.code, code, url);
+      assert.equal(e.diagnostics[0].code, code);
+      assert.equal(e.message, e.diagnostics[0].message);
+    }
+  });
+
+  test('options.caseSensitive must be a boolean', () => {
+    assert.throws(() => normalizePageUrl('/x', { caseSensitive: 'yes' }), TypeError);
+  });
+});
+
+describe('validateConfig(config)', () => {
+  test('valid, with lint warnings', () => {
+    const v = validateConfig({ version: 1, quiet_zones: ['/**'] });
+    assert.deepEqual(Object.keys(v), ['valid', 'errors', 'warnings']);
+    assert.equal(v.valid, true);
+    assert.deepEqual(v.errors, []);
+    assert.ok(v.warnings.some((d) => d.code === 'quiet_zone_covers_every_page'));
+    for (const d of v.warnings) assertDiagnostic(d, 'warning');
+  });
+
+  test('text warnings carry line and column; object warnings do not', () => {
+    const config = { version: 1, quiet_zones: ['/**'] };
+    const fromText = validateConfig(JSON.stringify(config, null, 2)).warnings;
+    const fromObject = validateConfig(config).warnings;
+    assert.ok(fromText.every((d) => Number.isInteger(d.line)));
+    assert.ok(fromObject.every((d) => d.line === null && d.column === null));
+  });
+
+  test('invalid: the errors the constructor throws, no warnings', () => {
+    const bad = '{"version": 2, "rules": [{}]}';
+    const v = validateConfig(bad);
+    assert.equal(v.valid, false);
+    assert.deepEqual(v.warnings, []);
+    assert.deepEqual(v.errors, thrown(() => new NudgeEngine(bad), 'InvalidConfig').diagnostics);
+  });
+
+  test('never throws', () => {
+    for (const input of ['', '{', 'null', '[]', null, undefined, 42, true, [], {}, { version: 1, rules: [() => 1] }, Symbol('x'), 10n, { version: 1, rules: 'x' }]) {
+      const v = validateConfig(input);
+      assert.equal(v.valid, false, String(typeof input));
+      assert.ok(v.errors.length > 0);
+      for (const d of v.errors) assertDiagnostic(d, 'error');
+    }
+  });
+});

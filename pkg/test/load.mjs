@@ -1,0 +1,25 @@
+// Loads the built package (pkg/index.js over pkg/wasm/) synchronously, as Node users do.
+// Not a test file itself: imported by the *.test.mjs files.
+import { existsSync, readFileSync } from 'node:fs';
+
+export const pkgDir = new URL('../', import.meta.url);
+export const repoRoot = new URL('../../', import.meta.url);
+export const wasmUrl = new URL('wasm/nudge_rules_bg.wasm', pkgDir);
+
+for (const file of [wasmUrl, new URL('wasm/nudge_rules.js', pkgDir)]) {
+  if (!existsSync(file)) {
+    throw new Error(`${file.pathname} is missing: build it with \`make wasm\` (scripts/build-wasm.sh)`);
+  }
+}
+const pkg = await import('../index.js');
+pkg.initSync({ module: readFileSync(wasmUrl) });
+
+export const { NudgeEngine, normalizePageUrl, validateConfig } = pkg;
+export { pkg };
+
+/** Reads a repository file (vectors, examples) as text. */
+export function readRepoFile(path) {
+  return readFileSync(new URL(path, repoRoot), 'utf8');
+}
+
+export const STOREFRONT = readRepoFile('examples/storefront.json');

@@ -1,0 +1,133 @@
+// A typed usage of the package, checked (never run) by `tsc --noEmit -p pkg`: the declarations in
+// index.d.ts must accept every documented call and give precise result types.
+import init, {
+  initSync,
+  NudgeEngine,
+  normalizePageUrl,
+  validateConfig,
+  type Config,
+  type DecisionMap,
+  type Diagnostic,
+  type Explanation,
+  type NudgeRulesError,
+  type NudgeType,
+  type PageReport,
+  type PageUrlError,
+  type PreviewResult,
+  type RuleSummary,
+  type SessionState,
+  type SiteConfigInput,
+  type Validation,
+} from 'nudge-rules';
+
+// What Node's fs.readFileSync returns (a Buffer is a Uint8Array<ArrayBufferLike>).
+declare const wasmBytes: Uint8Array;
+declare const compiled: WebAssembly.Module;
+
+export async function browser(): Promise<void> {
+  await init();
+  await init({ module_or_path: new URL('https://cdn.example/nudge_rules_bg.wasm') });
+}
+
+export function node(): void {
+  initSync({ module: wasmBytes });
+  initSync(compiled);
+  initSync(wasmBytes);
+}
+
+const config: SiteConfigInput = {
+  version: 1,
+  quiet_zones: ['/checkout/**'],
+  rules: [
+    {
+      id: 'sizing-help',
+      nudge: { type: 'chat_bubble', message: 'Not sure about the fit?', cta: 'Start chat' },
+      when: { min_intent_score: 60, min_idle_ms: 8000, pages: ['/products/**'] },
+    },
+  ],
+};
+
+export function usage(): string[] {
+  const engine = new NudgeEngine(config);
+  const fromText = new NudgeEngine('{"version": 1}');
+  const fromParsed = new NudgeEngine(JSON.parse('{"version": 1}') as object);
+  fromText.free();
+  fromParsed.free();
+
+  const state: SessionState = { intent_score: 82, page_url: '/products/linen-shirt' };
+  const result: PreviewResult = engine.preview({ ...state, idle_ms: 9000 });
+  const out: string[] = [];
+  if (result.would_fire) {
+    const type: NudgeType = result.nudge.type;
+    out.push(type, result.nudge.message, result.nudge.cta, result.nudge.reason);
+  } else {
+    const none: null = result.nudge;
+    out.push(result.reason, String(none));
+  }
+  const maybeReason: string | undefined = result.reason;
+  out.push(maybeReason ?? '');
+
+  const body: string = engine.previewBody('{"session_state":{"intent_score":1,"page_url":"/"}}');
+  const code: number = engine.previewFields(82, '/products/linen-shirt', 9000);
+  out.push(body, String(code));
+
+  const x: Explanation = engine.explain(state);
+  for (const rule of x.rules) {
+    const verdict: 'fired' | 'shadowed' | 'failed' | 'disabled' | 'quiet' = rule.verdict;
+    out.push(rule.id, verdict, ...rule.conditions.map((c) => `${c.condition} ${c.holds} ${c.detail}`));
+  }
+  out.push(x.path ?? x.url_error?.code ?? '', String(x.earliest_idle_ms ?? -1), x.result?.would_fire ? 'y' : 'n');
+
+  const map: DecisionMap = engine.decisionMap('/products/x');
+  for (const r of map.regions) out.push(`${r.min_intent_score}-${r.max_intent_score} ${r.rule_id ?? '-'} ${r.rule_index ?? -1}`);
+
+  const lint: Diagnostic[] = engine.lint();
+  const summary: RuleSummary[] = engine.summary();
+  const report: PageReport = engine.pageReport('/checkout');
+  const cfg: Config = engine.config();
+  out.push(
+    ...lint.map((d) => `${d.severity} ${d.code} ${d.path} ${d.line ?? '-'}:${d.column ?? '-'} ${d.message}`),
+    ...summary.map((s) => `${s.rule_id}: ${s.text}`),
+    ...report.matches.map((m) => `${m.json_path} ${m.pattern}`),
+    String(cfg.case_sensitive),
+    ...cfg.rules.map((r) => `${r.id} ${r.enabled} ${r.when.min_intent_score} ${r.when.pages?.join() ?? 'every page'}`),
+  );
+
+  out.push(normalizePageUrl('/Checkout//Pay'), normalizePageUrl('/A', { caseSensitive: true }));
+  try {
+    normalizePageUrl('//x');
+  } catch (e) {
+    const err = e as PageUrlError;
+    out.push(err.code, err.kind, err.message);
+  }
+  try {
+    engine.preview({ intent_score: 101, page_url: '/' });
+  } catch (e) {
+    const err = e as NudgeRulesError;
+    const kind: 'InvalidConfig' | 'InvalidRequest' = err.kind;
+    out.push(kind, ...err.diagnostics.map((d) => d.path));
+  }
+
+  const v: Validation = validateConfig('{"version": 1}');
+  const w: Validation = validateConfig(config);
+  out.push(String(v.valid), ...w.errors.map((d) => d.message), ...w.warnings.map((d) => d.code));
+  return out;
+}
+
+// Mistakes the declarations must reject.
+export function rejected(engine: NudgeEngine): void {
+  // @ts-expect-error intent_score is required
+  engine.preview({ page_url: '/' });
+  // @ts-expect-error page_url must be a string
+  engine.previewFields(1, 2, 3);
+  // @ts-expect-error no such nudge type
+  const t: NudgeType = 'popup';
+  // @ts-expect-error a config is a string or an object
+  new NudgeEngine(42);
+  // @ts-expect-error options.caseSensitive is a boolean
+  normalizePageUrl('/x', { caseSensitive: 'yes' });
+  const r = engine.preview({ intent_score: 1, page_url: '/' });
+  // @ts-expect-error nudge may be null until narrowed
+  r.nudge.message;
+  void t;
+}

@@ -1,0 +1,288 @@
+// Replays every conformance vector file in tests/vectors/ (format: tests/vectors/README.md)
+// against the built WASM package, with the comparison rules of the native runner
+// (tests/vectors.rs), so that the platforms cannot drift apart.
+//
+// The "native rules" suites do exactly what tests/vectors.rs does: configs compiled from text
+// (`config` objects written out with JSON.stringify, as the runner does with serde_json), requests
+// answered with previewBody. The "object API agrees" suites then check that the JS-only entry
+// points (a config given as an object, preview, explain, previewFields, validateConfig) give the
+// same answers.
+//
+// Caveat: JSON.parse turns 50.0 into 50 and rounds integers beyond 2^53, so a vector with such a
+// number in an inline `config` or `request` would reach the engine differently than in the
+// native runner (none has one today; use `config_text` / `request_text` for those).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+
+import { NudgeEngine, normalizePageUrl, readRepoFile, validateConfig } from './load.mjs';
+
+const VECTOR_DIR = 'tests/vectors/';
+
+function load(file) {
+  const doc = JSON.parse(readRepoFile(VECTOR_DIR + file));
+  assert.ok(Array.isArray(doc.cases) && doc.cases.length > 0, `${file} has no cases`);
+  return doc.cases;
+}
+
+/** The config text of a case: `config_file`, `config_text` or `config` (inline object). */
+function configText(c) {
+  if (typeof c.config_file === 'string') return readRepoFile(c.config_file);
+  if (typeof c.config_text === 'string') return c.config_text;
+  return JSON.stringify(c.config);
+}
+
+function requestText(c) {
+  return typeof c.request_text === 'string' ? c.request_text : JSON.stringify(c.request);
+}
+
+/** Compiles, returning the engine or the thrown error (checked to be a proper one). */
+function compile(config) {
+  try {
+    return { engine: new NudgeEngine(config) };
+  } catch (e) {
+    assertThrownError(e, 'InvalidConfig');
+    return { error: e };
+  }
+}
+
+/** Every thrown error is a real Error with kind and a non-empty diagnostics array. */
+function assertThrownError(e, kind) {
+  assert.ok(e instanceof Error, `thrown value is not an Error: ${e}`);
+  assert.equal(e.kind, kind, `kind of: ${e.message}`);
+  assert.ok(Array.isArray(e.diagnostics) && e.diagnostics.length > 0, 'diagnostics');
+  assert.ok(typeof e.message === 'string' && e.message.length > 0, 'message');
+}
+
+function containsAll(text, wanted) {
+  for (const w of wanted ?? []) {
+    assert.ok(text.includes(w), `${JSON.stringify(text)} does not contain ${JSON.stringify(w)}`);
+  }
+}
+
+function expectPaths(got, wanted) {
+  for (const w of wanted ?? []) {
+    assert.ok(got.includes(w), `error path ${JSON.stringify(w)} not reported; got ${JSON.stringify(got)}`);
+  }
+}
+
+const paths = (e) => e.diagnostics.map((d) => d.path);
+
+/** A response body against `expect.response`, with the reason rules of the README. */
+function checkResponse(body, expect) {
+  const actual = JSON.parse(body);
+  const data = actual.data;
+  assert.ok(data && typeof data === 'object', `no data in ${body}`);
+  const fired = data.would_fire === true;
+  let reason;
+  if (fired) {
+    assert.ok(data.nudge && 'reason' in data.nudge, `fired without data.nudge.reason: ${body}`);
+    reason = data.nudge.reason;
+    delete data.nudge.reason;
+    assert.ok(!('reason' in data), `data.reason present although a nudge fires: ${body}`);
+  } else {
+    assert.ok('reason' in data, `no data.reason when nothing fires: ${body}`);
+    reason = data.reason;
+    delete data.reason;
+  }
+  assert.deepEqual(actual, expect.response);
+  containsAll(typeof reason === 'string' ? reason : '', expect.reason_contains);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function previewNative(c) {
+  const expect = c.expect;
+  const { engine, error } = compile(configText(c));
+  if (expect.error === 'InvalidConfig') {
+    assert.ok(error, 'config compiled, want InvalidConfig');
+    expectPaths(paths(error), expect.paths);
+    return;
+  }
+  assert.ok(engine, `config rejected: ${error?.message}`);
+  const body = engine.previewBody(requestText(c));
+  const parsed = JSON.parse(body);
+  if (expect.error === 'InvalidRequest') {
+    assert.ok(!('data' in parsed), `got ${body}, want InvalidRequest`);
+    assert.equal(parsed.error, 'InvalidRequest', `wrong error body ${body}`);
+    assert.deepEqual(Object.keys(parsed), ['error', 'message']);
+    containsAll(parsed.message, expect.message_contains);
+  } else {
+    assert.ok(!('error' in parsed), `unexpected error ${body}`);
+    checkResponse(body, expect);
+  }
+}
+
+/** Only `session_state` with the three known fields, typed so that previewFields can take them. */
+function fieldsOf(ss) {
+  if (!ss || typeof ss !== 'object' || Array.isArray(ss)) return null;
+  const known = ['intent_score', 'page_url', 'idle_ms'];
+  if (Object.keys(ss).some((k) => !known.includes(k))) return null;
+  if (typeof ss.intent_score !== 'number' || typeof ss.page_url !== 'string') return null;
+  if (ss.idle_ms !== undefined && typeof ss.idle_ms !== 'number') return null;
+  return [ss.intent_score, ss.page_url, ss.idle_ms ?? 0];
+}
+
+function previewObjectApi(c) {
+  const expect = c.expect;
+  const text = compile(configText(c));
+  if (c.config !== undefined) {
+    const obj = compile(c.config);
+    assert.equal(!!obj.engine, !!text.engine, 'object and text configs disagree on validity');
+    if (obj.error) {
+      assert.deepEqual([...paths(obj.error)].sort(), [...paths(text.error)].sort());
+      for (const d of obj.error.diagnostics) {
+        assert.equal(d.line, null);
+        assert.equal(d.column, null);
+      }
+    }
+  }
+  if (expect.error === 'InvalidConfig' || !text.engine) return;
+  const engine = c.config !== undefined ? new NudgeEngine(c.config) : text.engine;
+  const rules = engine.config().rules;
+  const body = JSON.parse(text.engine.previewBody(requestText(c)));
+
+  // preview / explain / previewFields on the session_state object.
+  if (c.request === undefined || Object.keys(c.request).join() !== 'session_state') return;
+  const ss = c.request.session_state;
+  const fields = fieldsOf(ss);
+  if (body.error) {
+    assert.throws(() => engine.preview(ss), (e) => {
+      assertThrownError(e, body.error);
+      assert.equal(e.message, body.message, 'preview and previewBody messages differ');
+      return true;
+    });
+    // A string page_url that SPEC 4 rejects: explain reports it instead of throwing.
+    const urlRejected =
+      typeof ss?.page_url === 'string' && body.message.startsWith('session_state.page_url: ');
+    let thrown = null;
+    try {
+      const ex = engine.explain(ss);
+      assert.ok(urlRejected, 'explain accepted a state preview rejects');
+      assert.equal(ex.result, null);
+      assert.equal(ex.path, null);
+      assert.ok(ex.url_error && typeof ex.url_error.code === 'string');
+    } catch (e) {
+      thrown = e;
+    }
+    if (thrown && thrown.code === 'ERR_ASSERTION') throw thrown;
+    if (thrown) {
+      assertThrownError(thrown, body.error);
+      assert.equal(thrown.message, body.message, 'explain and previewBody messages differ');
+    }
+    if (fields) assert.equal(engine.previewFields(...fields), -3, 'previewFields of a rejected state');
+    return;
+  }
+  const result = engine.preview(ss);
+  assert.deepEqual(result, body.data);
+  const ex = engine.explain(ss);
+  assert.deepEqual(ex.result, body.data, 'explain().result differs from previewBody');
+  if (fields) {
+    const code = engine.previewFields(...fields);
+    if (body.data.would_fire) {
+      assert.ok(code >= 0, `previewFields ${code} for a firing state`);
+      assert.equal(rules[code].id, ex.fired_rule_id);
+      const { reason: _reason, ...nudge } = body.data.nudge;
+      assert.deepEqual(rules[code].nudge, nudge);
+    } else {
+      assert.equal(code, ex.quiet_zone ? -2 : -1);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function normalizeNative(c) {
+  const options = { caseSensitive: c.case_sensitive === true };
+  if (typeof c.expect === 'string') {
+    assert.equal(normalizePageUrl(c.input, options), c.expect);
+    return;
+  }
+  assert.throws(
+    () => normalizePageUrl(c.input, options),
+    (e) => {
+      assertThrownError(e, 'InvalidRequest');
+      assert.ok(typeof e.code === 'string' && e.code.length > 0, 'code');
+      assert.equal(e.code, e.diagnostics[0].code);
+      return true;
+    },
+    'accepted, want rejected',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function configNative(c) {
+  const wanted = c.expect_paths;
+  const { error } = compile(configText(c));
+  if (wanted.length === 0) {
+    assert.ok(!error, `want valid, got ${error?.message}`);
+    return;
+  }
+  assert.ok(error, `compiled, want errors at ${JSON.stringify(wanted)}`);
+  expectPaths(paths(error), wanted);
+  if (typeof c.expect_line === 'number') {
+    const d = error.diagnostics[0];
+    assert.deepEqual([d.line, d.column], [c.expect_line, c.expect_column ?? null], JSON.stringify(d));
+  }
+}
+
+function configObjectApi(c) {
+  const text = configText(c);
+  const compiled = compile(text);
+  const validation = validateConfig(text);
+  assert.equal(validation.valid, !compiled.error);
+  assert.deepEqual(validation.errors, compiled.error ? compiled.error.diagnostics : []);
+  if (c.config === undefined) return;
+  const obj = compile(c.config);
+  const objValidation = validateConfig(c.config);
+  assert.equal(!obj.error, !compiled.error, 'object and text configs disagree on validity');
+  assert.equal(objValidation.valid, !obj.error);
+  if (obj.error) {
+    assert.deepEqual([...paths(obj.error)].sort(), [...paths(compiled.error)].sort());
+    assert.deepEqual(objValidation.errors, obj.error.diagnostics);
+    for (const d of obj.error.diagnostics) assert.deepEqual([d.line, d.column], [null, null]);
+  } else {
+    assert.deepEqual(obj.engine.config(), compiled.engine.config());
+    assert.deepEqual(
+      objValidation.warnings.map(({ line: _l, column: _c, ...d }) => d),
+      validation.warnings.map(({ line: _l, column: _c, ...d }) => d),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const RUNNERS = {
+  'preview.json': [
+    ['native rules (previewBody, text configs)', previewNative],
+    ['object API agrees (object configs, preview, explain, previewFields)', previewObjectApi],
+  ],
+  'normalize.json': [['native rules (normalizePageUrl)', normalizeNative]],
+  'config.json': [
+    ['native rules (text configs)', configNative],
+    ['object API agrees (object configs, validateConfig)', configObjectApi],
+  ],
+};
+
+const files = readdirSync(new URL(`../../${VECTOR_DIR}`, import.meta.url))
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+
+test('the vector directory holds every file the native runner replays', () => {
+  for (const f of Object.keys(RUNNERS)) assert.ok(files.includes(f), `${VECTOR_DIR}${f} missing`);
+});
+
+for (const file of files) {
+  const runners = RUNNERS[file];
+  if (!runners) {
+    test.skip(`${VECTOR_DIR}${file}: no Node runner for this vector file yet (add one to pkg/test/vectors.test.mjs)`);
+    continue;
+  }
+  const cases = load(file);
+  for (const [suite, run] of runners) {
+    describe(`${file}: ${suite}`, () => {
+      for (const c of cases) test(c.name, () => run(c));
+    });
+  }
+}

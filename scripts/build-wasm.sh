@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Build the npm package's WASM files into pkg/wasm/ (generated, gitignored).
+#
+#   scripts/build-wasm.sh                  build with the chosen profile (opt-level from [profile.wasm])
+#   scripts/build-wasm.sh --opt-level L    override opt-level (3, 2, s or z) and the matching wasm-opt
+#                                          level, for measurements (docs/PERFORMANCE.md)
+#
+# Steps (shared/TOOLCHAIN.md): cargo build for wasm32-unknown-unknown with the `wasm` feature,
+# wasm-bindgen --target web (one build for browsers and Node: Node loads it with
+# initSync({ module: fs.readFileSync(...) })), then npm binaryen's wasm-opt. Prints the .wasm
+# size raw and gzip -9.
+set -euo pipefail
+
+usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
+
+opt_level=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --opt-level)
+      [ $# -ge 2 ] || { usage >&2; exit 2; }
+      opt_level="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "build-wasm.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+die() { echo "build-wasm.sh: $*" >&2; exit 1; }
+
+PROFILE=wasm
+TARGET=wasm32-unknown-unknown
+OUT=pkg/wasm
+NAME=nudge_rules
+WASM_OPT=node_modules/.bin/wasm-opt
+
+# --- the package version must be the crate version -----------------------------
+crate_version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+pkg_version="$(node -p 'require("./pkg/package.json").version')"
+[ -n "$crate_version" ] || die "no version in Cargo.toml"
+[ "$crate_version" = "$pkg_version" ] ||
+  die "pkg/package.json version $pkg_version differs from the crate version $crate_version"
+
+# --- tools: run the (idempotent) setup only when something is missing ----------
+wb_version="$(awk '
+  /^\[\[package\]\]/ { in_wb = 0 }
+  $0 == "name = \"wasm-bindgen\"" { in_wb = 1; next }
+  in_wb && /^version = / { gsub(/^version = "|"$/, ""); print; exit }
+' Cargo.lock)"
+tools_ok() {
+  rustup target list --installed 2>/dev/null | grep -qx "$TARGET" &&
+    [ "$(wasm-bindgen --version 2>/dev/null || true)" = "wasm-bindgen $wb_version" ] &&
+    [ -x "$WASM_OPT" ]
+}
+if ! tools_ok; then
+  echo "== tools missing: scripts/setup.sh --no-browser"
+  scripts/setup.sh --no-browser
+  tools_ok || die "tools still missing after scripts/setup.sh"
+fi
+
+# --- opt-level and the matching wasm-opt level ----------------------------------
+if [ -z "$opt_level" ]; then
+  opt_level="$(awk '
+    /^\[/ { in_p = ($0 == "[profile.wasm]") }
+    in_p && /^opt-level *=/ { sub(/^opt-level *= */, ""); gsub(/"/, ""); print; exit }
+  ' Cargo.toml)"
+  [ -n "$opt_level" ] || die "no opt-level in [profile.wasm] of Cargo.toml"
+fi
+case "$opt_level" in
+  3) wasm_opt_level=-O3 ;;
+  2) wasm_opt_level=-O2 ;;
+  s) wasm_opt_level=-Os ;;
+  z) wasm_opt_level=-Oz ;;
+  *) die "unsupported opt-level: $opt_level (use 3, 2, s or z)" ;;
+esac
+# An override through Cargo's environment keeps Cargo.toml as it is.
+export CARGO_PROFILE_WASM_OPT_LEVEL="$opt_level"
+
+echo "== cargo build (profile $PROFILE, opt-level $opt_level)"
+nice -n 10 cargo build --profile "$PROFILE" --target "$TARGET" \
+  --no-default-features --features wasm --lib
+raw="target/$TARGET/$PROFILE/$NAME.wasm"
+[ -f "$raw" ] || die "cargo did not produce $raw"
+
+echo "== wasm-bindgen --target web"
+rm -rf "$OUT"
+wasm-bindgen --target web --out-dir "$OUT" --out-name "$NAME" "$raw"
+
+bg="$OUT/${NAME}_bg.wasm"
+echo "== wasm-opt $wasm_opt_level"
+before=$(wc -c <"$bg")
+# The features rustc enables by default for wasm32-unknown-unknown (`rustc --print cfg --target
+# wasm32-unknown-unknown`): wasm-opt must accept them, and must not add others.
+"$WASM_OPT" "$wasm_opt_level" \
+  --enable-bulk-memory --enable-bulk-memory-opt --enable-multivalue --enable-mutable-globals \
+  --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext \
+  "$bg" -o "$bg.opt"
+mv "$bg.opt" "$bg"
+
+size=$(wc -c <"$bg")
+gz=$(gzip -9 -c "$bg" | wc -c)
+echo "== $bg: $size bytes raw ($before before wasm-opt), $gz bytes gzip -9"
