@@ -47,6 +47,15 @@ bench-native:
 bench-node: wasm
 	node scripts/bench-wasm.mjs
 
+fuzz-smoke:
+	scripts/fuzz.sh 30
+	cargo run --release --example corpus_timing
+
+# Long runs for docs/RELIABILITY.md: 10 million executions or one hour per target.
+fuzz:
+	scripts/fuzz.sh 3600 10000000
+	cargo run --release --example corpus_timing
+
 clean:
 	cargo clean
 	rm -rf pkg/wasm

@@ -200,6 +200,13 @@ static BYTE_CLASS: [u8; 256] = {
     table
 };
 
+/// [`normalize_page_url`] without the fast path, for the differential fuzz target (built with
+/// `--cfg fuzzing` by cargo-fuzz only).
+#[cfg(fuzzing)]
+pub fn normalize_page_url_full(page_url: &str, case_sensitive: bool) -> Result<String, UrlError> {
+    normalize_slow(page_url, case_sensitive)
+}
+
 /// The fast path: true when `path` is already its own canonical form, so normalization would
 /// return it unchanged. Conservative: false only costs the slow path.
 fn is_canonical(path: &str, case_sensitive: bool) -> bool {

@@ -172,10 +172,13 @@ proptest! {
         }
     }
 
+    /// A canonical path may hold a space, '?' or '#' (decoded from %20, %3F, %23), which a URL
+    /// carries only escaped: escaped again, it normalizes to itself.
     #[test]
-    fn normalization_is_idempotent(url in "(/|https?://h/)?[a-zA-Z0-9%./;?#~ÄÉßİΣ\u{FF41}-\u{FF43}-]{0,40}", case_sensitive in any::<bool>()) {
+    fn normalization_is_idempotent(url in "(/|https?://h/)?([a-zA-Z0-9%./;?#~ÄÉßİΣ\u{FF41}-\u{FF43}-]|%20|%3[fF]|%23|%2[eE]){0,40}", case_sensitive in any::<bool>()) {
         if let Ok(once) = normalize_page_url(&url, case_sensitive) {
-            let twice = normalize_page_url(&once, case_sensitive);
+            let as_url = once.replace(' ', "%20").replace('?', "%3F").replace('#', "%23");
+            let twice = normalize_page_url(&as_url, case_sensitive);
             prop_assert_eq!(twice.as_deref().ok(), Some(once.as_ref()), "{}", url);
         }
     }

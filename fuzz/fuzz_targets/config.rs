@@ -1,0 +1,24 @@
+//! Config text to engine: compilation never panics; a compiled engine previews, explains, maps,
+//! lints and summarizes without panicking.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nudge_rules::{Engine, SessionState};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(engine) = Engine::compile(text) else {
+        return;
+    };
+    for url in ["/", "/products/x", "/checkout", "/a/b/c"] {
+        let state = SessionState { intent_score: 50, page_url: url.to_owned(), idle_ms: 5000 };
+        let _ = engine.preview(&state).map(|p| p.to_response_body());
+        let _ = engine.explain(&state);
+        let _ = engine.decision_map(url);
+        let _ = engine.page_report(url);
+    }
+    let _ = engine.lint();
+    let _ = engine.summary();
+});
