@@ -39,13 +39,16 @@ test-node: wasm
 test-browser: wasm
 	node --test www/test/
 
+# One table of figures and ratios (and docs/PERFORMANCE.md's results section) from one run.
 bench: bench-native bench-node
+	python3 scripts/bench-report.py --write
 
 bench-native:
-	cargo bench
+	cargo bench --bench engine
 
 bench-node: wasm
-	node scripts/bench-wasm.mjs
+	mkdir -p target
+	node benches/node.mjs --json target/bench-node.json
 
 fuzz-smoke:
 	scripts/fuzz.sh 30

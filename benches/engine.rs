@@ -2,9 +2,10 @@
 //! one run (`cargo bench`; `make bench` prints the ratios, docs/PERFORMANCE.md has a real run).
 //!
 //! Groups (criterion ids `group/function`):
-//! - `storefront/{floor,preview,datalogic}`: a realistic mix of states (quiet-zone hits, first-rule
-//!   hits, last-rule hits, no match) against the embedded storefront config, per iteration the whole
-//!   mix; `floor` is a hand-written `match` for this config, using the crate's own normalization.
+//! - `storefront/{floor,preview,datalogic}`: the mix of 16 states of `benches/states.json`
+//!   (quiet-zone hits, first-rule hits, last-rule hits, no match, URLs needing full normalization)
+//!   against the embedded storefront config, per iteration the whole mix; `floor` is a
+//!   hand-written `match` for this config, using the crate's own normalization.
 //! - `scale/{rules,quiet_zones,glob_rules}/N`: worst case, only the last rule can match; rules
 //!   with literal and `X/**` patterns, and (`glob_rules`) with a wildcard pattern each.
 //! - `normalize/*`: URL shapes; `canonical_short` takes the fast path, `slow_same_path` is the same
@@ -22,28 +23,21 @@ use serde_json::json;
 
 const STOREFRONT: &str = include_str!("../examples/storefront.json");
 
-/// The mix of states: (intent, page_url, idle_ms), with what fires in the storefront config.
-const MIX: &[(u8, &str, u32)] = &[
-    (95, "/checkout/payment", 60_000),            // quiet zone
-    (70, "https://shop.example/cart?x=1", 9_000), // quiet zone, absolute URL
-    (90, "/products/linen-shirt", 25_000),        // first rule (high-intent-exit)
-    (88, "/collections/summer", 30_000),          // first rule
-    (82, "/products/linen-shirt", 9_000),         // second rule (sizing-help)
-    (45, "/collections/sale", 2_500),             // sale-toast
-    (45, "/collections/summer", 0),               // free-shipping-bar
-    (35, "/search", 6_000),                       // search-assist
-    (10, "/blog/how-to-linen", 15_000),           // blog-newsletter
-    (95, "/about", 45_000),                       // last rule (last-chance-exit)
-    (35, "/search", 2_500),                       // no match
-    (82, "/products/gift-card", 9_000),           // no match (excluded)
-];
-
-fn states() -> Vec<SessionState> {
-    MIX.iter()
-        .map(|&(intent_score, url, idle_ms)| SessionState {
-            intent_score,
-            page_url: url.to_owned(),
-            idle_ms,
+/// The state mix shared with the Node benchmark (benches/states.json), and the code each must give.
+fn states() -> Vec<(SessionState, i32)> {
+    let doc: serde_json::Value =
+        serde_json::from_str(include_str!("states.json")).expect("benches/states.json");
+    doc["states"]
+        .as_array()
+        .expect("states")
+        .iter()
+        .map(|s| {
+            let state = SessionState {
+                intent_score: s["intent_score"].as_u64().expect("intent") as u8,
+                page_url: s["page_url"].as_str().expect("url").to_owned(),
+                idle_ms: s["idle_ms"].as_u64().expect("idle") as u32,
+            };
+            (state, s["fires"].as_i64().expect("fires") as i32)
         })
         .collect()
 }
@@ -121,7 +115,7 @@ fn storefront_json_logic() -> serde_json::Value {
 
 fn storefront(c: &mut Criterion) {
     let engine = Engine::compile(STOREFRONT).unwrap();
-    let states = states();
+    let (states, expected): (Vec<SessionState>, Vec<i32>) = states().into_iter().unzip();
     // The three must agree before their speed means anything.
     let dl = datalogic_rs::Engine::new();
     let logic = dl
@@ -141,8 +135,9 @@ fn storefront(c: &mut Criterion) {
         session.reset();
         code as i32
     };
-    for s in &states {
+    for (s, want) in states.iter().zip(expected) {
         let ours = code(&engine.preview(s).unwrap());
+        assert_eq!(ours, want, "benches/states.json disagrees on {s:?}");
         assert_eq!(ours, floor(s), "floor disagrees on {s:?}");
         assert_eq!(
             ours,

@@ -17,7 +17,9 @@ fn main() {
         };
         let (mut count, mut slowest, mut slowest_name) = (0usize, 0u128, String::new());
         for entry in dir.flatten() {
-            let Ok(data) = std::fs::read(entry.path()) else { continue };
+            let Ok(data) = std::fs::read(entry.path()) else {
+                continue;
+            };
             let text = String::from_utf8_lossy(&data);
             let start = Instant::now();
             match target {

@@ -66,9 +66,9 @@ pub use config::{
 };
 pub use engine::{Engine, Preview};
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
-pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
+pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
 pub use pattern::MAX_PATTERN_BYTES;
 pub use request::{SessionState, MAX_REQUEST_BYTES};
 pub use trace::ConditionCheck;

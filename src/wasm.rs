@@ -6,7 +6,8 @@
 //! `None` is `null`) and turns [`Error`]s into thrown JS `Error`s carrying `kind` and
 //! `diagnostics`.
 //!
-//! A config given as a JS object is converted to a JSON tree and compiled with
+//! A config or state given as a JS object is converted with `JSON.stringify` and the crate's strict
+//! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 
 use serde::Serialize;
@@ -55,15 +56,12 @@ impl ConfigInput {
     ///
     /// # Errors
     ///
-    /// `InvalidConfig` when the value has no JSON form (a function, a symbol, a BigInt beyond
-    /// 64 bits).
+    /// `InvalidConfig` when the value has no JSON form (see [`json_tree`]).
     fn from_js(config: &JsValue) -> Result<ConfigInput, Error> {
         if let Some(text) = config.as_string() {
             return Ok(ConfigInput::Text(text));
         }
-        serde_wasm_bindgen::from_value(config.clone())
-            .map(ConfigInput::Tree)
-            .map_err(|e| not_json(ErrorKind::InvalidConfig, "", "the config", &e.to_string()))
+        json_tree(config, ErrorKind::InvalidConfig, "", "the config").map(ConfigInput::Tree)
     }
 
     fn compile(&self) -> Result<Engine, Error> {
@@ -74,10 +72,29 @@ impl ConfigInput {
     }
 }
 
-/// The error for a JS value that has no JSON form; `detail` is serde-wasm-bindgen's message.
+/// A JS value as a JSON tree, through `JSON.stringify` and the crate's strict parser: fields
+/// that are `undefined` are absent (as in JSON); cycles, BigInts and nesting deeper than the
+/// parser's limit (128) are errors, never a stack overflow inside the module.
+///
+/// # Errors
+///
+/// `kind` at `path` when the value has no JSON form.
+fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result<Value, Error> {
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| {
+            let detail = js_sys::Error::from(e)
+                .message()
+                .as_string()
+                .unwrap_or_default();
+            not_json(kind, path, what, &detail)
+        })?
+        .as_string()
+        .ok_or_else(|| not_json(kind, path, what, "it is undefined, a function or a symbol"))?;
+    crate::json::parse(&text).map_err(|d| not_json(kind, path, what, &d.message))
+}
+
+/// The error for a JS value that has no JSON form.
 fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
-    // The message is that of a JS `Error` turned into text: drop its "Error: " prefix.
-    let detail = detail.strip_prefix("Error: ").unwrap_or(detail);
     Error::new(
         kind,
         vec![Diagnostic::error(
@@ -89,33 +106,15 @@ fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
 }
 
 /// Reads a `session_state` argument as [`SessionState::from_json_value`] does, so that messages
-/// are the native ones. A field whose value is `undefined` counts as absent, as `JSON.stringify`
-/// has it (`{ idle_ms: undefined }` means the default idle time).
+/// are the native ones. A field whose value is `undefined` counts as absent, as in JSON
+/// (`{ idle_ms: undefined }` means the default idle time).
 fn session_state(state: &JsValue) -> Result<SessionState, Error> {
-    let unreadable = |e: serde_wasm_bindgen::Error| {
-        not_json(
-            ErrorKind::InvalidRequest,
-            "session_state",
-            "session_state",
-            &e.to_string(),
-        )
-    };
-    let tree: Value = if state.is_object() && !js_sys::Array::is_array(state) {
-        let mut fields = serde_json::Map::new();
-        for entry in js_sys::Object::entries(&js_sys::Object::from(state.clone())).iter() {
-            let pair = js_sys::Array::from(&entry);
-            let value = pair.get(1);
-            if let (Some(key), false) = (pair.get(0).as_string(), value.is_undefined()) {
-                fields.insert(
-                    key,
-                    serde_wasm_bindgen::from_value(value).map_err(unreadable)?,
-                );
-            }
-        }
-        Value::Object(fields)
-    } else {
-        serde_wasm_bindgen::from_value(state.clone()).map_err(unreadable)?
-    };
+    let tree = json_tree(
+        state,
+        ErrorKind::InvalidRequest,
+        "session_state",
+        "session_state",
+    )?;
     SessionState::from_json_value(&tree)
 }
 

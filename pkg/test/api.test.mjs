@@ -106,9 +106,15 @@ describe('new NudgeEngine(config)', () => {
   });
 
   test('a value without a JSON form is an InvalidConfig, not a crash', () => {
-    const e = thrown(() => new NudgeEngine({ version: 1, rules: [() => 1] }), 'InvalidConfig');
+    const e = thrown(() => new NudgeEngine({ version: 1n }), 'InvalidConfig');
     assert.equal(e.diagnostics[0].code, 'not_json');
-    assert.match(e.message, /^invalid config: the config cannot be read as JSON: invalid type/);
+    assert.match(e.message, /^invalid config: the config cannot be read as JSON: .*BigInt/);
+    const cycle = { version: 1 };
+    cycle.self = cycle;
+    assert.equal(thrown(() => new NudgeEngine(cycle), 'InvalidConfig').diagnostics[0].code, 'not_json');
+    // As in JSON, functions and symbols in arrays become null.
+    const fn = thrown(() => new NudgeEngine({ version: 1, rules: [() => 1] }), 'InvalidConfig');
+    assert.equal(fn.diagnostics[0].path, 'rules[0]');
     thrown(() => new NudgeEngine({ version: 1, rules: [Symbol('x')] }), 'InvalidConfig');
     thrown(() => new NudgeEngine(42), 'InvalidConfig');
     thrown(() => new NudgeEngine(null), 'InvalidConfig');
@@ -177,7 +183,8 @@ describe('engine.preview(sessionState)', () => {
       for (const d of err.diagnostics) assert.ok(d.path.startsWith('session_state'), d.path);
     }
     for (const notObject of [null, undefined, 5, 'x', []]) thrown(() => e.preview(notObject), 'InvalidRequest');
-    thrown(() => e.preview({ intent_score: 5, page_url: '/', idle_ms: () => 1 }), 'InvalidRequest');
+    const big = thrown(() => e.preview({ intent_score: 5, page_url: '/', idle_ms: 10n }), 'InvalidRequest');
+    assert.equal(big.diagnostics[0].code, 'not_json');
   });
 });
 

@@ -1,0 +1,110 @@
+// Native/WASM parity (docs/RELIABILITY.md): 100,000 generated (config, request) pairs answered by
+// the native crate (examples/parity.rs) and by the WASM package's previewBody give identical
+// response bodies, byte for byte: 200 bodies, InvalidRequest and InvalidConfig error bodies.
+// PARITY_CONFIGS=N changes the number of configs (100 requests each; default 1,000).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { NudgeEngine, repoRoot } from './load.mjs';
+
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = rng(20261121);
+const pick = (xs) => xs[Math.floor(random() * xs.length)];
+const SEGMENTS = ['products', 'collections', 'cart', 'checkout', 'blog', 'a', 'Café', 'sale'];
+const INTENTS = [0, 1, 29, 30, 50, 59, 60, 99, 100];
+const IDLES = [0, 1, 999, 1000, 5000, 8000, 86_400_000];
+const TYPES = ['chat_bubble', 'toast', 'exit_modal', 'sticky_bar'];
+
+function pattern() {
+  const s = pick(SEGMENTS);
+  const t = pick(SEGMENTS);
+  // One pattern in 200 ends with '/', an error that makes its config invalid.
+  if (random() < 0.005) return `/${s}/`;
+  return pick([`/${s}`, `/${s}/**`, `/${s}/**`, `/${s}/*`, `/${s}/${t}`, '/**', `**/${t}`, `/{${s},${t}}/**`, `/${s}?`, `/[a-c]*/${t}`]);
+}
+
+function config() {
+  const rules = [];
+  const count = Math.floor(random() * 8);
+  for (let i = 0; i < count; i++) {
+    const [x, y] = [pick(INTENTS), pick(INTENTS)];
+    const when = { min_intent_score: Math.min(x, y), max_intent_score: Math.max(x, y), min_idle_ms: pick(IDLES) };
+    if (random() < 0.7) when.pages = Array.from({ length: Math.floor(random() * 3) }, pattern);
+    if (random() < 0.4) when.exclude_pages = [pattern()];
+    if (random() < 0.005) when.min_idle = 5; // an unknown field: InvalidConfig
+    rules.push({ id: `r${i}`, enabled: random() < 0.9, nudge: { type: pick(TYPES), message: `Message ${i} é`, cta: 'Go' }, when });
+  }
+  return JSON.stringify({
+    version: 1,
+    case_sensitive: random() < 0.2,
+    quiet_zones: Array.from({ length: Math.floor(random() * 3) }, pattern),
+    rules,
+  });
+}
+
+function url() {
+  const path = Array.from({ length: Math.floor(random() * 4) }, () => pick([...SEGMENTS, '..', '.', '', 'X%41', 'caf%C3%A9', ';p=1'])).join('/');
+  const prefix = random() < 0.05 ? pick(['//', '', 'javascript:']) : pick(['/', '/', '/', 'https://shop.example/', 'HTTP://h:8080/']);
+  return prefix + path + pick(['', '/', '?q=1', '#f']);
+}
+
+function body() {
+  const r = random();
+  if (r < 0.03) return pick(['', '{', '[]', 'null', '{"session_state":{}}']);
+  const intent = random() < 0.05 ? pick([-1, 101, 50.5, '50']) : pick(INTENTS);
+  const state = { intent_score: intent, page_url: url() };
+  if (random() < 0.8) state.idle_ms = random() < 0.03 ? pick([-1, 86_400_001]) : pick(IDLES);
+  if (random() < 0.02) state.extra = 1;
+  return JSON.stringify({ session_state: state });
+}
+
+test('native and WASM give identical response bodies on 100,000 generated pairs', () => {
+  const configs = Number(process.env.PARITY_CONFIGS ?? 1000);
+  const cases = Array.from({ length: configs }, () => ({ config: config(), bodies: Array.from({ length: 100 }, body) }));
+  const input = cases.map((c) => JSON.stringify(c)).join('\n');
+  const native = execFileSync('cargo', ['run', '-q', '--release', '--example', 'parity'], {
+    cwd: fileURLToPath(repoRoot),
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  })
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.equal(native.length, cases.length);
+  let compared = 0;
+  let fired = 0;
+  let errors = 0;
+  cases.forEach((c, i) => {
+    let wasm;
+    try {
+      const engine = new NudgeEngine(c.config);
+      wasm = c.bodies.map((b) => engine.previewBody(b));
+      engine.free();
+    } catch (e) {
+      // An invalid config: the native side answered with its InvalidConfig body.
+      wasm = c.bodies.map(() => JSON.stringify({ error: e.kind, message: e.message }));
+    }
+    for (let k = 0; k < c.bodies.length; k++) {
+      assert.equal(wasm[k], native[i][k], `config ${c.config}\nbody ${c.bodies[k]}`);
+      compared++;
+      if (wasm[k].includes('"would_fire":true')) fired++;
+      if (wasm[k].startsWith('{"error"')) errors++;
+    }
+  });
+  assert.equal(compared, configs * 100);
+  // The generator must exercise every outcome.
+  assert.ok(fired > compared / 20 && errors > compared / 20, `fired ${fired}, errors ${errors} of ${compared}`);
+  console.log(`parity: ${compared} pairs identical (${fired} fired, ${errors} error bodies)`);
+});
