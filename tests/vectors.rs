@@ -184,3 +184,79 @@ fn config_vectors() {
         }
     });
 }
+
+#[test]
+fn explain_vectors() {
+    run("explain.json", |case| {
+        let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
+        let state = nudge_rules::SessionState::from_json_value(&case["state"]).map_err(|e| e.to_string())?;
+        let got = serde_json::to_value(engine.explain(&state).map_err(|e| e.to_string())?).unwrap();
+        check_explanation(&got, &case["expect"])
+    });
+}
+
+/// Compares an explanation (as JSON, the shape the WASM package returns too) with `expect`.
+fn check_explanation(got: &Value, expect: &Value) -> Result<(), String> {
+    let field = |key: &str, actual: Value| -> Result<(), String> {
+        match expect.get(key) {
+            Some(want) if *want != actual => Err(format!("{key}: got {actual}, want {want}")),
+            _ => Ok(()),
+        }
+    };
+    field("path", got["path"].clone())?;
+    field("url_error", got["url_error"]["code"].clone())?;
+    field("quiet_zone", got["quiet_zone"]["pattern"].clone())?;
+    field("fired_rule_id", got["fired_rule_id"].clone())?;
+    field("earliest_idle_ms", got["earliest_idle_ms"].clone())?;
+    field("earliest_rule_id", got["earliest_rule_id"].clone())?;
+    let rules = got["rules"].as_array().cloned().unwrap_or_default();
+    field("rules", Value::from(rules.len()))?;
+    let rule = |id: &str| rules.iter().find(|r| r["id"] == id).cloned();
+    for (id, want) in expect["verdicts"].as_object().into_iter().flatten() {
+        let r = rule(id).ok_or(format!("no rule {id}"))?;
+        if r["verdict"] != *want {
+            return Err(format!("{id}: verdict {}, want {want}", r["verdict"]));
+        }
+    }
+    for (id, want) in expect["failing"].as_object().into_iter().flatten() {
+        let r = rule(id).ok_or(format!("no rule {id}"))?;
+        let failing: Vec<Value> = r["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["holds"] == false)
+            .map(|c| c["condition"].clone())
+            .collect();
+        if Value::from(failing.clone()) != *want {
+            return Err(format!("{id}: failing {failing:?}, want {want}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn lint_vectors() {
+    run("lint.json", |case| {
+        let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
+        let got: Vec<(String, String)> = engine
+            .lint()
+            .into_iter()
+            .map(|d| (d.code.to_owned(), d.path))
+            .collect();
+        let want: Vec<(String, String)> = case["expect"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|w| (w["code"].as_str().unwrap_or_default().to_owned(), w["path"].as_str().unwrap_or_default().to_owned()))
+            .collect();
+        for w in &want {
+            if !got.contains(w) {
+                return Err(format!("warning {w:?} not reported; got {got:?}"));
+            }
+        }
+        if case["exact"] == true && got.len() != want.len() {
+            return Err(format!("got {got:?}, want exactly {want:?}"));
+        }
+        Ok(())
+    });
+}

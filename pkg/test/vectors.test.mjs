@@ -251,9 +251,54 @@ function configObjectApi(c) {
   }
 }
 
+/** explain.json: the explanation compared as tests/vectors.rs does. */
+function explainNative(c) {
+  const { engine, error } = compile(configText(c));
+  assert.ok(engine, error?.message);
+  const got = engine.explain(c.state);
+  const want = c.expect;
+  const check = (key, actual) => {
+    if (key in want) assert.deepEqual(actual, want[key], key);
+  };
+  check('path', got.path);
+  check('url_error', got.url_error?.code ?? null);
+  check('quiet_zone', got.quiet_zone?.pattern ?? null);
+  check('fired_rule_id', got.fired_rule_id);
+  check('earliest_idle_ms', got.earliest_idle_ms);
+  check('earliest_rule_id', got.earliest_rule_id);
+  check('rules', got.rules.length);
+  const rule = (id) => {
+    const r = got.rules.find((x) => x.id === id);
+    assert.ok(r, `no rule ${id}`);
+    return r;
+  };
+  for (const [id, verdict] of Object.entries(want.verdicts ?? {})) assert.equal(rule(id).verdict, verdict, id);
+  for (const [id, failing] of Object.entries(want.failing ?? {})) {
+    assert.deepEqual(rule(id).conditions.filter((x) => !x.holds).map((x) => x.condition), failing, id);
+  }
+  // The explanation's result is exactly the preview's.
+  if (got.path !== null) assert.deepEqual(got.result, engine.preview(c.state));
+}
+
+/** lint.json: codes and paths of the warnings, from engine.lint() and validateConfig alike. */
+function lintNative(c) {
+  const text = configText(c);
+  const { engine, error } = compile(text);
+  assert.ok(engine, error?.message);
+  const got = engine.lint().map((d) => [d.code, d.path]);
+  for (const d of engine.lint()) assert.equal(d.severity, 'warning');
+  assert.deepEqual(validateConfig(text).warnings.map((d) => [d.code, d.path]), got);
+  for (const w of c.expect) {
+    assert.ok(got.some(([code, path]) => code === w.code && path === w.path), `${w.code} at ${w.path} not in ${JSON.stringify(got)}`);
+  }
+  if (c.exact) assert.equal(got.length, c.expect.length, JSON.stringify(got));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const RUNNERS = {
+  'explain.json': [['native rules (explain)', explainNative]],
+  'lint.json': [['native rules (lint, validateConfig)', lintNative]],
   'preview.json': [
     ['native rules (previewBody, text configs)', previewNative],
     ['object API agrees (object configs, preview, explain, previewFields)', previewObjectApi],
