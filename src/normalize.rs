@@ -28,8 +28,11 @@ pub enum UrlError {
     /// The input is the empty string.
     #[error("page_url is empty; give a path such as \"/products/linen-shirt\" or an http(s) URL")]
     Empty,
-    /// The input is longer than [`MAX_PAGE_URL_BYTES`].
-    #[error("page_url is {len_bytes} bytes long; the limit is 8,192 bytes")]
+    /// The input, or the path it normalizes to (NFKC can expand text), is longer than
+    /// [`MAX_PAGE_URL_BYTES`].
+    #[error(
+        "page_url is {len_bytes} bytes long (or normalizes to that many); the limit is 8,192 bytes"
+    )]
     TooLong {
         /// Length of the input in bytes.
         len_bytes: usize,
@@ -276,7 +279,15 @@ fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlErr
     if !case_sensitive {
         normalized = lowercase(&normalized);
     }
-    resolve_segments(&normalized)
+    let path = resolve_segments(&normalized)?;
+    // NFKC can expand text; a path longer than any accepted input is refused too, which keeps
+    // normalization idempotent and its output bounded.
+    if path.len() > MAX_PAGE_URL_BYTES {
+        return Err(UrlError::TooLong {
+            len_bytes: path.len(),
+        });
+    }
+    Ok(path)
 }
 
 /// Splits off the path of `page_url` (without query and fragment) and its byte offset in the
@@ -567,6 +578,12 @@ mod tests {
             assert_eq!(norm(input), Err(code), "{input:?}");
         }
         assert_eq!(norm(&format!("/{}", "a".repeat(8192))), Err("too_long"));
+        // U+FDFA expands to 18 characters (33 bytes) under NFKC: 300 of them fit the input limit
+        // (900 bytes) but not the output limit.
+        assert_eq!(
+            norm(&format!("/{}", "\u{FDFA}".repeat(300))),
+            Err("too_long")
+        );
         assert!(norm(&format!("/{}", "a".repeat(8191))).is_ok());
     }
 
