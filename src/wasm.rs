@@ -1,10 +1,10 @@
 //! The wasm-bindgen facade behind the npm package in `pkg/` (feature `wasm`): the JS API of
 //! `docs/JS-API.md`, mapped one to one onto the native API.
 //!
-//! A thin layer: every decision is the native crate's. This module only converts values
-//! (serde-wasm-bindgen with [`Serializer::json_compatible`], so results are plain JS objects and
-//! `None` is `null`) and turns [`Error`]s into thrown JS `Error`s carrying `kind` and
-//! `diagnostics`.
+//! A thin layer: every decision is the native crate's. This module only converts values (results
+//! with serde-wasm-bindgen's [`Serializer::json_compatible`], so they are plain JS objects and
+//! `None` is `null`; arguments through `JSON.stringify`, see below) and turns [`Error`]s into
+//! thrown JS `Error`s carrying `kind` and `diagnostics`.
 //!
 //! A config or state given as a JS object is converted with `JSON.stringify` and the crate's strict
 //! parser (no recursion without a limit inside the module); a config object is compiled with
