@@ -18,7 +18,7 @@ setup:
 demo:
 	scripts/serve-demo.sh
 
-test: setup lint test-rust test-node
+test: setup lint test-rust test-node test-browser fuzz-smoke
 
 lint:
 	cargo fmt --check
@@ -33,11 +33,11 @@ wasm:
 	scripts/build-wasm.sh
 
 test-node: wasm
-	node --test pkg/test/
+	node --test pkg/test/*.test.mjs
 	node_modules/.bin/tsc --noEmit -p pkg
 
 test-browser: wasm
-	node --test www/test/
+	node --test www/test/*.test.mjs
 
 # One table of figures and ratios (and docs/PERFORMANCE.md's results section) from one run.
 bench: bench-native bench-node

@@ -1,0 +1,62 @@
+// The URL hash: `#i=82&t=9000&u=%2Fproducts%2Flinen-shirt&c=z…`.
+// `c` (the config) is only there when it differs from the example config: `z` + base64url of the
+// deflate-raw compressed text, or `b` + base64url of the plain UTF-8 text where the browser has no
+// CompressionStream.
+
+function toBase64Url(bytes) {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text) {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+async function pipe(bytes, stream) {
+  const out = new Blob([bytes]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(out).arrayBuffer());
+}
+
+export async function encodeConfig(text) {
+  const bytes = new TextEncoder().encode(text);
+  if (typeof CompressionStream === 'function') {
+    return 'z' + toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')));
+  }
+  return 'b' + toBase64Url(bytes);
+}
+
+export async function decodeConfig(value) {
+  const kind = value[0];
+  const bytes = fromBase64Url(value.slice(1));
+  if (kind === 'z') return new TextDecoder('utf-8', { fatal: true }).decode(await pipe(bytes, new DecompressionStream('deflate-raw')));
+  if (kind === 'b') return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  throw new Error(`unknown config encoding "${kind}"`);
+}
+
+/** Builds the hash for a state; `configText` null leaves the config out (the example config). */
+export async function buildHash({ intent, idle, url, configText }) {
+  const params = new URLSearchParams();
+  params.set('i', String(intent));
+  params.set('t', String(idle));
+  params.set('u', url);
+  if (configText !== null) params.set('c', await encodeConfig(configText));
+  return '#' + params.toString();
+}
+
+/** Reads a hash; every field is optional. Throws only for a config that cannot be decoded. */
+export async function parseHash(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const out = {};
+  const intent = Number(params.get('i'));
+  if (params.has('i') && Number.isInteger(intent)) out.intent = intent;
+  const idle = Number(params.get('t'));
+  if (params.has('t') && Number.isInteger(idle)) out.idle = idle;
+  if (params.has('u')) out.url = params.get('u');
+  if (params.has('c')) out.configText = await decodeConfig(params.get('c'));
+  return out;
+}

@@ -1,0 +1,141 @@
+// The mock storefront: a small fake shop page, chosen by the normalized path, with the nudge
+// drawn on it the way a visitor would see it.
+
+import { esc } from './util.js';
+
+/** The storefront's pages, offered in the page picker. */
+export const STORE_PAGES = [
+  { url: '/', label: 'Home' },
+  { url: '/products/linen-shirt', label: 'Product: linen shirt' },
+  { url: '/products/gift-card', label: 'Product: gift card' },
+  { url: '/collections/summer', label: 'Collection: summer' },
+  { url: '/collections/sale/dresses', label: 'Sale: dresses' },
+  { url: '/search?q=linen', label: 'Search results' },
+  { url: '/blog/how-to-wash-linen', label: 'Blog post' },
+  { url: '/blog/tags/care', label: 'Blog tag page' },
+  { url: '/cart', label: 'Cart' },
+  { url: '/checkout/payment', label: 'Checkout' },
+  { url: '/account/orders', label: 'Account' },
+];
+
+const SHOP = 'Linen & Loom';
+
+function title(slug) {
+  const words = decodeSafe(slug || '').replace(/[-_]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : '';
+}
+
+function decodeSafe(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function img(cls = '', label = '') {
+  return `<div class="sf-img ${cls}" aria-hidden="true"><span>${esc(label)}</span></div>`;
+}
+
+function lines(n, cls = '') {
+  let out = '';
+  for (let i = 0; i < n; i++) out += `<div class="sf-line ${cls}" style="width:${92 - ((i * 17) % 35)}%"></div>`;
+  return out;
+}
+
+function cards(names) {
+  return `<div class="sf-grid">${names
+    .map(([name, price], i) => `<div class="sf-card">${img(`tone-${i % 4}`)}<div class="sf-card-name">${esc(name)}</div><div class="sf-card-price">${esc(price)}</div></div>`)
+    .join('')}</div>`;
+}
+
+/** The page body for a normalized path (null when the URL was rejected). */
+function pageBody(path) {
+  if (path === null) {
+    return `<div class="sf-error"><div class="sf-error-code">400</div><p>This address is rejected before any rule sees it.</p></div>`;
+  }
+  const seg = path.split('/').filter(Boolean);
+  const [first, second, third] = seg;
+  switch (first) {
+    case undefined:
+      return `<div class="sf-hero">${img('tone-1 hero', '')}<div class="sf-hero-text"><div class="sf-kicker">New season</div><h3>Summer linen, made to last</h3><div class="sf-btn">Shop the collection</div></div></div>${cards([['Linen shirt', '$68'], ['Wide trousers', '$84'], ['Market tote', '$32']])}`;
+    case 'products': {
+      const name = second === 'gift-card' ? 'Gift card' : title(second) || 'Product';
+      const price = second === 'gift-card' ? 'From $25' : '$68.00';
+      return `<div class="sf-product">${img('tone-0 big', '')}<div class="sf-product-info"><div class="sf-crumbs">Home / Shop / ${esc(name)}</div><h3>${esc(name)}</h3><div class="sf-price">${price}</div><div class="sf-sizes">${['XS', 'S', 'M', 'L', 'XL'].map((s) => `<span>${s}</span>`).join('')}</div><div class="sf-btn">Add to cart</div>${lines(3)}</div></div>`;
+    }
+    case 'collections': {
+      const name = third ? `${title(second)}: ${title(third)}` : title(second) || 'All products';
+      const sale = second === 'sale' || second === 'clearance';
+      return `<div class="sf-collection"><div class="sf-collection-head"><h3>${esc(name)}</h3>${sale ? '<span class="sf-badge">Up to 40% off</span>' : ''}</div>${cards([['Linen shirt', sale ? '$48' : '$68'], ['Wrap dress', sale ? '$79' : '$118'], ['Sun hat', sale ? '$22' : '$36'], ['Espadrilles', sale ? '$45' : '$59']])}</div>`;
+    }
+    case 'search':
+      return `<div class="sf-search"><div class="sf-searchbox">linen</div><div class="sf-muted">24 results</div>${cards([['Linen shirt', '$68'], ['Linen napkins', '$24'], ['Linen trousers', '$84']])}</div>`;
+    case 'blog':
+      if (second === 'tags') {
+        return `<div class="sf-article"><div class="sf-kicker">Journal · tag</div><h3>Stories tagged “${esc(title(third) || 'all')}”</h3>${lines(2)}${cards([['How to wash linen', '5 min read'], ['Packing light', '4 min read'], ['Summer care', '3 min read']])}</div>`;
+      }
+      return `<div class="sf-article"><div class="sf-kicker">Journal</div><h3>${esc(title(seg[seg.length - 1]) || 'Journal')}</h3><div class="sf-muted">6 min read</div>${img('tone-2 wide', '')}${lines(5)}</div>`;
+    case 'cart':
+    case 'checkout':
+      return `<div class="sf-checkout"><div class="sf-form"><h3>${first === 'cart' ? 'Your cart' : 'Checkout'}</h3>${['Email', 'Card number', 'Name on card'].map((f) => `<div class="sf-field"><span>${f}</span></div>`).join('')}<div class="sf-btn">${first === 'cart' ? 'Check out' : 'Pay $68.00'}</div></div><div class="sf-summary">${img('tone-0 thumb', '')}<div><b>Linen shirt</b><div class="sf-muted">Size M · $68.00</div></div></div></div>`;
+    case 'account':
+    case 'orders':
+      return `<div class="sf-account"><h3>Your account</h3>${['Order #1042 · Delivered', 'Order #1038 · Delivered', 'Order #1021 · Returned'].map((o) => `<div class="sf-row">${esc(o)}</div>`).join('')}</div>`;
+    default:
+      return `<div class="sf-article"><h3>${esc(title(seg[seg.length - 1]))}</h3>${lines(6)}</div>`;
+  }
+}
+
+/** The nudge overlay, as a visitor sees it. */
+function nudgeMarkup(nudge) {
+  const msg = esc(nudge.message);
+  const cta = esc(nudge.cta);
+  switch (nudge.type) {
+    case 'chat_bubble':
+      return `<div class="nudge nudge-chat" data-type="chat_bubble" role="dialog" aria-label="Chat bubble"><div class="nudge-chat-card"><div class="nudge-chat-head"><span class="nudge-avatar" aria-hidden="true">LL</span><span><b>${esc(SHOP)}</b><small>Typically replies in 2 min</small></span></div><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button></div><div class="nudge-launcher" aria-hidden="true"><svg width="22" height="22" viewBox="0 0 16 16"><path fill="#fff" d="M2 3.5A1.5 1.5 0 0 1 3.5 2h9A1.5 1.5 0 0 1 14 3.5v6a1.5 1.5 0 0 1-1.5 1.5H7l-3.2 2.6c-.3.3-.8 0-.8-.4V11A1.5 1.5 0 0 1 2 9.5z"/></svg></div></div>`;
+    case 'toast':
+      return `<div class="nudge nudge-toast" data-type="toast" role="status" aria-label="Toast"><span class="nudge-toast-icon" aria-hidden="true">%</span><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><span class="nudge-close" aria-hidden="true">×</span></div>`;
+    case 'exit_modal':
+      return `<div class="nudge nudge-exit" data-type="exit_modal" role="dialog" aria-label="Exit modal"><div class="nudge-backdrop"></div><div class="nudge-modal"><span class="nudge-close" aria-hidden="true">×</span><div class="nudge-modal-kicker">Wait a moment</div><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><div class="nudge-dismiss">No thanks</div></div></div>`;
+    case 'sticky_bar':
+      return `<div class="nudge nudge-bar" data-type="sticky_bar" role="status" aria-label="Sticky bar"><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><span class="nudge-close" aria-hidden="true">×</span></div>`;
+    default:
+      return '';
+  }
+}
+
+export class StorefrontView {
+  constructor(root) {
+    this.root = root;
+    this.address = root.querySelector('.sf-address');
+    this.page = root.querySelector('.sf-page');
+    this.overlay = root.querySelector('.sf-overlay');
+    this.pageKey = undefined;
+    this.nudgeKey = undefined;
+  }
+
+  /**
+   * @param {string} pageUrl  what the visitor's browser shows
+   * @param {string|null} path  the normalized path (null: rejected)
+   * @param {{type, message, cta}|null} nudge
+   */
+  render(pageUrl, path, nudge) {
+    this.address.textContent = displayAddress(pageUrl);
+    if (path !== this.pageKey) {
+      this.pageKey = path;
+      this.page.innerHTML = `<header class="sf-header"><span class="sf-logo">${esc(SHOP)}</span><nav><span>Shop</span><span>Sale</span><span>Journal</span></nav><span class="sf-cart" aria-hidden="true">Cart (1)</span></header><div class="sf-main">${pageBody(path)}</div>`;
+    }
+    const key = nudge ? `${nudge.type}\u0000${nudge.message}\u0000${nudge.cta}` : '';
+    if (key !== this.nudgeKey) {
+      this.nudgeKey = key;
+      this.overlay.innerHTML = nudge ? nudgeMarkup(nudge) : '';
+      this.root.dataset.nudge = nudge ? nudge.type : 'none';
+    }
+  }
+}
+
+function displayAddress(pageUrl) {
+  if (/^https?:\/\//i.test(pageUrl)) return pageUrl.replace(/^https?:\/\//i, '');
+  return `shop.example${pageUrl.startsWith('/') ? '' : '/'}${pageUrl}`;
+}
