@@ -189,7 +189,8 @@ fn config_vectors() {
 fn explain_vectors() {
     run("explain.json", |case| {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
-        let state = nudge_rules::SessionState::from_json_value(&case["state"]).map_err(|e| e.to_string())?;
+        let state = nudge_rules::SessionState::from_json_value(&case["state"])
+            .map_err(|e| e.to_string())?;
         let got = serde_json::to_value(engine.explain(&state).map_err(|e| e.to_string())?).unwrap();
         check_explanation(&got, &case["expect"])
     });
@@ -247,7 +248,12 @@ fn lint_vectors() {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|w| (w["code"].as_str().unwrap_or_default().to_owned(), w["path"].as_str().unwrap_or_default().to_owned()))
+            .map(|w| {
+                (
+                    w["code"].as_str().unwrap_or_default().to_owned(),
+                    w["path"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
             .collect();
         for w in &want {
             if !got.contains(w) {
