@@ -23,3 +23,15 @@ export function readRepoFile(path) {
 }
 
 export const STOREFRONT = readRepoFile('examples/storefront.json');
+
+/** A small deterministic generator (mulberry32): `rng(seed)()` is a number in [0, 1). */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -7,18 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { NudgeEngine, repoRoot } from './load.mjs';
+import { NudgeEngine, repoRoot, rng } from './load.mjs';
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(20261121);
 const pick = (xs) => xs[Math.floor(random() * xs.length)];
 const SEGMENTS = ['products', 'collections', 'cart', 'checkout', 'blog', 'a', 'Café', 'sale'];

@@ -7,19 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { NudgeEngine, normalizePageUrl, STOREFRONT as storefrontText, validateConfig } from './load.mjs';
+import { NudgeEngine, normalizePageUrl, rng, STOREFRONT as storefrontText, validateConfig } from './load.mjs';
 
-// A small deterministic generator (mulberry32).
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function deep(depth, leaf) {
   let v = leaf;
