@@ -216,6 +216,23 @@ describe('the editor', () => {
     await again.close();
   });
 
+  test('adversarial configs and URLs through the editor leave the engine working', async () => {
+    const configs = [
+      '', '{', 'null', '[]', '"x"', '{"version": 1, "rules": [null]}', `${'['.repeat(5000)}${']'.repeat(5000)}`,
+      `{"version": 1, "quiet_zones": ["/${'{a,'.repeat(200)}"]}`, '{"version": 1, "rules": [{"id": "x", "nudge": {"type": "toast", "message": "m", "cta": "c"}, "when": {"pages": ["/[z-a]", "/**/", "/a/**/**/**/**/**/**/**/**"]}}]}',
+      '{"version": 1, "a": 1, "a": 2}', `{"version": 1, "rules": [${'{"id":"r","nudge":{}},'.repeat(300)}{}]}`, '\u0000\ud800',
+    ];
+    for (const text of configs) await setConfig(text);
+    const urls = ['//checkout', '', ' ', '\\', 'javascript:alert(1)', '/%', '/%zz', '/%C3%28', '/\u2025/x', `/${'a'.repeat(9000)}`, 'http://[::1', '/a//../b'];
+    for (const url of urls) await state({ url });
+    await page.locator('#bench-input').fill(urls.join('\n'));
+    await setConfig(storefrontText);
+    await state({ url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const body = await responseBody();
+    assert.equal(body.data.nudge.type, 'chat_bubble');
+    assert.equal(await page.evaluate(() => window.nudgePlayground.engine.previewFields(95, '/checkout/pay', 0)), -2);
+  });
+
   test('no console errors', () => {
     assert.deepEqual(consoleErrors, []);
   });
