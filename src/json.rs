@@ -297,7 +297,12 @@ impl<'a> Reader<'a> {
         };
         for key in map.keys() {
             if !known.iter().any(|k| k == key) {
-                let hint = closest(key, known)
+                // A key far longer than any field name is no typo: no edit distance for it (that
+                // would cost its length times each name's), and only its start in the message.
+                let plausible = key.len() <= 64;
+                let hint = plausible
+                    .then(|| closest(key, known))
+                    .flatten()
                     .map(|k| format!("; did you mean \"{k}\"?"))
                     .unwrap_or_else(|| {
                         let mut list = String::new();
@@ -306,11 +311,16 @@ impl<'a> Reader<'a> {
                         }
                         format!("; expected one of {list}")
                     });
+                let shown: String = if plausible {
+                    key.clone()
+                } else {
+                    format!("{}...", key.chars().take(40).collect::<String>())
+                };
                 findings.0.push(Finding {
                     code: "unknown_field",
-                    path: path.unknown(key),
+                    path: path.unknown(&shown),
                     at_key: true,
-                    message: format!("unknown field \"{key}\"{hint}"),
+                    message: format!("unknown field \"{shown}\"{hint}"),
                 });
             }
         }
@@ -687,6 +697,19 @@ mod tests {
             Some((4, 5))
         );
         assert_eq!(locate(text, &Path::root(), false), Some((1, 1)));
+    }
+
+    #[test]
+    fn long_unknown_keys_are_cut_and_not_compared() {
+        let key = "a".repeat(20_000);
+        let value: Value = serde_json::from_str(&format!("{{\"{key}\": 1}}")).unwrap();
+        let mut f = Findings::default();
+        Reader::object(&value, &Path::root(), "x", &["version"], &mut f);
+        let message = &f.0[0].message;
+        assert!(
+            message.len() < 200 && message.contains("expected one of"),
+            "{message}"
+        );
     }
 
     #[test]
