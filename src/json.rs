@@ -110,13 +110,20 @@ impl Findings {
     }
 
     fn into_placed(self, text: Option<&str>, severity: Severity) -> Vec<Diagnostic> {
+        // Few findings: scan for each; many: index every position in one pass (linear).
+        let positions = text.filter(|_| self.0.len() > 8).map(Positions::of);
         let mut out: Vec<Diagnostic> = self
             .0
             .into_iter()
             .map(|f| {
                 let mut d = Diagnostic::error(f.code, f.path.to_string(), f.message);
                 d.severity = severity;
-                if let Some((line, column)) = text.and_then(|t| locate(t, &f.path, f.at_key)) {
+                let place = match (&positions, text) {
+                    (Some(index), Some(t)) => index.locate(t, &f.path, f.at_key),
+                    (None, Some(t)) => locate(t, &f.path, f.at_key),
+                    _ => None,
+                };
+                if let Some((line, column)) = place {
                     d.line = Some(line);
                     d.column = Some(column);
                 }
@@ -531,6 +538,98 @@ pub(crate) fn locate(text: &str, path: &Path, at_key: bool) -> Option<(u32, u32)
     position(text, scan.pos)
 }
 
+/// The byte offset of every value (and of its key, for object members) in valid JSON text, by
+/// rendered path: one pass for many diagnostics instead of one scan each.
+struct Positions(std::collections::HashMap<String, (usize, Option<usize>)>);
+
+impl Positions {
+    fn of(text: &str) -> Self {
+        let mut scan = Scanner {
+            bytes: text.as_bytes(),
+            pos: 0,
+        };
+        let mut map = std::collections::HashMap::new();
+        scan.ws();
+        Positions::walk(&mut scan, &mut String::new(), None, &mut map);
+        Positions(map)
+    }
+
+    /// Records the value at the scanner and everything inside it; `None` on malformed text.
+    fn walk(
+        scan: &mut Scanner<'_>,
+        path: &mut String,
+        key_at: Option<usize>,
+        map: &mut std::collections::HashMap<String, (usize, Option<usize>)>,
+    ) -> Option<()> {
+        map.insert(path.clone(), (scan.pos, key_at));
+        let base = path.len();
+        match scan.peek()? {
+            b'{' => {
+                scan.pos += 1;
+                loop {
+                    scan.ws();
+                    if scan.peek()? == b'}' {
+                        scan.pos += 1;
+                        return Some(());
+                    }
+                    let key_start = scan.pos;
+                    let key = scan.string()?;
+                    scan.ws();
+                    scan.expect(b':')?;
+                    scan.ws();
+                    if base > 0 {
+                        path.push('.');
+                    }
+                    path.push_str(&key);
+                    Positions::walk(scan, path, Some(key_start), map)?;
+                    path.truncate(base);
+                    scan.ws();
+                    if scan.peek()? == b',' {
+                        scan.pos += 1;
+                    }
+                }
+            }
+            b'[' => {
+                scan.pos += 1;
+                let mut i = 0usize;
+                loop {
+                    scan.ws();
+                    if scan.peek()? == b']' {
+                        scan.pos += 1;
+                        return Some(());
+                    }
+                    path.push_str(&format!("[{i}]"));
+                    Positions::walk(scan, path, None, map)?;
+                    path.truncate(base);
+                    i += 1;
+                    scan.ws();
+                    if scan.peek()? == b',' {
+                        scan.pos += 1;
+                    }
+                }
+            }
+            _ => scan.skip_value(),
+        }
+    }
+
+    /// As [`locate`], from the index: a missing field is placed at its object.
+    fn locate(&self, text: &str, path: &Path, at_key: bool) -> Option<(u32, u32)> {
+        let found = self.0.get(&path.to_string()).and_then(|&(value, key)| {
+            if at_key {
+                key.or(Some(value))
+            } else {
+                Some(value)
+            }
+        });
+        let at = found.or_else(|| {
+            let mut parent = path.clone();
+            parent.0.pop();
+            self.0.get(&parent.to_string()).map(|&(value, _)| value)
+        })?;
+        position(text, at)
+    }
+}
+
 /// Walks back from a closing brace to its object's opening brace (cheap: only used for missing
 /// fields, whose object is small).
 fn object_start(text: &str, close: usize) -> usize {
@@ -710,6 +809,26 @@ mod tests {
             message.len() < 200 && message.contains("expected one of"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn the_position_index_agrees_with_locate() {
+        let text = "{\n  \"rules\": [\n    {\"id\": \"a\"},\n    {\"id\": \"b\", \"x\": [1, {\"y\": \"\\\"}\"}]}\n  ]\n}";
+        let index = Positions::of(text);
+        let rules = Path::root().key("rules");
+        for (path, at_key) in [
+            (rules.index(0).key("id"), false),
+            (rules.index(1).unknown("x"), true),
+            (rules.index(1).key("nudge"), false),
+            (rules.index(1).key("x").index(1), false),
+            (Path::root(), false),
+        ] {
+            assert_eq!(
+                index.locate(text, &path, at_key),
+                locate(text, &path, at_key),
+                "{path}"
+            );
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error};
 use crate::json::{Findings, Path};
-use crate::pattern::{covers, matches_every_path};
+use crate::pattern::{covers, matches_every_path, CoverIndex};
 
 /// The result of [`validate_config`]: errors (the config is rejected) and warnings (lint).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -121,6 +121,23 @@ impl Engine {
         let mut f = Findings::default();
         let root = Path::root();
         let quiet = &config.quiet_zones;
+        let quiet_index =
+            CoverIndex::new(quiet.iter().enumerate().map(|(i, q)| (i, q.normalized())));
+        let rules = &config.rules;
+        // Every enabled rule's `pages` patterns, by rule: the candidates that may shadow a rule.
+        let page_index = CoverIndex::new(
+            rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.enabled)
+                .flat_map(|(i, r)| {
+                    r.when
+                        .pages
+                        .iter()
+                        .flatten()
+                        .map(move |p| (i, p.normalized()))
+                }),
+        );
         let quiet_path = root.key("quiet_zones");
         list_hygiene(quiet, &quiet_path, config.case_sensitive, &mut f);
         for (i, q) in quiet.iter().enumerate() {
@@ -132,7 +149,6 @@ impl Engine {
                 );
             }
         }
-        let rules = &config.rules;
         for (i, rule) in rules.iter().enumerate() {
             let path = root.key("rules").index(i);
             let when = path.key("when");
@@ -148,7 +164,7 @@ impl Engine {
             if !rule.enabled {
                 continue;
             }
-            if self.dead_rule(rule, &path, &mut f) {
+            if dead_rule(rule, &path, quiet, &quiet_index, &mut f) {
                 continue;
             }
             let w = &rule.when;
@@ -168,7 +184,7 @@ impl Engine {
                     ),
                 );
             }
-            if let Some(by) = shadowed_by(rules, i) {
+            if let Some(by) = shadowed_by(rules, i, &page_index) {
                 f.push(
                     "shadowed_rule",
                     &path,
@@ -182,72 +198,102 @@ impl Engine {
         }
         f.into_warnings(self.source())
     }
+}
 
-    /// Reports a rule that can fire on no page; returns true when it did.
-    fn dead_rule(&self, rule: &Rule, path: &Path, f: &mut Findings) -> bool {
-        let quiet = &self.config().quiet_zones;
-        let excluded = &rule.when.exclude_pages;
-        let Some(pages) = &rule.when.pages else {
-            if quiet.iter().any(|q| matches_every_path(q.normalized())) {
-                f.push(
-                    "rule_in_quiet_zone",
-                    path,
-                    format!(
-                        "rule {:?} can never fire: a quiet zone covers every page",
-                        rule.id
-                    ),
-                );
-                return true;
-            }
-            return false;
-        };
-        if pages.is_empty() {
+/// Reports a rule that can fire on no page; returns true when it did.
+fn dead_rule(
+    rule: &Rule,
+    path: &Path,
+    quiet: &[Pattern],
+    quiet_index: &CoverIndex<'_>,
+    f: &mut Findings,
+) -> bool {
+    let excluded = &rule.when.exclude_pages;
+    let Some(pages) = &rule.when.pages else {
+        if quiet.iter().any(|q| matches_every_path(q.normalized())) {
             f.push(
-                "empty_pages",
-                &path.key("when").key("pages"),
+                "rule_in_quiet_zone",
+                path,
                 format!(
-                    "rule {:?} has an empty pages list, so it matches no page and never fires; remove \"pages\" to match every page",
+                    "rule {:?} can never fire: a quiet zone covers every page",
                     rule.id
                 ),
             );
             return true;
         }
-        let in_quiet = |p: &Pattern| covered_by_any(p, quiet);
-        let is_excluded = |p: &Pattern| covered_by_any(p, excluded);
-        if pages.iter().all(|p| in_quiet(p) || is_excluded(p)) {
-            if pages.iter().all(is_excluded) {
-                f.push(
-                    "rule_excludes_all_pages",
-                    &path.key("when").key("exclude_pages"),
-                    format!(
-                        "rule {:?} excludes every page it includes, so it never fires",
-                        rule.id
-                    ),
-                );
-            } else {
-                f.push(
-                    "rule_in_quiet_zone",
-                    &path.key("when").key("pages"),
-                    format!(
-                        "rule {:?} can never fire: every page it targets is inside a quiet zone",
-                        rule.id
-                    ),
-                );
-            }
-            return true;
-        }
-        false
+        return false;
+    };
+    if pages.is_empty() {
+        f.push(
+            "empty_pages",
+            &path.key("when").key("pages"),
+            format!(
+                "rule {:?} has an empty pages list, so it matches no page and never fires; remove \"pages\" to match every page",
+                rule.id
+            ),
+        );
+        return true;
     }
+    let in_quiet = |p: &Pattern| {
+        let mut any = false;
+        quiet_index.covering(p.normalized(), |_| any = true);
+        any
+    };
+    let is_excluded = |p: &Pattern| covered_by_any(p, excluded);
+    if pages.iter().all(|p| in_quiet(p) || is_excluded(p)) {
+        if pages.iter().all(is_excluded) {
+            f.push(
+                "rule_excludes_all_pages",
+                &path.key("when").key("exclude_pages"),
+                format!(
+                    "rule {:?} excludes every page it includes, so it never fires",
+                    rule.id
+                ),
+            );
+        } else {
+            f.push(
+                "rule_in_quiet_zone",
+                &path.key("when").key("pages"),
+                format!(
+                    "rule {:?} can never fire: every page it targets is inside a quiet zone",
+                    rule.id
+                ),
+            );
+        }
+        return true;
+    }
+    false
 }
 
 /// The earlier enabled rules that together cover every state in which rule `i` could fire, when
 /// that can be decided; `None` otherwise.
-fn shadowed_by(rules: &[Rule], i: usize) -> Option<Vec<&str>> {
+fn shadowed_by<'r>(
+    rules: &'r [Rule],
+    i: usize,
+    page_index: &CoverIndex<'_>,
+) -> Option<Vec<&'r str>> {
     let rule = rules.get(i)?;
     let w = &rule.when;
-    let covering: Vec<&Rule> = rules
+    // Candidates: earlier enabled rules without `pages`, and those with a pattern covering the
+    // rule's first page pattern (or matching every path, when the rule has no `pages`).
+    let mut candidates: Vec<usize> = rules
         .get(..i)?
         .iter()
+        .enumerate()
+        .filter(|(_, e)| e.enabled && e.when.pages.is_none())
+        .map(|(j, _)| j)
+        .collect();
+    match w.pages.as_deref() {
+        Some([first, ..]) => page_index.covering(first.normalized(), |j| candidates.push(j)),
+        Some([]) => return None,
+        None => page_index.covering("", |j| candidates.push(j)),
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let covering: Vec<&Rule> = candidates
+        .into_iter()
+        .filter(|&j| j < i)
+        .filter_map(|j| rules.get(j))
         .filter(|e| e.enabled && pages_covered(e, rule))
         .collect();
     let mut used: Vec<&str> = Vec::new();
@@ -270,20 +316,24 @@ fn shadowed_by(rules: &[Rule], i: usize) -> Option<Vec<&str>> {
 
 /// Duplicates, redundant patterns and patterns that look like mistakes, in one list.
 fn list_hygiene(list: &[Pattern], path: &Path, case_sensitive: bool, f: &mut Findings) {
+    let index = CoverIndex::new(list.iter().enumerate().map(|(i, p)| (i, p.normalized())));
     for (k, p) in list.iter().enumerate() {
         let at = path.index(k);
-        if let Some(j) = list
-            .get(..k)
-            .and_then(|before| before.iter().position(|q| q.normalized() == p.normalized()))
-        {
+        let text = p.normalized();
+        let mut covered_by: Option<usize> = None;
+        index.covering(text, |j| {
+            let other = list.get(j).is_some_and(|q| q.normalized() != text);
+            if other && covered_by.is_none_or(|c| j < c) {
+                covered_by = Some(j);
+            }
+        });
+        if let Some(&j) = index.identical(text).first().filter(|&&j| j < k) {
             f.push(
                 "duplicate_pattern",
                 &at,
                 format!("pattern {p} repeats {path}[{j}]; remove one"),
             );
-        } else if let Some((j, q)) = list.iter().enumerate().find(|(j, q)| {
-            *j != k && q.normalized() != p.normalized() && covers(q.normalized(), p.normalized())
-        }) {
+        } else if let Some((j, q)) = covered_by.and_then(|j| list.get(j).map(|q| (j, q))) {
             f.push(
                 "redundant_pattern",
                 &at,
