@@ -441,7 +441,7 @@ function highlightJson(text) {
 
 function renderResponse() {
   const request = JSON.stringify({ session_state: sessionState() });
-  els.requestBody.innerHTML = highlightJson(JSON.stringify(JSON.parse(request), null, 2));
+  els.requestBody.innerHTML = highlightJson(request);
   let body;
   let status;
   if (!app.valid) {

@@ -66,6 +66,7 @@ export class DecisionMapView {
     this.quietZone = quietZone;
     this.message = message;
     this.canvas.dataset.regions = String(this.regions.length);
+    this.tooltip.hidden = true; // it described the old regions
     this.draw();
   }
 

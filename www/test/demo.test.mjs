@@ -51,7 +51,7 @@ async function setConfig(text) {
 }
 
 async function shot(name) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false, animations: 'disabled' });
 }
 
 let storefrontText;
@@ -108,6 +108,7 @@ describe('the editor', () => {
     assert.match(body.data.reason, /6000 more ms/);
     await assert.doesNotReject(page.locator('#countdown:not([hidden])').waitFor());
     assert.match(await page.locator('#countdown').innerText(), /6(\.0)? ?s/);
+    await shot('09-fires-in');
     // The exit modal at high intent after 20 s.
     await state({ intent: 95, idle: 25000 });
     assert.equal((await responseBody()).data.nudge.type, 'exit_modal');
@@ -141,6 +142,7 @@ describe('the editor', () => {
     const legend = await page.locator('#map-legend').innerText();
     for (const id of ['high-intent-exit', 'sizing-help', 'free-shipping-bar']) assert.match(legend, new RegExp(id));
     // Click the top right of the plot: high intent, long idle time.
+    await page.locator('#map').scrollIntoViewIfNeeded();
     const box = await page.locator('#map').boundingBox();
     await page.mouse.click(box.x + box.width * 0.9, box.y + box.height * 0.12);
     const intent = Number(await page.locator('#intent').inputValue());
@@ -149,6 +151,7 @@ describe('the editor', () => {
     assert.equal((await responseBody()).data.nudge.type, 'exit_modal');
     await page.locator('#map').scrollIntoViewIfNeeded();
     await shot('06-decision-map');
+    await page.mouse.move(0, 0);
     // Edit the config: drop high-intent-exit's pages, and it covers every page, so it is in the
     // legend of a search page too.
     const edited = storefrontText.replace('"pages": ["/products/**", "/collections/**"]', '"pages": ["/**"]');
@@ -169,6 +172,23 @@ describe('the editor', () => {
     const diag = page.locator('#diagnostics li.error').first();
     assert.equal(await diag.getAttribute('data-line'), '3');
     assert.match(await diag.innerText(), /line 3/);
+    // The editor marks that line: a gutter marker and an underline, at line 3 of the text.
+    const marked = await page.evaluate(() => {
+      const ta = document.querySelector('#editor textarea');
+      const style = getComputedStyle(ta);
+      const lineOf = (el) => Math.round((parseFloat(el.style.top) - parseFloat(style.paddingTop)) / parseFloat(style.lineHeight)) + 1;
+      return {
+        gutter: [...document.querySelectorAll('#editor .gutter-mark.error')].map(lineOf),
+        squiggles: document.querySelectorAll('#editor .squiggle.error').length,
+      };
+    });
+    assert.deepEqual(marked.gutter, [3]);
+    assert.equal(marked.squiggles, 1);
+    // Clicking the diagnostic puts the caret there.
+    await diag.locator('button').click();
+    const caretLine = await page.locator('#editor textarea').evaluate((ta) => ta.value.slice(0, ta.selectionStart).split('\n').length);
+    assert.equal(caretLine, 3);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot('07-broken-config');
     // A mistake the engine reports with its path and line, not a syntax error.
     await setConfig(storefrontText.replace('"quiet_zones"', '"quiet_zone"'));

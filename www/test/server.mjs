@@ -70,7 +70,8 @@ export function serve(root = REPO_ROOT, port = 0) {
 }
 
 // `node www/test/server.mjs PORT`: serve the repository root until interrupted (make demo).
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Not when the test runner picks this file up (`node --test www/test/`): it would never exit.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && !process.env.NODE_TEST_CONTEXT) {
   const port = Number(process.argv[2] ?? 8000);
   serve(REPO_ROOT, port).then(
     ({ url }) => console.log(`serving ${REPO_ROOT} on ${url}`),
