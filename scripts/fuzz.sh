@@ -32,7 +32,10 @@ for t in "${targets[@]}"; do
   limit=()
   [ "$runs" -gt 0 ] && limit=(-runs="$runs")
   echo "== fuzz $t: ${seconds}s${limit:+, ${runs} runs at most}"
-  if ! cargo +nightly fuzz run -O -a -s none "$t" "corpus/$t" -- \
+  # CPU seconds of the run (user + system) go to $log.cpu when GNU time is installed.
+  timer=()
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$log.cpu")
+  if ! "${timer[@]}" cargo +nightly fuzz run -O -a -s none "$t" "corpus/$t" -- \
       -max_total_time="$seconds" "${limit[@]}" -rss_limit_mb=256 -timeout=2 \
       -print_final_stats=1 > "$log" 2>&1; then
     echo "FAILED: $t (see target/fuzz-logs/$t.log)"; grep -E "panicked|ERROR|crash-|Test unit" "$log" | head -5
@@ -41,7 +44,9 @@ for t in "${targets[@]}"; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log")
   rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
-  echo "   $t: $execs executions, slowest unit ${slowest}s, peak RSS ${rss} MB, 0 crashes"
+  cpu=""
+  [ -f "$log.cpu" ] && cpu=", $(awk '{printf "%d", $1 + $2}' "$log.cpu") CPU seconds"
+  echo "   $t: $execs executions${cpu}, slowest unit ${slowest}s, peak RSS ${rss} MB, 0 crashes"
   if [ "${rss:-0}" -gt 256 ]; then echo "FAILED: $t peak RSS ${rss} MB > 256"; status=1; fi
 done
 exit $status

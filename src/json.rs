@@ -12,59 +12,95 @@ use std::fmt::{self, Write as _};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 use crate::error::{Diagnostic, Severity};
 
 /// One step of a JSON path.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
     Key(&'static str),
-    /// A key that is not one of ours (an unknown field), owned.
-    Unknown(String),
     Index(usize),
 }
 
-/// A JSON path such as `rules[2].when.pages[0]`; the empty path is the whole document.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Path(Vec<Step>);
+/// Steps held inline by a [`Path`]: the deepest path of a config is `rules[2].when.pages[0]`
+/// (5 steps), so paths are built and copied without allocating.
+const INLINE_STEPS: usize = 6;
+
+/// A JSON path such as `rules[2].when.pages[0]`; the empty path is the whole document. A path
+/// may end in a key that is not one of ours (an unknown field), held apart so that the steps
+/// stay `Copy`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Path {
+    steps: SmallVec<[Step; INLINE_STEPS]>,
+    unknown: Option<Box<str>>,
+}
+
+impl Clone for Path {
+    fn clone(&self) -> Self {
+        Path {
+            steps: SmallVec::from_slice(&self.steps),
+            unknown: self.unknown.clone(),
+        }
+    }
+}
 
 impl Path {
     pub(crate) fn root() -> Self {
-        Path(Vec::new())
+        Path::default()
+    }
+
+    fn with(&self, step: Step) -> Self {
+        let mut steps = SmallVec::from_slice(&self.steps);
+        steps.push(step);
+        Path {
+            steps,
+            unknown: None,
+        }
     }
 
     pub(crate) fn key(&self, key: &'static str) -> Self {
-        let mut steps = self.0.clone();
-        steps.push(Step::Key(key));
-        Path(steps)
-    }
-
-    pub(crate) fn unknown(&self, key: &str) -> Self {
-        let mut steps = self.0.clone();
-        steps.push(Step::Unknown(key.to_owned()));
-        Path(steps)
+        self.with(Step::Key(key))
     }
 
     pub(crate) fn index(&self, index: usize) -> Self {
-        let mut steps = self.0.clone();
-        steps.push(Step::Index(index));
-        Path(steps)
+        self.with(Step::Index(index))
     }
 
-    fn steps(&self) -> &[Step] {
-        &self.0
+    /// This path plus an unknown field `key` (the last step; nothing is read below it).
+    pub(crate) fn unknown(&self, key: &str) -> Self {
+        Path {
+            steps: SmallVec::from_slice(&self.steps),
+            unknown: Some(key.into()),
+        }
+    }
+
+    /// Each step's key (`None` for an index), the unknown field last.
+    fn walk(&self) -> impl Iterator<Item = (Option<&str>, usize)> + '_ {
+        let steps = self.steps.iter().map(|step| match step {
+            Step::Key(k) => (Some(*k), 0),
+            Step::Index(n) => (None, *n),
+        });
+        steps.chain(self.unknown.iter().map(|k| (Some(&**k), 0)))
+    }
+
+    /// The path without its last step (the root stays the root).
+    fn parent(&self) -> Self {
+        let mut parent = self.clone();
+        if parent.unknown.take().is_none() {
+            parent.steps.pop();
+        }
+        parent
     }
 }
 
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, step) in self.0.iter().enumerate() {
-            match step {
-                Step::Key(k) if i == 0 => f.write_str(k)?,
-                Step::Unknown(k) if i == 0 => f.write_str(k)?,
-                Step::Key(k) => write!(f, ".{k}")?,
-                Step::Unknown(k) => write!(f, ".{k}")?,
-                Step::Index(n) => write!(f, "[{n}]")?,
+        for (i, (key, index)) in self.walk().enumerate() {
+            match key {
+                Some(k) if i == 0 => f.write_str(k)?,
+                Some(k) => write!(f, ".{k}")?,
+                None => write!(f, "[{index}]")?,
             }
         }
         Ok(())
@@ -373,7 +409,8 @@ pub(crate) fn integer_in(
     max: u64,
     findings: &mut Findings,
 ) -> Option<u64> {
-    let range = format!("an integer from {} to {}", group(min), group(max));
+    // Formatted only for a finding: this runs for every threshold of every rule.
+    let range = || format!("an integer from {} to {}", group(min), group(max));
     match value {
         Value::Number(n) if n.is_u64() => {
             let v = n.as_u64().unwrap_or(u64::MAX);
@@ -383,18 +420,18 @@ pub(crate) fn integer_in(
             findings.push(
                 "out_of_range",
                 path,
-                format!("must be {range}, got {}", show(value)),
+                format!("must be {}, got {}", range(), show(value)),
             );
         }
         Value::Number(n) if n.is_i64() => findings.push(
             "out_of_range",
             path,
-            format!("must be {range}, got {}", show(value)),
+            format!("must be {}, got {}", range(), show(value)),
         ),
         _ => findings.push(
             "wrong_type",
             path,
-            format!("must be {range}, got {}", describe(value)),
+            format!("must be {}, got {}", range(), describe(value)),
         ),
     }
     None
@@ -479,16 +516,11 @@ pub(crate) fn locate(text: &str, path: &Path, at_key: bool) -> Option<(u32, u32)
         pos: 0,
     };
     scan.ws();
-    let steps = path.steps();
-    for (i, step) in steps.iter().enumerate() {
-        let last = i + 1 == steps.len();
-        match step {
-            Step::Key(_) | Step::Unknown(_) => {
-                let want = match step {
-                    Step::Key(k) => *k,
-                    Step::Unknown(k) => k.as_str(),
-                    Step::Index(_) => return None,
-                };
+    let count = path.walk().count();
+    for (i, (key, index)) in path.walk().enumerate() {
+        let last = i + 1 == count;
+        match key {
+            Some(want) => {
                 if scan.peek()? != b'{' {
                     // A missing field: point at the object that lacks it.
                     return position(text, scan.pos);
@@ -523,9 +555,9 @@ pub(crate) fn locate(text: &str, path: &Path, at_key: bool) -> Option<(u32, u32)
                     return position(text, object_start(text, scan.pos));
                 }
             }
-            Step::Index(n) => {
+            None => {
                 scan.expect(b'[')?;
-                for _ in 0..*n {
+                for _ in 0..index {
                     scan.ws();
                     scan.skip_value()?;
                     scan.ws();
@@ -622,9 +654,9 @@ impl Positions {
             }
         });
         let at = found.or_else(|| {
-            let mut parent = path.clone();
-            parent.0.pop();
-            self.0.get(&parent.to_string()).map(|&(value, _)| value)
+            self.0
+                .get(&path.parent().to_string())
+                .map(|&(value, _)| value)
         })?;
         position(text, at)
     }

@@ -88,7 +88,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     let normalized = normalize_pattern_text(raw, case_sensitive);
     // Literal and literal-prefix patterns are valid globs by construction and never reach
     // globset (see `LiteralIndex`); the others must parse.
-    if literal_forms(&normalized).is_some() {
+    if has_literal_forms(&normalized) {
         return Ok(normalized);
     }
     if let Err(e) = globs_of(&normalized) {
@@ -120,10 +120,20 @@ fn literal_forms(normalized: &str) -> Option<Vec<LiteralForm>> {
     if matches_every_path(normalized) {
         return Some(vec![LiteralForm::Everything]);
     }
-    let mut out = Vec::new();
-    for expanded in expand_braces(normalized)? {
+    let expansions = if normalized.contains('{') {
+        expand_braces(normalized)?
+    } else {
+        vec![normalized.to_owned()]
+    };
+    let mut out = Vec::with_capacity(expansions.len());
+    for expanded in expansions {
         let (base, prefix) = match expanded.strip_suffix("/**") {
-            Some(base) if !base.is_empty() => (base.to_owned(), true),
+            Some(base) if !base.is_empty() => {
+                let len = base.len();
+                let mut base = expanded;
+                base.truncate(len);
+                (base, true)
+            }
             _ => (expanded, false),
         };
         if !is_literal(&base) || !base.starts_with('/') {
@@ -136,6 +146,19 @@ fn literal_forms(normalized: &str) -> Option<Vec<LiteralForm>> {
         });
     }
     Some(out)
+}
+
+/// Whether [`literal_forms`] is `Some`, without allocating for a pattern without alternates
+/// (the common case; this runs for every pattern of a config being checked).
+fn has_literal_forms(normalized: &str) -> bool {
+    if normalized.contains('{') {
+        return literal_forms(normalized).is_some();
+    }
+    let base = match normalized.strip_suffix("/**") {
+        Some(base) if !base.is_empty() => base,
+        _ => normalized,
+    };
+    matches_every_path(normalized) || (is_literal(base) && base.starts_with('/'))
 }
 
 /// Expands `{a,b}` groups whose alternatives are literal (no nesting, no other glob syntax inside),
@@ -576,6 +599,16 @@ mod tests {
             "/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/b/x", "/x/a/c", "/x/b/c", "/x/c/c", "/ac",
             "/bd", "/a.b", "/a-b", "/a-b/c", "/é", "/é/x", "/éx",
         ];
+        for pattern in patterns
+            .iter()
+            .chain(&["/a*", "/a/*/**", "**/a", "/a/[b]/**", "/a\\*"])
+        {
+            assert_eq!(
+                has_literal_forms(pattern),
+                literal_forms(pattern).is_some(),
+                "{pattern}"
+            );
+        }
         for pattern in patterns {
             let ours = PatternSet::build(&[(0, pattern)]);
             let reference = globs_of(pattern).and_then(|g| GlobSet::new(&g));
