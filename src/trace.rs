@@ -3,6 +3,8 @@
 //! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
 //! disagree.
 
+use std::fmt::{self, Write as _};
+
 use serde::Serialize;
 
 use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
@@ -93,77 +95,141 @@ impl RuleCheck {
         intent_score: u8,
         idle_ms: u32,
     ) -> Vec<ConditionCheck> {
-        let w = &rule.when;
         let mut out = Vec::new();
+        self.for_each_condition(
+            rule,
+            path,
+            intent_score,
+            idle_ms,
+            |condition, holds, detail| {
+                out.push(ConditionCheck {
+                    condition,
+                    holds,
+                    detail: detail.to_string(),
+                });
+            },
+        );
+        out
+    }
+
+    /// Writes the compared values of the conditions whose outcome is `holds` (all of them when
+    /// `None`) into `out`, separated by `separator`: the reason texts are built in one string.
+    fn write_details(
+        &self,
+        rule: &Rule,
+        (path, intent_score, idle_ms): (&str, u8, u32),
+        holds: Option<bool>,
+        separator: &str,
+        out: &mut String,
+    ) -> usize {
+        let mut written = 0;
+        self.for_each_condition(rule, path, intent_score, idle_ms, |_, h, detail| {
+            if holds.is_none_or(|want| want == h) {
+                if written > 0 {
+                    out.push_str(separator);
+                }
+                let _ = write!(out, "{detail}");
+                written += 1;
+            }
+        });
+        written
+    }
+
+    /// Calls `f(condition, holds, detail)` for each condition, in field order.
+    fn for_each_condition(
+        &self,
+        rule: &Rule,
+        path: &str,
+        intent_score: u8,
+        idle_ms: u32,
+        mut f: impl FnMut(&'static str, bool, fmt::Arguments<'_>),
+    ) {
+        let w = &rule.when;
         if let Some(holds) = self.min_intent {
             let op = if holds { ">=" } else { "<" };
-            out.push(ConditionCheck {
-                condition: "min_intent_score",
+            let min = w.min_intent_score;
+            f(
+                "min_intent_score",
                 holds,
-                detail: format!(
-                    "intent_score {intent_score} {op} min {}",
-                    w.min_intent_score
-                ),
-            });
+                format_args!("intent_score {intent_score} {op} min {min}"),
+            );
         }
         if let Some(holds) = self.max_intent {
             let op = if holds { "<=" } else { ">" };
-            out.push(ConditionCheck {
-                condition: "max_intent_score",
+            let max = w.max_intent_score;
+            f(
+                "max_intent_score",
                 holds,
-                detail: format!(
-                    "intent_score {intent_score} {op} max {}",
-                    w.max_intent_score
-                ),
-            });
+                format_args!("intent_score {intent_score} {op} max {max}"),
+            );
         }
         if let Some(holds) = self.min_idle {
             let op = if holds { ">=" } else { "<" };
-            out.push(ConditionCheck {
-                condition: "min_idle_ms",
+            let min = w.min_idle_ms;
+            f(
+                "min_idle_ms",
                 holds,
-                detail: format!("idle_ms {idle_ms} {op} min {}", w.min_idle_ms),
-            });
+                format_args!("idle_ms {idle_ms} {op} min {min}"),
+            );
         }
         if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
-            let detail = match found.and_then(|i| pages.get(i).map(|p| (i, p))) {
-                Some((i, p)) => format!("page {path} matches pages[{i}] {p}"),
-                None if pages.is_empty() => "pages is empty, so no page matches".to_owned(),
-                None => format!("page {path} matches none of pages {}", list(pages)),
-            };
-            out.push(ConditionCheck {
-                condition: "pages",
-                holds: found.is_some(),
-                detail,
-            });
+            let holds = found.is_some();
+            match found.and_then(|i| pages.get(i).map(|p| (i, p))) {
+                Some((i, p)) => f(
+                    "pages",
+                    holds,
+                    format_args!("page {path} matches pages[{i}] {p}"),
+                ),
+                None if pages.is_empty() => f(
+                    "pages",
+                    holds,
+                    format_args!("pages is empty, so no page matches"),
+                ),
+                None => f(
+                    "pages",
+                    holds,
+                    format_args!("page {path} matches none of pages {}", PatternList(pages)),
+                ),
+            }
         }
         if let Some(found) = self.exclude {
             let excluded = &w.exclude_pages;
-            let detail = match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
-                Some((i, p)) => format!("page {path} matches exclude_pages[{i}] {p}"),
-                None => format!(
-                    "page {path} matches none of exclude_pages {}",
-                    list(excluded)
+            let holds = found.is_none();
+            match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
+                Some((i, p)) => f(
+                    "exclude_pages",
+                    holds,
+                    format_args!("page {path} matches exclude_pages[{i}] {p}"),
                 ),
-            };
-            out.push(ConditionCheck {
-                condition: "exclude_pages",
-                holds: found.is_none(),
-                detail,
-            });
+                None => f(
+                    "exclude_pages",
+                    holds,
+                    format_args!(
+                        "page {path} matches none of exclude_pages {}",
+                        PatternList(excluded)
+                    ),
+                ),
+            }
         }
-        out
     }
 }
 
-/// `("/a", "/b", "/c" and 4 more)`.
-fn list(patterns: &[Pattern]) -> String {
-    let shown: Vec<String> = patterns.iter().take(3).map(ToString::to_string).collect();
-    let more = patterns.len().saturating_sub(3);
-    if more > 0 {
-        format!("({} and {more} more)", shown.join(", "))
-    } else {
-        format!("({})", shown.join(", "))
+/// Displays patterns as `("/a", "/b", "/c" and 4 more)`.
+struct PatternList<'a>(&'a [Pattern]);
+
+impl fmt::Display for PatternList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, p) in self.0.iter().take(3).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        match self.0.len().saturating_sub(3) {
+            0 => f.write_str(")"),
+            more => write!(f, " and {more} more)"),
+        }
     }
 }
 
@@ -222,16 +288,12 @@ pub(crate) fn reason(
             };
             let check = engine
                 .with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
-            let details: Vec<String> = check
-                .conditions(rule, path, intent_score, idle_ms)
-                .into_iter()
-                .map(|c| c.detail)
-                .collect();
-            if details.is_empty() {
-                format!("rule {:?} fired: it has no conditions", rule.id)
-            } else {
-                format!("rule {:?} fired: {}", rule.id, details.join(", "))
+            let mut text = format!("rule {:?} fired: ", rule.id);
+            let state = (path, intent_score, idle_ms);
+            if check.write_details(rule, state, None, ", ", &mut text) == 0 {
+                text.push_str("it has no conditions");
             }
+            text
         }
         Outcome::NoMatch => no_match_reason(engine, path, intent_score, idle_ms),
     }
@@ -257,24 +319,17 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
         .min_by_key(|c| c.failing())
         .and_then(|c| rules.get(c.rule).map(|r| (c, r)))
     {
-        let lacking: Vec<String> = check
-            .conditions(rule, path, intent_score, idle_ms)
-            .into_iter()
-            .filter(|c| !c.holds)
-            .map(|c| c.detail)
-            .collect();
-        text.push_str(&format!(
-            "; the closest is rule {:?}, failing {}",
-            rule.id,
-            lacking.join(" and ")
-        ));
+        let _ = write!(text, "; the closest is rule {:?}, failing ", rule.id);
+        let state = (path, intent_score, idle_ms);
+        check.write_details(rule, state, Some(false), " and ", &mut text);
     }
     if let Some((at, r)) = earliest_idle(engine, &checks) {
         let id = rules.get(r).map(|r| r.id.as_str()).unwrap_or_default();
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "; rule {id:?} would fire after {} more ms of idling (at idle_ms {at})",
             at.saturating_sub(idle_ms)
-        ));
+        );
     }
     text
 }
