@@ -2,7 +2,6 @@
 // (benches/states.json) and the storefront config (examples/storefront.json).
 //
 //   node benches/node.mjs [--json FILE]          (make bench-node; build pkg/wasm first)
-//   NUDGE_WASM_DIR=dir node benches/node.mjs     (another wasm-bindgen --target web output)
 //
 // Measured: the package's (a) object API `preview`, (b) `previewBody` (JSON text in and out),
 // (c) `previewFields` (three primitives in, a code out), `new NudgeEngine` and module
@@ -17,19 +16,16 @@
 // `X/**` prefix, so `starts_with`/`==` (JSON Logic) and picomatch express the rules exactly.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 import { LogicEngine } from 'json-logic-engine';
 import picomatch from 'picomatch';
 
 const root = new URL('../', import.meta.url);
-const wasmDir = process.env.NUDGE_WASM_DIR
-  ? pathToFileURL(`${resolve(process.env.NUDGE_WASM_DIR)}/`)
-  : new URL('pkg/wasm/', root);
+const wasmDir = new URL('pkg/wasm/', root);
 const wasmBytes = readFileSync(new URL('nudge_rules_bg.wasm', wasmDir));
-const glue = await import(new URL('nudge_rules.js', wasmDir));
+const glue = await import(new URL('pkg/index.js', root));
 const storefront = readFileSync(new URL('examples/storefront.json', root), 'utf8');
 const { states } = JSON.parse(readFileSync(new URL('benches/states.json', root), 'utf8'));
 const objects = states.map(({ intent_score, page_url, idle_ms }) => ({ intent_score, page_url, idle_ms }));

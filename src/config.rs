@@ -74,7 +74,28 @@ impl Serialize for Pattern {
 impl fmt::Display for Pattern {
     /// The pattern as written, quoted: `"/checkout/**"`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.written)
+        write!(f, "{}", Quoted(&self.written))
+    }
+}
+
+/// Text quoted and escaped as Rust's `{:?}` does (`"/a\"b"`), without its per-character escape
+/// work for the usual text (printable ASCII without `"` or `\`): reason texts quote rule ids and
+/// patterns on every preview.
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plain = self
+            .0
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+        if plain {
+            f.write_str("\"")?;
+            f.write_str(self.0)?;
+            f.write_str("\"")
+        } else {
+            write!(f, "{:?}", self.0)
+        }
     }
 }
 
@@ -501,6 +522,23 @@ mod tests {
             .into_iter()
             .map(|d| (d.path, d.code))
             .collect()
+    }
+
+    #[test]
+    fn quoted_is_debug_formatting() {
+        for text in [
+            "",
+            "/a/**",
+            "a\"b",
+            "a\\b",
+            "tab\t",
+            "é",
+            "/caf\u{e9}/*",
+            "\u{7f}",
+            "\u{200b}",
+        ] {
+            assert_eq!(Quoted(text).to_string(), format!("{text:?}"));
+        }
     }
 
     #[test]

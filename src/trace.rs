@@ -7,7 +7,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
+use crate::config::{Pattern, Quoted, Rule, MAX_INTENT_SCORE};
 use crate::engine::{Engine, List, Outcome, PageMatches};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
@@ -264,6 +264,9 @@ pub(crate) fn earliest_idle(engine: &Engine, checks: &[RuleCheck]) -> Option<(u3
         .min()
 }
 
+/// Bytes reserved for a reason text up front: most fit, so the text is not grown in steps.
+const REASON_CAPACITY: usize = 256;
+
 /// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3).
 pub(crate) fn reason(
     engine: &Engine,
@@ -288,7 +291,8 @@ pub(crate) fn reason(
             };
             let check = engine
                 .with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
-            let mut text = format!("rule {:?} fired: ", rule.id);
+            let mut text = String::with_capacity(REASON_CAPACITY);
+            let _ = write!(text, "rule {} fired: ", Quoted(&rule.id));
             let state = (path, intent_score, idle_ms);
             if check.write_details(rule, state, None, ", ", &mut text) == 0 {
                 text.push_str("it has no conditions");
@@ -307,19 +311,22 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
     let checks = enabled_checks(engine, path, intent_score, idle_ms);
     if checks.is_empty() {
         return match rules.as_slice() {
-            [only] => format!("no nudge: the only rule, {:?}, is disabled", only.id),
+            [only] => format!("no nudge: the only rule, {}, is disabled", Quoted(&only.id)),
             _ => format!("no nudge: all {} rules are disabled", rules.len()),
         };
     }
-    let mut text =
-        format!("no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}");
+    let mut text = String::with_capacity(REASON_CAPACITY);
+    let _ = write!(
+        text,
+        "no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}"
+    );
     // Fewest failing conditions, earliest on ties (min_by_key keeps the first minimum).
     if let Some((check, rule)) = checks
         .iter()
         .min_by_key(|c| c.failing())
         .and_then(|c| rules.get(c.rule).map(|r| (c, r)))
     {
-        let _ = write!(text, "; the closest is rule {:?}, failing ", rule.id);
+        let _ = write!(text, "; the closest is rule {}, failing ", Quoted(&rule.id));
         let state = (path, intent_score, idle_ms);
         check.write_details(rule, state, Some(false), " and ", &mut text);
     }
@@ -327,7 +334,8 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
         let id = rules.get(r).map(|r| r.id.as_str()).unwrap_or_default();
         let _ = write!(
             text,
-            "; rule {id:?} would fire after {} more ms of idling (at idle_ms {at})",
+            "; rule {} would fire after {} more ms of idling (at idle_ms {at})",
+            Quoted(id),
             at.saturating_sub(idle_ms)
         );
     }

@@ -10,12 +10,14 @@
 //! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 
+use std::cell::Cell;
+
 use serde::Serialize;
 use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Preview};
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::normalize::normalize_page_url;
 use crate::request::SessionState;
@@ -125,10 +127,25 @@ fn whole_number(n: f64, max: u32) -> Option<u32> {
     (n >= 0.0 && n <= f64::from(max) && f64::from(whole) == n).then_some(whole)
 }
 
+/// `previewFields` code for invalid input.
+const INVALID: i32 = -3;
+
+/// The `previewFields` code of a preview: the index (config order) of the rule that fires, `-1`
+/// when none does, `-2` in a quiet zone.
+fn outcome_code(preview: &Preview<'_>) -> i32 {
+    match preview.rule_index() {
+        Some(index) => i32::try_from(index).unwrap_or(INVALID),
+        None if preview.quiet_zone().is_some() => -2,
+        None => -1,
+    }
+}
+
 /// A compiled site config (JS `NudgeEngine`): compile once, then preview per visitor.
 #[wasm_bindgen(js_name = NudgeEngine)]
 pub struct WasmEngine {
     engine: Engine,
+    /// The outcome code of the last `_previewReason` call.
+    last_code: Cell<i32>,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -142,7 +159,10 @@ impl WasmEngine {
     pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
         ConfigInput::from_js(config)
             .and_then(|input| input.compile())
-            .map(|engine| WasmEngine { engine })
+            .map(|engine| WasmEngine {
+                engine,
+                last_code: Cell::new(INVALID),
+            })
             .map_err(|e| js_error(&e))
     }
 
@@ -170,21 +190,47 @@ impl WasmEngine {
     /// the rule that fires, `-1` when none does, `-2` in a quiet zone, `-3` for invalid input.
     #[wasm_bindgen(js_name = previewFields)]
     pub fn preview_fields(&self, intent_score: f64, page_url: &str, idle_ms: f64) -> i32 {
-        const INVALID: i32 = -3;
+        self.preview_primitives(intent_score, page_url, idle_ms)
+            .map_or(INVALID, |p| outcome_code(&p))
+    }
+
+    /// The object API's fast path (`preview` in `pkg/index.js`, not public): the preview of three
+    /// primitives, validated as [`WasmEngine::preview_fields`], returning the reason text (SPEC
+    /// 5) and keeping the outcome code of `previewFields` for [`WasmEngine::last_code`]. One
+    /// string crosses the boundary instead of a result object built field by field.
+    /// `undefined` for invalid input, which the caller sends through `preview` for the exact
+    /// error.
+    #[wasm_bindgen(js_name = _previewReason, skip_typescript)]
+    pub fn preview_reason(
+        &self,
+        intent_score: f64,
+        page_url: &str,
+        idle_ms: f64,
+    ) -> Option<String> {
+        let preview = self.preview_primitives(intent_score, page_url, idle_ms);
+        self.last_code
+            .set(preview.as_ref().map_or(INVALID, outcome_code));
+        preview.map(|p| p.reason())
+    }
+
+    /// The outcome code of the last [`WasmEngine::preview_reason`] (not public).
+    #[wasm_bindgen(js_name = _lastCode, skip_typescript)]
+    pub fn last_code(&self) -> i32 {
+        self.last_code.get()
+    }
+
+    /// A preview of JS numbers and a URL; `None` for a number that is not a whole number in its
+    /// range, or a URL that SPEC 4 rejects.
+    fn preview_primitives<'a>(
+        &'a self,
+        intent_score: f64,
+        page_url: &'a str,
+        idle_ms: f64,
+    ) -> Option<Preview<'a>> {
         let intent = whole_number(intent_score, u32::from(MAX_INTENT_SCORE))
-            .and_then(|n| u8::try_from(n).ok());
-        let idle = whole_number(idle_ms, MAX_IDLE_MS);
-        let (Some(intent), Some(idle)) = (intent, idle) else {
-            return INVALID;
-        };
-        match self.engine.preview_fields(intent, page_url, idle) {
-            Ok(p) => match p.rule_index() {
-                Some(index) => i32::try_from(index).unwrap_or(INVALID),
-                None if p.quiet_zone().is_some() => -2,
-                None => -1,
-            },
-            Err(_) => INVALID,
-        }
+            .and_then(|n| u8::try_from(n).ok())?;
+        let idle = whole_number(idle_ms, MAX_IDLE_MS)?;
+        self.engine.preview_fields(intent, page_url, idle).ok()
     }
 
     /// `engine.config(): Config`: the validated config with defaults filled in.

@@ -1,6 +1,8 @@
 // Native/WASM parity (docs/RELIABILITY.md): 100,000 generated (config, request) pairs answered by
 // the native crate (examples/parity.rs) and by the WASM package's previewBody give identical
-// response bodies, byte for byte: 200 bodies, InvalidRequest and InvalidConfig error bodies.
+// response bodies, byte for byte: 200 bodies, InvalidRequest and InvalidConfig error bodies. The
+// object API (`preview`, with its fast path for plain states in pkg/index.js) must give the same
+// result, or throw the same error, as `previewBody` for every request that has a session_state.
 // PARITY_CONFIGS=N changes the number of configs (100 requests each; default 1,000).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -59,6 +61,17 @@ function body() {
   return JSON.stringify({ session_state: state });
 }
 
+/** The session_state of a request body that is an object with only that field, else undefined. */
+function sessionState(body) {
+  try {
+    const parsed = JSON.parse(body);
+    const only = parsed !== null && typeof parsed === 'object' && Object.keys(parsed).join() === 'session_state';
+    return only ? parsed.session_state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 test('native and WASM give identical response bodies on 100,000 generated pairs', () => {
   const configs = Number(process.env.PARITY_CONFIGS ?? 1000);
   const cases = Array.from({ length: configs }, () => ({ config: config(), bodies: Array.from({ length: 100 }, body) }));
@@ -76,11 +89,24 @@ test('native and WASM give identical response bodies on 100,000 generated pairs'
   let compared = 0;
   let fired = 0;
   let errors = 0;
+  let objects = 0;
   cases.forEach((c, i) => {
     let wasm;
     try {
       const engine = new NudgeEngine(c.config);
       wasm = c.bodies.map((b) => engine.previewBody(b));
+      c.bodies.forEach((b, k) => {
+        const state = sessionState(b);
+        if (state === undefined) return;
+        let got;
+        try {
+          got = { data: engine.preview(state) };
+        } catch (e) {
+          got = { error: e.kind, message: e.message };
+        }
+        assert.deepEqual(got, JSON.parse(wasm[k]), `object API, config ${c.config}\nbody ${b}`);
+        objects++;
+      });
       engine.free();
     } catch (e) {
       // An invalid config: the native side answered with its InvalidConfig body.
@@ -96,5 +122,6 @@ test('native and WASM give identical response bodies on 100,000 generated pairs'
   assert.equal(compared, configs * 100);
   // The generator must exercise every outcome.
   assert.ok(fired > compared / 20 && errors > compared / 20, `fired ${fired}, errors ${errors} of ${compared}`);
-  console.log(`parity: ${compared} pairs identical (${fired} fired, ${errors} error bodies)`);
+  assert.ok(objects > compared / 2, `object API compared on ${objects} of ${compared}`);
+  console.log(`parity: ${compared} pairs identical (${fired} fired, ${errors} error bodies); object API identical on ${objects}`);
 });
