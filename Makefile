@@ -3,13 +3,14 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 PORT ?= 8000
 
-.PHONY: help setup demo test lint test-rust test-node test-browser wasm bench bench-native bench-node fuzz fuzz-smoke clean
+.PHONY: help setup demo test lint test-rust test-node test-browser wasm bench bench-native bench-node bench-levels fuzz fuzz-smoke clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
 	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
 	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
+	@echo "make bench-levels  WASM size and speed at each opt-level (the build profile's choice)"
 	@echo "make fuzz          long fuzz runs (docs/RELIABILITY.md)"
 
 setup:
@@ -49,6 +50,10 @@ bench-native:
 bench-node: wasm
 	mkdir -p target
 	node benches/node.mjs --json target/bench-node.json
+
+# The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
+bench-levels:
+	scripts/bench-levels.sh
 
 fuzz-smoke:
 	scripts/fuzz.sh 30

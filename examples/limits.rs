@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs]
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs]
 //! ```
 
 use std::time::Instant;
@@ -62,6 +62,8 @@ fn scenario(name: &str) -> String {
         "text-literal" => fill_to_one_mib(|i, k| format!("/c{i}/p{k}/{}/**", "l".repeat(40))),
         // Close to 1 MiB of wildcard globs of up to 512 bytes, all matched by globset's regexes.
         "text-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}-*/{}", "[a-c]?".repeat(80))),
+        // Close to 1 MiB of short wildcard globs (about 50,000 patterns).
+        "text-short-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}")),
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
@@ -71,7 +73,13 @@ fn scenario(name: &str) -> String {
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_else(|| "all".to_owned());
-    let names = ["rules", "patterns", "text-literal", "text-globs"];
+    let names = [
+        "rules",
+        "patterns",
+        "text-literal",
+        "text-globs",
+        "text-short-globs",
+    ];
     for name in names.iter().filter(|n| which == "all" || which == **n) {
         let text = scenario(name);
         let start = Instant::now();

@@ -1,7 +1,7 @@
 //! The site config (SPEC 2): its model, and loading from JSON text with every error reported.
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -85,17 +85,30 @@ pub(crate) struct Quoted<'a>(pub(crate) &'a str);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let plain = self
-            .0
-            .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
-        if plain {
+        if is_plain(self.0) {
             f.write_str("\"")?;
             f.write_str(self.0)?;
             f.write_str("\"")
         } else {
             write!(f, "{:?}", self.0)
         }
+    }
+}
+
+/// Printable ASCII without `"` or `\\`: `{:?}` only adds the quotes.
+fn is_plain(text: &str) -> bool {
+    text.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// Appends `text` quoted as [`Quoted`] displays it.
+pub(crate) fn push_quoted(out: &mut String, text: &str) {
+    if is_plain(text) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        let _ = write!(out, "{text:?}");
     }
 }
 

@@ -342,10 +342,13 @@ impl Engine {
         path: &str,
         f: impl FnOnce(&PageMatches<'_>) -> T,
     ) -> T {
-        let mut globs = Vec::new();
-        let mut owners = Vec::new();
-        self.pages.matching_owners(path, &mut globs, &mut owners);
-        f(&PageMatches { owners: &owners })
+        with_scratch(|scratch| {
+            self.pages
+                .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
+            f(&PageMatches {
+                owners: &scratch.owners,
+            })
+        })
     }
 
     /// The first quiet zone (config order) containing a normalized path.

@@ -3,11 +3,11 @@
 //! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
 //! disagree.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::config::{Pattern, Quoted, Rule, MAX_INTENT_SCORE};
+use crate::config::{push_quoted, Pattern, Quoted, Rule, MAX_INTENT_SCORE};
 use crate::engine::{Engine, List, Outcome, PageMatches};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
@@ -101,11 +101,13 @@ impl RuleCheck {
             path,
             intent_score,
             idle_ms,
-            |condition, holds, detail| {
+            |condition, holds, parts| {
+                let mut detail = String::new();
+                write_parts(&mut detail, parts);
                 out.push(ConditionCheck {
                     condition,
                     holds,
-                    detail: detail.to_string(),
+                    detail,
                 });
             },
         );
@@ -113,7 +115,7 @@ impl RuleCheck {
     }
 
     /// Writes the compared values of the conditions whose outcome is `holds` (all of them when
-    /// `None`) into `out`, separated by `separator`: the reason texts are built in one string.
+    /// `None`) into `out`, separated by `separator`; returns how many it wrote.
     fn write_details(
         &self,
         rule: &Rule,
@@ -123,112 +125,151 @@ impl RuleCheck {
         out: &mut String,
     ) -> usize {
         let mut written = 0;
-        self.for_each_condition(rule, path, intent_score, idle_ms, |_, h, detail| {
+        self.for_each_condition(rule, path, intent_score, idle_ms, |_, h, parts| {
             if holds.is_none_or(|want| want == h) {
                 if written > 0 {
                     out.push_str(separator);
                 }
-                let _ = write!(out, "{detail}");
+                write_parts(out, parts);
                 written += 1;
             }
         });
         written
     }
 
-    /// Calls `f(condition, holds, detail)` for each condition, in field order.
+    /// Calls `f(condition, holds, detail)` for each condition, in field order; the detail is
+    /// given in parts (see [`write_parts`]).
     fn for_each_condition(
         &self,
         rule: &Rule,
         path: &str,
         intent_score: u8,
         idle_ms: u32,
-        mut f: impl FnMut(&'static str, bool, fmt::Arguments<'_>),
+        mut f: impl FnMut(&'static str, bool, &[Part<'_>]),
     ) {
+        use Part::{Number, Patterns, Quoted, Text};
         let w = &rule.when;
+        let intent = u32::from(intent_score);
         if let Some(holds) = self.min_intent {
-            let op = if holds { ">=" } else { "<" };
-            let min = w.min_intent_score;
-            f(
-                "min_intent_score",
-                holds,
-                format_args!("intent_score {intent_score} {op} min {min}"),
-            );
+            let op = if holds { " >= min " } else { " < min " };
+            let min = u32::from(w.min_intent_score);
+            let parts = [Text("intent_score "), Number(intent), Text(op), Number(min)];
+            f("min_intent_score", holds, &parts);
         }
         if let Some(holds) = self.max_intent {
-            let op = if holds { "<=" } else { ">" };
-            let max = w.max_intent_score;
-            f(
-                "max_intent_score",
-                holds,
-                format_args!("intent_score {intent_score} {op} max {max}"),
-            );
+            let op = if holds { " <= max " } else { " > max " };
+            let max = u32::from(w.max_intent_score);
+            let parts = [Text("intent_score "), Number(intent), Text(op), Number(max)];
+            f("max_intent_score", holds, &parts);
         }
         if let Some(holds) = self.min_idle {
-            let op = if holds { ">=" } else { "<" };
-            let min = w.min_idle_ms;
-            f(
-                "min_idle_ms",
-                holds,
-                format_args!("idle_ms {idle_ms} {op} min {min}"),
-            );
+            let op = if holds { " >= min " } else { " < min " };
+            let parts = [
+                Text("idle_ms "),
+                Number(idle_ms),
+                Text(op),
+                Number(w.min_idle_ms),
+            ];
+            f("min_idle_ms", holds, &parts);
         }
         if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
             let holds = found.is_some();
             match found.and_then(|i| pages.get(i).map(|p| (i, p))) {
-                Some((i, p)) => f(
-                    "pages",
-                    holds,
-                    format_args!("page {path} matches pages[{i}] {p}"),
-                ),
-                None if pages.is_empty() => f(
-                    "pages",
-                    holds,
-                    format_args!("pages is empty, so no page matches"),
-                ),
-                None => f(
-                    "pages",
-                    holds,
-                    format_args!("page {path} matches none of pages {}", PatternList(pages)),
-                ),
+                Some((i, p)) => {
+                    let index = u32::try_from(i).unwrap_or(u32::MAX);
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches pages["),
+                        Number(index),
+                        Text("] "),
+                        Quoted(p.as_written()),
+                    ];
+                    f("pages", holds, &parts);
+                }
+                None if pages.is_empty() => {
+                    f(
+                        "pages",
+                        holds,
+                        &[Text("pages is empty, so no page matches")],
+                    );
+                }
+                None => {
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches none of pages "),
+                        Patterns(pages),
+                    ];
+                    f("pages", holds, &parts);
+                }
             }
         }
         if let Some(found) = self.exclude {
             let excluded = &w.exclude_pages;
             let holds = found.is_none();
             match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
-                Some((i, p)) => f(
-                    "exclude_pages",
-                    holds,
-                    format_args!("page {path} matches exclude_pages[{i}] {p}"),
-                ),
-                None => f(
-                    "exclude_pages",
-                    holds,
-                    format_args!(
-                        "page {path} matches none of exclude_pages {}",
-                        PatternList(excluded)
-                    ),
-                ),
+                Some((i, p)) => {
+                    let index = u32::try_from(i).unwrap_or(u32::MAX);
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches exclude_pages["),
+                        Number(index),
+                        Text("] "),
+                        Quoted(p.as_written()),
+                    ];
+                    f("exclude_pages", holds, &parts);
+                }
+                None => {
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches none of exclude_pages "),
+                        Patterns(excluded),
+                    ];
+                    f("exclude_pages", holds, &parts);
+                }
             }
         }
     }
 }
 
-/// Displays patterns as `("/a", "/b", "/c" and 4 more)`.
-struct PatternList<'a>(&'a [Pattern]);
+/// One part of a condition's detail text.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    Text(&'a str),
+    Number(u32),
+    /// Quoted and escaped as `{:?}` does.
+    Quoted(&'a str),
+    /// Quoted patterns as `("/a", "/b", "/c" and 4 more)`.
+    Patterns(&'a [Pattern]),
+}
 
-impl fmt::Display for PatternList<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("(")?;
-        for (i, p) in self.0.iter().take(3).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
+/// Appends the parts to `out` without going through `core::fmt` (reasons are built on every
+/// preview of the object API, and formatting machinery is the slow part in WASM).
+fn write_parts(out: &mut String, parts: &[Part<'_>]) {
+    for part in parts {
+        match part {
+            Part::Text(text) => out.push_str(text),
+            Part::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            Part::Quoted(text) => push_quoted(out, text),
+            Part::Patterns(patterns) => {
+                out.push('(');
+                for (i, p) in patterns.iter().take(3).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    push_quoted(out, p.as_written());
+                }
+                let more = patterns.len().saturating_sub(3);
+                if more > 0 {
+                    out.push_str(" and ");
+                    out.push_str(itoa::Buffer::new().format(more));
+                    out.push_str(" more");
+                }
+                out.push(')');
             }
-            write!(f, "{p}")?;
-        }
-        match self.0.len().saturating_sub(3) {
-            0 => f.write_str(")"),
-            more => write!(f, " and {more} more)"),
         }
     }
 }
