@@ -109,7 +109,9 @@ try:
 except OSError:
     pass
 rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
-header = (f"Run of {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=root).stdout.strip()} "
+head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=root).stdout.strip()
+dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], capture_output=True, text=True, cwd=root).stdout.strip()
+header = (f"Run of {head}{' with uncommitted changes' if dirty else ''} "
           f"on {os.cpu_count()} cores ({cpu}), {rustc}, Node {node['node'] if node else 'n/a'}; "
           f"storefront figures per state over the {n_states}-state mix of benches/states.json.")
 table = ["| measure | figure | target | met |", "|---|---|---|---|"] + [f"| {m} | {f} | {t} | {ok} |" for m, f, t, ok in rows]

@@ -5,8 +5,10 @@ level in DIR) as a table, and with --write puts it into docs/PERFORMANCE.md betw
 
     python3 scripts/levels-report.py DIR [--write]"""
 import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -37,7 +39,14 @@ for level in ["3", "2", "s", "z"]:
     if level == chosen:
         cells = [f"**{c}**" for c in cells]
     lines.append("| " + " | ".join(cells) + " |")
-text = "\n".join(lines) + f"\n\nChosen: `opt-level = \"{chosen}\"` (`[profile.wasm]` in Cargo.toml), in bold.\n"
+setting = chosen if chosen.isdigit() else f'"{chosen}"'
+head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root).stdout.strip()
+load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+text = (
+    f"Run of {head}, Node {run['node']}, load average {load:.1f} when rendered; per call, median of 5.\n\n"
+    + "\n".join(lines)
+    + f"\n\nChosen: `opt-level = {setting}` (`[profile.wasm]` in Cargo.toml), in bold.\n"
+)
 print(text)
 
 if "--write" in sys.argv:
