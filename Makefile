@@ -45,6 +45,8 @@ bench: bench-native bench-node
 	python3 scripts/bench-report.py --write
 
 bench-native:
+	mkdir -p target
+	git describe --always --dirty=' with uncommitted changes' > target/bench-run.txt
 	cargo bench --bench engine
 
 bench-node: wasm

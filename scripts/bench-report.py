@@ -57,7 +57,7 @@ row("storefront preview, parsed, vs hand-written floor",
     f"{fmt_time(preview / n_states if preview else None)} vs {fmt_time(floor / n_states if floor else None)} per state: {r:.2f}x" if r else "n/a",
     "at most 2x", r is not None and r <= 2)
 r = ratio(datalogic, preview)
-row("vs datalogic-rs (JSON Logic), same states", f"{r:.1f}x faster" if r else "n/a", "at least 5x", r is not None and r >= 5)
+row("vs datalogic-rs (JSON Logic), same states", f"{r:.2f}x faster" if r else "n/a", "at least 5x", r is not None and r >= 5)
 for kind, label in (("rules", "literal and X/** patterns"), ("glob_rules", "plus a wildcard glob per rule"), ("quiet_zones", "quiet zones")):
     a, b = ns(f"scale/{kind}/10"), ns(f"scale/{kind}/1000")
     r = ratio(b, a)
@@ -109,9 +109,16 @@ try:
 except OSError:
     pass
 rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
-head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=root).stdout.strip()
-dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], capture_output=True, text=True, cwd=root).stdout.strip()
-header = (f"Run of {head}{' with uncommitted changes' if dirty else ''} "
+# The tree that was measured: `make bench` records it before running (target/bench-run.txt), so
+# that rendering later names the run's commit, not the current one.
+run_file = root / "target" / "bench-run.txt"
+if run_file.exists():
+    tree = run_file.read_text().strip()
+else:
+    head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=root).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], capture_output=True, text=True, cwd=root).stdout.strip()
+    tree = f"{head}{' with uncommitted changes' if dirty else ''}"
+header = (f"Run of {tree} "
           f"on {os.cpu_count()} cores ({cpu}), {rustc}, Node {node['node'] if node else 'n/a'}; "
           f"storefront figures per state over the {n_states}-state mix of benches/states.json.")
 table = ["| measure | figure | target | met |", "|---|---|---|---|"] + [f"| {m} | {f} | {t} | {ok} |" for m, f, t, ok in rows]
