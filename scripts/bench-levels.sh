@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=target/bench-levels
 mkdir -p "$out"
+git describe --always --dirty=' with uncommitted changes' > "$out/run.txt"
 for level in 3 2 s z; do
   echo "== opt-level $level"
   scripts/build-wasm.sh --opt-level "$level" | tail -n 1

@@ -13,6 +13,8 @@ import platform
 import subprocess
 import sys
 
+from doc_markers import write_between
+
 root = pathlib.Path(__file__).resolve().parent.parent
 crit = root / "target" / "criterion"
 
@@ -126,13 +128,4 @@ text = header + "\n\n" + "\n".join(table) + "\n"
 print(text)
 
 if "--write" in sys.argv:
-    doc = root / "docs" / "PERFORMANCE.md"
-    content = doc.read_text()
-    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-    if begin in content and end in content:
-        before, rest = content.split(begin, 1)
-        after = rest.split(end, 1)[1]
-        doc.write_text(f"{before}{begin}\n{text}{end}{after}")
-        print(f"wrote {doc.relative_to(root)}")
-    else:
-        print(f"no {begin} marker in {doc}; not written", file=sys.stderr)
+    write_between("bench", text)

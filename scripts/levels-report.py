@@ -5,11 +5,11 @@ level in DIR) as a table, and with --write puts it into docs/PERFORMANCE.md betw
 
     python3 scripts/levels-report.py DIR [--write]"""
 import json
-import os
 import pathlib
 import re
-import subprocess
 import sys
+
+from doc_markers import write_between
 
 root = pathlib.Path(__file__).resolve().parent.parent
 directory = pathlib.Path(sys.argv[1])
@@ -40,24 +40,15 @@ for level in ["3", "2", "s", "z"]:
         cells = [f"**{c}**" for c in cells]
     lines.append("| " + " | ".join(cells) + " |")
 setting = chosen if chosen.isdigit() else f'"{chosen}"'
-head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root).stdout.strip()
-load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+# The measured tree, recorded by scripts/bench-levels.sh before it builds.
+run_file = directory / "run.txt"
+tree = run_file.read_text().strip() if run_file.exists() else "an unrecorded tree"
 text = (
-    f"Run of {head}, Node {run['node']}, load average {load:.1f} when rendered; per call, median of 5.\n\n"
+    f"Run of {tree}, Node {run['node']}; per call, median of 5.\n\n"
     + "\n".join(lines)
     + f"\n\nChosen: `opt-level = {setting}` (`[profile.wasm]` in Cargo.toml), in bold.\n"
 )
 print(text)
 
 if "--write" in sys.argv:
-    doc = root / "docs" / "PERFORMANCE.md"
-    content = doc.read_text()
-    begin, end = "<!-- levels:begin -->", "<!-- levels:end -->"
-    if begin in content and end in content:
-        before, rest = content.split(begin, 1)
-        after = rest.split(end, 1)[1]
-        doc.write_text(f"{before}{begin}\n{text}{end}{after}")
-        print(f"wrote {doc.relative_to(root)}")
-    else:
-        print(f"no {begin} marker in {doc}; not written", file=sys.stderr)
-        sys.exit(1)
+    write_between("levels", text)

@@ -147,7 +147,7 @@ impl RuleCheck {
         idle_ms: u32,
         mut f: impl FnMut(&'static str, bool, &[Part<'_>]),
     ) {
-        use Part::{Number, Patterns, Quoted, Text};
+        use Part::{Number, Text};
         let w = &rule.when;
         let intent = u32::from(intent_score);
         if let Some(holds) = self.min_intent {
@@ -173,64 +173,64 @@ impl RuleCheck {
             f("min_idle_ms", holds, &parts);
         }
         if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
-            let holds = found.is_some();
-            match found.and_then(|i| pages.get(i).map(|p| (i, p))) {
-                Some((i, p)) => {
-                    let index = u32::try_from(i).unwrap_or(u32::MAX);
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches pages["),
-                        Number(index),
-                        Text("] "),
-                        Quoted(p.as_written()),
-                    ];
-                    f("pages", holds, &parts);
-                }
-                None if pages.is_empty() => {
-                    f(
-                        "pages",
-                        holds,
-                        &[Text("pages is empty, so no page matches")],
-                    );
-                }
-                None => {
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches none of pages "),
-                        Patterns(pages),
-                    ];
-                    f("pages", holds, &parts);
-                }
+            if pages.is_empty() {
+                let parts = [Text("pages is empty, so no page matches")];
+                f("pages", false, &parts);
+            } else {
+                page_list_detail("pages", found.is_some(), path, pages, found, &mut f);
             }
         }
         if let Some(found) = self.exclude {
             let excluded = &w.exclude_pages;
-            let holds = found.is_none();
-            match found.and_then(|i| excluded.get(i).map(|p| (i, p))) {
-                Some((i, p)) => {
-                    let index = u32::try_from(i).unwrap_or(u32::MAX);
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches exclude_pages["),
-                        Number(index),
-                        Text("] "),
-                        Quoted(p.as_written()),
-                    ];
-                    f("exclude_pages", holds, &parts);
-                }
-                None => {
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches none of exclude_pages "),
-                        Patterns(excluded),
-                    ];
-                    f("exclude_pages", holds, &parts);
-                }
-            }
+            page_list_detail(
+                "exclude_pages",
+                found.is_none(),
+                path,
+                excluded,
+                found,
+                &mut f,
+            );
+        }
+    }
+}
+
+/// The detail of a page-list condition (`pages`, `exclude_pages`): `page /a matches
+/// pages[1] "/a"` for the first matching pattern `found`, else `page /a matches none of pages
+/// ("/b", ...)`.
+fn page_list_detail(
+    condition: &'static str,
+    holds: bool,
+    path: &str,
+    patterns: &[Pattern],
+    found: Option<usize>,
+    f: &mut impl FnMut(&'static str, bool, &[Part<'_>]),
+) {
+    use Part::{Number, Patterns, Quoted, Text};
+    match found.and_then(|i| patterns.get(i).map(|p| (i, p))) {
+        Some((i, p)) => {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            let parts = [
+                Text("page "),
+                Text(path),
+                Text(" matches "),
+                Text(condition),
+                Text("["),
+                Number(index),
+                Text("] "),
+                Quoted(p.as_written()),
+            ];
+            f(condition, holds, &parts);
+        }
+        None => {
+            let parts = [
+                Text("page "),
+                Text(path),
+                Text(" matches none of "),
+                Text(condition),
+                Text(" "),
+                Patterns(patterns),
+            ];
+            f(condition, holds, &parts);
         }
     }
 }
