@@ -46,6 +46,7 @@ mod analysis;
 mod config;
 mod engine;
 mod error;
+mod glob;
 mod json;
 mod normalize;
 mod pattern;

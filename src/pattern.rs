@@ -1,14 +1,24 @@
-//! Page patterns (SPEC 3): validation, normalization, and compilation into shared glob sets.
+//! Page patterns (SPEC 3): validation, normalization, and compilation into shared indexes.
 //!
 //! Every pattern of a kind (all quiet zones; all rules' `pages` and `exclude_pages`) goes into one
-//! [`globset::GlobSet`], built once, so matching a path costs one set lookup however many rules
-//! there are. Each glob remembers its owner (a quiet zone, or a rule's list and pattern index).
-//! Sets are built with `GlobSet::new`, which returns errors, never with `compile_matcher`, which
-//! can panic.
+//! [`PatternSet`], built once, so that matching a path costs about the same however many rules
+//! there are. Each pattern remembers its owner (a quiet zone, or a rule's list and pattern index).
+//! A pattern is compiled by the first of three matchers that covers it:
+//!
+//! 1. literal and literal-prefix patterns (`/search`, `/products/**`): a [`LiteralIndex`] of hash
+//!    lookups of the path and its ancestors;
+//! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`): our own matcher ([`crate::glob`]),
+//!    indexed by the first or last literal segment ([`SegmentIndex`]);
+//! 3. the rest (escapes, negated classes, complex alternates): globset regex sets, built with
+//!    `GlobSet::new`, which returns errors, never with `compile_matcher`, which can panic.
+//!
+//! globset is also the parser of record: a pattern that the first two matchers do not cover must
+//! parse as a globset glob, and the tests check both matchers against globset.
 
 use globset::{Candidate, Glob, GlobBuilder, GlobSet};
 use rustc_hash::FxHashMap;
 
+use crate::glob::{path_segments, SegmentGlob};
 use crate::normalize::normalize_pattern_text;
 
 /// Longest pattern, in bytes (SPEC 2).
@@ -86,9 +96,9 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         );
     }
     let normalized = normalize_pattern_text(raw, case_sensitive);
-    // Literal and literal-prefix patterns are valid globs by construction and never reach
-    // globset (see `LiteralIndex`); the others must parse.
-    if has_literal_forms(&normalized) {
+    // Literal, literal-prefix and segment-glob patterns are valid globs by construction and never
+    // reach globset (see `LiteralIndex` and `SegmentIndex`); the others must parse.
+    if has_literal_forms(&normalized) || segment_globs(&normalized).is_some() {
         return Ok(normalized);
     }
     if let Err(e) = globs_of(&normalized) {
@@ -161,8 +171,33 @@ fn has_literal_forms(normalized: &str) -> bool {
     matches_every_path(normalized) || (is_literal(base) && base.starts_with('/'))
 }
 
+/// The segment globs a pattern compiles to (itself and, for `X/**`, its prefix `X`, as in
+/// [`globs_of`]; `{...}` alternates expanded), or `None` when globset must match it.
+fn segment_globs(normalized: &str) -> Option<Vec<SegmentGlob>> {
+    let mut out = Vec::new();
+    let mut add = |text: &str| -> Option<()> {
+        out.push(SegmentGlob::parse(text)?);
+        if let Some(prefix) = text.strip_suffix("/**").filter(|p| !p.is_empty()) {
+            out.push(SegmentGlob::parse(prefix)?);
+        }
+        Some(())
+    };
+    if normalized.contains('{') {
+        for expanded in expand_braces(normalized)? {
+            add(&expanded)?;
+        }
+    } else {
+        add(normalized)?;
+    }
+    Some(out)
+}
+
 /// Expands `{a,b}` groups whose alternatives are literal (no nesting, no other glob syntax inside),
 /// up to [`MAX_EXPANSIONS`] results; `None` when a group cannot be expanded that way.
+///
+/// The expansion means what globset means by the group: globset reads `**` by the characters
+/// around it, so a group with `*` right before or after it is not expanded, and neither is a group
+/// after a `[` (a `{` inside a class is a class member).
 fn expand_braces(pattern: &str) -> Option<Vec<String>> {
     let Some(open) = pattern.find('{') else {
         return Some(vec![pattern.to_owned()]);
@@ -173,7 +208,11 @@ fn expand_braces(pattern: &str) -> Option<Vec<String>> {
         pattern.get(open + 1..close)?,
         pattern.get(close + 1..)?,
     );
-    if head.contains(['[', ']', '\\']) || inner.contains(['{', '[', ']', '*', '?', '\\']) {
+    if head.contains(['[', ']', '\\'])
+        || head.ends_with('*')
+        || tail.starts_with('*')
+        || inner.contains(['{', '[', ']', '*', '?', '\\'])
+    {
         return None;
     }
     let rests = expand_braces(tail)?;
@@ -246,6 +285,59 @@ impl LiteralIndex {
     }
 }
 
+/// Segment globs (see [`crate::glob`]) with their owners, indexed by the segment a matching path
+/// must have first or last, so that a path is tried only against the globs that can match it:
+/// `/c1/*/p2` is tried only on paths whose first segment is `c1`, `/*/reviews` on those whose last
+/// is `reviews`.
+#[derive(Clone, Debug, Default)]
+struct SegmentIndex {
+    globs: Vec<(SegmentGlob, u32)>,
+    /// Globs starting with a literal segment, by that segment.
+    by_first: FxHashMap<Box<[u8]>, Vec<u32>>,
+    /// Globs ending with a literal segment (and not starting with one), by that segment.
+    by_last: FxHashMap<Box<[u8]>, Vec<u32>>,
+    /// Every other glob: tried on every path.
+    unindexed: Vec<u32>,
+}
+
+impl SegmentIndex {
+    fn add(&mut self, owner: u32, glob: SegmentGlob) {
+        let Ok(id) = u32::try_from(self.globs.len()) else {
+            return;
+        };
+        if let Some(first) = glob.first_literal() {
+            self.by_first.entry(first.into()).or_default().push(id);
+        } else if let Some(last) = glob.last_literal() {
+            self.by_last.entry(last.into()).or_default().push(id);
+        } else {
+            self.unindexed.push(id);
+        }
+        self.globs.push((glob, owner));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.globs.is_empty()
+    }
+
+    /// Calls `found` with the owner of every glob matching `path` (an owner may come more than
+    /// once).
+    fn for_each_match(&self, path: &str, mut found: impl FnMut(u32)) {
+        let segments = path_segments(path);
+        let candidates = [
+            segments.get(1).and_then(|s| self.by_first.get(*s)),
+            segments.last().and_then(|s| self.by_last.get(*s)),
+            Some(&self.unindexed),
+        ];
+        for id in candidates.into_iter().flatten().flatten() {
+            if let Some((glob, owner)) = self.globs.get(*id as usize) {
+                if glob.is_match(&segments) {
+                    found(*owner);
+                }
+            }
+        }
+    }
+}
+
 /// Most regex source (in bytes, as globset writes it) in one [`GlobSet`]: larger sets are split,
 /// so that no config within SPEC 2's limits exceeds the regex size limits as a whole.
 const MAX_REGEX_BYTES_PER_SET: usize = 64 * 1024;
@@ -259,10 +351,12 @@ struct GlobChunk {
 
 /// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
 /// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
-/// into a [`LiteralIndex`]; every other pattern into glob sets (usually one).
+/// into a [`LiteralIndex`], segment globs (`/products/*/reviews`) into a [`SegmentIndex`], every
+/// other pattern into globset regex sets (usually none).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PatternSet {
     literal: LiteralIndex,
+    segment: SegmentIndex,
     chunks: Vec<GlobChunk>,
 }
 
@@ -275,6 +369,7 @@ impl PatternSet {
     /// of the patterns that fail on their own; empty when only a combination is too large.
     pub(crate) fn build(patterns: &[(u32, &str)]) -> Result<Self, Vec<usize>> {
         let mut literal = LiteralIndex::default();
+        let mut segment = SegmentIndex::default();
         // Per glob pattern: its index in `patterns`, its globs, its owner.
         let mut pending: Vec<(usize, Vec<Glob>, u32)> = Vec::new();
         let mut bad = Vec::new();
@@ -282,6 +377,12 @@ impl PatternSet {
             if let Some(forms) = literal_forms(text) {
                 for form in forms {
                     literal.add(*owner, form);
+                }
+                continue;
+            }
+            if let Some(globs) = segment_globs(text) {
+                for glob in globs {
+                    segment.add(*owner, glob);
                 }
                 continue;
             }
@@ -323,7 +424,11 @@ impl PatternSet {
             start = end;
         }
         if bad.is_empty() {
-            Ok(PatternSet { literal, chunks })
+            Ok(PatternSet {
+                literal,
+                segment,
+                chunks,
+            })
         } else {
             Err(bad)
         }
@@ -347,6 +452,10 @@ impl PatternSet {
             self.literal
                 .for_each_match(path, |owners| owners_out.extend_from_slice(owners));
         }
+        if !self.segment.is_empty() {
+            self.segment
+                .for_each_match(path, |owner| owners_out.push(owner));
+        }
         if !self.chunks.is_empty() {
             let candidate = Candidate::from_bytes(path);
             for chunk in &self.chunks {
@@ -367,6 +476,9 @@ impl PatternSet {
         if !self.literal.is_empty() {
             self.literal
                 .for_each_match(path, |owners| owners.iter().for_each(|&o| keep(o)));
+        }
+        if !self.segment.is_empty() {
+            self.segment.for_each_match(path, &mut keep);
         }
         if !self.chunks.is_empty() {
             let candidate = Candidate::from_bytes(path);
@@ -628,6 +740,84 @@ mod tests {
         assert_eq!(literal_forms("/{a,b}/**").map(|f| f.len()), Some(2));
         assert_eq!(literal_forms("/*/x"), None);
         assert_eq!(literal_forms("**/x"), None);
+    }
+
+    /// A small deterministic generator (xorshift) for the differential test.
+    struct Rng(u64);
+
+    impl Rng {
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            from[(self.0 % from.len() as u64) as usize]
+        }
+    }
+
+    /// Our matchers (literal index, segment globs, globset fallback) against globset itself on
+    /// generated patterns and paths: the same verdict on every pair, and every pattern that our
+    /// matchers take without globset is one that globset accepts.
+    #[test]
+    fn segment_globs_agree_with_globset() {
+        let pieces = [
+            "a", "b", "ab", "é", "*", "?", "a*", "*a", "a*b", "?b", "[ab]", "[a-c]", "[!a]",
+            "[]a]", "[-a]", "[a-]", "[--a]", "**", "a**", "[é]", "\\*", "{a,b}", "{a,b*}",
+            "{ab,é}", "x,y", "]", "[a", "*{a,b}", "{a,b}*", "{a,}", "}", "{a/b,c}", "[^b]",
+        ];
+        let starts = ["/", "/", "/", "**/", "**"];
+        let path_segments = [
+            "a", "b", "ab", "ba", "aab", "é", "x", "-", "]", "a,b", "*", "bb",
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut covered, mut compared) = (0, 0);
+        for _ in 0..10_000 {
+            let mut pattern = rng.pick(&starts).to_owned();
+            let segments = 1 + rng.pick(&["0", "1", "2", "3"]).parse::<usize>().unwrap();
+            for k in 0..segments {
+                if k > 0 {
+                    pattern.push('/');
+                }
+                let count = 1 + rng.pick(&["0", "0", "1", "2"]).parse::<usize>().unwrap();
+                for _ in 0..count {
+                    pattern.push_str(rng.pick(&pieces));
+                }
+            }
+            let Ok(normalized) = check(&pattern, true) else {
+                continue;
+            };
+            let reference = globs_of(&normalized).and_then(|g| GlobSet::new(&g));
+            let ours = PatternSet::build(&[(0, &normalized)]);
+            if segment_globs(&normalized).is_some() {
+                covered += 1;
+                assert!(reference.is_ok(), "{normalized} is not a globset glob");
+            }
+            let (Ok(ours), Ok(reference)) = (ours, reference) else {
+                continue;
+            };
+            for _ in 0..40 {
+                let mut path = String::new();
+                let depth = rng
+                    .pick(&["0", "1", "1", "2", "3", "4"])
+                    .parse::<usize>()
+                    .unwrap();
+                for _ in 0..depth {
+                    path.push('/');
+                    path.push_str(rng.pick(&path_segments));
+                }
+                if path.is_empty() {
+                    path.push('/');
+                }
+                let want = reference.is_match_candidate(&Candidate::from_bytes(&path));
+                assert_eq!(
+                    !owners(&ours, &path).is_empty(),
+                    want,
+                    "{normalized} vs {path}"
+                );
+                assert_eq!(ours.first_owner(&path, &mut Vec::new()).is_some(), want);
+                compared += 1;
+            }
+        }
+        assert!(covered > 1000 && compared > 200_000, "{covered} {compared}");
     }
 
     #[test]
