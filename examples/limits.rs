@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs]
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs|text-prefix-globs|text-unanchored-globs]
 //! ```
 
 use std::time::Instant;
@@ -64,6 +64,12 @@ fn scenario(name: &str) -> String {
         "text-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}-*/{}", "[a-c]?".repeat(80))),
         // Close to 1 MiB of short wildcard globs (about 50,000 patterns).
         "text-short-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}")),
+        // Close to 1 MiB of short globs without a literal segment, indexed by the literal start
+        // of the first segment.
+        "text-prefix-globs" => fill_to_one_mib(|i, k| format!("/c{i}*/*/p{k}*")),
+        // Close to 1 MiB of short globs that no index narrows down, so that every preview tries
+        // each of them (the matching worst case).
+        "text-unanchored-globs" => fill_to_one_mib(|i, k| format!("/*c{i}/*/*p{k}*")),
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
@@ -79,6 +85,8 @@ fn main() {
         "text-literal",
         "text-globs",
         "text-short-globs",
+        "text-prefix-globs",
+        "text-unanchored-globs",
     ];
     for name in names.iter().filter(|n| which == "all" || which == **n) {
         let text = scenario(name);
@@ -86,7 +94,30 @@ fn main() {
         let result = nudge_rules::Engine::compile(&text);
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         let outcome = match &result {
-            Ok(e) => format!("ok, {} rules", e.config().rules.len()),
+            Ok(e) => {
+                // Previews of paths that no pattern matches, so every candidate is tried: one
+                // ordinary, one with every letter and digit of the patterns (no byte filter).
+                let mut times = Vec::new();
+                for page_url in ["/c999x/y/z", "/c0123456789p/q/p0123456789x"] {
+                    let state = nudge_rules::SessionState {
+                        intent_score: 100,
+                        page_url: page_url.into(),
+                        idle_ms: 86_400_000,
+                    };
+                    let runs = 100;
+                    let start = Instant::now();
+                    for _ in 0..runs {
+                        std::hint::black_box(e.preview(&state).ok());
+                    }
+                    let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(runs);
+                    times.push(format!("{us:.1}"));
+                }
+                format!(
+                    "ok, {} rules, preview {} us",
+                    e.config().rules.len(),
+                    times.join(" / ")
+                )
+            }
             Err(e) => format!(
                 "error: {}",
                 e.diagnostics()

@@ -43,4 +43,8 @@ for line in (root / "examples" / "requests" / "batch.jsonl").read_text().splitli
     put("request", line)
 for i in range(64):
     put("map_vs_preview", bytes((i * 37 + k * 11) % 256 for k in range(48)))
+for i in range(64):
+    put("glob", bytes((i * 53 + k * 29) % 256 for k in range(40)))
+for p in ["/products/*/reviews", "**/p-[0-9]?", "/a/**/b", "/collections/{sale,clearance}/*", "/x[!a]y"]:
+    put("glob", b"\x00" + p.encode() + b"\xff\x02\x01\x02\x03\x04")
 print("seeded", {p.name: len(list(p.iterdir())) for p in sorted(corpus.iterdir())})

@@ -18,7 +18,7 @@ seconds="${1:-30}"
 runs="${2:-0}"
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config request normalize fast_path map_vs_preview)
+[ ${#targets[@]} -gt 0 ] || targets=(config request normalize fast_path map_vs_preview glob)
 
 scripts/setup.sh --fuzz --no-browser
 python3 scripts/fuzz-seed.py

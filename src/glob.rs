@@ -70,6 +70,23 @@ pub(crate) struct SegmentGlob {
     /// leading empty one), rather than with `**/`.
     anchored: bool,
     items: Box<[Item]>,
+    /// The [`byte_mask`] of the bytes every matching path contains (the glob's literal bytes).
+    required_bytes: u64,
+}
+
+/// A 64-bit summary of which bytes a text contains: one bit per ASCII letter and digit, the other
+/// bytes sharing the remaining 28 bits. A glob whose required bits are not all in a path's mask
+/// cannot match it, which rules most globs out with one `and`.
+pub(crate) fn byte_mask(text: &[u8]) -> u64 {
+    text.iter().fold(0, |mask, &b| mask | 1 << byte_bit(b))
+}
+
+fn byte_bit(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' => b - b'a',
+        b'0'..=b'9' => 26 + (b - b'0'),
+        _ => 36 + b % 28,
+    }
 }
 
 /// The segments of a normalized path (SPEC 4), as globset's regexes see them: the path split on
@@ -122,9 +139,20 @@ impl SegmentGlob {
                 *at_least = 1;
             }
         }
+        let required_bytes = items.iter().fold(0, |mask, item| {
+            mask | match item {
+                Item::Literal(text) => byte_mask(text),
+                Item::Wildcard(tokens) => tokens.iter().fold(0, |m, token| match token {
+                    Token::Byte(b) => m | 1 << byte_bit(*b),
+                    _ => m,
+                }),
+                Item::Segments { .. } => 0,
+            }
+        });
         Some(SegmentGlob {
             anchored: !leading_segments,
             items: items.into(),
+            required_bytes,
         })
     }
 
@@ -132,9 +160,25 @@ impl SegmentGlob {
     /// literal segment.
     pub(crate) fn first_literal(&self) -> Option<&[u8]> {
         match self.items.first() {
-            Some(Item::Literal(text)) => Some(text),
+            Some(Item::Literal(text)) if self.anchored => Some(text),
             _ => None,
         }
+    }
+
+    /// The path's first segment after the leading `/` must start with these bytes (at least one),
+    /// when the glob's first segment is a wildcard that starts with a literal (`/product-*/x`).
+    pub(crate) fn first_prefix(&self) -> Option<Vec<u8>> {
+        let Some(Item::Wildcard(tokens)) = self.items.first().filter(|_| self.anchored) else {
+            return None;
+        };
+        let prefix: Vec<u8> = tokens
+            .iter()
+            .map_while(|token| match token {
+                Token::Byte(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        (!prefix.is_empty()).then_some(prefix)
     }
 
     /// The path's last segment must equal this, when the glob ends with a literal segment.
@@ -145,10 +189,13 @@ impl SegmentGlob {
         }
     }
 
-    /// Whether the path with these segments (from [`path_segments`]) matches. Linear in the
-    /// path's length times the number of `**` runs (the classic wildcard algorithm, one level per
-    /// segment and one per byte).
-    pub(crate) fn is_match(&self, segments: &[&[u8]]) -> bool {
+    /// Whether the path with these segments (from [`path_segments`]) and this [`byte_mask`]
+    /// matches. Linear in the path's length times the number of `**` runs (the classic wildcard
+    /// algorithm, one level per segment and one per byte).
+    pub(crate) fn is_match(&self, segments: &[&[u8]], path_mask: u64) -> bool {
+        if self.required_bytes & !path_mask != 0 {
+            return false;
+        }
         let segments = if self.anchored {
             segments.get(1..).unwrap_or_default()
         } else {
@@ -307,7 +354,7 @@ mod tests {
     fn matches(glob: &str, path: &str) -> bool {
         SegmentGlob::parse(glob)
             .unwrap_or_else(|| panic!("{glob} is not covered"))
-            .is_match(&path_segments(path))
+            .is_match(&path_segments(path), byte_mask(path.as_bytes()))
     }
 
     #[test]

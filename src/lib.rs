@@ -70,6 +70,8 @@ pub use error::{Diagnostic, Error, ErrorKind, Severity};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
 pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
+#[cfg(fuzzing)]
+pub use pattern::glob_verdicts;
 pub use pattern::MAX_PATTERN_BYTES;
 pub use request::{SessionState, MAX_REQUEST_BYTES};
 pub use trace::ConditionCheck;

@@ -18,7 +18,7 @@
 use globset::{Candidate, Glob, GlobBuilder, GlobSet};
 use rustc_hash::FxHashMap;
 
-use crate::glob::{path_segments, SegmentGlob};
+use crate::glob::{byte_mask, path_segments, SegmentGlob};
 use crate::normalize::normalize_pattern_text;
 
 /// Longest pattern, in bytes (SPEC 2).
@@ -287,13 +287,18 @@ impl LiteralIndex {
 
 /// Segment globs (see [`crate::glob`]) with their owners, indexed by the segment a matching path
 /// must have first or last, so that a path is tried only against the globs that can match it:
-/// `/c1/*/p2` is tried only on paths whose first segment is `c1`, `/*/reviews` on those whose last
-/// is `reviews`.
+/// `/c1/*/p2` is tried only on paths whose first segment is `c1`, `/c1-*/x` on those whose first
+/// segment starts with `c1-`, `/*/reviews` on those whose last is `reviews`. The others are tried
+/// on every path, each ruled out first by its bytes (see [`crate::glob::byte_mask`]).
 #[derive(Clone, Debug, Default)]
 struct SegmentIndex {
     globs: Vec<(SegmentGlob, u32)>,
     /// Globs starting with a literal segment, by that segment.
     by_first: FxHashMap<Box<[u8]>, Vec<u32>>,
+    /// Globs whose first segment is a wildcard with a literal start, by that start.
+    by_first_prefix: FxHashMap<Box<[u8]>, Vec<u32>>,
+    /// The longest key of `by_first_prefix`, in bytes: longer starts need no lookup.
+    longest_first_prefix: usize,
     /// Globs ending with a literal segment (and not starting with one), by that segment.
     by_last: FxHashMap<Box<[u8]>, Vec<u32>>,
     /// Every other glob: tried on every path.
@@ -307,6 +312,12 @@ impl SegmentIndex {
         };
         if let Some(first) = glob.first_literal() {
             self.by_first.entry(first.into()).or_default().push(id);
+        } else if let Some(prefix) = glob.first_prefix() {
+            self.longest_first_prefix = self.longest_first_prefix.max(prefix.len());
+            self.by_first_prefix
+                .entry(prefix.into())
+                .or_default()
+                .push(id);
         } else if let Some(last) = glob.last_literal() {
             self.by_last.entry(last.into()).or_default().push(id);
         } else {
@@ -323,15 +334,29 @@ impl SegmentIndex {
     /// once).
     fn for_each_match(&self, path: &str, mut found: impl FnMut(u32)) {
         let segments = path_segments(path);
+        let mask = byte_mask(path.as_bytes());
         let candidates = [
             segments.get(1).and_then(|s| self.by_first.get(*s)),
             segments.last().and_then(|s| self.by_last.get(*s)),
             Some(&self.unindexed),
         ];
-        for id in candidates.into_iter().flatten().flatten() {
-            if let Some((glob, owner)) = self.globs.get(*id as usize) {
-                if glob.is_match(&segments) {
-                    found(*owner);
+        let mut try_each = |ids: &[u32]| {
+            for id in ids {
+                if let Some((glob, owner)) = self.globs.get(*id as usize) {
+                    if glob.is_match(&segments, mask) {
+                        found(*owner);
+                    }
+                }
+            }
+        };
+        candidates
+            .into_iter()
+            .flatten()
+            .for_each(|ids| try_each(ids));
+        if let Some(first) = segments.get(1).filter(|_| self.longest_first_prefix > 0) {
+            for len in 1..=first.len().min(self.longest_first_prefix) {
+                if let Some(ids) = first.get(..len).and_then(|p| self.by_first_prefix.get(p)) {
+                    try_each(ids);
                 }
             }
         }
@@ -494,6 +519,25 @@ impl PatternSet {
         }
         first
     }
+}
+
+/// The verdicts on a normalized `path` of a pattern, as a config loads it (case-sensitive):
+/// `(ours, globset's)`, each `None` when that side rejects the pattern; `None` when the pattern
+/// fails SPEC 3's checks before any glob is built. For the differential fuzz target (`fuzz/`,
+/// built with `--cfg fuzzing` by cargo-fuzz only).
+#[cfg(fuzzing)]
+pub fn glob_verdicts(pattern: &str, path: &str) -> Option<(Option<bool>, Option<bool>)> {
+    let normalized = check(pattern, true).ok()?;
+    let ours = PatternSet::build(&[(0, &normalized)]).ok().map(|set| {
+        let mut owners = Vec::new();
+        set.matching_owners(path, &mut Vec::new(), &mut owners);
+        !owners.is_empty()
+    });
+    let reference = globs_of(&normalized)
+        .and_then(|globs| GlobSet::new(&globs))
+        .ok()
+        .map(|set| set.is_match_candidate(&Candidate::from_bytes(path)));
+    Some((ours, reference))
 }
 
 /// True when the normalized pattern `general` certainly matches every path that `specific`
@@ -770,6 +814,7 @@ mod tests {
         ];
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let (mut covered, mut compared) = (0, 0);
+        let mut all = Vec::new();
         for _ in 0..10_000 {
             let mut pattern = rng.pick(&starts).to_owned();
             let segments = 1 + rng.pick(&["0", "1", "2", "3"]).parse::<usize>().unwrap();
@@ -794,6 +839,9 @@ mod tests {
             let (Ok(ours), Ok(reference)) = (ours, reference) else {
                 continue;
             };
+            if all.len() < 2000 {
+                all.push((normalized.clone(), reference.clone()));
+            }
             for _ in 0..40 {
                 let mut path = String::new();
                 let depth = rng
@@ -818,6 +866,30 @@ mod tests {
             }
         }
         assert!(covered > 1000 && compared > 200_000, "{covered} {compared}");
+        // All of them in one set: each path gets exactly the owners whose pattern matches it.
+        let texts: Vec<(u32, &str)> = (0..).zip(all.iter().map(|(p, _)| p.as_str())).collect();
+        let set = PatternSet::build(&texts).unwrap();
+        for _ in 0..2000 {
+            let mut path = String::new();
+            for _ in 0..rng
+                .pick(&["1", "1", "2", "3", "4"])
+                .parse::<usize>()
+                .unwrap()
+            {
+                path.push('/');
+                path.push_str(rng.pick(&path_segments));
+            }
+            let want: Vec<u32> = (0..)
+                .zip(&all)
+                .filter(|(_, (_, r))| r.is_match_candidate(&Candidate::from_bytes(&path)))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(owners(&set, &path), want, "{path}");
+            assert_eq!(
+                set.first_owner(&path, &mut Vec::new()),
+                want.first().copied()
+            );
+        }
     }
 
     #[test]
