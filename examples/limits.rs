@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs|text-prefix-globs|text-unanchored-globs]
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs|text-prefix-globs|text-unanchored-globs|text-regex-globs]
 //! ```
 
 use std::time::Instant;
@@ -70,6 +70,9 @@ fn scenario(name: &str) -> String {
         // Close to 1 MiB of short globs that no index narrows down, so that every preview tries
         // each of them (the matching worst case).
         "text-unanchored-globs" => fill_to_one_mib(|i, k| format!("/*c{i}/*/*p{k}*")),
+        // Close to 1 MiB of globs with a negated class (it can match `/`), the form left to
+        // globset's regexes.
+        "text-regex-globs" => fill_to_one_mib(|i, k| format!("/c{i}/[!x]*/p{k}")),
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
@@ -87,6 +90,7 @@ fn main() {
         "text-short-globs",
         "text-prefix-globs",
         "text-unanchored-globs",
+        "text-regex-globs",
     ];
     for name in names.iter().filter(|n| which == "all" || which == **n) {
         let text = scenario(name);

@@ -192,12 +192,12 @@ fn segment_globs(normalized: &str) -> Option<Vec<SegmentGlob>> {
     Some(out)
 }
 
-/// Expands `{a,b}` groups whose alternatives are literal (no nesting, no other glob syntax inside),
-/// up to [`MAX_EXPANSIONS`] results; `None` when a group cannot be expanded that way.
+/// Expands `{a,b}` groups whose alternatives hold no nested group, class, escape or `**` (literals,
+/// `*` and `?`), up to [`MAX_EXPANSIONS`] results; `None` when a group cannot be expanded that way.
 ///
 /// The expansion means what globset means by the group: globset reads `**` by the characters
-/// around it, so a group with `*` right before or after it is not expanded, and neither is a group
-/// after a `[` (a `{` inside a class is a class member).
+/// around it, so a group with `*` right before or after it is not expanded (the expansion could
+/// make a `**`), and neither is a group after a `[` (a `{` inside a class is a class member).
 fn expand_braces(pattern: &str) -> Option<Vec<String>> {
     let Some(open) = pattern.find('{') else {
         return Some(vec![pattern.to_owned()]);
@@ -211,7 +211,8 @@ fn expand_braces(pattern: &str) -> Option<Vec<String>> {
     if head.contains(['[', ']', '\\'])
         || head.ends_with('*')
         || tail.starts_with('*')
-        || inner.contains(['{', '[', ']', '*', '?', '\\'])
+        || inner.contains(['{', '[', ']', '\\'])
+        || inner.contains("**")
     {
         return None;
     }
@@ -804,9 +805,42 @@ mod tests {
     #[test]
     fn segment_globs_agree_with_globset() {
         let pieces = [
-            "a", "b", "ab", "é", "*", "?", "a*", "*a", "a*b", "?b", "[ab]", "[a-c]", "[!a]",
-            "[]a]", "[-a]", "[a-]", "[--a]", "**", "a**", "[é]", "\\*", "{a,b}", "{a,b*}",
-            "{ab,é}", "x,y", "]", "[a", "*{a,b}", "{a,b}*", "{a,}", "}", "{a/b,c}", "[^b]",
+            "a",
+            "b",
+            "ab",
+            "é",
+            "*",
+            "?",
+            "a*",
+            "*a",
+            "a*b",
+            "?b",
+            "[ab]",
+            "[a-c]",
+            "[!a]",
+            "[]a]",
+            "[-a]",
+            "[a-]",
+            "[--a]",
+            "**",
+            "a**",
+            "[é]",
+            "\\*",
+            "{a,b}",
+            "{a,b*}",
+            "{ab,é}",
+            "x,y",
+            "]",
+            "[a",
+            "*{a,b}",
+            "{a,b}*",
+            "{a,}",
+            "}",
+            "{a/b,c}",
+            "[^b]",
+            "{*a,b?}",
+            "{a*/b,**}",
+            "{a,/*}",
         ];
         let starts = ["/", "/", "/", "**/", "**"];
         let path_segments = [
