@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-globs|text-prefix-globs|text-unanchored-globs|text-regex-globs]
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-literal|text-short-globs|text-prefix-globs|text-unanchored-globs|text-negated-globs|text-regex-globs]
 //! ```
 
 use std::time::Instant;
@@ -62,7 +62,9 @@ fn scenario(name: &str) -> String {
         "text-literal" => fill_to_one_mib(|i, k| format!("/c{i}/p{k}/{}/**", "l".repeat(40))),
         // Close to 1 MiB of wildcard globs of up to 512 bytes, all matched by globset's regexes.
         "text-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}-*/{}", "[a-c]?".repeat(80))),
-        // Close to 1 MiB of short wildcard globs (about 50,000 patterns).
+        // Close to 1 MiB of short literal patterns (about 41,000): the same count as the next.
+        "text-short-literal" => fill_to_one_mib(|i, k| format!("/c{i}/x/p{k}")),
+        // Close to 1 MiB of short wildcard globs (about 41,000 patterns).
         "text-short-globs" => fill_to_one_mib(|i, k| format!("/c{i}/*/p{k}")),
         // Close to 1 MiB of short globs without a literal segment, indexed by the literal start
         // of the first segment.
@@ -70,9 +72,10 @@ fn scenario(name: &str) -> String {
         // Close to 1 MiB of short globs that no index narrows down, so that every preview tries
         // each of them (the matching worst case).
         "text-unanchored-globs" => fill_to_one_mib(|i, k| format!("/*c{i}/*/*p{k}*")),
-        // Close to 1 MiB of globs with a negated class (it can match `/`), the form left to
-        // globset's regexes.
-        "text-regex-globs" => fill_to_one_mib(|i, k| format!("/c{i}/[!x]*/p{k}")),
+        // Close to 1 MiB of globs with a negated class (it can match `/`: two segment globs each).
+        "text-negated-globs" => fill_to_one_mib(|i, k| format!("/c{i}/[!x]*/p{k}")),
+        // Close to 1 MiB of globs with `**` inside a segment, a form left to globset's regexes.
+        "text-regex-globs" => fill_to_one_mib(|i, k| format!("/c{i}/a**/p{k}")),
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
@@ -87,9 +90,11 @@ fn main() {
         "patterns",
         "text-literal",
         "text-globs",
+        "text-short-literal",
         "text-short-globs",
         "text-prefix-globs",
         "text-unanchored-globs",
+        "text-negated-globs",
         "text-regex-globs",
     ];
     for name in names.iter().filter(|n| which == "all" || which == **n) {

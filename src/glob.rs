@@ -4,16 +4,18 @@
 //! segment built from literals, `*`, `?` and ASCII classes (`[a-z0-9]`), or `**` (any number of
 //! whole segments). For those, globset's meaning under SPEC 3's options (`literal_separator`:
 //! `*`, `?` and such classes never cross `/`) is exactly "match the path's segments in order",
-//! which needs no regex: [`SegmentGlob::parse`] translates them and [`SegmentGlob::is_match`]
+//! which needs no regex: [`SegmentGlob::parse_into`] translates them and [`SegmentGlob::is_match`]
 //! matches them with the linear two-level wildcard algorithm. Compiling costs microseconds where a
 //! regex costs milliseconds, so a config filled to SPEC 2's 1 MiB with such globs loads within
 //! SPEC 3's load-time checks' budget.
 //!
-//! Everything else (`\` escapes, negated classes, which can match `/`, non-ASCII classes, `**`
-//! inside a segment, alternates that cannot be expanded exactly) is left to globset:
-//! [`SegmentGlob::parse`] returns `None` and the caller compiles a regex. globset stays the
-//! reference: `tests` below compare both on generated patterns and paths, byte for byte (globset
-//! matches bytes: `?` is one byte, a literal `é` two).
+//! A negated class (`[!x]`) can match `/` and so cross segments; a glob with a few of them becomes
+//! a few segment globs (see [`SegmentGlob::parse_into`]). Everything else (`\` escapes, non-ASCII
+//! classes, `**` inside a segment, alternates that cannot be expanded exactly) is left to
+//! globset: [`SegmentGlob::parse_into`] returns `None` and the caller compiles a regex. globset
+//! stays the reference: the tests of `pattern` and the `glob` fuzz target compare both on
+//! generated patterns and paths, byte for byte (globset matches bytes: `?` is one byte, a literal
+//! `é` two).
 //!
 //! The translation of globset's `**` rules (`Parser::parse_star` in globset 0.4): `**/` at the
 //! start and `/**/` in the middle are any number (zero or more) of segments; `/**` at the end is
@@ -30,23 +32,21 @@ enum Token {
     Byte(u8),
     /// `?`: any one byte (never `/`: segments contain none).
     AnyByte,
-    /// `[...]`: one ASCII byte of the set, as a 128-bit map.
-    Class([u64; 2]),
+    /// `[...]`: one byte of the set: the index of its 256-bit map in the glob's class table.
+    Class(u16),
     /// `*`: any run of bytes within the segment, possibly empty.
     Star,
 }
 
 impl Token {
-    fn matches(self, byte: u8) -> bool {
+    fn matches(self, byte: u8, classes: &[[u64; 4]]) -> bool {
         match self {
             Token::Byte(b) => b == byte,
             Token::AnyByte => true,
-            Token::Class(map) => {
-                byte < 128
-                    && map
-                        .get(usize::from(byte >> 6))
-                        .is_some_and(|word| word & (1 << (byte & 63)) != 0)
-            }
+            Token::Class(i) => classes
+                .get(usize::from(i))
+                .and_then(|map| map.get(usize::from(byte >> 6)))
+                .is_some_and(|word| word & (1 << (byte & 63)) != 0),
             Token::Star => false,
         }
     }
@@ -70,6 +70,8 @@ pub(crate) struct SegmentGlob {
     /// leading empty one), rather than with `**/`.
     anchored: bool,
     items: Box<[Item]>,
+    /// The byte sets of the classes of `items`, as 256-bit maps (`Token::Class` indexes it).
+    classes: Box<[[u64; 4]]>,
     /// The [`byte_mask`] of the bytes every matching path contains (the glob's literal bytes).
     required_bytes: u64,
 }
@@ -101,11 +103,53 @@ pub(crate) fn path_segments(path: &str) -> PathSegments<'_> {
     path.as_bytes().split(|&b| b == b'/').collect()
 }
 
+/// Most negated classes a glob may have to be covered: each doubles the number of segment globs
+/// it compiles to.
+const MAX_NEGATED_CLASSES: usize = 4;
+
 impl SegmentGlob {
-    /// Translates one glob (no `{...}` alternates: see `pattern::segment_globs`), or `None` when
-    /// it is not of a form this matcher covers (globset must match it). A `Some` is always a glob
-    /// that globset accepts and means the same.
-    pub(crate) fn parse(glob: &str) -> Option<SegmentGlob> {
+    /// Translates one glob (no `{...}` alternates: see `pattern::segment_globs`) into segment
+    /// globs whose union means what globset means by it, appended to `out`; `None` when it is not
+    /// of a form this matcher covers (globset must match it). Covered globs are always globs that
+    /// globset accepts.
+    ///
+    /// A negated class (`[!x]`) matches any byte not listed, `/` included, so it cannot stay
+    /// within a segment: a glob with `n` of them (at most 4) becomes `2^n` segment globs, each
+    /// class either a class of the other bytes but `/`, or a literal `/`. A negated class next to
+    /// `**` is left to globset, since globset reads `**` by the characters around it.
+    pub(crate) fn parse_into(glob: &str, out: &mut Vec<SegmentGlob>) -> Option<()> {
+        let negated = negated_classes(glob)?;
+        if negated.len() > MAX_NEGATED_CLASSES {
+            return None;
+        }
+        for &(start, end) in &negated {
+            if glob.get(..start)?.ends_with("**") || glob.get(end..)?.starts_with("**") {
+                return None;
+            }
+        }
+        for choice in 0..1u32 << negated.len() {
+            if choice == 0 {
+                out.push(SegmentGlob::parse(glob)?);
+                continue;
+            }
+            let mut text = String::with_capacity(glob.len());
+            let mut copied = 0;
+            for (k, &(start, end)) in negated.iter().enumerate() {
+                if choice & (1 << k) != 0 {
+                    text.push_str(glob.get(copied..start)?);
+                    text.push('/');
+                    copied = end;
+                }
+            }
+            text.push_str(glob.get(copied..)?);
+            out.push(SegmentGlob::parse(&text)?);
+        }
+        Some(())
+    }
+
+    /// Translates one glob without alternates; a negated class in it stands for the bytes it
+    /// matches other than `/` (see [`SegmentGlob::parse_into`]).
+    fn parse(glob: &str) -> Option<SegmentGlob> {
         if glob.contains(['{', '}', '\\']) {
             return None;
         }
@@ -113,7 +157,18 @@ impl SegmentGlob {
             Some(rest) => (true, rest),
             None => (false, glob.strip_prefix('/')?),
         };
-        let mut items: Vec<Item> = Vec::new();
+        if leading_segments && only_globstars(rest) {
+            // globset: `**` alone, and `**/`, `**/**/` and the like, which its parser reduces
+            // to `**`, match every path.
+            return Some(SegmentGlob {
+                anchored: false,
+                items: [Item::Segments { at_least: 0 }].into(),
+                classes: Box::default(),
+                required_bytes: 0,
+            });
+        }
+        let mut items: SmallVec<[Item; 8]> = SmallVec::new();
+        let mut classes: Vec<[u64; 4]> = Vec::new();
         // Whether the last item is a `**` run that began with the leading `**/`.
         let mut run_is_leading = leading_segments;
         if leading_segments {
@@ -127,10 +182,12 @@ impl SegmentGlob {
                 }
                 continue;
             }
-            if part.is_empty() || part.contains("**") {
+            // An empty part is an empty segment, which only `//` or a trailing `/` in the path
+            // can have (never a normalized path, but exactly what globset's regex means).
+            if part.as_bytes().windows(2).any(|pair| pair == b"**") {
                 return None;
             }
-            items.push(parse_segment(part)?);
+            items.push(parse_segment(part, &mut classes)?);
         }
         // A `**` run at the end, except one that began with the leading `**/`, needs at least one
         // segment (globset: `/.*`).
@@ -151,7 +208,8 @@ impl SegmentGlob {
         });
         Some(SegmentGlob {
             anchored: !leading_segments,
-            items: items.into(),
+            items: items.into_iter().collect(),
+            classes: classes.into(),
             required_bytes,
         })
     }
@@ -216,7 +274,11 @@ impl SegmentGlob {
                     resume = Some((i, s));
                     continue;
                 }
-                Some(item) if segments.get(s).is_some_and(|seg| item_matches(item, seg)) => {
+                Some(item)
+                    if segments
+                        .get(s)
+                        .is_some_and(|seg| item_matches(item, seg, &self.classes)) =>
+                {
                     i += 1;
                     s += 1;
                     continue;
@@ -237,16 +299,16 @@ impl SegmentGlob {
     }
 }
 
-fn item_matches(item: &Item, segment: &[u8]) -> bool {
+fn item_matches(item: &Item, segment: &[u8], classes: &[[u64; 4]]) -> bool {
     match item {
         Item::Literal(text) => **text == *segment,
-        Item::Wildcard(tokens) => wildcard_matches(tokens, segment),
+        Item::Wildcard(tokens) => wildcard_matches(tokens, classes, segment),
         Item::Segments { .. } => false,
     }
 }
 
 /// The classic linear wildcard match: on a mismatch, the last `*` takes one more byte.
-fn wildcard_matches(tokens: &[Token], text: &[u8]) -> bool {
+fn wildcard_matches(tokens: &[Token], classes: &[[u64; 4]], text: &[u8]) -> bool {
     let (mut p, mut t) = (0, 0);
     let mut resume: Option<(usize, usize)> = None;
     while let Some(&byte) = text.get(t) {
@@ -256,7 +318,7 @@ fn wildcard_matches(tokens: &[Token], text: &[u8]) -> bool {
                 resume = Some((p, t));
                 continue;
             }
-            Some(token) if token.matches(byte) => {
+            Some(token) if token.matches(byte, classes) => {
                 p += 1;
                 t += 1;
                 continue;
@@ -279,82 +341,171 @@ fn wildcard_matches(tokens: &[Token], text: &[u8]) -> bool {
         .all(|&tok| tok == Token::Star)
 }
 
+/// Whether the text after a leading `**/` is only `**` segments, perhaps with a trailing `/`.
+fn only_globstars(rest: &str) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    !rest.is_empty() && rest.split('/').all(|part| part == "**")
+}
+
+/// The byte ranges of the negated classes of a glob (`[!...]`, `[^...]`), read the way globset
+/// reads classes (a `]` first is a member); `None` for an unclosed class.
+fn negated_classes(glob: &str) -> Option<Vec<(usize, usize)>> {
+    let bytes = glob.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        if b != b'[' {
+            continue;
+        }
+        let start = i - 1;
+        let negated = matches!(bytes.get(i), Some(b'!' | b'^'));
+        if negated {
+            i += 1;
+        }
+        let mut first = true;
+        loop {
+            let c = *bytes.get(i)?;
+            i += 1;
+            if c == b']' && !first {
+                break;
+            }
+            first = false;
+        }
+        if negated {
+            out.push((start, i));
+        }
+    }
+    Some(out)
+}
+
 /// One segment without `/`, `**`, `{`, `}` or `\`.
-fn parse_segment(part: &str) -> Option<Item> {
+fn parse_segment(part: &str, classes: &mut Vec<[u64; 4]>) -> Option<Item> {
     if !part.contains(['*', '?', '[']) {
         // `]` and `,` outside a class are literals in globset.
         return Some(Item::Literal(part.as_bytes().into()));
     }
-    let mut tokens = Vec::with_capacity(part.len());
+    let mut tokens: SmallVec<[Token; 32]> = SmallVec::new();
     let mut chars = part.chars();
     while let Some(c) = chars.next() {
         match c {
             '*' => tokens.push(Token::Star),
             '?' => tokens.push(Token::AnyByte),
-            '[' => tokens.push(Token::Class(parse_class(&mut chars)?)),
+            '[' => {
+                let index = u16::try_from(classes.len()).ok()?;
+                classes.push(parse_class(&mut chars)?);
+                tokens.push(Token::Class(index));
+            }
             c => {
                 let mut buf = [0; 4];
                 tokens.extend(c.encode_utf8(&mut buf).bytes().map(Token::Byte));
             }
         }
     }
-    Some(Item::Wildcard(tokens.into()))
+    Some(Item::Wildcard(tokens.as_slice().into()))
 }
 
-/// The rest of a class after `[`, read the way globset's `Parser::parse_class` reads it (`]` or
-/// `-` first is a member, `a-z` a range, a trailing `-` a member), or `None` for the forms left
-/// to globset: negated (`[!...]`, `[^...]`: they can match `/`), non-ASCII members, `/` in the
-/// set, an unclosed class or a reversed range (globset errors).
-fn parse_class(chars: &mut std::str::Chars<'_>) -> Option<[u64; 2]> {
-    let mut ranges: Vec<(char, char)> = Vec::new();
+/// The rest of a class after `[`, read the way globset's `Parser::parse_class` reads it (`!` or
+/// `^` first negates, then `]` or `-` first is a member, `a-z` a range, a trailing `-` a member):
+/// each member or range goes to `range`, and the result says whether the class is negated. `None`
+/// for globset's errors (an unclosed class, a reversed range) or when `range` refuses one.
+fn read_class(
+    chars: &mut std::str::Chars<'_>,
+    mut range: impl FnMut((char, char)) -> Option<()>,
+) -> Option<bool> {
+    let negated = matches!(chars.clone().next(), Some('!' | '^'));
+    if negated {
+        chars.next();
+    }
+    // The last member or range, still open to become (or end) a range.
+    let mut last: Option<(char, char)> = None;
     let mut first = true;
     let mut in_range = false;
     loop {
         let c = chars.next()?;
-        if first && (c == '!' || c == '^') {
-            return None;
-        }
         match c {
             ']' if !first => break,
             '-' if !first && !in_range => in_range = true,
+            c if in_range => {
+                let (low, _) = last?;
+                if c < low {
+                    return None;
+                }
+                last = Some((low, c));
+                in_range = false;
+            }
             c => {
-                if in_range {
-                    let last = ranges.last_mut()?;
-                    if c < last.0 {
-                        return None;
-                    }
-                    last.1 = c;
-                    in_range = false;
-                } else {
-                    ranges.push((c, c));
+                if let Some(done) = last.replace((c, c)) {
+                    range(done)?;
                 }
             }
         }
         first = false;
     }
-    if in_range {
-        ranges.push(('-', '-'));
+    if let Some(done) = last {
+        range(done)?;
     }
-    let mut map = [0u64; 2];
-    for (low, high) in ranges {
+    if in_range {
+        range(('-', '-'))?;
+    }
+    Some(negated)
+}
+
+/// The rest of a class after `[` (see [`read_class`]) as the set of bytes it matches; a negated
+/// class matches every byte not listed but `/` (the `/` is a separate segment glob: see
+/// [`SegmentGlob::parse_into`]). `None` for the forms left to globset: non-ASCII members (globset
+/// matches them byte by byte), `/` listed, and globset's errors.
+fn parse_class(chars: &mut std::str::Chars<'_>) -> Option<[u64; 4]> {
+    let mut map = [0u64; 4];
+    let negated = read_class(chars, |(low, high)| {
         if !high.is_ascii() || (low..=high).contains(&'/') {
             return None;
         }
         for byte in low as u8..=high as u8 {
             *map.get_mut(usize::from(byte >> 6))? |= 1 << (byte & 63);
         }
+        Some(())
+    })?;
+    if negated {
+        for word in &mut map {
+            *word = !*word;
+        }
+        // `/`: byte 47, in the first word.
+        *map.first_mut()? &= !(1 << b'/');
     }
     Some(map)
+}
+
+/// Whether a glob without `{`, `}` or `\` parses in globset: every class is closed and its
+/// ranges are in order (globset's other errors concern groups and escapes). Checks without
+/// building anything, for the patterns that are compiled later anyway.
+pub(crate) fn classes_are_valid(glob: &str) -> bool {
+    let mut chars = glob.chars();
+    while let Some(c) = chars.next() {
+        if c == '[' && read_class(&mut chars, |_| Some(())).is_none() {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn parse(glob: &str) -> Option<Vec<SegmentGlob>> {
+        let mut out = Vec::new();
+        SegmentGlob::parse_into(glob, &mut out).map(|()| out)
+    }
+
     fn matches(glob: &str, path: &str) -> bool {
-        SegmentGlob::parse(glob)
-            .unwrap_or_else(|| panic!("{glob} is not covered"))
-            .is_match(&path_segments(path), byte_mask(path.as_bytes()))
+        let globs = parse(glob).unwrap_or_else(|| panic!("{glob} is not covered"));
+        let segments = path_segments(path);
+        let mask = byte_mask(path.as_bytes());
+        globs.iter().any(|g| g.is_match(&segments, mask))
     }
 
     #[test]
@@ -378,16 +529,35 @@ mod tests {
             "/**/**",
             "/a/**/**/b",
             "/é*",
+            "/[!a]",
+            "/[^a]",
+            "/a//b",
+            "/a/",
+            "/[!a]/[!b]/[!c]/[!d]",
         ];
         for glob in covered {
-            assert!(SegmentGlob::parse(glob).is_some(), "{glob}");
+            assert!(parse(glob).is_some(), "{glob}");
         }
+        assert_eq!(parse("/x/[!a]").map(|g| g.len()), Some(2));
         let left = [
-            "/a\\*", "/[!a]", "/[^a]", "/[é]", "/[a/b]", "/a**", "/**a", "**a", "/{a,b}", "/a//b",
-            "a", "/[z-a]", "/[a", "/a/",
+            "/a\\*",
+            "/[é]",
+            "/[!é]",
+            "/[a/b]",
+            "/[!/]",
+            "/a**",
+            "/**a",
+            "**a",
+            "/{a,b}",
+            "a",
+            "/[z-a]",
+            "/[a",
+            "/[!a]**",
+            "/**[!a]",
+            "/[!a]/[!b]/[!c]/[!d]/[!e]",
         ];
         for glob in left {
-            assert_eq!(SegmentGlob::parse(glob), None, "{glob}");
+            assert_eq!(parse(glob), None, "{glob}");
         }
     }
 
@@ -417,6 +587,14 @@ mod tests {
             ("**/*/*/x", "/x", false),
             ("**/*", "/a/b", true),
             ("/*/x", "/x", false),
+            // A negated class matches any other byte, `/` and each byte of `é` included.
+            ("/a[!x]b", "/a/b", true),
+            ("/a[!x]b", "/ayb", true),
+            ("/a[!x]b", "/axb", false),
+            ("/a[!x]", "/a", false),
+            ("/p[!x][!x]", "/pé", true),
+            ("**/[!x]", "/", true),
+            ("**/[!x]b", "/b", true),
         ];
         for (glob, path, want) in table {
             assert_eq!(matches(glob, path), want, "{glob} vs {path}");

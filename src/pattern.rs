@@ -18,7 +18,7 @@
 use globset::{Candidate, Glob, GlobBuilder, GlobSet};
 use rustc_hash::FxHashMap;
 
-use crate::glob::{byte_mask, path_segments, SegmentGlob};
+use crate::glob::{byte_mask, classes_are_valid, path_segments, SegmentGlob};
 use crate::normalize::normalize_pattern_text;
 
 /// Longest pattern, in bytes (SPEC 2).
@@ -96,9 +96,13 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         );
     }
     let normalized = normalize_pattern_text(raw, case_sensitive);
-    // Literal, literal-prefix and segment-glob patterns are valid globs by construction and never
-    // reach globset (see `LiteralIndex` and `SegmentIndex`); the others must parse.
-    if has_literal_forms(&normalized) || segment_globs(&normalized).is_some() {
+    // globset's errors are unclosed classes and groups, reversed ranges and a dangling escape:
+    // without `{`, `}` or `\`, only classes can be wrong, which `classes_are_valid` checks
+    // without building anything. Literal and literal-prefix patterns are valid by construction.
+    // The others must parse in globset.
+    if !normalized.contains(['{', '}', '\\']) && classes_are_valid(&normalized)
+        || has_literal_forms(&normalized)
+    {
         return Ok(normalized);
     }
     if let Err(e) = globs_of(&normalized) {
@@ -176,9 +180,9 @@ fn has_literal_forms(normalized: &str) -> bool {
 fn segment_globs(normalized: &str) -> Option<Vec<SegmentGlob>> {
     let mut out = Vec::new();
     let mut add = |text: &str| -> Option<()> {
-        out.push(SegmentGlob::parse(text)?);
+        SegmentGlob::parse_into(text, &mut out)?;
         if let Some(prefix) = text.strip_suffix("/**").filter(|p| !p.is_empty()) {
-            out.push(SegmentGlob::parse(prefix)?);
+            SegmentGlob::parse_into(prefix, &mut out)?;
         }
         Some(())
     };
@@ -841,6 +845,9 @@ mod tests {
             "{*a,b?}",
             "{a*/b,**}",
             "{a,/*}",
+            "[!]a]",
+            "[!-]",
+            "x[!b]?",
         ];
         let starts = ["/", "/", "/", "**/", "**"];
         let path_segments = [
@@ -861,9 +868,18 @@ mod tests {
                     pattern.push_str(rng.pick(&pieces));
                 }
             }
-            let Ok(normalized) = check(&pattern, true) else {
-                continue;
+            let normalized = match check(&pattern, true) {
+                Ok(normalized) => normalized,
+                Err(e) => {
+                    // Refused as a glob only when globset refuses it.
+                    let text = normalize_pattern_text(&pattern, true);
+                    if e.code == "pattern_syntax" {
+                        assert!(globs_of(&text).is_err(), "{text}");
+                    }
+                    continue;
+                }
             };
+            assert!(globs_of(&normalized).is_ok(), "{normalized} passed check");
             let reference = globs_of(&normalized).and_then(|g| GlobSet::new(&g));
             let ours = PatternSet::build(&[(0, &normalized)]);
             if segment_globs(&normalized).is_some() {
