@@ -183,10 +183,8 @@ impl SegmentGlob {
                 continue;
             }
             // An empty part is an empty segment, which only `//` or a trailing `/` in the path
-            // can have (never a normalized path, but exactly what globset's regex means).
-            if part.as_bytes().windows(2).any(|pair| pair == b"**") {
-                return None;
-            }
+            // can have (never a normalized path, but exactly what globset's regex means). A `**`
+            // inside a part (`a**`, `**b`) is two `*` to globset's parser: stars all the same.
             items.push(parse_segment(part, &mut classes)?);
         }
         // A `**` run at the end, except one that began with the leading `**/`, needs at least one
@@ -534,6 +532,9 @@ mod tests {
             "/a//b",
             "/a/",
             "/[!a]/[!b]/[!c]/[!d]",
+            "/a**",
+            "/**a",
+            "/a/***/b",
         ];
         for glob in covered {
             assert!(parse(glob).is_some(), "{glob}");
@@ -545,8 +546,6 @@ mod tests {
             "/[!é]",
             "/[a/b]",
             "/[!/]",
-            "/a**",
-            "/**a",
             "**a",
             "/{a,b}",
             "a",
@@ -595,6 +594,11 @@ mod tests {
             ("/p[!x][!x]", "/pé", true),
             ("**/[!x]", "/", true),
             ("**/[!x]b", "/b", true),
+            // `**` inside a segment is two `*`.
+            ("/a**", "/abc", true),
+            ("/a**", "/a/b", false),
+            ("/a/***/b", "/a/x/b", true),
+            ("/a/***/b", "/a/x/y/b", false),
         ];
         for (glob, path, want) in table {
             assert_eq!(matches(glob, path), want, "{glob} vs {path}");
