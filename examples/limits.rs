@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-literal|text-short-globs|text-prefix-globs|text-unanchored-globs|text-negated-globs|text-regex-globs]
+//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-literal|text-short-globs|text-prefix-globs|text-unanchored-globs|text-negated-globs|text-byte-class-globs|text-regex-globs]
 //! ```
 
 use std::time::Instant;
@@ -74,8 +74,11 @@ fn scenario(name: &str) -> String {
         "text-unanchored-globs" => fill_to_one_mib(|i, k| format!("/*c{i}/*/*p{k}*")),
         // Close to 1 MiB of globs with a negated class (it can match `/`: two segment globs each).
         "text-negated-globs" => fill_to_one_mib(|i, k| format!("/c{i}/[!x]*/p{k}")),
-        // Close to 1 MiB of globs with a `\` escape, a form left to globset's regexes.
-        "text-regex-globs" => fill_to_one_mib(|i, k| format!("/c{i}/a\\*/p{k}")),
+        // Close to 1 MiB of globs with a non-ASCII class member (the class is a set of bytes).
+        "text-byte-class-globs" => fill_to_one_mib(|i, k| format!("/c{i}/[éa]*/p{k}")),
+        // Close to 1 MiB of globs with a class inside alternates, a form left to globset's
+        // regexes.
+        "text-regex-globs" => fill_to_one_mib(|i, k| format!("/c{i}/{{a*,[bc]}}/p{k}")),
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
@@ -95,6 +98,7 @@ fn main() {
         "text-prefix-globs",
         "text-unanchored-globs",
         "text-negated-globs",
+        "text-byte-class-globs",
         "text-regex-globs",
     ];
     for name in names.iter().filter(|n| which == "all" || which == **n) {

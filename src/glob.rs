@@ -1,7 +1,7 @@
 //! A glob matcher of our own for the patterns that need no regex (SPEC 3), segment by segment.
 //!
 //! Almost every real page pattern is a run of `/`-separated segments, each a literal, a wildcard
-//! segment built from literals, `*`, `?` and ASCII classes (`[a-z0-9]`), or `**` (any number of
+//! segment built from literals, `*`, `?` and classes (`[a-z0-9]`), or `**` (any number of
 //! whole segments). For those, globset's meaning under SPEC 3's options (`literal_separator`:
 //! `*`, `?` and such classes never cross `/`) is exactly "match the path's segments in order",
 //! which needs no regex: [`SegmentGlob::parse_into`] translates them and [`SegmentGlob::is_match`]
@@ -10,9 +10,8 @@
 //! SPEC 3's load-time checks' budget.
 //!
 //! A negated class (`[!x]`) can match `/` and so cross segments; a glob with a few of them becomes
-//! a few segment globs (see [`SegmentGlob::parse_into`]). Everything else (`\` escapes, non-ASCII
-//! classes, `**` inside a segment, alternates that cannot be expanded exactly) is left to
-//! globset: [`SegmentGlob::parse_into`] returns `None` and the caller compiles a regex. globset
+//! a few segment globs (see [`SegmentGlob::parse_into`]). Everything else (`\` escapes, classes
+//! listing `/`, alternates that cannot be expanded exactly) is left to globset: [`SegmentGlob::parse_into`] returns `None` and the caller compiles a regex. globset
 //! stays the reference: the tests of `pattern` and the `glob` fuzz target compare both on
 //! generated patterns and paths, byte for byte (globset matches bytes: `?` is one byte, a literal
 //! `é` two).
@@ -454,19 +453,40 @@ fn read_class(
 
 /// The rest of a class after `[` (see [`read_class`]) as the set of bytes it matches; a negated
 /// class matches every byte not listed but `/` (the `/` is a separate segment glob: see
-/// [`SegmentGlob::parse_into`]). `None` for the forms left to globset: non-ASCII members (globset
-/// matches them byte by byte), `/` listed, and globset's errors.
+/// [`SegmentGlob::parse_into`]). A non-ASCII member is its UTF-8 bytes, each a member, as
+/// globset's byte regex has it. `None` for the forms left to globset: `/` listed, and globset's
+/// errors.
 fn parse_class(chars: &mut std::str::Chars<'_>) -> Option<[u64; 4]> {
     let mut map = [0u64; 4];
     let negated = read_class(chars, |(low, high)| {
-        if !high.is_ascii() || (low..=high).contains(&'/') {
+        // globset writes a member as its UTF-8 bytes and a range `low-high` as the bytes of
+        // `low`, `-`, the bytes of `high`, in a byte regex: the class is a set of bytes, and a
+        // range spans only from the last byte of `low` to the first byte of `high`.
+        let (mut low_buf, mut high_buf) = ([0; 4], [0; 4]);
+        let low = low.encode_utf8(&mut low_buf).as_bytes();
+        let high = high.encode_utf8(&mut high_buf).as_bytes();
+        let mut add = |from: u8, to: u8| -> Option<()> {
+            for byte in from..=to {
+                *map.get_mut(usize::from(byte >> 6))? |= 1 << (byte & 63);
+            }
+            Some(())
+        };
+        if low == high {
+            return low.iter().try_for_each(|&b| add(b, b));
+        }
+        let ((&low_last, low_rest), (&high_first, high_rest)) =
+            (low.split_last()?, high.split_first()?);
+        low_rest.iter().try_for_each(|&b| add(b, b))?;
+        if low_last > high_first {
             return None;
         }
-        for byte in low as u8..=high as u8 {
-            *map.get_mut(usize::from(byte >> 6))? |= 1 << (byte & 63);
-        }
-        Some(())
+        add(low_last, high_first)?;
+        high_rest.iter().try_for_each(|&b| add(b, b))
     })?;
+    // A class listing `/` is left to globset.
+    if map.first()? & (1 << b'/') != 0 {
+        return None;
+    }
     if negated {
         for word in &mut map {
             *word = !*word;
@@ -535,6 +555,9 @@ mod tests {
             "/a**",
             "/**a",
             "/a/***/b",
+            "/[é]",
+            "/[!é]",
+            "/[a-é]",
         ];
         for glob in covered {
             assert!(parse(glob).is_some(), "{glob}");
@@ -542,8 +565,6 @@ mod tests {
         assert_eq!(parse("/x/[!a]").map(|g| g.len()), Some(2));
         let left = [
             "/a\\*",
-            "/[é]",
-            "/[!é]",
             "/[a/b]",
             "/[!/]",
             "**a",
@@ -599,6 +620,9 @@ mod tests {
             ("/a**", "/a/b", false),
             ("/a/***/b", "/a/x/b", true),
             ("/a/***/b", "/a/x/y/b", false),
+            // A non-ASCII class member is its bytes, each a member (globset's byte regex).
+            ("/[é]", "/é", false),
+            ("/[é][é]", "/é", true),
         ];
         for (glob, path, want) in table {
             assert_eq!(matches(glob, path), want, "{glob} vs {path}");
