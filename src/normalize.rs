@@ -500,7 +500,9 @@ fn resolve_segments(path: &str) -> Result<String, UrlError> {
 /// Normalizes a glob pattern's text the way paths are normalized (SPEC 3): NFKC, then lowercase
 /// unless `case_sensitive`. Glob syntax is left alone.
 pub(crate) fn normalize_pattern_text(pattern: &str, case_sensitive: bool) -> String {
-    let nfkc: String = if pattern.is_ascii() {
+    // A quick-check `Yes` means the text is already in NFKC (UAX #15), as for paths above.
+    let nfkc: String = if pattern.is_ascii() || is_nfkc_quick(pattern.chars()) == IsNormalized::Yes
+    {
         pattern.to_owned()
     } else {
         pattern.nfkc().collect()
