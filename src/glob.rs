@@ -11,10 +11,11 @@
 //!
 //! A negated class (`[!x]`) can match `/` and so cross segments; a glob with a few of them becomes
 //! a few segment globs (see [`SegmentGlob::parse_into`]). Everything else (`\` escapes, classes
-//! listing `/`, alternates that cannot be expanded exactly) is left to globset: [`SegmentGlob::parse_into`] returns `None` and the caller compiles a regex. globset
-//! stays the reference: the tests of `pattern` and the `glob` fuzz target compare both on
-//! generated patterns and paths, byte for byte (globset matches bytes: `?` is one byte, a literal
-//! `é` two).
+//! listing `/`, alternates that cannot be expanded exactly) is left to globset:
+//! [`SegmentGlob::parse_into`] returns `None` and the caller compiles a regex. globset stays the
+//! reference: the tests of `pattern` and the `glob` fuzz target compare both on generated patterns
+//! and paths, byte for byte (globset matches bytes: `?` is one byte, a literal `é` two, a class a
+//! set of bytes).
 //!
 //! The translation of globset's `**` rules (`Parser::parse_star` in globset 0.4): `**/` at the
 //! start and `/**/` in the middle are any number (zero or more) of segments; `/**` at the end is

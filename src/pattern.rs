@@ -7,10 +7,11 @@
 //!
 //! 1. literal and literal-prefix patterns (`/search`, `/products/**`): a [`LiteralIndex`] of hash
 //!    lookups of the path and its ancestors;
-//! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`): our own matcher ([`crate::glob`]),
-//!    indexed by the first or last literal segment ([`SegmentIndex`]);
-//! 3. the rest (escapes, negated classes, complex alternates): globset regex sets, built with
-//!    `GlobSet::new`, which returns errors, never with `compile_matcher`, which can panic.
+//! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`, `/a[!x]b`): our own matcher
+//!    ([`crate::glob`]), indexed by a literal first or last segment ([`SegmentIndex`]);
+//! 3. the rest (escapes, classes listing `/`, alternates holding `**`, classes or groups):
+//!    globset regex sets, built with `GlobSet::new`, which returns errors, never with
+//!    `compile_matcher`, which can panic.
 //!
 //! globset is also the parser of record: a pattern that the first two matchers do not cover must
 //! parse as a globset glob, and the tests check both matchers against globset.
