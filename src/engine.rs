@@ -6,6 +6,7 @@
 //! rules the page can reach, whatever the number of rules. Evaluation allocates nothing on the
 //! canonical-path fast path (scratch buffers are per thread); reasons are built only when asked.
 
+use crate::code::DiagnosticCode;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
@@ -198,7 +199,7 @@ impl Engine {
         if !problems.is_empty() {
             let mut findings = crate::json::Findings::default();
             for (path, message) in problems {
-                findings.push("pattern_too_complex", &path, message);
+                findings.push(DiagnosticCode::PatternTooComplex, &path, message);
             }
             return Err(Error::new(
                 ErrorKind::InvalidConfig,

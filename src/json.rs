@@ -14,7 +14,9 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
+use crate::code::DiagnosticCode;
 use crate::error::{Diagnostic, Severity};
+use crate::text::group;
 
 /// One step of a JSON path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +112,7 @@ impl fmt::Display for Path {
 /// A diagnostic not yet placed in the text: the path plus whether it points at the key (unknown
 /// field) or at the value.
 pub(crate) struct Finding {
-    pub(crate) code: &'static str,
+    pub(crate) code: DiagnosticCode,
     pub(crate) path: Path,
     pub(crate) at_key: bool,
     pub(crate) message: String,
@@ -121,7 +123,7 @@ pub(crate) struct Finding {
 pub(crate) struct Findings(pub(crate) Vec<Finding>);
 
 impl Findings {
-    pub(crate) fn push(&mut self, code: &'static str, path: &Path, message: String) {
+    pub(crate) fn push(&mut self, code: DiagnosticCode, path: &Path, message: String) {
         self.0.push(Finding {
             code,
             path: path.clone(),
@@ -252,7 +254,7 @@ fn syntax_diagnostic(text: &str, e: &serde_json::Error) -> Diagnostic {
         _ => full,
     };
     let mut d = Diagnostic::error(
-        "json_syntax",
+        DiagnosticCode::JsonSyntax,
         String::new(),
         format!("invalid JSON: {message}"),
     );
@@ -332,7 +334,7 @@ impl<'a> Reader<'a> {
     ) -> Option<Self> {
         let Value::Object(map) = value else {
             findings.push(
-                "wrong_type",
+                DiagnosticCode::WrongType,
                 path,
                 format!("{what} must be an object, got {}", type_name(value)),
             );
@@ -360,7 +362,7 @@ impl<'a> Reader<'a> {
                     format!("{}...", key.chars().take(40).collect::<String>())
                 };
                 findings.0.push(Finding {
-                    code: "unknown_field",
+                    code: DiagnosticCode::UnknownField,
                     path: path.unknown(&shown),
                     at_key: true,
                     message: format!("unknown field \"{shown}\"{hint}"),
@@ -391,7 +393,7 @@ impl<'a> Reader<'a> {
         let found = self.get(key);
         if found.is_none() {
             findings.push(
-                "missing_field",
+                DiagnosticCode::MissingField,
                 &self.path.key(key),
                 format!("missing required field \"{key}\""),
             );
@@ -418,18 +420,18 @@ pub(crate) fn integer_in(
                 return Some(v);
             }
             findings.push(
-                "out_of_range",
+                DiagnosticCode::OutOfRange,
                 path,
                 format!("must be {}, got {}", range(), show(value)),
             );
         }
         Value::Number(n) if n.is_i64() => findings.push(
-            "out_of_range",
+            DiagnosticCode::OutOfRange,
             path,
             format!("must be {}, got {}", range(), show(value)),
         ),
         _ => findings.push(
-            "wrong_type",
+            DiagnosticCode::WrongType,
             path,
             format!("must be {}, got {}", range(), describe(value)),
         ),
@@ -443,7 +445,7 @@ pub(crate) fn boolean(value: &Value, path: &Path, findings: &mut Findings) -> Op
         return Some(*b);
     }
     findings.push(
-        "wrong_type",
+        DiagnosticCode::WrongType,
         path,
         format!("must be true or false, got {}", describe(value)),
     );
@@ -460,7 +462,7 @@ pub(crate) fn string<'a>(
         return Some(s);
     }
     findings.push(
-        "wrong_type",
+        DiagnosticCode::WrongType,
         path,
         format!("must be a string, got {}", describe(value)),
     );
@@ -478,24 +480,11 @@ pub(crate) fn array<'a>(
         return Some(items);
     }
     findings.push(
-        "wrong_type",
+        DiagnosticCode::WrongType,
         path,
         format!("must be an array of {what}, got {}", describe(value)),
     );
     None
-}
-
-/// `86400000` as `86,400,000`, for messages.
-pub(crate) fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo.
@@ -794,7 +783,7 @@ mod tests {
     #[test]
     fn duplicate_keys_are_rejected_with_position() {
         let d = parse("{\n  \"a\": 1,\n  \"a\": 2\n}").unwrap_err();
-        assert_eq!(d.code, "json_syntax");
+        assert_eq!(d.code, DiagnosticCode::JsonSyntax);
         assert!(d.message.contains("duplicate key \"a\""), "{}", d.message);
         assert_eq!(d.line, Some(3));
     }
@@ -869,12 +858,5 @@ mod tests {
         assert_eq!(closest("quiet_zone", &known), Some("quiet_zones"));
         assert_eq!(closest("rule", &known), Some("rules"));
         assert_eq!(closest("banana", &known), None);
-    }
-
-    #[test]
-    fn group_formats_thousands() {
-        assert_eq!(group(86_400_000), "86,400,000");
-        assert_eq!(group(100), "100");
-        assert_eq!(group(1000), "1,000");
     }
 }

@@ -43,14 +43,17 @@
 #![warn(missing_docs)]
 
 mod analysis;
+mod code;
 mod config;
 mod engine;
 mod error;
 mod glob;
 mod json;
+pub mod limits;
 mod normalize;
 mod pattern;
 mod request;
+mod text;
 mod trace;
 #[cfg(feature = "wasm")]
 mod wasm;
@@ -60,20 +63,16 @@ pub use analysis::{
     validate_config, validate_config_value, DecisionMap, Explanation, PageReport, PatternMatch,
     QuietZoneRef, Region, RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
 };
-pub use config::{
-    Conditions, Config, Nudge, NudgeType, Pattern, Rule, MAX_CONFIG_BYTES, MAX_CTA_CHARS,
-    MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS, MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES,
-    MAX_RULES, MAX_RULE_ID_CHARS,
-};
+pub use code::DiagnosticCode;
+pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 pub use engine::{Engine, Preview};
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
-pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
+pub use normalize::{normalize_page_url, UrlError};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
-pub use pattern::MAX_PATTERN_BYTES;
-pub use request::{SessionState, MAX_REQUEST_BYTES};
+pub use request::SessionState;
 pub use trace::ConditionCheck;
 pub use wire::{preview_response, NudgeResult, PreviewResult};
 

@@ -150,16 +150,9 @@ fn engine(path: Option<&PathBuf>) -> Result<Engine, String> {
 fn list(diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
-        .map(|d| format!("  {}[{}] {d}", severity(d), d.code))
+        .map(|d| format!("  {}[{}] {d}", d.severity, d.code))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn severity(d: &Diagnostic) -> &'static str {
-    match d.severity {
-        nudge_rules::Severity::Error => "error",
-        nudge_rules::Severity::Warning => "warning",
-    }
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -253,9 +246,10 @@ fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
 }
 
 fn exit_code(e: &Error) -> u8 {
-    match e.kind() {
-        ErrorKind::InvalidRequest => 1,
-        ErrorKind::InvalidConfig => 2,
+    if e.kind() == ErrorKind::InvalidRequest {
+        1
+    } else {
+        2
     }
 }
 

@@ -16,14 +16,14 @@
 //! globset is also the parser of record: a pattern that the first two matchers do not cover must
 //! parse as a globset glob, and the tests check both matchers against globset.
 
+use crate::code::DiagnosticCode;
 use globset::{Candidate, Glob, GlobBuilder, GlobSet};
 use rustc_hash::FxHashMap;
 
 use crate::glob::{byte_mask, classes_are_valid, path_segments, SegmentGlob};
+use crate::limits::MAX_PATTERN_BYTES;
 use crate::normalize::normalize_pattern_text;
-
-/// Longest pattern, in bytes (SPEC 2).
-pub const MAX_PATTERN_BYTES: usize = 512;
+use crate::text::binary_size;
 
 /// Builds a glob with every option set explicitly (SPEC 3): `*` and `?` never cross `/`, `\`
 /// escapes, matching is case-sensitive (case folding is done by normalization), no empty
@@ -53,7 +53,7 @@ fn globs_of(normalized: &str) -> Result<Vec<Glob>, globset::Error> {
 /// A pattern problem found while loading a config: a stable code and a message naming the
 /// pattern.
 pub(crate) struct PatternProblem {
-    pub(crate) code: &'static str,
+    pub(crate) code: DiagnosticCode,
     pub(crate) message: String,
 }
 
@@ -66,10 +66,11 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     let problem = |code, message| Err(PatternProblem { code, message });
     if raw.len() > MAX_PATTERN_BYTES {
         return problem(
-            "pattern_too_long",
+            DiagnosticCode::PatternTooLong,
             format!(
-                "pattern is {} bytes long; the limit is 512 bytes",
-                raw.len()
+                "pattern is {} bytes long; the limit is {}",
+                raw.len(),
+                binary_size(MAX_PATTERN_BYTES)
             ),
         );
     }
@@ -82,7 +83,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
             format!("; did you mean \"/{raw}\"?")
         };
         return problem(
-            "pattern_not_absolute",
+            DiagnosticCode::PatternNotAbsolute,
             format!("pattern {raw:?} must start with '/' or '**'{hint}"),
         );
     }
@@ -90,7 +91,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         let trimmed = raw.trim_end_matches('/');
         let without = if trimmed.is_empty() { "/" } else { trimmed };
         return problem(
-            "pattern_trailing_slash",
+            DiagnosticCode::PatternTrailingSlash,
             format!(
                 "pattern {raw:?} ends with '/', which a normalized path never does; write {without:?}, or \"{trimmed}/**\" for the page and everything below it"
             ),
@@ -108,7 +109,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     }
     if let Err(e) = globs_of(&normalized) {
         return problem(
-            "pattern_syntax",
+            DiagnosticCode::PatternSyntax,
             format!("pattern {raw:?} is not a valid glob: {}", e.kind()),
         );
     }
@@ -689,21 +690,24 @@ mod tests {
         assert_eq!(c("/Products/**").unwrap(), "/products/**");
         assert_eq!(c("**/x").unwrap(), "**/x");
         let (code, msg) = c("/products/").unwrap_err();
-        assert_eq!(code, "pattern_trailing_slash");
+        assert_eq!(code, DiagnosticCode::PatternTrailingSlash);
         assert!(
             msg.contains("\"/products\"") && msg.contains("/products/**"),
             "{msg}"
         );
-        assert_eq!(c("products/**").unwrap_err().0, "pattern_not_absolute");
-        assert_eq!(c("").unwrap_err().0, "pattern_not_absolute");
+        assert_eq!(
+            c("products/**").unwrap_err().0,
+            DiagnosticCode::PatternNotAbsolute
+        );
+        assert_eq!(c("").unwrap_err().0, DiagnosticCode::PatternNotAbsolute);
         let (code, msg) = c("/a/{b").unwrap_err();
-        assert_eq!(code, "pattern_syntax");
+        assert_eq!(code, DiagnosticCode::PatternSyntax);
         assert!(msg.contains("unclosed alternate"), "{msg}");
-        assert_eq!(c("/a/[").unwrap_err().0, "pattern_syntax");
+        assert_eq!(c("/a/[").unwrap_err().0, DiagnosticCode::PatternSyntax);
         assert_eq!(c(&format!("/{}", "a".repeat(511))).map(|_| ()), Ok(()));
         assert_eq!(
             c(&format!("/{}", "a".repeat(512))).unwrap_err().0,
-            "pattern_too_long"
+            DiagnosticCode::PatternTooLong
         );
         assert_eq!(c("/").unwrap(), "/");
     }
@@ -876,7 +880,7 @@ mod tests {
                 Err(e) => {
                     // Refused as a glob only when globset refuses it.
                     let text = normalize_pattern_text(&pattern, true);
-                    if e.code == "pattern_syntax" {
+                    if e.code == DiagnosticCode::PatternSyntax {
                         assert!(globs_of(&text).is_err(), "{text}");
                     }
                     continue;

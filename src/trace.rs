@@ -7,8 +7,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::config::{push_quoted, Pattern, Quoted, Rule, MAX_INTENT_SCORE};
+use crate::config::{Pattern, Rule};
 use crate::engine::{Engine, List, Outcome, PageMatches};
+use crate::limits::MAX_INTENT_SCORE;
+use crate::text::{push_quoted, Quoted};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

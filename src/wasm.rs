@@ -10,6 +10,7 @@
 //! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 
+use crate::code::DiagnosticCode;
 use std::cell::Cell;
 
 use serde::Serialize;
@@ -19,9 +20,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::engine::{Engine, Preview};
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::normalize::normalize_page_url;
 use crate::request::SessionState;
-use crate::{validate_config, validate_config_value, Validation, MAX_IDLE_MS, MAX_INTENT_SCORE};
+use crate::{validate_config, validate_config_value, Validation};
 
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -100,7 +102,7 @@ fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
     Error::new(
         kind,
         vec![Diagnostic::error(
-            "not_json",
+            DiagnosticCode::NotJson,
             path.to_owned(),
             format!("{what} cannot be read as JSON: {detail}"),
         )],
@@ -328,7 +330,7 @@ pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsV
                 vec![Diagnostic::error(e.code(), String::new(), e.to_string())],
             );
             let js = js_error(&error);
-            set(&js, "code", &JsValue::from_str(e.code()));
+            set(&js, "code", &JsValue::from_str(e.code().as_str()));
             Err(js)
         }
     }

@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nudge_rules::{Engine, SessionState, MAX_IDLE_MS};
+use nudge_rules::limits::MAX_IDLE_MS;
+use nudge_rules::{Engine, SessionState};
 use serde_json::json;
 
 const SEGMENTS: &[&str] = &["p", "q", "checkout", "a", "b"];

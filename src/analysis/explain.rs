@@ -16,6 +16,7 @@ use crate::wire::PreviewResult;
 /// A rule's verdict for one state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Verdict {
     /// The first enabled rule whose conditions all hold: it fires.
     Fired,

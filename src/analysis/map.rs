@@ -11,9 +11,10 @@
 use serde::Serialize;
 
 use super::QuietZoneRef;
-use crate::config::{NudgeType, MAX_IDLE_MS, MAX_INTENT_SCORE};
+use crate::config::NudgeType;
 use crate::engine::{page_url_error, Engine, List};
 use crate::error::Error;
+use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 
 /// One rectangle of a [`DecisionMap`], with inclusive bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -13,6 +13,7 @@ pub use lint::{validate_config, validate_config_value, Validation};
 pub use map::{DecisionMap, Region};
 pub use summary::RuleSummary;
 
+use crate::code::DiagnosticCode;
 use crate::engine::{Engine, List};
 use crate::normalize::UrlError;
 
@@ -42,7 +43,7 @@ impl QuietZoneRef {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UrlRejection {
     /// Stable code, as [`UrlError::code`].
-    pub code: &'static str,
+    pub code: DiagnosticCode,
     /// The reason, as [`UrlError`]'s `Display`.
     pub message: String,
 }

@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
-use crate::config::{NudgeType, Pattern, Rule, MAX_INTENT_SCORE};
+use crate::config::{NudgeType, Pattern, Rule};
 use crate::engine::Engine;
+use crate::limits::MAX_INTENT_SCORE;
 
 /// A rule's plain-language summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
