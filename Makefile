@@ -22,6 +22,7 @@ demo:
 test: setup lint test-rust test-node test-browser fuzz-smoke
 
 lint:
+	python3 scripts/check-modules.py
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features

@@ -162,6 +162,52 @@ impl Default for Conditions {
     }
 }
 
+/// The per-condition rules of SPEC 2 `when`, written once and used by evaluation, reasons,
+/// explain and the decision map alike. A condition at its default always holds.
+impl Conditions {
+    /// `intent_score >= min_intent_score`.
+    pub fn min_intent_holds(&self, intent_score: u8) -> bool {
+        intent_score >= self.min_intent_score
+    }
+
+    /// `intent_score <= max_intent_score`.
+    pub fn max_intent_holds(&self, intent_score: u8) -> bool {
+        intent_score <= self.max_intent_score
+    }
+
+    /// `idle_ms >= min_idle_ms` (idle time in ms).
+    pub fn min_idle_holds(&self, idle_ms: u32) -> bool {
+        idle_ms >= self.min_idle_ms
+    }
+
+    /// `pages` holds when it is absent or some pattern of it matches the page;
+    /// `some_pattern_matches` is asked only when `pages` is present.
+    pub fn pages_hold(&self, some_pattern_matches: impl FnOnce() -> bool) -> bool {
+        self.pages.is_none() || some_pattern_matches()
+    }
+
+    /// `exclude_pages` holds when no pattern of it matches the page; `some_pattern_matches` is
+    /// asked only when the list is not empty.
+    pub fn exclude_pages_hold(&self, some_pattern_matches: impl FnOnce() -> bool) -> bool {
+        self.exclude_pages.is_empty() || !some_pattern_matches()
+    }
+
+    /// Whether `min_intent_score` is set above its default, 0 (else it always holds).
+    pub fn has_min_intent(&self) -> bool {
+        self.min_intent_score > 0
+    }
+
+    /// Whether `max_intent_score` is set below its default, 100 (else it always holds).
+    pub fn has_max_intent(&self) -> bool {
+        self.max_intent_score < MAX_INTENT_SCORE
+    }
+
+    /// Whether `min_idle_ms` is set above its default, 0 (else it always holds).
+    pub fn has_min_idle(&self) -> bool {
+        self.min_idle_ms > 0
+    }
+}
+
 /// Parses and validates config text (SPEC 2, 3). Returns every error found, each with its JSON
 /// path and 1-based line and column.
 pub(crate) fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::code::DiagnosticCode;
+use crate::normalize::UrlError;
 
 /// Which of SPEC 5's error names an [`Error`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -158,6 +159,17 @@ impl Error {
             ErrorKind::InvalidRequest,
             vec![Diagnostic::error(code, path.into(), message)],
         )
+    }
+
+    /// The InvalidRequest for a `page_url` that SPEC 4 rejects, at JSON path `path`: the message
+    /// quotes the URL (its first 80 characters) and gives the reason; the code is the
+    /// [`UrlError`]'s.
+    pub(crate) fn rejected_page_url(path: &str, page_url: &str, e: &UrlError) -> Error {
+        let mut shown: String = page_url.chars().take(80).collect();
+        if shown.len() < page_url.len() {
+            shown.push_str("...");
+        }
+        Error::request(e.code(), path, format!("{shown:?} is rejected: {e}"))
     }
 
     /// `InvalidRequest` or `InvalidConfig`.

@@ -50,11 +50,13 @@ mod error;
 mod glob;
 mod json;
 pub mod limits;
+mod matches;
 mod normalize;
 mod pattern;
+mod preview;
+mod reason;
 mod request;
 mod text;
-mod trace;
 #[cfg(feature = "wasm")]
 mod wasm;
 mod wire;
@@ -65,15 +67,16 @@ pub use analysis::{
 };
 pub use code::DiagnosticCode;
 pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
-pub use engine::{Engine, Preview};
+pub use engine::Engine;
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
 pub use normalize::{normalize_page_url, UrlError};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
+pub use preview::Preview;
+pub use reason::ConditionCheck;
 pub use request::SessionState;
-pub use trace::ConditionCheck;
 pub use wire::{preview_response, NudgeResult, PreviewResult};
 
 /// The README's examples run as doc tests.

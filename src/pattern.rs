@@ -240,20 +240,31 @@ fn expand_braces(pattern: &str) -> Option<Vec<String>> {
 
 /// Literal and literal-prefix patterns, matched by hash lookups of the path and its ancestors:
 /// the cost depends on the path's depth, not on the number of patterns.
-#[derive(Clone, Debug, Default)]
-struct LiteralIndex {
+#[derive(Clone, Debug)]
+struct LiteralIndex<O> {
     /// Owners of patterns matching exactly this path (`/search`; `X` of `X/**`).
-    exact: FxHashMap<Box<str>, Vec<u32>>,
+    exact: FxHashMap<Box<str>, Vec<O>>,
     /// Owners of `X/**` patterns, keyed by `X`: they match every path starting with `X/`.
-    prefix: FxHashMap<Box<str>, Vec<u32>>,
+    prefix: FxHashMap<Box<str>, Vec<O>>,
     /// Owners of patterns matching every path.
-    everything: Vec<u32>,
+    everything: Vec<O>,
     /// The longest key of `prefix`, in bytes: longer ancestors need no lookup.
     longest_prefix: usize,
 }
 
-impl LiteralIndex {
-    fn add(&mut self, owner: u32, form: LiteralForm) {
+impl<O> Default for LiteralIndex<O> {
+    fn default() -> Self {
+        LiteralIndex {
+            exact: FxHashMap::default(),
+            prefix: FxHashMap::default(),
+            everything: Vec::new(),
+            longest_prefix: 0,
+        }
+    }
+}
+
+impl<O: Copy> LiteralIndex<O> {
+    fn add(&mut self, owner: O, form: LiteralForm) {
         match form {
             LiteralForm::Everything => self.everything.push(owner),
             LiteralForm::Exact(path) => self.exact.entry(path.into()).or_default().push(owner),
@@ -273,7 +284,7 @@ impl LiteralIndex {
     }
 
     /// Calls `found` with the owners of every pattern matching `path`.
-    fn for_each_match(&self, path: &str, mut found: impl FnMut(&[u32])) {
+    fn for_each_match(&self, path: &str, mut found: impl FnMut(&[O])) {
         found(&self.everything);
         if let Some(owners) = self.exact.get(path) {
             found(owners);
@@ -297,9 +308,9 @@ impl LiteralIndex {
 /// `/c1/*/p2` is tried only on paths whose first segment is `c1`, `/c1-*/x` on those whose first
 /// segment starts with `c1-`, `/*/reviews` on those whose last is `reviews`. The others are tried
 /// on every path, each ruled out first by its bytes (see [`crate::glob::byte_mask`]).
-#[derive(Clone, Debug, Default)]
-struct SegmentIndex {
-    globs: Vec<(SegmentGlob, u32)>,
+#[derive(Clone, Debug)]
+struct SegmentIndex<O> {
+    globs: Vec<(SegmentGlob, O)>,
     /// Globs starting with a literal segment, by that segment.
     by_first: FxHashMap<Box<[u8]>, Vec<u32>>,
     /// Globs whose first segment is a wildcard with a literal start, by that start.
@@ -312,8 +323,21 @@ struct SegmentIndex {
     unindexed: Vec<u32>,
 }
 
-impl SegmentIndex {
-    fn add(&mut self, owner: u32, glob: SegmentGlob) {
+impl<O> Default for SegmentIndex<O> {
+    fn default() -> Self {
+        SegmentIndex {
+            globs: Vec::new(),
+            by_first: FxHashMap::default(),
+            by_first_prefix: FxHashMap::default(),
+            longest_first_prefix: 0,
+            by_last: FxHashMap::default(),
+            unindexed: Vec::new(),
+        }
+    }
+}
+
+impl<O: Copy> SegmentIndex<O> {
+    fn add(&mut self, owner: O, glob: SegmentGlob) {
         let Ok(id) = u32::try_from(self.globs.len()) else {
             return;
         };
@@ -339,7 +363,7 @@ impl SegmentIndex {
 
     /// Calls `found` with the owner of every glob matching `path` (an owner may come more than
     /// once).
-    fn for_each_match(&self, path: &str, mut found: impl FnMut(u32)) {
+    fn for_each_match(&self, path: &str, mut found: impl FnMut(O)) {
         let segments = path_segments(path);
         let mask = byte_mask(path.as_bytes());
         let candidates = [
@@ -376,34 +400,44 @@ const MAX_REGEX_BYTES_PER_SET: usize = 64 * 1024;
 
 /// Globs compiled into one [`GlobSet`], with each glob's owner.
 #[derive(Clone, Debug)]
-struct GlobChunk {
+struct GlobChunk<O> {
     set: GlobSet,
-    owners: Vec<u32>,
+    owners: Vec<O>,
 }
 
 /// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
 /// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
 /// into a [`LiteralIndex`], segment globs (`/products/*/reviews`) into a [`SegmentIndex`], every
 /// other pattern into globset regex sets (usually none).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct PatternSet {
-    literal: LiteralIndex,
-    segment: SegmentIndex,
-    chunks: Vec<GlobChunk>,
+#[derive(Clone, Debug)]
+pub(crate) struct PatternSet<O> {
+    literal: LiteralIndex<O>,
+    segment: SegmentIndex<O>,
+    chunks: Vec<GlobChunk<O>>,
 }
 
-impl PatternSet {
+impl<O> Default for PatternSet<O> {
+    fn default() -> Self {
+        PatternSet {
+            literal: LiteralIndex::default(),
+            segment: SegmentIndex::default(),
+            chunks: Vec::new(),
+        }
+    }
+}
+
+impl<O: Copy + Ord> PatternSet<O> {
     /// Builds a set from `(owner, normalized pattern)` pairs.
     ///
     /// # Errors
     ///
     /// When globset refuses a set (a regex over its size limits), the indices (into `patterns`)
     /// of the patterns that fail on their own; empty when only a combination is too large.
-    pub(crate) fn build(patterns: &[(u32, &str)]) -> Result<Self, Vec<usize>> {
+    pub(crate) fn build(patterns: &[(O, &str)]) -> Result<Self, Vec<usize>> {
         let mut literal = LiteralIndex::default();
         let mut segment = SegmentIndex::default();
         // Per glob pattern: its index in `patterns`, its globs, its owner.
-        let mut pending: Vec<(usize, Vec<Glob>, u32)> = Vec::new();
+        let mut pending: Vec<(usize, Vec<Glob>, O)> = Vec::new();
         let mut bad = Vec::new();
         for (i, (owner, text)) in patterns.iter().enumerate() {
             if let Some(forms) = literal_forms(text) {
@@ -466,18 +500,13 @@ impl PatternSet {
         }
     }
 
-    /// An empty set (matches nothing).
-    pub(crate) fn empty() -> Self {
-        PatternSet::default()
-    }
-
     /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates
     /// removed. `scratch` is reused between calls to avoid allocating.
     pub(crate) fn matching_owners(
         &self,
         path: &str,
         scratch: &mut Vec<usize>,
-        owners_out: &mut Vec<u32>,
+        owners_out: &mut Vec<O>,
     ) {
         owners_out.clear();
         if !self.literal.is_empty() {
@@ -502,9 +531,9 @@ impl PatternSet {
     }
 
     /// The smallest owner among the matching patterns.
-    pub(crate) fn first_owner(&self, path: &str, scratch: &mut Vec<usize>) -> Option<u32> {
-        let mut first: Option<u32> = None;
-        let mut keep = |o: u32| first = Some(first.map_or(o, |f| f.min(o)));
+    pub(crate) fn first_owner(&self, path: &str, scratch: &mut Vec<usize>) -> Option<O> {
+        let mut first: Option<O> = None;
+        let mut keep = |o: O| first = Some(first.map_or(o, |f| f.min(o)));
         if !self.literal.is_empty() {
             self.literal
                 .for_each_match(path, |owners| owners.iter().for_each(|&o| keep(o)));
@@ -629,7 +658,7 @@ pub(crate) fn is_literal(normalized: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn set(patterns: &[&str]) -> PatternSet {
+    fn set(patterns: &[&str]) -> PatternSet<u32> {
         let owned: Vec<(u32, &str)> = patterns
             .iter()
             .enumerate()
@@ -638,7 +667,7 @@ mod tests {
         PatternSet::build(&owned).unwrap()
     }
 
-    fn owners(s: &PatternSet, path: &str) -> Vec<u32> {
+    fn owners(s: &PatternSet<u32>, path: &str) -> Vec<u32> {
         let mut out = Vec::new();
         s.matching_owners(path, &mut Vec::new(), &mut out);
         out

@@ -12,9 +12,10 @@ use serde::Serialize;
 
 use super::QuietZoneRef;
 use crate::config::NudgeType;
-use crate::engine::{page_url_error, Engine, List};
+use crate::engine::Engine;
 use crate::error::Error;
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
+use crate::matches::List;
 
 /// One rectangle of a [`DecisionMap`], with inclusive bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -84,7 +85,7 @@ impl Engine {
     pub fn decision_map(&self, page_url: &str) -> Result<DecisionMap, Error> {
         let path = self
             .normalize(page_url)
-            .map_err(|e| page_url_error("page_url", page_url, &e))?
+            .map_err(|e| Error::rejected_page_url("page_url", page_url, &e))?
             .into_owned();
         if let Some(z) = self.quiet_zone_of(&path) {
             return Ok(DecisionMap {
@@ -100,8 +101,8 @@ impl Engine {
                 .enumerate()
                 .filter(|(i, r)| {
                     r.enabled
-                        && (r.when.pages.is_none() || m.first(*i, List::Pages).is_some())
-                        && m.first(*i, List::ExcludePages).is_none()
+                        && r.when.pages_hold(|| m.any(*i, List::Pages))
+                        && r.when.exclude_pages_hold(|| m.any(*i, List::ExcludePages))
                 })
                 .map(|(i, r)| Candidate {
                     rule: i,

@@ -14,7 +14,8 @@ pub use map::{DecisionMap, Region};
 pub use summary::RuleSummary;
 
 use crate::code::DiagnosticCode;
-use crate::engine::{Engine, List};
+use crate::engine::Engine;
+use crate::matches::List;
 use crate::normalize::UrlError;
 
 /// A quiet zone named by its index in `quiet_zones` and its pattern as written.
@@ -108,17 +109,18 @@ impl Engine {
             })
             .collect();
         self.with_page_matches(&path, |m| {
-            for (r, list, i) in m.all() {
+            for owner in m.all() {
+                let (r, i) = (owner.rule(), owner.pattern());
                 let Some(rule) = config.rules.get(r) else {
                     continue;
                 };
-                let (key, patterns) = match list {
-                    List::Pages => ("pages", rule.when.pages.as_deref().unwrap_or(&[])),
-                    List::ExcludePages => ("exclude_pages", rule.when.exclude_pages.as_slice()),
+                let patterns = match owner.list() {
+                    List::Pages => rule.when.pages.as_deref().unwrap_or(&[]),
+                    List::ExcludePages => rule.when.exclude_pages.as_slice(),
                 };
                 if let Some(p) = patterns.get(i) {
                     matches.push(PatternMatch {
-                        json_path: format!("rules[{r}].when.{key}[{i}]"),
+                        json_path: format!("rules[{r}].when.{}[{i}]", owner.list().key()),
                         pattern: p.as_written().to_owned(),
                     });
                 }
