@@ -47,7 +47,6 @@ mod code;
 mod config;
 mod engine;
 mod error;
-mod glob;
 mod json;
 pub mod limits;
 mod matches;

@@ -10,12 +10,13 @@
 use crate::code::DiagnosticCode;
 use serde::Serialize;
 
+use super::cover::{covers, CoverIndex};
 use crate::config::{Pattern, Rule};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error};
 use crate::json::{Findings, Path};
 use crate::limits::MAX_INTENT_SCORE;
-use crate::pattern::{covers, matches_every_path, CoverIndex};
+use crate::pattern::matches_every_path;
 
 /// The result of [`validate_config`]: errors (the config is rejected) and warnings (lint).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

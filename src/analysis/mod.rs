@@ -1,6 +1,7 @@
 //! What a config editor and a server need beyond the preview (SPEC 6): explain, decision map,
 //! lint, plain-language summary, a page's matching patterns, and validation without throwing.
 
+mod cover;
 mod explain;
 mod lint;
 mod map;
