@@ -82,6 +82,7 @@ pub enum Severity {
 /// `{ "severity", "code", "path", "message", "line", "column" }`, with `line` and `column`
 /// `null` when unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,

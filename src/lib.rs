@@ -28,6 +28,17 @@
 //! # Ok::<(), nudge_rules::Error>(())
 //! ```
 //!
+//! ## Map
+//!
+//! - Here, at the root: the [`Engine`] (compile once, preview per request), the request
+//!   ([`SessionState`]), the result ([`Preview`], and on the wire [`PreviewResult`] or
+//!   [`Engine::preview_body`]), the config types ([`Config`], [`Rule`], [`Nudge`],
+//!   [`Conditions`], [`Pattern`]), the errors ([`Error`], [`Diagnostic`], [`DiagnosticCode`]) and
+//!   [`normalize_page_url`].
+//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6): explain, decision map, lint,
+//!   plain-language summary, page report, validation that never fails.
+//! - [`limits`]: every limit of the specification, as constants.
+//!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
 //! document is "Visitor Sessions and Nudges API".
 
@@ -42,7 +53,7 @@
 )]
 #![warn(missing_docs)]
 
-mod analysis;
+pub mod analysis;
 mod code;
 mod config;
 mod engine;
@@ -60,10 +71,6 @@ mod text;
 mod wasm;
 mod wire;
 
-pub use analysis::{
-    validate_config, validate_config_value, DecisionMap, Explanation, PageReport, PatternMatch,
-    QuietZoneRef, Region, RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
-};
 pub use code::DiagnosticCode;
 pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 pub use engine::Engine;
@@ -74,7 +81,6 @@ pub use normalize::{normalize_page_url, UrlError};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
 pub use preview::Preview;
-pub use reason::ConditionCheck;
 pub use request::SessionState;
 pub use wire::{preview_response, NudgeResult, PreviewResult};
 

@@ -18,10 +18,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::{
-    normalize_page_url, validate_config, Diagnostic, Engine, Error, ErrorKind, SessionState,
-    Validation,
-};
+use nudge_rules::analysis::{validate_config, Validation};
+use nudge_rules::{normalize_page_url, Diagnostic, Engine, Error, ErrorKind, SessionState};
 
 /// The embedded default config: a realistic storefront (`examples/storefront.json`).
 const STOREFRONT: &str = include_str!("../examples/storefront.json");
@@ -265,6 +263,7 @@ fn check(config: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
         valid,
         errors,
         warnings,
+        ..
     } = &validation;
     if json {
         println!(

@@ -15,6 +15,7 @@ use crate::text::{push_quoted, Quoted};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConditionCheck {
     /// The condition's field name: `min_intent_score`, `max_intent_score`, `min_idle_ms`,
     /// `pages` or `exclude_pages`.

@@ -18,13 +18,13 @@ use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
+use crate::analysis::{validate_config, validate_config_value, Validation};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::normalize::normalize_page_url;
 use crate::preview::Preview;
 use crate::request::SessionState;
-use crate::{validate_config, validate_config_value, Validation};
 
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {

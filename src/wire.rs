@@ -19,6 +19,7 @@ use crate::request::SessionState;
 /// `{"would_fire": false, "nudge": null, "reason": "..."}`: `nudge` is always present, `reason`
 /// only when no nudge fires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PreviewResult {
     /// True when a nudge would fire.
     pub would_fire: bool,
@@ -31,6 +32,7 @@ pub struct PreviewResult {
 
 /// The nudge of a [`PreviewResult`] (API document 2.4 `data.nudge`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct NudgeResult {
     /// The nudge kind.
     #[serde(rename = "type")]

@@ -32,6 +32,7 @@ pub enum Verdict {
 
 /// One rule in an [`Explanation`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RuleExplanation {
     /// Index in config order.
     pub index: usize,
@@ -47,6 +48,7 @@ pub struct RuleExplanation {
 
 /// Everything about one session state (SPEC 6 explain).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The page URL as given.
     pub page_url: String,

@@ -20,6 +20,7 @@ use crate::pattern::matches_every_path;
 
 /// The result of [`validate_config`]: errors (the config is rejected) and warnings (lint).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Validation {
     /// True when there is no error (warnings do not count).
     pub valid: bool,

@@ -19,6 +19,7 @@ use crate::matches::List;
 
 /// One rectangle of a [`DecisionMap`], with inclusive bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Region {
     /// Lowest intent score, 0 to 100.
     pub min_intent_score: u8,
@@ -39,6 +40,7 @@ pub struct Region {
 /// The exact partition of the intent x idle plane for one page: regions never overlap and
 /// cover the plane; for any point, the region containing it names the rule that preview fires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DecisionMap {
     /// The normalized path.
     pub path: String,

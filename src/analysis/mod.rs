@@ -1,5 +1,7 @@
-//! What a config editor and a server need beyond the preview (SPEC 6): explain, decision map,
-//! lint, plain-language summary, a page's matching patterns, and validation without throwing.
+//! What a config editor and a server need beyond the preview (SPEC 6): explain
+//! ([`Engine::explain`]), the decision map ([`Engine::decision_map`]), lint ([`Engine::lint`]),
+//! a plain-language summary ([`Engine::summary`]), a page's matching patterns
+//! ([`Engine::page_report`]), and validation that never fails ([`validate_config`]).
 
 mod cover;
 mod explain;
@@ -9,6 +11,7 @@ mod summary;
 
 use serde::Serialize;
 
+pub use crate::reason::ConditionCheck;
 pub use explain::{Explanation, RuleExplanation, Verdict};
 pub use lint::{validate_config, validate_config_value, Validation};
 pub use map::{DecisionMap, Region};
@@ -21,6 +24,7 @@ use crate::normalize::UrlError;
 
 /// A quiet zone named by its index in `quiet_zones` and its pattern as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct QuietZoneRef {
     /// Index in the config's `quiet_zones`.
     pub index: usize,
@@ -43,6 +47,7 @@ impl QuietZoneRef {
 
 /// Why a page URL was rejected: [`UrlError::code`] and its message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct UrlRejection {
     /// Stable code, as [`UrlError::code`].
     pub code: DiagnosticCode,
@@ -61,6 +66,7 @@ impl From<&UrlError> for UrlRejection {
 
 /// One pattern of the config that matches a page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PatternMatch {
     /// Where the pattern is: `quiet_zones[0]`, `rules[2].when.pages[1]`,
     /// `rules[2].when.exclude_pages[0]`.
@@ -72,6 +78,7 @@ pub struct PatternMatch {
 /// A page URL tested against the config (the editor's URL test bench): its normalized path or
 /// why it is rejected, and every pattern that matches it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PageReport {
     /// The URL as given.
     pub page_url: String,

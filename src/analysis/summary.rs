@@ -8,6 +8,7 @@ use crate::limits::MAX_INTENT_SCORE;
 
 /// A rule's plain-language summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RuleSummary {
     /// The rule id.
     pub rule_id: String,

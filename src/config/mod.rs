@@ -16,6 +16,7 @@ use crate::text::Quoted;
 /// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
 /// shape with every default written out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Config {
     /// Always 1.
     pub version: u32,
@@ -63,6 +64,7 @@ impl fmt::Display for Pattern {
 
 /// One rule: a nudge and the conditions under which it fires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Rule {
     /// 1 to 64 characters of `A-Za-z0-9_-`, unique within the config.
     pub id: String,
@@ -76,6 +78,7 @@ pub struct Rule {
 
 /// The nudge a rule shows (API document section 2.4: `type`, `message`, `cta`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Nudge {
     /// Which kind of nudge.
     #[serde(rename = "type")]
@@ -132,6 +135,7 @@ impl fmt::Display for NudgeType {
 
 /// A rule's conditions (SPEC 2 `when`), with defaults filled in.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Conditions {
     /// `intent_score >= min_intent_score`; 0 to 100, default 0.
     pub min_intent_score: u8,
