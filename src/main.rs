@@ -231,16 +231,13 @@ fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode,
 
 fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    match engine.decision_map(page) {
-        Ok(map) => {
-            print_json(&map)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            Ok(ExitCode::from(1))
-        }
+    let map = engine.decision_map(page);
+    if let Some(rejected) = &map.url_error {
+        eprintln!("rejected ({}): {}", rejected.code, rejected.message);
+        return Ok(ExitCode::from(1));
     }
+    print_json(&map)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn exit_code(e: &Error) -> u8 {
