@@ -6,237 +6,93 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// What a [`Diagnostic`](crate::Diagnostic) is about. Serialized (JSON, the WASM package, `check
-/// --json`) as the snake_case name shown for each variant, which is stable: new codes may be
-/// added, existing ones keep their name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum DiagnosticCode {
-    // --- The JSON document (config or request) -------------------------------------------
-    /// `json_syntax`: the text is not JSON, not UTF-8, or has a duplicate key.
-    JsonSyntax,
-    /// `not_json`: a JS value given to the WASM package has no JSON form (a BigInt, a cycle).
-    NotJson,
-    /// `unknown_field`: a field the object does not have (with the closest expected name).
-    UnknownField,
-    /// `missing_field`: a required field is absent.
-    MissingField,
-    /// `wrong_type`: a value of the wrong JSON type (`"50"` for an integer, `null`).
-    WrongType,
-    /// `out_of_range`: an integer outside its range (intent scores 0 to 100, idle times 0 to
-    /// 86,400,000).
-    OutOfRange,
+/// Declares [`DiagnosticCode`] from one list: each variant with its snake_case name and its doc
+/// line, so that the enum, [`DiagnosticCode::ALL`] and [`DiagnosticCode::as_str`] cannot drift.
+macro_rules! diagnostic_codes {
+    ($($variant:ident = $name:literal: $doc:literal,)*) => {
+        /// What a [`Diagnostic`](crate::Diagnostic) is about. Serialized (JSON, the WASM package,
+        /// `check --json`) as the snake_case name shown for each variant, which is stable: new
+        /// codes may be added, existing ones keep their name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[non_exhaustive]
+        pub enum DiagnosticCode {
+            $(
+                #[doc = concat!("`", $name, "`: ", $doc)]
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
 
-    // --- The config (SPEC 2, 3) ----------------------------------------------------------
-    /// `config_too_large`: the config text is over 1 MiB.
-    ConfigTooLarge,
-    /// `unsupported_version`: `version` is not 1.
-    UnsupportedVersion,
-    /// `invalid_rule_id`: a rule id is empty, over 64 characters, or has a character other than
-    /// `A-Za-z0-9_-`.
-    InvalidRuleId,
-    /// `duplicate_rule_id`: a rule id is already used by an earlier rule.
-    DuplicateRuleId,
-    /// `unknown_nudge_type`: `nudge.type` is not one of the four nudge types.
-    UnknownNudgeType,
-    /// `invalid_length`: `message` (1 to 500) or `cta` (1 to 80 characters) has the wrong length.
-    InvalidLength,
-    /// `empty_intent_range`: `min_intent_score` is greater than `max_intent_score`.
-    EmptyIntentRange,
-    /// `too_many_rules`: more than 1,000 rules.
-    TooManyRules,
-    /// `too_many_patterns`: more than 1,000 quiet zones, or more than 100 patterns in one list.
-    TooManyPatterns,
-    /// `pattern_too_long`: a pattern over 512 bytes.
-    PatternTooLong,
-    /// `pattern_not_absolute`: a pattern that starts with neither `/` nor `**`.
-    PatternNotAbsolute,
-    /// `pattern_trailing_slash`: a pattern ending in `/`, which no normalized path does.
-    PatternTrailingSlash,
-    /// `pattern_syntax`: a pattern that is not a valid glob (unclosed class or alternate group).
-    PatternSyntax,
-    /// `pattern_too_complex`: a pattern beyond the matcher's size limits.
-    PatternTooComplex,
+        impl DiagnosticCode {
+            /// Every code, in the order of docs/CODES.md.
+            pub const ALL: &'static [DiagnosticCode] = &[$(DiagnosticCode::$variant),*];
 
-    // --- The request (SPEC 5) ------------------------------------------------------------
-    /// `request_too_large`: the request body is over 64 KiB.
-    RequestTooLarge,
-
-    // --- page_url rejections (SPEC 4); also `UrlError::code` -----------------------------
-    /// `empty`: `page_url` is the empty string.
-    Empty,
-    /// `too_long`: `page_url`, or the path it normalizes to, is over 8,192 bytes.
-    TooLong,
-    /// `control_character`: a raw control character (U+0000 to U+001F, U+007F to U+009F).
-    ControlCharacter,
-    /// `space`: a raw space.
-    Space,
-    /// `backslash`: a raw `\`, which some servers read as `/`.
-    Backslash,
-    /// `double_slash`: a path starting with `//`, which reads as a host.
-    DoubleSlash,
-    /// `unsupported_scheme`: a scheme other than http and https (`javascript:`).
-    UnsupportedScheme,
-    /// `relative`: neither a path starting with `/` nor an absolute URL.
-    Relative,
-    /// `malformed_url`: an absolute URL without `//` and a host, or one the WHATWG URL parser
-    /// rejects (a bad host or port).
-    MalformedUrl,
-    /// `malformed_escape`: `%` not followed by two hex digits.
-    MalformedEscape,
-    /// `forbidden_escape`: an escape decoding to `/`, `\`, `%` or a control character.
-    ForbiddenEscape,
-    /// `invalid_utf8`: percent-decoded bytes that are not UTF-8.
-    InvalidUtf8,
-    /// `ambiguous_unicode`: Unicode normalization (NFKC) would change the path's structure.
-    AmbiguousUnicode,
-    /// `ambiguous_dot_segment`: a dot segment that a browser and SPEC 4's steps resolve
-    /// differently.
-    AmbiguousDotSegment,
-
-    // --- Lint warnings (SPEC 6) ----------------------------------------------------------
-    /// `shadowed_rule`: earlier rules fire in every state in which this rule could fire.
-    ShadowedRule,
-    /// `catch_all_rule`: a rule without conditions, so every later rule can never fire.
-    CatchAllRule,
-    /// `rule_in_quiet_zone`: every page the rule targets is inside a quiet zone.
-    RuleInQuietZone,
-    /// `rule_excludes_all_pages`: the rule excludes every page it includes.
-    RuleExcludesAllPages,
-    /// `empty_pages`: `pages: []` matches no page, so the rule never fires.
-    EmptyPages,
-    /// `quiet_zone_covers_every_page`: a quiet zone such as `/**`, so no nudge can fire.
-    QuietZoneCoversEveryPage,
-    /// `duplicate_pattern`: a pattern repeated in the same list.
-    DuplicatePattern,
-    /// `redundant_pattern`: a pattern already covered by another of the same list.
-    RedundantPattern,
-    /// `pattern_query_string`: a pattern that looks like it has a query string.
-    PatternQueryString,
-    /// `pattern_has_scheme`: a pattern with `http://` or similar.
-    PatternHasScheme,
-    /// `pattern_uppercase`: upper-case letters in a case-insensitive config.
-    PatternUppercase,
-    /// `pattern_never_matches`: a pattern with `%`, `;`, `//` or a dot segment, which a normalized
-    /// path never has.
-    PatternNeverMatches,
-
-    // --- Other ---------------------------------------------------------------------------
-    /// `unknown`: an error without a more precise code; the engine does not produce it.
-    Unknown,
+            /// The code's stable snake_case name, as serialized: `unknown_field`,
+            /// `shadowed_rule`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(DiagnosticCode::$variant => $name,)*
+                }
+            }
+        }
+    };
 }
 
-impl DiagnosticCode {
-    /// Every code, in the order of docs/CODES.md.
-    pub const ALL: [DiagnosticCode; 48] = {
-        use DiagnosticCode::*;
-        [
-            JsonSyntax,
-            NotJson,
-            UnknownField,
-            MissingField,
-            WrongType,
-            OutOfRange,
-            ConfigTooLarge,
-            UnsupportedVersion,
-            InvalidRuleId,
-            DuplicateRuleId,
-            UnknownNudgeType,
-            InvalidLength,
-            EmptyIntentRange,
-            TooManyRules,
-            TooManyPatterns,
-            PatternTooLong,
-            PatternNotAbsolute,
-            PatternTrailingSlash,
-            PatternSyntax,
-            PatternTooComplex,
-            RequestTooLarge,
-            Empty,
-            TooLong,
-            ControlCharacter,
-            Space,
-            Backslash,
-            DoubleSlash,
-            UnsupportedScheme,
-            Relative,
-            MalformedUrl,
-            MalformedEscape,
-            ForbiddenEscape,
-            InvalidUtf8,
-            AmbiguousUnicode,
-            AmbiguousDotSegment,
-            ShadowedRule,
-            CatchAllRule,
-            RuleInQuietZone,
-            RuleExcludesAllPages,
-            EmptyPages,
-            QuietZoneCoversEveryPage,
-            DuplicatePattern,
-            RedundantPattern,
-            PatternQueryString,
-            PatternHasScheme,
-            PatternUppercase,
-            PatternNeverMatches,
-            Unknown,
-        ]
-    };
-
-    /// The code's stable snake_case name, as serialized: `unknown_field`, `shadowed_rule`.
-    pub fn as_str(self) -> &'static str {
-        use DiagnosticCode::*;
-        match self {
-            JsonSyntax => "json_syntax",
-            NotJson => "not_json",
-            UnknownField => "unknown_field",
-            MissingField => "missing_field",
-            WrongType => "wrong_type",
-            OutOfRange => "out_of_range",
-            ConfigTooLarge => "config_too_large",
-            UnsupportedVersion => "unsupported_version",
-            InvalidRuleId => "invalid_rule_id",
-            DuplicateRuleId => "duplicate_rule_id",
-            UnknownNudgeType => "unknown_nudge_type",
-            InvalidLength => "invalid_length",
-            EmptyIntentRange => "empty_intent_range",
-            TooManyRules => "too_many_rules",
-            TooManyPatterns => "too_many_patterns",
-            PatternTooLong => "pattern_too_long",
-            PatternNotAbsolute => "pattern_not_absolute",
-            PatternTrailingSlash => "pattern_trailing_slash",
-            PatternSyntax => "pattern_syntax",
-            PatternTooComplex => "pattern_too_complex",
-            RequestTooLarge => "request_too_large",
-            Empty => "empty",
-            TooLong => "too_long",
-            ControlCharacter => "control_character",
-            Space => "space",
-            Backslash => "backslash",
-            DoubleSlash => "double_slash",
-            UnsupportedScheme => "unsupported_scheme",
-            Relative => "relative",
-            MalformedUrl => "malformed_url",
-            MalformedEscape => "malformed_escape",
-            ForbiddenEscape => "forbidden_escape",
-            InvalidUtf8 => "invalid_utf8",
-            AmbiguousUnicode => "ambiguous_unicode",
-            AmbiguousDotSegment => "ambiguous_dot_segment",
-            ShadowedRule => "shadowed_rule",
-            CatchAllRule => "catch_all_rule",
-            RuleInQuietZone => "rule_in_quiet_zone",
-            RuleExcludesAllPages => "rule_excludes_all_pages",
-            EmptyPages => "empty_pages",
-            QuietZoneCoversEveryPage => "quiet_zone_covers_every_page",
-            DuplicatePattern => "duplicate_pattern",
-            RedundantPattern => "redundant_pattern",
-            PatternQueryString => "pattern_query_string",
-            PatternHasScheme => "pattern_has_scheme",
-            PatternUppercase => "pattern_uppercase",
-            PatternNeverMatches => "pattern_never_matches",
-            Unknown => "unknown",
-        }
-    }
+diagnostic_codes! {
+    // --- The JSON document (config or request) -------------------------------------------
+    JsonSyntax = "json_syntax": "the text is not JSON, not UTF-8, or has a duplicate key.",
+    NotJson = "not_json": "a JS value given to the WASM package has no JSON form (a BigInt, a cycle).",
+    UnknownField = "unknown_field": "a field the object does not have (with the closest expected name).",
+    MissingField = "missing_field": "a required field is absent.",
+    WrongType = "wrong_type": "a value of the wrong JSON type (`\"50\"` for an integer, `null`).",
+    OutOfRange = "out_of_range": "an integer outside its range (intent scores 0 to 100, idle times 0 to 86,400,000).",
+    // --- The config (SPEC 2, 3) ----------------------------------------------------------
+    ConfigTooLarge = "config_too_large": "the config text is over 1 MiB.",
+    UnsupportedVersion = "unsupported_version": "`version` is not 1.",
+    InvalidRuleId = "invalid_rule_id": "a rule id is empty, over 64 characters, or has a character other than `A-Za-z0-9_-`.",
+    DuplicateRuleId = "duplicate_rule_id": "a rule id is already used by an earlier rule.",
+    UnknownNudgeType = "unknown_nudge_type": "`nudge.type` is not one of the four nudge types.",
+    InvalidLength = "invalid_length": "`message` (1 to 500) or `cta` (1 to 80 characters) has the wrong length.",
+    EmptyIntentRange = "empty_intent_range": "`min_intent_score` is greater than `max_intent_score`.",
+    TooManyRules = "too_many_rules": "more than 1,000 rules.",
+    TooManyPatterns = "too_many_patterns": "more than 1,000 quiet zones, or more than 100 patterns in one list.",
+    PatternTooLong = "pattern_too_long": "a pattern over 512 bytes.",
+    PatternNotAbsolute = "pattern_not_absolute": "a pattern that starts with neither `/` nor `**`.",
+    PatternTrailingSlash = "pattern_trailing_slash": "a pattern ending in `/`, which no normalized path does.",
+    PatternSyntax = "pattern_syntax": "a pattern that is not a valid glob (unclosed class or alternate group).",
+    PatternTooComplex = "pattern_too_complex": "a pattern beyond the matcher's size limits.",
+    // --- The request (SPEC 5) ------------------------------------------------------------
+    RequestTooLarge = "request_too_large": "the request body is over 64 KiB.",
+    // --- page_url rejections (SPEC 4); also `UrlError::code` -----------------------------
+    Empty = "empty": "`page_url` is the empty string.",
+    TooLong = "too_long": "`page_url`, or the path it normalizes to, is over 8,192 bytes.",
+    ControlCharacter = "control_character": "a raw control character (U+0000 to U+001F, U+007F to U+009F).",
+    Space = "space": "a raw space.",
+    Backslash = "backslash": "a raw `\\`, which some servers read as `/`.",
+    DoubleSlash = "double_slash": "a path starting with `//`, which reads as a host.",
+    UnsupportedScheme = "unsupported_scheme": "a scheme other than http and https (`javascript:`).",
+    Relative = "relative": "neither a path starting with `/` nor an absolute URL.",
+    MalformedUrl = "malformed_url": "an absolute URL without `//` and a host, or one the WHATWG URL parser rejects (a bad host or port).",
+    MalformedEscape = "malformed_escape": "`%` not followed by two hex digits.",
+    ForbiddenEscape = "forbidden_escape": "an escape decoding to `/`, `\\`, `%` or a control character.",
+    InvalidUtf8 = "invalid_utf8": "percent-decoded bytes that are not UTF-8.",
+    AmbiguousUnicode = "ambiguous_unicode": "Unicode normalization (NFKC) would change the path's structure.",
+    AmbiguousDotSegment = "ambiguous_dot_segment": "a dot segment that a browser and SPEC 4's steps resolve differently.",
+    // --- Lint warnings (SPEC 6) ----------------------------------------------------------
+    ShadowedRule = "shadowed_rule": "earlier rules fire in every state in which this rule could fire.",
+    CatchAllRule = "catch_all_rule": "a rule without conditions, so every later rule can never fire.",
+    RuleInQuietZone = "rule_in_quiet_zone": "every page the rule targets is inside a quiet zone.",
+    RuleExcludesAllPages = "rule_excludes_all_pages": "the rule excludes every page it includes.",
+    EmptyPages = "empty_pages": "`pages: []` matches no page, so the rule never fires.",
+    QuietZoneCoversEveryPage = "quiet_zone_covers_every_page": "a quiet zone such as `/**`, so no nudge can fire.",
+    DuplicatePattern = "duplicate_pattern": "a pattern repeated in the same list.",
+    RedundantPattern = "redundant_pattern": "a pattern already covered by another of the same list.",
+    PatternQueryString = "pattern_query_string": "a pattern that looks like it has a query string.",
+    PatternHasScheme = "pattern_has_scheme": "a pattern with `http://` or similar.",
+    PatternUppercase = "pattern_uppercase": "upper-case letters in a case-insensitive config.",
+    PatternNeverMatches = "pattern_never_matches": "a pattern with `%`, `;`, `//` or a dot segment, which a normalized path never has.",
+    // --- Other ---------------------------------------------------------------------------
+    Unknown = "unknown": "an error without a more precise code; the engine does not produce it.",
 }
 
 impl fmt::Display for DiagnosticCode {
