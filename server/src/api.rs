@@ -175,12 +175,12 @@ async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Respons
 
 /// Steps 5 to 8 of the module docs, for a request the limiter admitted.
 async fn admitted(app: &AppState, site: &Site, request: Request, evaluate: Evaluate) -> Response {
-    if let Err(response) = check_content_type(request.headers()) {
-        return response;
+    if let Some(refusal) = refuse_content_type(request.headers()) {
+        return refusal;
     }
     let body = match read_body(request).await {
         Ok(body) => body,
-        Err(response) => return response,
+        Err(refusal) => return *refusal,
     };
     let served = site.served();
     let engine = match &**served {
@@ -261,7 +261,7 @@ fn unauthorized(failure: AuthFailure) -> Response {
 }
 
 /// 415 unless the media type is `application/json` (parameters such as `charset` allowed).
-fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
+fn refuse_content_type(headers: &HeaderMap) -> Option<Response> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
@@ -270,13 +270,13 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
         .and_then(|v| v.split(';').next())
         .map(str::trim);
     if media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json")) {
-        return Ok(());
+        return None;
     }
     let shown = match &content_type {
         None => "no Content-Type".to_owned(),
         Some(v) => format!("Content-Type {:?}", v.chars().take(100).collect::<String>()),
     };
-    Err(error(
+    Some(error(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "UnsupportedMediaType",
         &format!("the request body must be JSON with Content-Type: application/json; got {shown}"),
@@ -285,34 +285,35 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
 
 /// The whole body, at most [`MAX_REQUEST_BYTES`]: refused on its `Content-Length` before a
 /// byte is read, or as soon as a chunked body passes the limit.
-async fn read_body(request: Request) -> Result<Bytes, Response> {
+async fn read_body(request: Request) -> Result<Bytes, Box<Response>> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if let Some(length) = declared.filter(|&n| n > MAX_REQUEST_BYTES as u64) {
-        return Err(too_large(&format!(
+        return Err(Box::new(too_large(&format!(
             "the request body has {length} bytes; at most {MAX_REQUEST_BYTES} (64 KiB) are allowed"
-        )));
+        ))));
     }
     let limited = Limited::new(request.into_body(), MAX_REQUEST_BYTES);
-    match limited.collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => Err(too_large(&format!(
+    let refusal = match limited.collect().await {
+        Ok(collected) => return Ok(collected.to_bytes()),
+        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => too_large(&format!(
             "the request body is larger than {MAX_REQUEST_BYTES} bytes (64 KiB), the most allowed"
-        ))),
-        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => Err(error(
+        )),
+        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => error(
             StatusCode::REQUEST_TIMEOUT,
             "RequestTimeout",
             "the request body did not arrive in time",
-        )),
-        Err(_) => Err(error(
+        ),
+        Err(_) => error(
             StatusCode::BAD_REQUEST,
             "InvalidRequest",
             "the request body could not be read",
-        )),
-    }
+        ),
+    };
+    Err(Box::new(refusal))
 }
 
 fn too_large(message: &str) -> Response {
@@ -447,7 +448,7 @@ mod tests {
             " application/json ;x=y",
         ] {
             assert!(
-                check_content_type(&headers(&[("content-type", ok)])).is_ok(),
+                refuse_content_type(&headers(&[("content-type", ok)])).is_none(),
                 "{ok}"
             );
         }
@@ -458,10 +459,10 @@ mod tests {
             "",
         ] {
             assert!(
-                check_content_type(&headers(&[("content-type", bad)])).is_err(),
+                refuse_content_type(&headers(&[("content-type", bad)])).is_some(),
                 "{bad}"
             );
         }
-        assert!(check_content_type(&headers(&[])).is_err());
+        assert!(refuse_content_type(&headers(&[])).is_some());
     }
 }

@@ -23,6 +23,15 @@
 //! docs/SERVER.md is the operator's guide: the contract table, the headers, the deployment
 //! pictures and the load figures.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 #![warn(missing_docs)]
 
 pub mod admin;

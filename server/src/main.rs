@@ -1,5 +1,15 @@
 //! `nudge-rules-server`: the preview server (SPEC 7). See docs/SERVER.md.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -88,6 +88,8 @@ pub struct Site {
 #[derive(Default)]
 struct SiteStatus {
     stamp: Option<FileStamp>,
+    /// SHA-256 of the last text read, valid or not.
+    last_seen_sha256: Option<String>,
     loaded_at_unix_s: Option<u64>,
     reloads_ok: u64,
     reloads_refused: u64,
@@ -187,10 +189,14 @@ impl Site {
             }
         };
         let sha = hex::encode(Sha256::digest(text.as_bytes()));
-        if let Served::Valid { config_sha256, .. } = &**self.served.load() {
-            if *config_sha256 == sha {
-                return; // touched, not changed
+        {
+            // The same text as last time (a touched file, or a race between the stamp and the
+            // read): already loaded or already refused and reported.
+            let mut status = self.status();
+            if loaded_once && status.last_seen_sha256.as_deref() == Some(sha.as_str()) {
+                return;
             }
+            status.last_seen_sha256 = Some(sha.clone());
         }
         match Engine::compile(&text) {
             Ok(engine) => {

@@ -111,10 +111,10 @@ impl Server {
         let local = LocalLimiter::new(sites.keys(), clock);
         let limiter = match &options.redis_url {
             None => Limiter::Local(local),
-            Some(url) => Limiter::Redis(
+            Some(url) => Limiter::Redis(Box::new(
                 RedisLimiter::new(url, local, metrics.clone())
                     .map_err(|e| StartError::Redis(e.to_string()))?,
-            ),
+            )),
         };
         let state = Arc::new(AppState::new(sites, limiter, metrics, openapi_json));
 

@@ -15,7 +15,7 @@ pub enum Limiter {
     /// One instance: the sliding logs live in this process.
     Local(LocalLimiter),
     /// Several instances: the sliding logs live in Redis.
-    Redis(RedisLimiter),
+    Redis(Box<RedisLimiter>),
 }
 
 impl Limiter {

@@ -223,7 +223,7 @@ pub struct Binary {
     pub child: Child,
     pub api: SocketAddr,
     pub admin: SocketAddr,
-    pub stdout_lines: Vec<String>,
+    stdout: Arc<std::sync::Mutex<String>>,
     pub stderr_path: PathBuf,
 }
 
@@ -242,7 +242,7 @@ impl Binary {
         let mut child = command.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let mut reader = BufReader::new(stdout);
-        let mut lines = Vec::new();
+        let stdout_text = Arc::new(std::sync::Mutex::new(String::new()));
         let (mut api, mut admin) = (None, None);
         while api.is_none() || admin.is_none() {
             let mut line = String::new();
@@ -256,20 +256,22 @@ impl Binary {
             };
             api = api.or_else(|| url("API:"));
             admin = admin.or_else(|| url("admin:"));
-            lines.push(line);
+            stdout_text.lock().unwrap().push_str(&line);
         }
         // Keep reading stdout so the child never blocks on a full pipe.
+        let sink = stdout_text.clone();
         std::thread::spawn(move || {
-            let mut sink = String::new();
-            while reader.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
-                sink.clear();
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) {
+                sink.lock().unwrap().push_str(&line);
+                line.clear();
             }
         });
         Binary {
             child,
             api: api.unwrap(),
             admin: admin.unwrap(),
-            stdout_lines: lines,
+            stdout: stdout_text,
             stderr_path: stderr_path.to_owned(),
         }
     }
@@ -312,6 +314,11 @@ impl Binary {
         }
         let _ = self.child.kill();
         panic!("the server did not exit within {within:?}");
+    }
+
+    /// What the child printed on stdout so far.
+    pub fn stdout(&self) -> String {
+        self.stdout.lock().unwrap().clone()
     }
 
     pub fn stderr(&self) -> String {

@@ -3,4 +3,8 @@
 //! nudge-rules-server` runs them; scripts/setup.sh installs redis-server and schemathesis.
 
 mod api;
+mod binary;
 mod common;
+mod redis;
+mod reload;
+mod schemathesis;
