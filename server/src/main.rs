@@ -183,6 +183,7 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
+    let mut termination = Termination::listen();
     let site_count = defs.len();
     let mut server = match Server::bind(defs, &options, Arc::new(SystemClock::new())).await {
         Ok(server) => server,
@@ -217,32 +218,41 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     let _ = out.flush();
     drop(out);
 
-    server.load().await;
-    tracing::info!("ready");
-    wait_for_signal().await;
+    tokio::select! {
+        () = server.load() => {
+            tracing::info!("ready");
+            termination.recv().await;
+        }
+        () = termination.recv() => {}
+    }
     server.shutdown().await;
     ExitCode::SUCCESS
 }
 
-/// SIGTERM or SIGINT (Ctrl-C).
-async fn wait_for_signal() {
+/// SIGTERM or SIGINT (Ctrl-C), listened for from the start: a signal during loading drains
+/// too, instead of killing the process.
+struct Termination {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Termination {
+    fn listen() -> Termination {
+        Termination {
+            #[cfg(unix)]
+            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok(),
         }
     }
-    #[cfg(not(unix))]
-    {
+
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        if let Some(term) = &mut self.term {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
         let _ = tokio::signal::ctrl_c().await;
     }
 }

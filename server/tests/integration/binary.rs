@@ -167,14 +167,7 @@ fn a_bad_sites_file_stops_the_start_with_every_error() {
     )
     .unwrap();
     let out = Command::new(BIN)
-        .args([
-            "--sites",
-            sites.to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-            "--admin-listen",
-            "127.0.0.1:0",
-        ])
+        .args(listen_args(&sites))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -10,24 +10,23 @@ use nudge_rules_server::server::{Options, Server};
 
 use crate::common::*;
 
-async fn instance(sites: &std::path::Path, redis_url: &str) -> Server {
+/// Two instances of one site (limit 1,000, key `key(1)`) sharing `redis`.
+async fn two_instances(redis: &Redis, dir: &std::path::Path) -> (Server, Server) {
+    let sites = write_sites(dir, &[TestSite::new("shop", STOREFRONT, 1000, &[key(1)])]);
     let options = Options {
-        redis_url: Some(redis_url.to_owned()),
+        redis_url: Some(redis.url()),
         ..options()
     };
-    start(sites, options, Arc::new(SystemClock::new())).await
+    let a = start(&sites, options.clone(), Arc::new(SystemClock::new())).await;
+    let b = start(&sites, options, Arc::new(SystemClock::new())).await;
+    (a, b)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_one_redis_admit_exactly_the_limit() {
     let redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let sites = write_sites(
-        dir.path(),
-        &[TestSite::new("shop", STOREFRONT, 1000, &[key(1)])],
-    );
-    let a = instance(&sites, &redis.url()).await;
-    let b = instance(&sites, &redis.url()).await;
+    let (a, b) = two_instances(&redis, dir.path()).await;
     let client = client();
 
     let (mut admitted, mut refused) = (0, 0);
@@ -70,12 +69,7 @@ async fn redis_killed_mid_run_falls_back_without_a_500() {
     let mut redis = Redis::start();
     let port = redis.port;
     let dir = tempfile::tempdir().unwrap();
-    let sites = write_sites(
-        dir.path(),
-        &[TestSite::new("shop", STOREFRONT, 1000, &[key(1)])],
-    );
-    let a = instance(&sites, &redis.url()).await;
-    let b = instance(&sites, &redis.url()).await;
+    let (a, b) = two_instances(&redis, dir.path()).await;
     let client = client();
     let run = |n: usize| {
         let client = client.clone();
