@@ -383,6 +383,7 @@ function refreshMap() {
   let path = '';
   try {
     const dm = engine.decisionMap(app.state.url);
+    if (dm.url_error) throw new Error(dm.url_error.message);
     regions = dm.regions;
     quietZone = dm.quiet_zone;
     path = dm.path;

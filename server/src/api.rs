@@ -27,7 +27,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use nudge_rules::MAX_REQUEST_BYTES;
+use nudge_rules::limits::MAX_REQUEST_BYTES;
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
 use tower_http::trace::TraceLayer;
 use tracing::field::Empty;
