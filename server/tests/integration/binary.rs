@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nudge_rules_server::keys::KeyHash;
 use nudge_rules_server::DEMO_KEY;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::common::*;
@@ -116,16 +116,38 @@ async fn sigterm_drains_in_flight_requests_and_refuses_new_connections() {
     let mut server = Binary::start(&args, &[], &dir.path().join("stderr.log"));
     server.wait_ready().await;
 
-    // A request in flight: head and half the body sent.
-    let (first, second) = REQUEST.split_at(REQUEST.len() / 2);
+    // A connection the server has accepted and served once (keep-alive), then a request in
+    // flight on it: head and half the body sent.
     let mut in_flight = TcpStream::connect(server.api).await.unwrap();
-    let head = format!(
-        "POST /v1/nudges/preview HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{first}",
-        key(1),
-        REQUEST.len()
-    );
-    in_flight.write_all(head.as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let request = |body: &str| {
+        format!(
+            "POST /v1/nudges/preview HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            key(1),
+            REQUEST.len()
+        )
+    };
+    in_flight
+        .write_all(request(REQUEST).as_bytes())
+        .await
+        .unwrap();
+    let mut first_answer = Vec::new();
+    while !String::from_utf8_lossy(&first_answer).ends_with("}}}") {
+        let mut buf = [0u8; 4096];
+        let n = in_flight.read(&mut buf).await.unwrap();
+        assert!(
+            n > 0,
+            "closed early: {}",
+            String::from_utf8_lossy(&first_answer)
+        );
+        first_answer.extend_from_slice(&buf[..n]);
+    }
+    assert!(first_answer.starts_with(b"HTTP/1.1 200"));
+    let (first, second) = REQUEST.split_at(REQUEST.len() / 2);
+    in_flight
+        .write_all(request(first).as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
 
     server.terminate();
     // Draining: /readyz says so while the admin listener is still up, and the public listener

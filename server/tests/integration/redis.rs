@@ -49,7 +49,7 @@ async fn two_instances_one_redis_admit_exactly_the_limit() {
                 let reset = header_u64(&r, "x-ratelimit-reset");
                 let retry_after = header_u64(&r, "retry-after");
                 let now = unix_s();
-                assert!(reset - retry_after <= now && reset - retry_after + 2 >= now);
+                assert!(reset - retry_after <= now && reset - retry_after + 5 >= now);
             }
             other => panic!("status {other}"),
         }
