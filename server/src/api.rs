@@ -29,8 +29,9 @@ use axum::Router;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use nudge_rules::limits::MAX_REQUEST_BYTES;
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use tracing::field::Empty;
+use tracing::Level;
 
 use crate::keys::{is_well_formed_key, KeyHash};
 use crate::metrics::{RequestLabels, RouteLabels, SiteLabels};
@@ -71,16 +72,21 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(
-            TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                // The route, never the raw path or query: a key pasted there stays out of logs.
-                tracing::debug_span!(
-                    "request",
-                    method = %request.method(),
-                    route = route_of(request),
-                    site = Empty,
-                    key = Empty,
-                )
-            }),
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    // The route, never the raw path or query: a key pasted there stays out of
+                    // logs.
+                    tracing::debug_span!(
+                        "request",
+                        method = %request.method(),
+                        route = route_of(request),
+                        site = Empty,
+                        key = Empty,
+                    )
+                })
+                // A 500 InvalidConfig is the site's config, logged once when it was refused;
+                // not an error line per request.
+                .on_failure(DefaultOnFailure::new().level(Level::DEBUG)),
         )
         .with_state(state)
 }
