@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 use crate::code::DiagnosticCode;
 use crate::error::Diagnostic;
-use crate::json::{self, Findings, Path, Reader};
+use crate::json::{self, Findings, ListLimit, Path, Reader};
 use crate::limits::{
     MAX_CONFIG_BYTES, MAX_CTA_CHARS, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS,
     MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES, MAX_RULES, MAX_RULE_ID_CHARS,
@@ -93,7 +93,7 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
     // case-insensitive so that their own errors are still reported.
     let fold = case_sensitive.unwrap_or(false);
     let quiet_zones = match root.get("quiet_zones") {
-        Some((v, path)) => patterns(v, &path, MAX_QUIET_ZONES, "quiet zones", fold, f),
+        Some((v, path)) => patterns(v, &path, &QUIET_ZONES_LIMIT, fold, f),
         None => Some(Vec::new()),
     };
     let rules = match root.get("rules") {
@@ -114,18 +114,12 @@ fn read_rules(
     case_sensitive: bool,
     f: &mut Findings,
 ) -> Option<Vec<Rule>> {
-    let items = json::array(value, path, "rules", f)?;
-    if items.len() > MAX_RULES {
-        f.push(
-            DiagnosticCode::TooManyRules,
-            path,
-            format!(
-                "{} rules; the limit is {}",
-                group(items.len() as u64),
-                group(MAX_RULES as u64)
-            ),
-        );
-    }
+    let limit = ListLimit {
+        max: MAX_RULES,
+        code: DiagnosticCode::TooManyRules,
+        noun: "rules",
+    };
+    let items = json::array_at_most(value, path, "rules", &limit, f)?;
     let mut first_use: HashMap<&str, usize> = HashMap::new();
     let mut rules = Vec::with_capacity(items.len());
     let mut ok = true;
@@ -270,7 +264,7 @@ fn read_when(
     };
     let list = |key: &'static str, f: &mut Findings| {
         r.get(key)
-            .map(|(v, p)| patterns(v, &p, MAX_PATTERNS_PER_LIST, "patterns", case_sensitive, f))
+            .map(|(v, p)| patterns(v, &p, &PAGE_LIST_LIMIT, case_sensitive, f))
     };
     let pages = list("pages", f);
     let exclude_pages = list("exclude_pages", f).unwrap_or(Some(Vec::new()));
@@ -290,26 +284,28 @@ fn read_when(
     })
 }
 
+/// Quiet zones: at most 1,000 (SPEC 2).
+const QUIET_ZONES_LIMIT: ListLimit = ListLimit {
+    max: MAX_QUIET_ZONES,
+    code: DiagnosticCode::TooManyPatterns,
+    noun: "quiet zones",
+};
+
+/// One `pages` or `exclude_pages` list: at most 100 patterns (SPEC 2).
+const PAGE_LIST_LIMIT: ListLimit = ListLimit {
+    max: MAX_PATTERNS_PER_LIST,
+    code: DiagnosticCode::TooManyPatterns,
+    noun: "patterns",
+};
+
 fn patterns(
     value: &Value,
     path: &Path,
-    limit: usize,
-    what: &str,
+    limit: &ListLimit,
     case_sensitive: bool,
     f: &mut Findings,
 ) -> Option<Vec<Pattern>> {
-    let items = json::array(value, path, "pattern strings", f)?;
-    if items.len() > limit {
-        f.push(
-            DiagnosticCode::TooManyPatterns,
-            path,
-            format!(
-                "{} {what}; the limit is {}",
-                group(items.len() as u64),
-                group(limit as u64)
-            ),
-        );
-    }
+    let items = json::array_at_most(value, path, "pattern strings", limit, f)?;
     let mut out = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {

@@ -337,6 +337,39 @@ pub(crate) fn array<'a>(
     None
 }
 
+/// A list's size limit, for [`array_at_most`]: at most `max` items, reported with `code` as
+/// "`{count} {noun}; the limit is {max}`".
+pub(crate) struct ListLimit {
+    pub(crate) max: usize,
+    pub(crate) code: DiagnosticCode,
+    pub(crate) noun: &'static str,
+}
+
+/// Reads an array (as [`array`]) whose length is held to `limit`. An array over the limit is
+/// reported and still returned, so that its items' own errors are found too.
+pub(crate) fn array_at_most<'a>(
+    value: &'a Value,
+    path: &Path,
+    what: &str,
+    limit: &ListLimit,
+    findings: &mut Findings,
+) -> Option<&'a [Value]> {
+    let items = array(value, path, what, findings)?;
+    if items.len() > limit.max {
+        findings.push(
+            limit.code,
+            path,
+            format!(
+                "{} {}; the limit is {}",
+                group(items.len() as u64),
+                limit.noun,
+                group(limit.max as u64)
+            ),
+        );
+    }
+    Some(items)
+}
+
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo.
 fn closest(key: &str, known: &[&'static str]) -> Option<&'static str> {
     known
