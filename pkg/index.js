@@ -5,6 +5,20 @@
 // Node:    `initSync({ module: fs.readFileSync(new URL('wasm/nudge_rules_bg.wasm', import.meta.resolve('nudge-rules'))) })`.
 import { NudgeEngine as GeneratedEngine } from './wasm/nudge_rules.js';
 
+// The engine judges the hosts of absolute page URLs with the platform's WHATWG URL parser
+// (`URL.canParse`, src/host.rs). Where a browser or Node predates it (Chrome 120, Firefox 115,
+// Safari 17, Node 18.17), the same verdict through the `URL` constructor.
+if (typeof URL.canParse !== 'function') {
+  URL.canParse = (url, base) => {
+    try {
+      new URL(url, base);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
 export {
   default,
   initSync,

@@ -60,7 +60,6 @@ diagnostic_codes! {
     PatternNotAbsolute = "pattern_not_absolute": "a pattern that starts with neither `/` nor `**`.",
     PatternTrailingSlash = "pattern_trailing_slash": "a pattern ending in `/`, which no normalized path does.",
     PatternSyntax = "pattern_syntax": "a pattern that is not a valid glob (unclosed class or alternate group).",
-    PatternTooComplex = "pattern_too_complex": "a pattern beyond the matcher's size limits.",
     // --- The request (SPEC 5) ------------------------------------------------------------
     RequestTooLarge = "request_too_large": "the request body is over 64 KiB.",
     // --- page_url rejections (SPEC 4); also `UrlError::code` -----------------------------

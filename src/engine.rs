@@ -66,7 +66,7 @@ impl Engine {
     /// to 86,400,000, ids of 1 to 64 `A-Za-z0-9_-` characters and unique, `message` 1 to 500 and
     /// `cta` 1 to 80 characters, `type` one of the four nudge types); more than 1,000 rules, 1,000
     /// quiet zones or 100 patterns in one list; a pattern over 512 bytes, not starting with `/` or
-    /// `**`, ending in `/`, not a valid glob, or too complex for the matcher's size limits. The
+    /// `**`, ending in `/`, or not a valid glob (globset is the parser of record). The
     /// limits are the constants of [`limits`](crate::limits); the codes are
     /// [`DiagnosticCode`](crate::DiagnosticCode)'s.
     pub fn compile(config_text: &str) -> Result<Engine, Error> {
@@ -104,7 +104,7 @@ impl Engine {
             .collect();
         let quiet_paths = |i: usize| Path::root().key("quiet_zones").index(i);
         let quiet_zones = PatternSet::build(&quiet).unwrap_or_else(|bad| {
-            problems.extend(too_complex(&bad, "quiet_zones", quiet_paths));
+            problems.extend(bad.into_iter().map(quiet_paths));
             PatternSet::default()
         });
 
@@ -124,15 +124,21 @@ impl Engine {
             }
         }
         let pages = PatternSet::build(&page_patterns).unwrap_or_else(|bad| {
-            problems.extend(too_complex(&bad, "rules", |i| {
-                page_paths.get(i).cloned().unwrap_or_default()
-            }));
+            problems.extend(
+                bad.into_iter()
+                    .map(|i| page_paths.get(i).cloned().unwrap_or_default()),
+            );
             PatternSet::default()
         });
         if !problems.is_empty() {
             let mut findings = Findings::default();
-            for (path, message) in problems {
-                findings.push(DiagnosticCode::PatternTooComplex, &path, message);
+            // `pattern::check` accepted these, so this is a bug of ours, reported, never a panic.
+            for path in problems {
+                findings.push(
+                    DiagnosticCode::PatternSyntax,
+                    &path,
+                    "pattern could not be compiled (an internal error of nudge-rules: please report it with this pattern)".to_owned(),
+                );
             }
             return Err(Error::new(
                 ErrorKind::InvalidConfig,
@@ -172,11 +178,10 @@ impl Engine {
     /// The decision for a normalized path: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
         with_scratch(|scratch| {
-            if let Some(zone) = self.quiet_zones.first_owner(path, &mut scratch.globs) {
+            if let Some(zone) = self.quiet_zones.first_owner(path) {
                 return Outcome::Quiet(zone as usize);
             }
-            self.pages
-                .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
+            self.pages.matching_owners(path, &mut scratch.owners);
             self.first_firing(&PageMatches::new(&scratch.owners), intent_score, idle_ms)
         })
     }
@@ -221,47 +226,22 @@ impl Engine {
         f: impl FnOnce(&PageMatches<'_>) -> T,
     ) -> T {
         with_scratch(|scratch| {
-            self.pages
-                .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
+            self.pages.matching_owners(path, &mut scratch.owners);
             f(&PageMatches::new(&scratch.owners))
         })
     }
 
     /// The first quiet zone (config order) containing a normalized path.
     pub(crate) fn quiet_zone_of(&self, path: &str) -> Option<usize> {
-        self.quiet_zones
-            .first_owner(path, &mut Vec::new())
-            .map(|z| z as usize)
+        self.quiet_zones.first_owner(path).map(|z| z as usize)
     }
 
     /// Every quiet zone containing a normalized path, in config order.
     pub(crate) fn quiet_zones_of(&self, path: &str) -> Vec<usize> {
         let mut owners = Vec::new();
-        self.quiet_zones
-            .matching_owners(path, &mut Vec::new(), &mut owners);
+        self.quiet_zones.matching_owners(path, &mut owners);
         owners.into_iter().map(|z| z as usize).collect()
     }
-}
-
-fn too_complex(
-    bad: &[usize],
-    list: &'static str,
-    path_of: impl Fn(usize) -> Path,
-) -> Vec<(Path, String)> {
-    if bad.is_empty() {
-        return vec![(
-            Path::root().key(list),
-            format!("the patterns of {list} are too complex together for the matcher's size limits; simplify or remove some"),
-        )];
-    }
-    bad.iter()
-        .map(|&i| {
-            (
-                path_of(i),
-                "pattern is too complex for the matcher's size limits; simplify it".to_owned(),
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]

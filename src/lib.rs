@@ -58,6 +58,7 @@ mod code;
 mod config;
 mod engine;
 mod error;
+mod host;
 mod json;
 pub mod limits;
 mod matches;

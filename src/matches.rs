@@ -106,8 +106,6 @@ impl<'a> PageMatches<'a> {
 /// Per-thread scratch buffers for matching, so that a preview does not allocate.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// Glob indices, for globset's `matches_candidate_into`.
-    pub(crate) globs: Vec<usize>,
     /// The owners of the page patterns matching the path being evaluated.
     pub(crate) owners: Vec<Owner>,
 }

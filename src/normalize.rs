@@ -20,7 +20,8 @@
 use std::borrow::Cow;
 
 use crate::code::DiagnosticCode;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use crate::host;
+use icu_normalizer::ComposingNormalizerBorrowed;
 
 use crate::limits::MAX_PAGE_URL_BYTES;
 use crate::text::group;
@@ -365,11 +366,11 @@ fn absolute_path(page_url: &str) -> Result<(&str, usize), UrlError> {
             reason: "the host is empty".to_owned(),
         });
     }
-    // The URL parser validates host and port; its path handling is not used (it would resolve
-    // dot segments by WHATWG rules before ours), the raw path is.
-    url::Url::parse(page_url).map_err(|e| UrlError::MalformedUrl {
-        reason: e.to_string(),
-    })?;
+    // The WHATWG parser judges host and port; its path handling is not used (step 6 reads the
+    // raw path both ways), the raw path is.
+    let authority = authority_and_path.get(..authority_end).unwrap_or("");
+    host::check_authority(page_url, authority)
+        .map_err(|reason| UrlError::MalformedUrl { reason })?;
     let path_offset = colon + 3 + authority_end;
     let rest = authority_and_path.get(authority_end..).unwrap_or("");
     Ok((rest, path_offset))
@@ -446,9 +447,19 @@ fn is_structural(c: char) -> bool {
     matches!(c, '/' | ';' | '\\' | '%') || c.is_control()
 }
 
+/// Unicode normalization form KC (UAX #15) of `text`, borrowed when it is already in that form.
+/// The data is ICU4X's (`icu_normalizer`, Unicode 18.0), which the `url` crate's IDNA already links:
+/// one copy of the normalization tables in the WASM package instead of two.
+pub(crate) fn nfkc(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    ComposingNormalizerBorrowed::new_nfkc().normalize(text)
+}
+
 /// NFKC, refusing results that change the path's structure (see the module docs).
 fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
-    if decoded.is_ascii() || is_nfkc_quick(decoded.chars()) == IsNormalized::Yes {
+    if matches!(nfkc(decoded), Cow::Borrowed(_)) {
         return Ok(decoded.to_owned());
     }
     // Per segment, so that the structure before and after can be compared.
@@ -457,7 +468,7 @@ fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
         if i > 0 {
             out.push('/');
         }
-        let normalized: String = segment.nfkc().collect();
+        let normalized = nfkc(segment).into_owned();
         let created = normalized.chars().filter(|&c| is_structural(c)).count()
             != segment.chars().filter(|&c| is_structural(c)).count();
         let head = |s: &str| s.split(';').next().unwrap_or("").to_owned();
@@ -478,10 +489,9 @@ fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
 /// normalized again so that normalization stays idempotent.
 fn lowercase(s: &str) -> String {
     let lower = s.to_lowercase();
-    if lower.is_ascii() || is_nfkc_quick(lower.chars()) == IsNormalized::Yes {
-        lower
-    } else {
-        lower.nfkc().collect()
+    match nfkc(&lower) {
+        Cow::Borrowed(_) => lower,
+        Cow::Owned(normalized) => normalized,
     }
 }
 
@@ -587,17 +597,11 @@ fn is_double_dot(segment: &str) -> bool {
 /// Normalizes a glob pattern's text the way paths are normalized (SPEC 3): NFKC, then lowercase
 /// unless `case_sensitive`. Glob syntax is left alone.
 pub(crate) fn normalize_pattern_text(pattern: &str, case_sensitive: bool) -> String {
-    // A quick-check `Yes` means the text is already in NFKC (UAX #15), as for paths above.
-    let nfkc: String = if pattern.is_ascii() || is_nfkc_quick(pattern.chars()) == IsNormalized::Yes
-    {
-        pattern.to_owned()
-    } else {
-        pattern.nfkc().collect()
-    };
+    let normalized = nfkc(pattern).into_owned();
     if case_sensitive {
-        nfkc
+        normalized
     } else {
-        lowercase(&nfkc)
+        lowercase(&normalized)
     }
 }
 

@@ -24,6 +24,14 @@ use crate::normalize::normalize_page_url;
 use crate::preview::Preview;
 use crate::request::SessionState;
 
+#[wasm_bindgen]
+extern "C" {
+    /// `URL.canParse(url)`: the platform's WHATWG URL parser (pkg/index.js adds it where a browser
+    /// lacks it), which judges the hosts of absolute page URLs in the WASM package (`host.rs`).
+    #[wasm_bindgen(js_namespace = URL, js_name = canParse)]
+    pub(crate) fn url_can_parse(url: &str) -> bool;
+}
+
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value

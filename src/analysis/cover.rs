@@ -79,7 +79,7 @@ mod tests {
 
     fn matches(pattern: &str, path: &str) -> bool {
         let set = PatternSet::build(&[(0u32, pattern)]).unwrap();
-        set.first_owner(path, &mut Vec::new()).is_some()
+        set.first_owner(path).is_some()
     }
 
     #[test]

@@ -12,37 +12,36 @@
 //! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`, `/a[!x]b`): our own matcher and its
 //!    index (`segment/`);
 //! 3. the rest (escapes, classes listing `/`, alternates holding `**`, classes or groups):
-//!    globset regex sets (`regex_set.rs`), built with `GlobSet::new`, which returns errors, never
-//!    with `compile_matcher`, which can panic.
+//!    position automata compiled from globset's own translation of each glob (`automaton.rs`),
+//!    tried on every path after a literal-prefix check. No regex engine is compiled or linked.
 //!
 //! The tests (`tests.rs`) check every matcher against globset.
 
+mod automaton;
 mod check;
 mod literal;
-mod regex_set;
 mod segment;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use check::check;
 #[cfg(fuzzing)]
-use check::globs_of;
-#[cfg(fuzzing)]
 use globset::{Candidate, GlobSet};
 
+use automaton::GlobAutomaton;
+use check::globs_of;
 use literal::{literal_forms, LiteralIndex};
-use regex_set::RegexSets;
 use segment::{segment_globs, SegmentIndex};
 
 /// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
 /// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
 /// into the literal index, segment globs (`/products/*/reviews`) into the segment index, every
-/// other pattern into globset regex sets (usually none).
+/// other pattern into automata (usually none).
 #[derive(Clone, Debug)]
 pub(crate) struct PatternSet<O> {
     literal: LiteralIndex<O>,
     segment: SegmentIndex<O>,
-    regex: RegexSets<O>,
+    automata: Vec<(GlobAutomaton, O)>,
 }
 
 impl<O> Default for PatternSet<O> {
@@ -50,7 +49,7 @@ impl<O> Default for PatternSet<O> {
         PatternSet {
             literal: LiteralIndex::default(),
             segment: SegmentIndex::default(),
-            regex: RegexSets::default(),
+            automata: Vec::new(),
         }
     }
 }
@@ -60,8 +59,9 @@ impl<O: Copy + Ord> PatternSet<O> {
     ///
     /// # Errors
     ///
-    /// When globset refuses a set (a regex over its size limits), the indices (into `patterns`)
-    /// of the patterns that fail on their own; empty when only a combination is too large.
+    /// The indices (into `patterns`) of the patterns that globset does not parse (which
+    /// [`check`] refuses first) or whose translation this crate cannot read (never seen: the tests
+    /// and a fuzz target look for one).
     pub(crate) fn build(patterns: &[(O, &str)]) -> Result<Self, Vec<usize>> {
         let mut set = PatternSet::default();
         let mut bad = Vec::new();
@@ -74,25 +74,31 @@ impl<O: Copy + Ord> PatternSet<O> {
                 for glob in globs {
                     set.segment.add(*owner, glob);
                 }
-            } else if set.regex.add(i, *owner, text).is_err() {
-                bad.push(i);
+            } else {
+                let automata = globs_of(text).ok().and_then(|globs| {
+                    globs
+                        .iter()
+                        .map(|g| GlobAutomaton::from_globset_regex(g.regex()))
+                        .collect::<Option<Vec<_>>>()
+                });
+                match automata {
+                    Some(automata) => set
+                        .automata
+                        .extend(automata.into_iter().map(|a| (a, *owner))),
+                    None => bad.push(i),
+                }
             }
         }
-        if !bad.is_empty() {
-            return Err(bad);
+        if bad.is_empty() {
+            Ok(set)
+        } else {
+            Err(bad)
         }
-        set.regex.build()?;
-        Ok(set)
     }
 
     /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates
-    /// removed. `scratch` is reused between calls to avoid allocating.
-    pub(crate) fn matching_owners(
-        &self,
-        path: &str,
-        scratch: &mut Vec<usize>,
-        owners_out: &mut Vec<O>,
-    ) {
+    /// removed.
+    pub(crate) fn matching_owners(&self, path: &str, owners_out: &mut Vec<O>) {
         owners_out.clear();
         if !self.literal.is_empty() {
             self.literal
@@ -102,9 +108,10 @@ impl<O: Copy + Ord> PatternSet<O> {
             self.segment
                 .for_each_match(path, |owner| owners_out.push(owner));
         }
-        if !self.regex.is_empty() {
-            self.regex
-                .for_each_match(path, scratch, false, |owner| owners_out.push(owner));
+        for (automaton, owner) in &self.automata {
+            if automaton.is_match(path.as_bytes()) {
+                owners_out.push(*owner);
+            }
         }
         if owners_out.len() > 1 {
             owners_out.sort_unstable();
@@ -113,7 +120,7 @@ impl<O: Copy + Ord> PatternSet<O> {
     }
 
     /// The smallest owner among the matching patterns.
-    pub(crate) fn first_owner(&self, path: &str, scratch: &mut Vec<usize>) -> Option<O> {
+    pub(crate) fn first_owner(&self, path: &str) -> Option<O> {
         let mut first: Option<O> = None;
         let mut keep = |o: O| first = Some(first.map_or(o, |f| f.min(o)));
         if !self.literal.is_empty() {
@@ -123,8 +130,10 @@ impl<O: Copy + Ord> PatternSet<O> {
         if !self.segment.is_empty() {
             self.segment.for_each_match(path, &mut keep);
         }
-        if !self.regex.is_empty() {
-            self.regex.for_each_match(path, scratch, true, &mut keep);
+        for (automaton, owner) in &self.automata {
+            if automaton.is_match(path.as_bytes()) {
+                keep(*owner);
+            }
         }
         first
     }
@@ -139,7 +148,7 @@ pub fn glob_verdicts(pattern: &str, path: &str) -> Option<(Option<bool>, Option<
     let normalized = check(pattern, true).ok()?;
     let ours = PatternSet::build(&[(0, &normalized)]).ok().map(|set| {
         let mut owners = Vec::new();
-        set.matching_owners(path, &mut Vec::new(), &mut owners);
+        set.matching_owners(path, &mut owners);
         !owners.is_empty()
     });
     let reference = globs_of(&normalized)
