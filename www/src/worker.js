@@ -1,0 +1,195 @@
+// The editor's Web Worker: it holds the compiled engine (the WASM package, ../../pkg/) and does
+// every engine call, so compiling a 1,000-rule config never blocks the page. The page sends jobs
+// (engine-client.js keeps at most one in flight and merges the rest), the worker answers each with
+// what changed.
+//
+// Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
+//           pattern?: { text, caseSensitive } }
+// Answer: { seq, compile?, eval?, map?, bench?, pages?, pattern?, error? }
+
+import init, * as nudge from '../../pkg/index.js';
+
+const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
+
+const w = {
+  engine: null, // the last engine that compiled; stays in use while the text has errors
+  gen: 0, // bumped on every successful compile
+  text: null,
+  valid: false,
+  errors: [],
+  mapKey: null,
+  benchKey: null,
+  pagesKey: null,
+  invalidResponse: null, // { text, response } of the last invalid config
+};
+
+function asDiagnostics(err) {
+  if (Array.isArray(err?.diagnostics) && err.diagnostics.length) return err.diagnostics;
+  return [{ severity: 'error', code: 'error', path: '', message: String(err?.message || err), line: null, column: null }];
+}
+
+function compile(text) {
+  const started = performance.now();
+  const out = {};
+  try {
+    const next = new nudge.NudgeEngine(text);
+    w.engine?.free();
+    w.engine = next;
+    w.gen += 1;
+    w.valid = true;
+    w.errors = [];
+    out.warnings = next.lint();
+    out.summary = next.summary();
+    out.config = next.config();
+  } catch (err) {
+    w.valid = false;
+    w.errors = asDiagnostics(err);
+  }
+  return Object.assign(out, {
+    valid: w.valid,
+    errors: w.errors,
+    gen: w.gen,
+    hasEngine: Boolean(w.engine),
+    compileMs: performance.now() - started,
+  });
+}
+
+/**
+ * What a server holding this config answers for a request body: `{ status, body }`, the
+ * engine's own body either way (SPEC 5: an invalid config is a 500 InvalidConfig).
+ * Uses the engine's `previewResponse` where this build has it; until then the same body is made
+ * from the engine's error, as below.
+ */
+function apiResponse(requestBody) {
+  const previewResponse = Reflect.get(nudge, 'previewResponse'); // on main soon (docs/JS-API.md)
+  if (typeof previewResponse === 'function') {
+    if (w.valid && typeof w.engine.previewResponse === 'function') return w.engine.previewResponse(requestBody);
+    if (!w.valid) return previewResponse(w.text, requestBody);
+  }
+  if (!w.valid) {
+    // The engine's error body is `{"error": kind, "message": Display}`, and the thrown Error's
+    // message is that Display (docs/JS-API.md); it does not depend on the request.
+    if (w.invalidResponse?.text !== w.text) {
+      let response = null;
+      try {
+        new nudge.NudgeEngine(w.text).free();
+      } catch (err) {
+        response = { status: 500, body: JSON.stringify({ error: err.kind || 'InvalidConfig', message: err.message }) };
+      }
+      w.invalidResponse = { text: w.text, response };
+    }
+    if (w.invalidResponse.response) return w.invalidResponse.response;
+  }
+  const body = w.engine.previewBody(requestBody);
+  return { status: body.startsWith('{"error"') ? 400 : 200, body };
+}
+
+function evaluate(state) {
+  const { engine } = w;
+  let explanation = null;
+  let requestError = null;
+  try {
+    explanation = engine.explain(state);
+  } catch (err) {
+    requestError = { message: err.message, code: err.diagnostics?.[0]?.code ?? null };
+  }
+  const requestBody = JSON.stringify({ session_state: state });
+  let report = null;
+  try {
+    report = engine.pageReport(state.page_url);
+  } catch {
+    report = null;
+  }
+  return { state, explanation, requestError, requestBody, response: apiResponse(requestBody), report };
+}
+
+function decisionMap(url) {
+  try {
+    const dm = w.engine.decisionMap(url);
+    // A rejected URL is reported inside the result by newer builds, thrown by older ones.
+    if (dm.url_error) return { url, path: null, regions: [], quietZone: null, error: dm.url_error.message };
+    return { url, path: dm.path, regions: dm.regions, quietZone: dm.quiet_zone, error: null };
+  } catch (err) {
+    return { url, path: null, regions: [], quietZone: null, error: err.message };
+  }
+}
+
+/** The URL bench: each line's report and what fires there at the current intent and idle time. */
+function bench(urls, state) {
+  const { engine } = w;
+  return urls.map((url) => {
+    const report = engine.pageReport(url);
+    const outcome = report.url_error ? -3 : engine.previewFields(state.intent_score, url, state.idle_ms);
+    return { url, report, outcome };
+  });
+}
+
+/** A pattern typed into a chip: is it valid, and which of `pages` does it match? */
+function checkPattern({ text, caseSensitive }, pages) {
+  const config = JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] });
+  let probe;
+  try {
+    probe = new nudge.NudgeEngine(config);
+  } catch (err) {
+    const d = asDiagnostics(err)[0];
+    return { text, error: d.message.replace(/^quiet_zones\[0\]:\s*/, ''), matches: [] };
+  }
+  try {
+    const matches = pages.filter((url) => probe.previewFields(0, url, 0) === -2);
+    return { text, error: null, matches };
+  } finally {
+    probe.free();
+  }
+}
+
+function handle(job) {
+  const out = { seq: job.seq };
+  if (job.text !== undefined && job.text !== w.text) {
+    w.text = job.text;
+    out.compile = compile(job.text);
+  }
+  if (job.pattern) out.pattern = checkPattern(job.pattern, job.pages || []);
+  if (!w.engine) return out;
+  const state = job.state;
+  if (state) {
+    out.eval = evaluate(state);
+    const mapKey = `${w.gen}\u0000${state.page_url}`;
+    if (mapKey !== w.mapKey || job.force) {
+      w.mapKey = mapKey;
+      out.map = decisionMap(state.page_url);
+    }
+  }
+  if (job.bench && state) {
+    const key = `${w.gen}\u0000${state.intent_score}\u0000${state.idle_ms}\u0000${job.bench.join('\n')}`;
+    if (key !== w.benchKey || job.force) {
+      w.benchKey = key;
+      out.bench = bench(job.bench, state);
+    }
+  }
+  if (job.pages) {
+    const key = `${w.gen}\u0000${job.pages.join('\n')}`;
+    if (key !== w.pagesKey || job.force) {
+      w.pagesKey = key;
+      out.pages = job.pages.map((url) => w.engine.pageReport(url));
+    }
+  }
+  return out;
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    await ready;
+  } catch (err) {
+    self.postMessage({ seq: data.seq, fatal: `The engine did not load: ${err.message}` });
+    return;
+  }
+  const started = performance.now();
+  let out;
+  try {
+    out = handle(data);
+  } catch (err) {
+    out = { seq: data.seq, error: String(err?.stack || err) };
+  }
+  out.workerMs = performance.now() - started;
+  self.postMessage(out);
+};
