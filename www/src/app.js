@@ -127,6 +127,7 @@ function onAnswer(answer, job) {
     if (answer.fatal) document.body.dataset.ready = 'error';
     return;
   }
+  if (answer.wasm) app.wasmResource = answer.wasm;
   if (answer.compile) applyCompile(answer.compile, job.text);
   if (answer.pattern) {
     const waiter = app.patternWaiters.get(answer.pattern.text);

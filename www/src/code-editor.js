@@ -105,6 +105,7 @@ export class CodeEditor {
       closeBrackets(),
       autocompletion({ override: [schemaCompletion], icons: false }),
       highlightActiveLine(),
+      EditorView.lineWrapping,
       highlightSelectionMatches(),
       json(),
       schemaHover,

@@ -76,11 +76,13 @@ export class LazyList {
   }
 
   /** Scrolls the list's scroll container (not the page) so that item `i` is in view. */
-  reveal(i, container) {
+  reveal(i, container, tries = 3) {
     const el = this.element(i);
     if (!el || !container) return;
     const r = el.getBoundingClientRect();
     const c = container.getBoundingClientRect();
     if (r.top < c.top || r.bottom > c.bottom) container.scrollTop += r.top - c.top - 8;
+    // Cards built around it as it comes into view change the heights above it: check again.
+    if (tries > 1) requestAnimationFrame(() => this.reveal(i, container, tries - 1));
   }
 }

@@ -191,5 +191,12 @@ self.onmessage = async ({ data }) => {
     out = { seq: data.seq, error: String(err?.stack || err) };
   }
   out.workerMs = performance.now() - started;
+  if (!w.reportedLoad) {
+    // How the module arrived (the page cannot see the worker's fetches): bytes on the wire and
+    // decoded, and the time from the worker's start to the end of the download.
+    w.reportedLoad = true;
+    const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    if (entry) out.wasm = { encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd };
+  }
   self.postMessage(out);
 };

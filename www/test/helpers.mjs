@@ -13,13 +13,20 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { build } from '../build.mjs';
-import { REPO_ROOT, serve } from './server.mjs';
+import { REPO_ROOT, serve as serveHere } from './server.mjs';
 
 export const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
 export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
 export const ROOT = process.env.NUDGE_DEMO_ROOT || REPO_ROOT;
 export const OLD_EDITOR = ROOT !== REPO_ROOT;
+
+/** The static server of the tree under test (an older tree brings its own server.mjs). */
+async function serve(root, port, options) {
+  if (!OLD_EDITOR) return serveHere(root, port, options);
+  const old = await import(join(ROOT, 'www/test/server.mjs'));
+  return old.serve(root, port, options);
+}
 
 /** Starts the server and a browser; resolves to `{ server, context, page, errors, close }`. */
 export async function launch({ width = 1440, height = 1100, compress = true } = {}) {
@@ -47,6 +54,16 @@ export async function launch({ width = 1440, height = 1100, compress = true } = 
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A new tab of the context with empty local storage (no draft carried over from another test). */
+export async function freshPage(env) {
+  const page = await env.context.newPage();
+  await page.addInitScript(() => {
+    if (!window.name.includes('keep-storage')) localStorage.clear();
+  });
+  watch(page, env.errors);
+  return page;
 }
 
 /** Collects console errors and uncaught exceptions of a page into `errors`. */
