@@ -18,7 +18,7 @@ export const OPTIONS = {
   bundle: true,
   format: 'esm',
   target: ['chrome111', 'firefox115', 'safari16.4'],
-  minify: true,
+  minify: process.env.NUDGE_NO_MINIFY !== '1',
   sourcemap: 'linked',
   legalComments: 'linked',
   logLevel: 'warning',

@@ -102,6 +102,7 @@ function request(extra = {}) {
 }
 
 function onTextChange(text) {
+  app.text = text;
   drafts.save(text);
   els.dirtyDot.hidden = !drafts.isDirty(text);
   rulesEditor.update({ text });
@@ -129,6 +130,7 @@ function onAnswer(answer, job) {
   }
   if (answer.wasm) app.wasmResource = answer.wasm;
   if (answer.compile) applyCompile(answer.compile, job.text);
+  if (answer.analysis) applyAnalysis(answer.analysis);
   if (answer.pattern) {
     const waiter = app.patternWaiters.get(answer.pattern.text);
     if (waiter) {
@@ -157,7 +159,7 @@ function onAnswer(answer, job) {
     app.readyMs = ms;
     document.body.dataset.ready = '1';
   }
-  if (job.sentAt && (answer.eval || answer.compile)) {
+  if (job.sentAt && answer.eval) {
     const sentAt = job.sentAt;
     const kind = job.text !== undefined ? 'text' : 'state';
     requestAnimationFrame(() => {
@@ -169,16 +171,28 @@ function onAnswer(answer, job) {
 }
 
 function applyCompile(c, text) {
-  const current = editor.value;
   app.valid = c.valid;
   app.hasEngine = c.hasEngine;
-  app.errors = c.errors.map((d) => plainSyntaxDiagnostic(text ?? current, d));
-  app.warnings = c.valid ? c.warnings : [];
-  if (c.valid) {
-    app.config = c.config;
-    app.summary = new Map(c.summary.map((s) => [s.rule_id, s.text]));
-    app.warningsByRule = diagnosticsByRule(c.warnings);
-  }
+  app.compiledText = text ?? app.text;
+  app.errors = c.errors.map((d) => plainSyntaxDiagnostic(app.compiledText, d));
+  if (!c.valid) app.warnings = [];
+  renderDiagnostics();
+  els.staleBanner.hidden = app.valid || !app.hasEngine;
+  document.body.classList.toggle('config-invalid', !app.valid);
+  document.body.classList.toggle('config-stale', !app.valid && app.hasEngine);
+}
+
+/** Lint warnings, rule sentences and the config of a new engine (after its preview). */
+function applyAnalysis(a) {
+  app.warnings = a.warnings;
+  app.config = a.config;
+  app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
+  app.warningsByRule = diagnosticsByRule(a.warnings);
+  renderDiagnostics();
+  if (app.lastEval?.explanation) renderWhy(app.lastEval);
+}
+
+function renderDiagnostics() {
   const all = [...app.errors, ...app.warnings];
   renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
     errors: app.errors,
@@ -188,11 +202,12 @@ function applyCompile(c, text) {
     onJump: (line, column) => jumpTo(line, column),
   });
   // Positions belong to the compiled text: mark them only if no keystroke came since.
-  if (text === undefined || text === current) editor.setDiagnostics(all);
+  if (app.compiledText === app.text) editor.setDiagnostics(all);
   rulesEditor.update({ diagnostics: all });
-  els.staleBanner.hidden = app.valid || !app.hasEngine;
-  document.body.classList.toggle('config-invalid', !app.valid);
-  document.body.classList.toggle('config-stale', !app.valid && app.hasEngine);
+}
+
+function renderWhy(e) {
+  why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report });
 }
 
 function renderNoEngine() {
@@ -208,6 +223,7 @@ function renderNoEngine() {
 }
 
 function renderEval(e) {
+  app.lastEval = e;
   const ex = e.explanation;
   app.explanation = ex;
   const badge = els.previewBadge;
@@ -233,7 +249,7 @@ function renderEval(e) {
       badge.textContent = waiting ? `${waiting.rule} ${waiting.text}` : 'No nudge';
       els.previewReason.textContent = result.reason || '';
     }
-    why.render(ex, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report });
+    renderWhy(e);
     markLegend(els.legend, ex.fired_rule_id);
   }
   map.setState(session.state.intent, session.state.idle);
@@ -286,7 +302,7 @@ function scheduleHash() {
 }
 
 async function writeHash() {
-  const text = editor.value;
+  const text = app.text;
   const s = session.state;
   const hash = await buildHash({ intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text });
   if (hash !== location.hash) {

@@ -10,7 +10,12 @@ const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' 
 /** The parsed text: `{ tree, value, syntaxOk }` (tree and value null when it cannot be read). */
 export function readConfig(text) {
   const errors = [];
-  const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+  let tree;
+  try {
+    tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+  } catch {
+    return { tree: null, value: null, syntaxOk: false }; // nesting deeper than the JS stack
+  }
   if (!tree || errors.length) return { tree: tree ?? null, value: null, syntaxOk: false };
   return { tree, value: getNodeValue(tree), syntaxOk: true };
 }

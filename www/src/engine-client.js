@@ -29,6 +29,28 @@ export class EngineClient {
     if (!this.inFlight) this.flush();
   }
 
+  /**
+   * Puts the lists the worker sends as deltas back together (worker.js `delta`): items that did
+   * not change keep their identity, so the page can skip redrawing them.
+   */
+  assemble(answer) {
+    this.lists ??= new Map();
+    const patch = (name, d) => {
+      const out = (this.lists.get(name) ?? []).slice(0, d.n);
+      out.length = d.n;
+      for (const [i, item] of d.changed) out[i] = item;
+      this.lists.set(name, out);
+      return out;
+    };
+    const a = answer.analysis;
+    if (a) {
+      a.config.rules = patch('rules', a.config.rules);
+      a.summary = patch('summary', a.summary);
+    }
+    const ex = answer.eval?.explanation;
+    if (ex) ex.rules = patch('verdicts', ex.rules);
+  }
+
   flush() {
     if (!this.pending) return;
     const job = { ...this.pending, seq: ++this.seq };
@@ -39,6 +61,12 @@ export class EngineClient {
 
   receive(answer) {
     const job = this.inFlight ?? {};
+    this.assemble(answer);
+    if (answer.partial) {
+      // The preview of a new compile, ahead of the rest of the answer.
+      this.onAnswer(answer, job);
+      return;
+    }
     this.inFlight = null;
     // Send what queued up first, so the worker computes while the page renders this answer.
     this.flush();

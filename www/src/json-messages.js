@@ -54,7 +54,11 @@ function explain(text) {
     return { offset: 0, message: 'The config is empty. A config is a JSON object that starts with {"version": 1}; Reset loads the example.' };
   }
   const errors = [];
-  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  try {
+    parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  } catch {
+    return null; // nesting deeper than the JS stack: keep the engine's message
+  }
   if (!errors.length) return null;
   const { error, offset } = errors[0];
   const at = text[offset];

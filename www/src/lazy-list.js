@@ -22,11 +22,18 @@ export class LazyList {
   }
 
   onIntersect(entries) {
+    let built = false;
     for (const entry of entries) {
       if (!entry.isIntersecting) continue;
       const slot = this.slots[Number(entry.target.dataset.slot)];
-      if (slot && !slot.built) this.build(slot);
+      if (slot && !slot.built) {
+        this.build(slot);
+        built = true;
+      }
     }
+    // Cards built above a revealed item change its place: reveal it again for a moment.
+    const r = this.revealing;
+    if (built && r && performance.now() < r.until) this.reveal(r.i, r.container, 2, false);
   }
 
   build(slot) {
@@ -76,13 +83,14 @@ export class LazyList {
   }
 
   /** Scrolls the list's scroll container (not the page) so that item `i` is in view. */
-  reveal(i, container, tries = 3) {
+  reveal(i, container, tries = 3, fresh = true) {
     const el = this.element(i);
     if (!el || !container) return;
+    if (fresh) this.revealing = { i, container, until: performance.now() + 1000 };
     const r = el.getBoundingClientRect();
     const c = container.getBoundingClientRect();
     if (r.top < c.top || r.bottom > c.bottom) container.scrollTop += r.top - c.top - 8;
     // Cards built around it as it comes into view change the heights above it: check again.
-    if (tries > 1) requestAnimationFrame(() => this.reveal(i, container, tries - 1));
+    if (tries > 1) requestAnimationFrame(() => this.reveal(i, container, tries - 1, false));
   }
 }

@@ -71,6 +71,7 @@ export class DecisionMapView {
   }
 
   setState(intent, idle) {
+    if (this.state.intent === intent && this.state.idle === idle) return;
     this.state = { intent, idle };
     this.draw();
   }

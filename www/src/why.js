@@ -77,9 +77,21 @@ export class WhyPanel {
       if (!matchedBy.has(list)) matchedBy.set(list, []);
       matchedBy.get(list).push(m.pattern);
     }
+    // A card is remade only when something it shows changed: its verdict (the same object when
+    // the worker's delta left it alone), its rule, sentence inputs, summary or lint findings.
+    this.memo ??= [];
     const cards = ex.rules.map((r) => {
       const rule = config?.rules?.[r.index];
-      const isNext = waiting && waiting.rule === r.id;
+      const isNext = Boolean(waiting && waiting.rule === r.id);
+      const warnings = warningsByRule.get(r.index) ?? [];
+      const matched = r.conditions.some((c) => c.condition === 'pages' || c.condition === 'exclude_pages')
+        ? ['pages', 'exclude_pages'].map((k) => (matchedBy.get(`rules[${r.index}].when.${k}`) ?? []).join('\n')).join('\t')
+        : '';
+      const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? ex.fired_rule_id : '',
+        r.verdict === 'quiet' ? ex.quiet_zone?.pattern : '', ex.intent_score, ex.idle_ms, ex.path, matched,
+        summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : ''].join('\u0000');
+      const memo = this.memo[r.index];
+      if (memo && memo.r === r && memo.rule === rule && memo.context === context) return memo.card;
       const conditions = r.conditions.map((c) => ({
         holds: c.holds,
         condition: c.condition,
@@ -94,12 +106,14 @@ export class WhyPanel {
         badge: isNext ? `in ${formatCountdown(waiting.wait)}` : VERDICTS[r.verdict] || r.verdict,
         note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietZone: ex.quiet_zone?.pattern }),
         summary: summary.get(r.id) ?? null,
-        warnings: warningsByRule.get(r.index) ?? [],
+        warnings,
         conditions,
       };
       card.key = JSON.stringify(card);
+      this.memo[r.index] = { r, rule, context, card };
       return card;
     });
+    this.memo.length = cards.length;
     this.list.setItems(cards);
     const fired = ex.rules.find((r) => r.verdict === 'fired');
     const firedIndex = fired ? fired.index : null;
