@@ -6,9 +6,11 @@ export class LazyList {
   /**
    * @param {HTMLElement} list  the <ol>/<ul> to fill (inside a scroll container `root`)
    * @param {{root?: HTMLElement, key: (item) => string, render: (item, slot: HTMLElement) => void,
-   *          slotClass?: string, estimate?: number}} options
+   *          slotClass?: string, estimate?: number, eager?: number}} options  lists of at most
+   *          `eager` items are built at once (nothing moves while scrolling a short list)
    */
-  constructor(list, { root = null, key, render, slotClass = 'lazy-slot', estimate = 90 }) {
+  constructor(list, { root = null, key, render, slotClass = 'lazy-slot', estimate = 90, eager = 60 }) {
+    this.eager = eager;
     this.list = list;
     this.key = key;
     this.render = render;
@@ -65,7 +67,9 @@ export class LazyList {
       }
       slot.item = items[i];
       slot.key = this.key(items[i]);
-      if (slot.built && slot.builtKey !== slot.key) {
+      if (!slot.built && items.length <= this.eager) {
+        this.build(slot);
+      } else if (slot.built && slot.builtKey !== slot.key) {
         slot.builtKey = slot.key;
         this.render(slot.item, slot.el);
         rebuilt += 1;

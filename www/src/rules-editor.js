@@ -328,22 +328,35 @@ class RuleCard {
     this.item = null;
     const set = (sub, value) => editor.edit(setAt(editor.text, ['rules', this.item.index, ...sub], value));
 
-    this.handle = h('button', {
-      type: 'button', class: 'drag-handle', draggable: 'true', title: 'Drag to reorder (or Alt+↑ / Alt+↓)',
+    // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
+    // takes Alt+Up and Alt+Down from the keyboard.
+    this.handle = h('span', {
+      class: 'drag-handle', role: 'button', tabindex: '0', draggable: 'true', title: 'Drag to reorder (or Alt+↑ / Alt+↓)',
       onkeydown: (e) => {
         if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
           e.preventDefault();
           editor.move(this.item.index, this.item.index + (e.key === 'ArrowUp' ? -1 : 1), true);
         }
       },
-      ondragstart: (e) => {
-        editor.dragFrom = this.item.index;
-        e.dataTransfer.effectAllowed = 'move';
-        e.dataTransfer.setData('text/plain', String(this.item.index));
-        slot.classList.add('dragging');
-      },
-      ondragend: () => slot.classList.remove('dragging'),
     }, '⋮⋮');
+    // The rule is taken where the pointer went down (the drag may start after it moved on).
+    this.handle.addEventListener('pointerdown', () => {
+      editor.dragFrom = this.item.index;
+    });
+    this.handle.addEventListener('pointerup', () => {
+      editor.dragFrom = null;
+    });
+    this.handle.addEventListener('dragstart', (e) => {
+      editor.dragFrom ??= this.item.index;
+      e.dataTransfer.effectAllowed = 'move';
+      e.dataTransfer.setData('text/plain', String(editor.dragFrom));
+      e.dataTransfer.setDragImage(slot, 20, 20);
+      slot.classList.add('dragging');
+    });
+    this.handle.addEventListener('dragend', () => {
+      editor.dragFrom = null;
+      slot.classList.remove('dragging');
+    });
     slot.addEventListener('dragover', (e) => {
       if (editor.dragFrom === null) return;
       e.preventDefault();
@@ -353,7 +366,8 @@ class RuleCard {
     slot.addEventListener('drop', (e) => {
       e.preventDefault();
       slot.classList.remove('drop-target');
-      const from = editor.dragFrom;
+      const data = e.dataTransfer.getData('text/plain');
+      const from = editor.dragFrom ?? (/^\d+$/.test(data) ? Number(data) : null);
       editor.dragFrom = null;
       if (from !== null) editor.move(from, this.item.index, false);
     });

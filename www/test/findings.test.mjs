@@ -149,26 +149,51 @@ describe('issue 15 findings', () => {
     await page.close();
   });
 
-  test('with 200 rules a keystroke blocks the page under 50 ms (no long task)', async () => {
+  // The finding: with 200 rules each keystroke blocked the page about 115 ms because every Why
+  // card and the map were rebuilt. Blocking time depends on the machine (and on what else runs on
+  // it), so this checks the cause, which does not: a keystroke that changes one rule remakes at most
+  // that rule's card and does not redraw the map. (The timings are in perf.test.mjs.)
+  test('with 200 rules a keystroke remakes only the card it changed, not every card and the map', async () => {
     const page = await editorPage();
     await setConfig(page, manyRules(200, 199));
     await setState(page, { url: '/p', intent: 50, idle: 0 });
     await page.evaluate(() => {
-      window.longTasks = [];
-      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+      window.mapDraws = 0;
+      const clear = CanvasRenderingContext2D.prototype.clearRect;
+      CanvasRenderingContext2D.prototype.clearRect = function (...args) {
+        if (this.canvas.id === 'map') window.mapDraws += 1;
+        return clear.apply(this, args);
+      };
     });
     await focusConfigEnd(page);
-    await page.waitForTimeout(300);
-    await page.evaluate(() => {
-      window.longTasks = [];
+    // The caret into the message of the rule that fires ("Message 199").
+    const text = await configText(page);
+    const at = text.indexOf('Message 199') + 'Message 199'.length;
+    const line = text.slice(0, at).split('\n').length;
+    await page.keyboard.press('Control+Home');
+    for (let i = 1; i < line; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await settled(page);
+    const mark = () => page.evaluate(() => {
+      window.mapDraws = 0;
+      for (const li of document.querySelectorAll('#explain-rules > li')) {
+        if (li.firstElementChild) li.firstElementChild.dataset.mark = '1';
+      }
     });
-    for (const key of ['ArrowUp', 'ArrowUp', 'End', 'Space', 'Space', 'Space', 'Backspace', 'Backspace', 'Backspace', 'Space']) {
-      await page.keyboard.press(key);
+    const remade = () => page.evaluate(() => [...document.querySelectorAll('#explain-rules > li')]
+      .filter((li) => li.firstElementChild && !li.firstElementChild.dataset.mark).length);
+    for (const ch of 'abc') {
+      await mark();
+      await page.keyboard.type(ch);
       await settled(page);
+      const cards = await remade();
+      const draws = await page.evaluate(() => window.mapDraws);
+      assert.ok(cards <= 1, `${cards} Why cards remade for one keystroke`);
+      assert.equal(draws, 0, 'the map was redrawn for a keystroke that does not change it');
     }
-    await page.waitForTimeout(200);
-    const tasks = await page.evaluate(() => window.longTasks);
-    assert.deepEqual(tasks.filter((d) => d > 50).map(Math.round), [], 'tasks over 50 ms while typing');
+    assert.match(await page.locator('#storefront .nudge-message').innerText(), /Message 199abc/);
     await page.close();
   });
 

@@ -5,8 +5,7 @@
 // NUDGE_DEMO_ROOT=/path serves another tree instead (a checkout of an older editor, with pkg/ and
 // examples/ beside it): the finding tests are run that way against the editor of main's commit
 // 41c73c2 to show that they fail there. The helpers below work with both editors.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,40 +27,39 @@ async function serve(root, port, options) {
   return old.serve(root, port, options);
 }
 
-/** Starts the server and a browser; resolves to `{ server, context, page, errors, close }`. */
+/**
+ * Starts the server and a browser; resolves to `{ server, browser, context, page, errors, close }`.
+ * Each context has its own storage (freshPage makes one per page), in a profile Playwright makes
+ * fresh for this run.
+ */
 export async function launch({ width = 1440, height = 1100, compress = true } = {}) {
   if (!OLD_EDITOR) await build();
   const server = await serve(ROOT, 0, { compress });
-  const profile = mkdtempSync(join(tmpdir(), 'nudge-demo-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ARGS,
-    viewport: { width, height },
-    acceptDownloads: true,
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ARGS });
+  const options = { viewport: { width, height }, acceptDownloads: true };
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
   const errors = [];
   watch(page, errors);
   return {
     server,
+    browser,
     context,
     page,
     errors,
+    options,
     close: async () => {
-      await context.close();
+      await browser.close();
       await server.close();
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }
 
-/** A new tab of the context with empty local storage (no draft carried over from another test). */
+/** A page in a context of its own: empty local storage, no draft carried over from another test. */
 export async function freshPage(env) {
-  const page = await env.context.newPage();
-  await page.addInitScript(() => {
-    if (!window.name.includes('keep-storage')) localStorage.clear();
-  });
+  const context = await env.browser.newContext(env.options);
+  const page = await context.newPage();
+  page.on('close', () => context.close().catch(() => {}));
   watch(page, env.errors);
   return page;
 }
