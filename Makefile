@@ -22,8 +22,10 @@ demo:
 test: setup lint test-rust test-node test-browser fuzz-smoke
 
 lint:
+	python3 scripts/check-modules.py
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
+	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
 test-rust:
@@ -59,12 +61,12 @@ bench-levels:
 
 fuzz-smoke:
 	scripts/fuzz.sh 30
-	cargo run --release --example corpus_timing
+	cargo run --release -p nudge-rules-tools --bin corpus_timing
 
 # Long runs for docs/RELIABILITY.md: 10 million executions or one hour per target.
 fuzz:
 	scripts/fuzz.sh 3600 10000000
-	cargo run --release --example corpus_timing
+	cargo run --release -p nudge-rules-tools --bin corpus_timing
 
 clean:
 	cargo clean

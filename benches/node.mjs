@@ -7,7 +7,7 @@
 // (c) `previewFields` (three primitives in, a code out), `new NudgeEngine` and module
 // instantiation; two peers doing the same decision: `json-logic-engine` in compiled mode
 // (`engine.build`) and a hand-written JS function using `picomatch`; and the native figures of
-// (a), (b), (c) from `examples/bench_native.rs`. Each loop runs once to warm up, then 5 times;
+// (a), (b), (c) from `tools/src/bin/bench_native.rs`. Each loop runs once to warm up, then 5 times;
 // the median is reported, per call.
 //
 // Peers: both get the page as a path normalized the way hand-written JS would do it
@@ -139,7 +139,7 @@ const peers = {
     for (let i = 0; i < n; i++) sink += handWritten(states[i % N]);
   }),
 };
-const nativeJson = execFileSync('cargo', ['run', '-q', '--release', '--example', 'bench_native'], {
+const nativeJson = execFileSync('cargo', ['run', '-q', '--release', '-p', 'nudge-rules-tools', '--bin', 'bench_native'], {
   cwd: fileURLToPath(root),
   encoding: 'utf8',
 });

@@ -257,11 +257,23 @@ export interface Region {
 }
 
 export interface DecisionMap {
-  /** The normalized path. */
-  path: string;
+  /** The page URL as given. */
+  page_url: string;
+  /** The normalized path; null when the URL is rejected. */
+  path: string | null;
+  /** Why the URL is rejected (then `regions` is empty); null when accepted. */
+  url_error: UrlRejection | null;
   quiet_zone: QuietZoneRef | null;
   /** Exact partition of intent 0..=100 x idle 0..=86,400,000, no overlaps. */
   regions: Region[];
+}
+
+/** The HTTP status and body a server answers a preview request with. */
+export interface HttpResponse {
+  /** 200, 400 (InvalidRequest) or 500 (InvalidConfig). */
+  status: number;
+  /** The response body text: the preview result, or `{"error", "message"}`. */
+  body: string;
 }
 
 export interface PatternMatch {
@@ -312,11 +324,13 @@ export class NudgeEngine {
   preview(sessionState: SessionState): PreviewResult;
   /** The response body text exactly as the server sends it (200 body or InvalidRequest body). Never throws for a bad request. */
   previewBody(requestBodyText: string): string;
+  /** The status and body a server answers with (mirrors Rust `Engine::preview_body`): 200 and the result, or 400 and the InvalidRequest body. Never throws for a bad request. */
+  previewResponse(requestBodyText: string): HttpResponse;
   /** Hot-loop entry: `>= 0` rule index; `-1` no rule fires; `-2` quiet zone; `-3` invalid input. */
   previewFields(intentScore: number, pageUrl: string, idleMs: number): number;
   /** Every rule's verdict for one state. Throws like `preview` for a bad state; a rejected URL is reported inside. */
   explain(sessionState: SessionState): Explanation;
-  /** Which rule wins over the whole intent x idle plane for one page. Throws (kind `InvalidRequest`) for a rejected URL. */
+  /** Which rule wins over the whole intent x idle plane for one page. A rejected URL is reported inside (`url_error`), as `explain` does. */
   decisionMap(pageUrl: string): DecisionMap;
   /** Lint warnings. */
   lint(): Diagnostic[];
@@ -330,6 +344,9 @@ export class NudgeEngine {
 
 /** The canonical path of a page URL (SPEC 4). Throws a {@link PageUrlError} when rejected. */
 export function normalizePageUrl(url: string, options?: NormalizeOptions): string;
+
+/** The whole endpoint in one call (mirrors Rust `preview_response`): 500 and the engine's InvalidConfig body for an invalid config, 400 and the InvalidRequest body for an invalid request, else 200 and the result. Never throws. */
+export function previewResponse(config: ConfigSource, requestBodyText: string): HttpResponse;
 
 /** Errors and lint warnings of a config. Never throws. */
 export function validateConfig(config: ConfigSource): Validation;

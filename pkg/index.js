@@ -5,7 +5,13 @@
 // Node:    `initSync({ module: fs.readFileSync(new URL('wasm/nudge_rules_bg.wasm', import.meta.resolve('nudge-rules'))) })`.
 import { NudgeEngine as GeneratedEngine } from './wasm/nudge_rules.js';
 
-export { default, initSync, normalizePageUrl, validateConfig } from './wasm/nudge_rules.js';
+export {
+  default,
+  initSync,
+  normalizePageUrl,
+  previewResponse,
+  validateConfig,
+} from './wasm/nudge_rules.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -35,9 +41,14 @@ function isPlainState(state) {
 
 /**
  * A compiled site config. The generated class, with `preview` taking a fast path for plain
- * session states: one call returns the reason text and the firing rule's index, and the result
- * object is built here from the rule's nudge, instead of converting the state to JSON and the
- * result field by field across the WebAssembly boundary. Results are identical either way
+ * session states: one stateless call (`_previewOutcome`, src/wasm.rs) returns the firing rule's
+ * index and the reason text as one string, `"<code> <reason>"`, and the result object is built
+ * here from the rule's nudge, instead of converting the state to JSON and the result field by
+ * field across the WebAssembly boundary.
+ *
+ * The object built here has exactly the shape of the native `PreviewResult` (src/wire.rs,
+ * `PreviewResult::from_preview`: `{ would_fire, nudge: { type, message, cta, reason } | null,
+ * reason? }`, with `reason` only when no nudge fires). Results are identical either way
  * (pkg/test/parity.test.mjs compares them with `previewBody` on 100,000 generated cases).
  */
 export class NudgeEngine extends GeneratedEngine {
@@ -46,13 +57,15 @@ export class NudgeEngine extends GeneratedEngine {
 
   preview(sessionState) {
     if (isPlainState(sessionState)) {
-      const reason = this._previewReason(
+      const outcome = this._previewOutcome(
         sessionState.intent_score,
         sessionState.page_url,
         sessionState.idle_ms ?? 0,
       );
-      if (reason !== undefined) {
-        const code = this._lastCode();
+      if (outcome !== undefined) {
+        const space = outcome.indexOf(' ');
+        const code = Number(outcome.slice(0, space));
+        const reason = outcome.slice(space + 1);
         if (code < 0) return { would_fire: false, nudge: null, reason };
         this.#nudges ??= this.config().rules.map((rule) => rule.nudge);
         const { type, message, cta } = this.#nudges[code];

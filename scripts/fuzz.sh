@@ -6,7 +6,7 @@
 # Each target runs for SECONDS (and at most RUNS executions, when RUNS > 0) from a corpus seeded
 # by the test vectors, with a 256 MiB memory limit and a 2 s time-out (libFuzzer counts whole
 # seconds, and the fuzz build has debug assertions on a shared machine; the 100 ms bound is
-# checked by replaying the corpora in release: examples/corpus_timing.rs).
+# checked by replaying the corpora in release: tools/src/bin/corpus_timing.rs).
 # Fails on a crash, a time-out or peak memory over 256 MiB. Logs go to target/fuzz-logs/.
 #   make fuzz-smoke  = scripts/fuzz.sh 30     (CI)
 #   make fuzz        = scripts/fuzz.sh 3600 10000000   (docs/RELIABILITY.md)

@@ -1,38 +1,21 @@
 //! The compiled engine and evaluation (SPEC 5): quiet zones first, then the first enabled rule, in
 //! config order, whose conditions all hold.
 //!
-//! Compilation puts every quiet zone into one glob set and every rule's `pages` and
-//! `exclude_pages` patterns into another, so a preview costs two set lookups and a walk over the
-//! rules the page can reach, whatever the number of rules. Evaluation allocates nothing on the
-//! canonical-path fast path (scratch buffers are per thread); reasons are built only when asked.
+//! Compilation puts every quiet zone into one pattern set and every rule's `pages` and
+//! `exclude_pages` patterns into another, so that evaluation costs two set lookups and a walk over
+//! the rules the page can reach, whatever the number of rules. Evaluation allocates nothing on the
+//! canonical-path fast path (scratch buffers are per thread). The result with its reason is
+//! [`Preview`](crate::Preview) (`preview.rs`); the wire format is `wire.rs`.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 
-use crate::config::{self, Config, Nudge, Pattern, Rule};
-use crate::error::{Diagnostic, Error, ErrorKind};
-use crate::json::Path;
+use crate::code::DiagnosticCode;
+use crate::config::{self, Config};
+use crate::error::{Error, ErrorKind};
+use crate::json::{Findings, Path};
+use crate::matches::{with_scratch, List, Owner, PageMatches};
 use crate::normalize::{normalize_page_url, UrlError};
 use crate::pattern::PatternSet;
-use crate::request::SessionState;
-use crate::trace;
-
-/// Which list of a rule a page pattern belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum List {
-    Pages = 0,
-    ExcludePages = 1,
-}
-
-/// A page pattern's owner, packed as `rule << 8 | list << 7 | pattern`, so that sorting owners
-/// sorts by rule, then list, then pattern index. Limits (1,000 rules, 100 patterns a list) fit.
-fn owner(rule: usize, list: List, pattern: usize) -> u32 {
-    ((rule as u32) << 8) | ((list as u32) << 7) | (pattern as u32 & 0x7f)
-}
-
-fn owner_rule(owner: u32) -> usize {
-    (owner >> 8) as usize
-}
 
 /// The compiled form of a site config: immutable, `Send + Sync`, shared by reference across
 /// threads (SPEC 6). Build it once per config with [`Engine::compile`], then call
@@ -42,28 +25,12 @@ pub struct Engine {
     config: Config,
     /// The config text, kept to place lint warnings at their line and column.
     source: Option<String>,
-    quiet_zones: PatternSet,
-    pages: PatternSet,
+    /// Every quiet zone, owned by its index in `quiet_zones`.
+    quiet_zones: PatternSet<u32>,
+    /// Every rule's `pages` and `exclude_pages` patterns.
+    pages: PatternSet<Owner>,
     /// Enabled rules without a `pages` list (they can fire on any page), in config order.
     pageless: Vec<u32>,
-}
-
-/// Per-thread scratch buffers for matching, so that a preview does not allocate.
-#[derive(Default)]
-pub(crate) struct Scratch {
-    globs: Vec<usize>,
-    owners: Vec<u32>,
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => f(&mut scratch),
-        Err(_) => f(&mut Scratch::default()),
-    })
 }
 
 /// What evaluation decided, without the reason text.
@@ -75,33 +42,6 @@ pub(crate) enum Outcome {
     Fired(usize),
     /// No rule's conditions all hold.
     NoMatch,
-}
-
-/// Which of a rule's page patterns match one path: the sorted owners of every matching pattern.
-pub(crate) struct PageMatches<'a> {
-    owners: &'a [u32],
-}
-
-impl PageMatches<'_> {
-    /// Every matching pattern as (rule, list, pattern index), sorted.
-    pub(crate) fn all(&self) -> impl Iterator<Item = (usize, List, usize)> + '_ {
-        self.owners.iter().map(|&o| {
-            let list = if (o >> 7) & 1 == 0 {
-                List::Pages
-            } else {
-                List::ExcludePages
-            };
-            (owner_rule(o), list, (o & 0x7f) as usize)
-        })
-    }
-
-    /// The index of the first pattern of `rule`'s `list` that matches, if any.
-    pub(crate) fn first(&self, rule: usize, list: List) -> Option<usize> {
-        let start = owner(rule, list, 0);
-        let i = self.owners.partition_point(|&o| o < start);
-        let o = *self.owners.get(i)?;
-        (o >> 7 == start >> 7).then_some((o & 0x7f) as usize)
-    }
 }
 
 impl Engine {
@@ -119,14 +59,16 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// `InvalidConfig` with every problem found, each a [`Diagnostic`] with its JSON path and
-    /// 1-based line and column: text over 1 MiB; a JSON syntax error or duplicate key; unknown
-    /// fields (with the closest expected name); missing or mistyped fields; `version` other than 1;
-    /// values out of range (intent scores 0 to 100 with min <= max, `min_idle_ms` 0 to
-    /// 86,400,000, ids of 1 to 64 `A-Za-z0-9_-` characters and unique, `message` 1 to 500 and `cta`
-    /// 1 to 80 characters, `type` one of the four nudge types); more than 1,000 rules, 1,000 quiet
-    /// zones or 100 patterns in one list; a pattern over 512 bytes, not starting with `/` or `**`,
-    /// ending in `/`, not a valid glob, or too complex for the matcher's size limits.
+    /// `InvalidConfig` with every problem found, each a [`Diagnostic`](crate::Diagnostic) with its
+    /// JSON path and 1-based line and column: text over 1 MiB; a JSON syntax error or duplicate
+    /// key; unknown fields (with the closest expected name); missing or mistyped fields; `version`
+    /// other than 1; values out of range (intent scores 0 to 100 with min <= max, `min_idle_ms` 0
+    /// to 86,400,000, ids of 1 to 64 `A-Za-z0-9_-` characters and unique, `message` 1 to 500 and
+    /// `cta` 1 to 80 characters, `type` one of the four nudge types); more than 1,000 rules, 1,000
+    /// quiet zones or 100 patterns in one list; a pattern over 512 bytes, not starting with `/` or
+    /// `**`, ending in `/`, not a valid glob, or too complex for the matcher's size limits. The
+    /// limits are the constants of [`limits`](crate::limits); the codes are
+    /// [`DiagnosticCode`](crate::DiagnosticCode)'s.
     pub fn compile(config_text: &str) -> Result<Engine, Error> {
         let config =
             config::parse(config_text).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
@@ -163,29 +105,21 @@ impl Engine {
         let quiet_paths = |i: usize| Path::root().key("quiet_zones").index(i);
         let quiet_zones = PatternSet::build(&quiet).unwrap_or_else(|bad| {
             problems.extend(too_complex(&bad, "quiet_zones", quiet_paths));
-            PatternSet::empty()
+            PatternSet::default()
         });
 
-        let mut page_patterns: Vec<(u32, &str)> = Vec::new();
+        let mut page_patterns: Vec<(Owner, &str)> = Vec::new();
         let mut page_paths: Vec<Path> = Vec::new();
         for (r, rule) in config.rules.iter().enumerate() {
             let when = Path::root().key("rules").index(r).key("when");
             let lists = [
-                (
-                    List::Pages,
-                    "pages",
-                    rule.when.pages.as_deref().unwrap_or(&[]),
-                ),
-                (
-                    List::ExcludePages,
-                    "exclude_pages",
-                    rule.when.exclude_pages.as_slice(),
-                ),
+                (List::Pages, rule.when.pages.as_deref().unwrap_or(&[])),
+                (List::ExcludePages, rule.when.exclude_pages.as_slice()),
             ];
-            for (list, key, patterns) in lists {
+            for (list, patterns) in lists {
                 for (i, p) in patterns.iter().enumerate() {
-                    page_patterns.push((owner(r, list, i), p.normalized()));
-                    page_paths.push(when.key(key).index(i));
+                    page_patterns.push((Owner::new(r, list, i), p.normalized()));
+                    page_paths.push(when.key(list.key()).index(i));
                 }
             }
         }
@@ -193,12 +127,12 @@ impl Engine {
             problems.extend(too_complex(&bad, "rules", |i| {
                 page_paths.get(i).cloned().unwrap_or_default()
             }));
-            PatternSet::empty()
+            PatternSet::default()
         });
         if !problems.is_empty() {
-            let mut findings = crate::json::Findings::default();
+            let mut findings = Findings::default();
             for (path, message) in problems {
-                findings.push("pattern_too_complex", &path, message);
+                findings.push(DiagnosticCode::PatternTooComplex, &path, message);
             }
             return Err(Error::new(
                 ErrorKind::InvalidConfig,
@@ -235,55 +169,6 @@ impl Engine {
         normalize_page_url(page_url, self.config.case_sensitive)
     }
 
-    /// Decides which nudge, if any, fires for a session state (SPEC 5 evaluation). Pure: the same
-    /// engine and state give the same result on every platform.
-    ///
-    /// ```
-    /// # let engine = nudge_rules::Engine::compile(r#"{"version": 1, "quiet_zones": ["/checkout/**"],
-    /// #   "rules": [{"id": "help", "nudge": {"type": "toast", "message": "Need help?", "cta": "Chat"},
-    /// #              "when": {"min_idle_ms": 5000}}]}"#).unwrap();
-    /// use nudge_rules::SessionState;
-    /// let state = SessionState { intent_score: 40, page_url: "/products/x".into(), idle_ms: 6000 };
-    /// let preview = engine.preview(&state).unwrap();
-    /// assert_eq!(preview.rule().map(|r| r.id.as_str()), Some("help"));
-    ///
-    /// let quiet = SessionState { page_url: "/CHECKOUT/".into(), ..state };
-    /// assert!(!engine.preview(&quiet).unwrap().would_fire());
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// `InvalidRequest` when `intent_score` is over 100, `idle_ms` over 86,400,000, or `page_url`
-    /// is rejected by SPEC 4 (path `session_state.page_url`; the message gives the reason).
-    pub fn preview<'a>(&'a self, state: &'a SessionState) -> Result<Preview<'a>, Error> {
-        self.preview_fields(state.intent_score, &state.page_url, state.idle_ms)
-    }
-
-    /// [`Engine::preview`] from the three fields, without building a [`SessionState`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::preview`].
-    pub fn preview_fields<'a>(
-        &'a self,
-        intent_score: u8,
-        page_url: &'a str,
-        idle_ms: u32,
-    ) -> Result<Preview<'a>, Error> {
-        SessionState::check_ranges(intent_score, idle_ms)?;
-        let path = self
-            .normalize(page_url)
-            .map_err(|e| page_url_error("session_state.page_url", page_url, &e))?;
-        let outcome = self.decide(&path, intent_score, idle_ms);
-        Ok(Preview {
-            engine: self,
-            path,
-            intent_score,
-            idle_ms,
-            outcome,
-        })
-    }
-
     /// The decision for a normalized path: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
         with_scratch(|scratch| {
@@ -292,10 +177,7 @@ impl Engine {
             }
             self.pages
                 .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
-            let matches = PageMatches {
-                owners: &scratch.owners,
-            };
-            self.first_firing(&matches, intent_score, idle_ms)
+            self.first_firing(&PageMatches::new(&scratch.owners), intent_score, idle_ms)
         })
     }
 
@@ -303,22 +185,18 @@ impl Engine {
     /// pattern and those without `pages`), and returns the first whose conditions all hold.
     fn first_firing(&self, matches: &PageMatches<'_>, intent_score: u8, idle_ms: u32) -> Outcome {
         let rules = &self.config.rules;
+        // The page conditions of a reached rule: `pages` holds (that is how it was reached).
         let fires = |r: usize| {
             rules.get(r).is_some_and(|rule| {
                 let w = &rule.when;
                 rule.enabled
-                    && (w.min_intent_score..=w.max_intent_score).contains(&intent_score)
-                    && idle_ms >= w.min_idle_ms
-                    && (w.exclude_pages.is_empty()
-                        || matches.first(r, List::ExcludePages).is_none())
+                    && w.min_intent_holds(intent_score)
+                    && w.max_intent_holds(intent_score)
+                    && w.min_idle_holds(idle_ms)
+                    && w.exclude_pages_hold(|| matches.any(r, List::ExcludePages))
             })
         };
-        let mut page_hits = matches
-            .owners
-            .iter()
-            .filter(|&&o| (o >> 7) & 1 == List::Pages as u32)
-            .map(|&o| owner_rule(o))
-            .peekable();
+        let mut page_hits = matches.rules_with_pages_match().peekable();
         let mut pageless = self.pageless.iter().map(|&r| r as usize).peekable();
         loop {
             let next = match (page_hits.peek(), pageless.peek()) {
@@ -345,9 +223,7 @@ impl Engine {
         with_scratch(|scratch| {
             self.pages
                 .matching_owners(path, &mut scratch.globs, &mut scratch.owners);
-            f(&PageMatches {
-                owners: &scratch.owners,
-            })
+            f(&PageMatches::new(&scratch.owners))
         })
     }
 
@@ -364,20 +240,6 @@ impl Engine {
         self.quiet_zones
             .matching_owners(path, &mut Vec::new(), &mut owners);
         owners.into_iter().map(|z| z as usize).collect()
-    }
-
-    /// Reads a request body and returns the response body (SPEC 5; API document 2.4 and 4.4):
-    /// `{"data":{"would_fire":true,"nudge":{"type","message","cta","reason"}}}` or
-    /// `{"data":{"would_fire":false,"nudge":null,"reason":"..."}}`.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidRequest` as [`SessionState::from_request_body`] and [`Engine::preview`]; answer it
-    /// with [`Error::http_status`] (400) and [`Error::to_body`].
-    pub fn preview_body(&self, body: &[u8]) -> Result<String, Error> {
-        let state = SessionState::from_request_body(body)?;
-        let preview = self.preview(&state)?;
-        Ok(preview.to_response_body())
     }
 }
 
@@ -400,98 +262,6 @@ fn too_complex(
             )
         })
         .collect()
-}
-
-/// The InvalidRequest for a rejected `page_url`, at `path`.
-pub(crate) fn page_url_error(path: &str, page_url: &str, e: &UrlError) -> Error {
-    let mut shown: String = page_url.chars().take(80).collect();
-    if shown.len() < page_url.len() {
-        shown.push_str("...");
-    }
-    Error::new(
-        ErrorKind::InvalidRequest,
-        vec![Diagnostic::error(
-            e.code(),
-            path.to_owned(),
-            format!("{shown:?} is rejected: {e}"),
-        )],
-    )
-}
-
-/// The result of [`Engine::preview`]: whether a nudge fires, which, and why.
-///
-/// The reason text (API document 2.4: informational) is built only when asked for, by
-/// [`Preview::reason`] or the serializers.
-#[derive(Clone, Debug)]
-pub struct Preview<'a> {
-    engine: &'a Engine,
-    path: Cow<'a, str>,
-    intent_score: u8,
-    idle_ms: u32,
-    outcome: Outcome,
-}
-
-impl<'a> Preview<'a> {
-    /// True when a nudge would fire.
-    pub fn would_fire(&self) -> bool {
-        matches!(self.outcome, Outcome::Fired(_))
-    }
-
-    /// The rule that fires, if any.
-    pub fn rule(&self) -> Option<&'a Rule> {
-        match self.outcome {
-            Outcome::Fired(r) => self.engine.config.rules.get(r),
-            _ => None,
-        }
-    }
-
-    /// The index (in config order) of the rule that fires, if any.
-    pub fn rule_index(&self) -> Option<usize> {
-        match self.outcome {
-            Outcome::Fired(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The nudge that fires, if any.
-    pub fn nudge(&self) -> Option<&'a Nudge> {
-        self.rule().map(|r| &r.nudge)
-    }
-
-    /// The quiet zone that silenced the page (the first matching one in config order), if any.
-    pub fn quiet_zone(&self) -> Option<&'a Pattern> {
-        match self.outcome {
-            Outcome::Quiet(z) => self.engine.config.quiet_zones.get(z),
-            _ => None,
-        }
-    }
-
-    /// The normalized path the patterns were matched against (SPEC 4).
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Why the nudge fires, or why none does (SPEC 5 evaluation steps 1 to 3). Informational: the
-    /// wording may change between versions.
-    pub fn reason(&self) -> String {
-        trace::reason(
-            self.engine,
-            &self.path,
-            self.intent_score,
-            self.idle_ms,
-            self.outcome,
-        )
-    }
-
-    /// The preview result (API document 2.4) as an owned value: what `data` holds.
-    pub fn to_result(&self) -> crate::wire::PreviewResult {
-        crate::wire::PreviewResult::from_preview(self)
-    }
-
-    /// The 200 response body: `{"data": <preview result>}` (API document 2.4, 4.4).
-    pub fn to_response_body(&self) -> String {
-        crate::wire::response_body(&self.to_result())
-    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,12 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::code::DiagnosticCode;
+use crate::normalize::UrlError;
+
 /// Which of SPEC 5's error names an [`Error`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The request body is not JSON, or a field breaks SPEC 5 or SPEC 4 (HTTP 400).
     InvalidRequest,
@@ -39,6 +43,22 @@ impl ErrorKind {
     }
 }
 
+impl Severity {
+    /// `"error"` or `"warning"`, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -48,6 +68,7 @@ impl fmt::Display for ErrorKind {
 /// How serious a [`Diagnostic`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Severity {
     /// The input is rejected.
     Error,
@@ -61,11 +82,13 @@ pub enum Severity {
 /// `{ "severity", "code", "path", "message", "line", "column" }`, with `line` and `column`
 /// `null` when unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
-    /// A stable, machine-readable code such as `unknown_field` or `pattern_trailing_slash`.
-    pub code: &'static str,
+    /// A stable, machine-readable code such as `unknown_field` or `pattern_trailing_slash`
+    /// (docs/CODES.md lists them all).
+    pub code: DiagnosticCode,
     /// The JSON path of the offending value, as in `rules[2].when.pages[0]`; empty for the
     /// whole document (a JSON syntax error, a text over the size limit).
     pub path: String,
@@ -78,7 +101,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub(crate) fn error(code: &'static str, path: String, message: String) -> Self {
+    pub(crate) fn error(code: DiagnosticCode, path: String, message: String) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -124,7 +147,7 @@ impl Error {
     pub(crate) fn new(kind: ErrorKind, mut diagnostics: Vec<Diagnostic>) -> Self {
         if diagnostics.is_empty() {
             diagnostics.push(Diagnostic::error(
-                "unknown",
+                DiagnosticCode::Unknown,
                 String::new(),
                 "unknown error".to_owned(),
             ));
@@ -132,11 +155,22 @@ impl Error {
         Error { kind, diagnostics }
     }
 
-    pub(crate) fn request(code: &'static str, path: impl Into<String>, message: String) -> Self {
+    pub(crate) fn request(code: DiagnosticCode, path: impl Into<String>, message: String) -> Self {
         Error::new(
             ErrorKind::InvalidRequest,
             vec![Diagnostic::error(code, path.into(), message)],
         )
+    }
+
+    /// The InvalidRequest for a `page_url` that SPEC 4 rejects, at JSON path `path`: the message
+    /// quotes the URL (its first 80 characters) and gives the reason; the code is the
+    /// [`UrlError`]'s.
+    pub(crate) fn rejected_page_url(path: &str, page_url: &str, e: &UrlError) -> Error {
+        let mut shown: String = page_url.chars().take(80).collect();
+        if shown.len() < page_url.len() {
+            shown.push_str("...");
+        }
+        Error::request(e.code(), path, format!("{shown:?} is rejected: {e}"))
     }
 
     /// `InvalidRequest` or `InvalidConfig`.

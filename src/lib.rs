@@ -28,6 +28,17 @@
 //! # Ok::<(), nudge_rules::Error>(())
 //! ```
 //!
+//! ## Map
+//!
+//! - Here, at the root: the [`Engine`] (compile once, preview per request), the request
+//!   ([`SessionState`]), the result ([`Preview`], and on the wire [`PreviewResult`] or
+//!   [`Engine::preview_body`]), the config types ([`Config`], [`Rule`], [`Nudge`],
+//!   [`Conditions`], [`Pattern`]), the errors ([`Error`], [`Diagnostic`], [`DiagnosticCode`]) and
+//!   [`normalize_page_url`].
+//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6): explain, decision map, lint,
+//!   plain-language summary, page report, validation that never fails.
+//! - [`limits`]: every limit of the specification, as constants.
+//!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
 //! document is "Visitor Sessions and Nudges API".
 
@@ -42,39 +53,35 @@
 )]
 #![warn(missing_docs)]
 
-mod analysis;
+pub mod analysis;
+mod code;
 mod config;
 mod engine;
 mod error;
-mod glob;
 mod json;
+pub mod limits;
+mod matches;
 mod normalize;
 mod pattern;
+mod preview;
+mod reason;
 mod request;
-mod trace;
+mod text;
 #[cfg(feature = "wasm")]
 mod wasm;
 mod wire;
 
-pub use analysis::{
-    validate_config, validate_config_value, DecisionMap, Explanation, PageReport, PatternMatch,
-    QuietZoneRef, Region, RuleExplanation, RuleSummary, UrlRejection, Validation, Verdict,
-};
-pub use config::{
-    Conditions, Config, Nudge, NudgeType, Pattern, Rule, MAX_CONFIG_BYTES, MAX_CTA_CHARS,
-    MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS, MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES,
-    MAX_RULES, MAX_RULE_ID_CHARS,
-};
-pub use engine::{Engine, Preview};
+pub use code::DiagnosticCode;
+pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
+pub use engine::Engine;
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
-pub use normalize::{normalize_page_url, UrlError, MAX_PAGE_URL_BYTES};
+pub use normalize::{normalize_page_url, UrlError};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
-pub use pattern::MAX_PATTERN_BYTES;
-pub use request::{SessionState, MAX_REQUEST_BYTES};
-pub use trace::ConditionCheck;
+pub use preview::Preview;
+pub use request::SessionState;
 pub use wire::{preview_response, NudgeResult, PreviewResult};
 
 /// The README's examples run as doc tests.

@@ -18,10 +18,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::{
-    normalize_page_url, validate_config, Diagnostic, Engine, Error, ErrorKind, SessionState,
-    Validation,
-};
+use nudge_rules::analysis::{validate_config, Validation};
+use nudge_rules::{normalize_page_url, Diagnostic, Engine, Error, ErrorKind, SessionState};
 
 /// The embedded default config: a realistic storefront (`examples/storefront.json`).
 const STOREFRONT: &str = include_str!("../examples/storefront.json");
@@ -150,16 +148,9 @@ fn engine(path: Option<&PathBuf>) -> Result<Engine, String> {
 fn list(diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
-        .map(|d| format!("  {}[{}] {d}", severity(d), d.code))
+        .map(|d| format!("  {}[{}] {d}", d.severity, d.code))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn severity(d: &Diagnostic) -> &'static str {
-    match d.severity {
-        nudge_rules::Severity::Error => "error",
-        nudge_rules::Severity::Warning => "warning",
-    }
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -240,22 +231,20 @@ fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode,
 
 fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    match engine.decision_map(page) {
-        Ok(map) => {
-            print_json(&map)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            Ok(ExitCode::from(1))
-        }
+    let map = engine.decision_map(page);
+    if let Some(rejected) = &map.url_error {
+        eprintln!("rejected ({}): {}", rejected.code, rejected.message);
+        return Ok(ExitCode::from(1));
     }
+    print_json(&map)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn exit_code(e: &Error) -> u8 {
-    match e.kind() {
-        ErrorKind::InvalidRequest => 1,
-        ErrorKind::InvalidConfig => 2,
+    if e.kind() == ErrorKind::InvalidRequest {
+        1
+    } else {
+        2
     }
 }
 
@@ -271,6 +260,7 @@ fn check(config: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
         valid,
         errors,
         warnings,
+        ..
     } = &validation;
     if json {
         println!(

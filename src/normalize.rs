@@ -14,10 +14,11 @@
 
 use std::borrow::Cow;
 
+use crate::code::DiagnosticCode;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-/// Longest accepted `page_url`, in bytes (SPEC 4 step 2).
-pub const MAX_PAGE_URL_BYTES: usize = 8192;
+use crate::limits::MAX_PAGE_URL_BYTES;
+use crate::text::group;
 
 /// Why a `page_url` was rejected (SPEC 4 step 2, plus two fail-closed ambiguities: `..` right
 /// after an empty segment, and Unicode normalization that changes the path's structure). `Display` is a sentence a person can act on; [`UrlError::code`] is
@@ -31,7 +32,8 @@ pub enum UrlError {
     /// The input, or the path it normalizes to (NFKC can expand text), is longer than
     /// [`MAX_PAGE_URL_BYTES`].
     #[error(
-        "page_url is {len_bytes} bytes long (or normalizes to that many); the limit is 8,192 bytes"
+        "page_url is {len_bytes} bytes long (or normalizes to that many); the limit is {limit} bytes",
+        limit = group(MAX_PAGE_URL_BYTES as u64)
     )]
     TooLong {
         /// Length of the input in bytes.
@@ -119,22 +121,22 @@ impl UrlError {
     /// `control_character`, `space`, `backslash`, `double_slash`, `unsupported_scheme`,
     /// `relative`, `malformed_url`, `malformed_escape`, `forbidden_escape`, `invalid_utf8`,
     /// `ambiguous_unicode`, `ambiguous_dot_segment`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> DiagnosticCode {
         match self {
-            UrlError::Empty => "empty",
-            UrlError::TooLong { .. } => "too_long",
-            UrlError::ControlCharacter { .. } => "control_character",
-            UrlError::Space { .. } => "space",
-            UrlError::Backslash { .. } => "backslash",
-            UrlError::DoubleSlash => "double_slash",
-            UrlError::UnsupportedScheme { .. } => "unsupported_scheme",
-            UrlError::Relative => "relative",
-            UrlError::MalformedUrl { .. } => "malformed_url",
-            UrlError::MalformedEscape { .. } => "malformed_escape",
-            UrlError::ForbiddenEscape { .. } => "forbidden_escape",
-            UrlError::InvalidUtf8 { .. } => "invalid_utf8",
-            UrlError::AmbiguousUnicode { .. } => "ambiguous_unicode",
-            UrlError::AmbiguousDotSegment => "ambiguous_dot_segment",
+            UrlError::Empty => DiagnosticCode::Empty,
+            UrlError::TooLong { .. } => DiagnosticCode::TooLong,
+            UrlError::ControlCharacter { .. } => DiagnosticCode::ControlCharacter,
+            UrlError::Space { .. } => DiagnosticCode::Space,
+            UrlError::Backslash { .. } => DiagnosticCode::Backslash,
+            UrlError::DoubleSlash => DiagnosticCode::DoubleSlash,
+            UrlError::UnsupportedScheme { .. } => DiagnosticCode::UnsupportedScheme,
+            UrlError::Relative => DiagnosticCode::Relative,
+            UrlError::MalformedUrl { .. } => DiagnosticCode::MalformedUrl,
+            UrlError::MalformedEscape { .. } => DiagnosticCode::MalformedEscape,
+            UrlError::ForbiddenEscape { .. } => DiagnosticCode::ForbiddenEscape,
+            UrlError::InvalidUtf8 { .. } => DiagnosticCode::InvalidUtf8,
+            UrlError::AmbiguousUnicode { .. } => DiagnosticCode::AmbiguousUnicode,
+            UrlError::AmbiguousDotSegment => DiagnosticCode::AmbiguousDotSegment,
         }
     }
 }
@@ -518,7 +520,7 @@ pub(crate) fn normalize_pattern_text(pattern: &str, case_sensitive: bool) -> Str
 mod tests {
     use super::*;
 
-    fn norm(s: &str) -> Result<String, &'static str> {
+    fn norm(s: &str) -> Result<String, DiagnosticCode> {
         normalize_page_url(s, false)
             .map(Cow::into_owned)
             .map_err(|e| e.code())
@@ -554,37 +556,40 @@ mod tests {
     #[test]
     fn rejections_have_their_codes() {
         let cases = [
-            ("", "empty"),
-            ("/a b", "space"),
-            ("/a\u{1}", "control_character"),
-            ("/a\u{85}", "control_character"),
-            ("javascript:alert(1)", "unsupported_scheme"),
-            ("products/x", "relative"),
-            ("/%", "malformed_escape"),
-            ("/%zz", "malformed_escape"),
-            ("/%4", "malformed_escape"),
-            ("/%5C", "forbidden_escape"),
-            ("/%00", "forbidden_escape"),
-            ("/%FF", "invalid_utf8"),
-            ("/%C3%28", "invalid_utf8"),
-            ("/%C2%85", "forbidden_escape"),
-            ("http:/x", "malformed_url"),
-            ("https:///checkout", "malformed_url"),
-            ("http://h:99999/", "malformed_url"),
-            ("/checkout//../pay", "ambiguous_dot_segment"),
-            ("/checkout/\u{2025}/pay", "ambiguous_unicode"),
-            ("/a\u{ff0f}b", "ambiguous_unicode"),
-            ("/\u{ff05}2e", "ambiguous_unicode"),
+            ("", DiagnosticCode::Empty),
+            ("/a b", DiagnosticCode::Space),
+            ("/a\u{1}", DiagnosticCode::ControlCharacter),
+            ("/a\u{85}", DiagnosticCode::ControlCharacter),
+            ("javascript:alert(1)", DiagnosticCode::UnsupportedScheme),
+            ("products/x", DiagnosticCode::Relative),
+            ("/%", DiagnosticCode::MalformedEscape),
+            ("/%zz", DiagnosticCode::MalformedEscape),
+            ("/%4", DiagnosticCode::MalformedEscape),
+            ("/%5C", DiagnosticCode::ForbiddenEscape),
+            ("/%00", DiagnosticCode::ForbiddenEscape),
+            ("/%FF", DiagnosticCode::InvalidUtf8),
+            ("/%C3%28", DiagnosticCode::InvalidUtf8),
+            ("/%C2%85", DiagnosticCode::ForbiddenEscape),
+            ("http:/x", DiagnosticCode::MalformedUrl),
+            ("https:///checkout", DiagnosticCode::MalformedUrl),
+            ("http://h:99999/", DiagnosticCode::MalformedUrl),
+            ("/checkout//../pay", DiagnosticCode::AmbiguousDotSegment),
+            ("/checkout/\u{2025}/pay", DiagnosticCode::AmbiguousUnicode),
+            ("/a\u{ff0f}b", DiagnosticCode::AmbiguousUnicode),
+            ("/\u{ff05}2e", DiagnosticCode::AmbiguousUnicode),
         ];
         for (input, code) in cases {
             assert_eq!(norm(input), Err(code), "{input:?}");
         }
-        assert_eq!(norm(&format!("/{}", "a".repeat(8192))), Err("too_long"));
+        assert_eq!(
+            norm(&format!("/{}", "a".repeat(8192))),
+            Err(DiagnosticCode::TooLong)
+        );
         // U+FDFA expands to 18 characters (33 bytes) under NFKC: 300 of them fit the input limit
         // (900 bytes) but not the output limit.
         assert_eq!(
             norm(&format!("/{}", "\u{FDFA}".repeat(300))),
-            Err("too_long")
+            Err(DiagnosticCode::TooLong)
         );
         assert!(norm(&format!("/{}", "a".repeat(8191))).is_ok());
     }

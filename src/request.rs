@@ -1,14 +1,13 @@
 //! The preview request (SPEC 5; API document section 4.4): `{"session_state": {...}}`.
 
+use crate::code::DiagnosticCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::error::{Error, ErrorKind};
-use crate::json::{self, group, Findings, Path, Reader};
-
-/// Largest request body, in bytes: 64 KiB (SPEC 5).
-pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+use crate::json::{self, Findings, Path, Reader};
+use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_REQUEST_BYTES};
+use crate::text::{binary_size, group};
 
 /// A hypothetical visitor's state (API document section 4.4 `session_state`).
 ///
@@ -37,18 +36,19 @@ impl SessionState {
     pub fn from_request_body(body: &[u8]) -> Result<Self, Error> {
         if body.len() > MAX_REQUEST_BYTES {
             return Err(Error::request(
-                "request_too_large",
+                DiagnosticCode::RequestTooLarge,
                 "",
                 format!(
-                    "request body is {} bytes; the limit is 64 KiB ({} bytes)",
+                    "request body is {} bytes; the limit is {} ({} bytes)",
                     group(body.len() as u64),
+                    binary_size(MAX_REQUEST_BYTES),
                     group(MAX_REQUEST_BYTES as u64)
                 ),
             ));
         }
         let text = std::str::from_utf8(body).map_err(|e| {
             Error::request(
-                "json_syntax",
+                DiagnosticCode::JsonSyntax,
                 "",
                 format!(
                     "request body is not valid UTF-8 (at byte {})",
@@ -93,16 +93,19 @@ impl SessionState {
     pub(crate) fn check_ranges(intent_score: u8, idle_ms: u32) -> Result<(), Error> {
         if intent_score > MAX_INTENT_SCORE {
             return Err(Error::request(
-                "out_of_range",
+                DiagnosticCode::OutOfRange,
                 "session_state.intent_score",
-                format!("must be an integer from 0 to 100, got {intent_score}"),
+                format!("must be an integer from 0 to {MAX_INTENT_SCORE}, got {intent_score}"),
             ));
         }
         if idle_ms > MAX_IDLE_MS {
             return Err(Error::request(
-                "out_of_range",
+                DiagnosticCode::OutOfRange,
                 "session_state.idle_ms",
-                format!("must be an integer from 0 to 86,400,000, got {idle_ms}"),
+                format!(
+                    "must be an integer from 0 to {}, got {idle_ms}",
+                    group(u64::from(MAX_IDLE_MS))
+                ),
             ));
         }
         Ok(())

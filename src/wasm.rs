@@ -10,18 +10,19 @@
 //! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 
-use std::cell::Cell;
-
+use crate::code::DiagnosticCode;
 use serde::Serialize;
 use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{Engine, Preview};
+use crate::analysis::{validate_config, validate_config_value, Validation};
+use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::normalize::normalize_page_url;
+use crate::preview::Preview;
 use crate::request::SessionState;
-use crate::{validate_config, validate_config_value, Validation, MAX_IDLE_MS, MAX_INTENT_SCORE};
 
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -100,7 +101,7 @@ fn not_json(kind: ErrorKind, path: &str, what: &str, detail: &str) -> Error {
     Error::new(
         kind,
         vec![Diagnostic::error(
-            "not_json",
+            DiagnosticCode::NotJson,
             path.to_owned(),
             format!("{what} cannot be read as JSON: {detail}"),
         )],
@@ -144,8 +145,6 @@ fn outcome_code(preview: &Preview<'_>) -> i32 {
 #[wasm_bindgen(js_name = NudgeEngine)]
 pub struct WasmEngine {
     engine: Engine,
-    /// The outcome code of the last `_previewReason` call.
-    last_code: Cell<i32>,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -159,10 +158,7 @@ impl WasmEngine {
     pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
         ConfigInput::from_js(config)
             .and_then(|input| input.compile())
-            .map(|engine| WasmEngine {
-                engine,
-                last_code: Cell::new(INVALID),
-            })
+            .map(|engine| WasmEngine { engine })
             .map_err(|e| js_error(&e))
     }
 
@@ -186,6 +182,20 @@ impl WasmEngine {
             .unwrap_or_else(|e| e.to_body())
     }
 
+    /// `engine.previewResponse(requestBodyText): { status, body }`: the HTTP status and body a
+    /// server answers with, as [`Engine::preview_body`]: 200 and the result, or 400 and the
+    /// InvalidRequest error body. Never throws for a bad request.
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for a status and a string.
+    #[wasm_bindgen(js_name = previewResponse)]
+    pub fn preview_response(&self, request_body: &str) -> Result<JsValue, JsValue> {
+        to_js(&HttpResponse::of(
+            self.engine.preview_body(request_body.as_bytes()),
+        ))
+    }
+
     /// `engine.previewFields(intentScore, pageUrl, idleMs): number`: the index (config order) of
     /// the rule that fires, `-1` when none does, `-2` in a quiet zone, `-3` for invalid input.
     #[wasm_bindgen(js_name = previewFields)]
@@ -195,28 +205,27 @@ impl WasmEngine {
     }
 
     /// The object API's fast path (`preview` in `pkg/index.js`, not public): the preview of three
-    /// primitives, validated as [`WasmEngine::preview_fields`], returning the reason text (SPEC
-    /// 5) and keeping the outcome code of `previewFields` for [`WasmEngine::last_code`]. One
-    /// string crosses the boundary instead of a result object built field by field.
-    /// `undefined` for invalid input, which the caller sends through `preview` for the exact
-    /// error.
-    #[wasm_bindgen(js_name = _previewReason, skip_typescript)]
-    pub fn preview_reason(
+    /// primitives, validated as [`WasmEngine::preview_fields`], as one string
+    /// `"<code> <reason>"`: the `previewFields` code (rule index, `-1` or `-2`) in decimal, a
+    /// space, and the reason text (SPEC 5). One string crosses the boundary instead of a result
+    /// object built field by field, and nothing is kept between calls. `undefined` for invalid
+    /// input, which the caller sends through `preview` for the exact error.
+    #[wasm_bindgen(js_name = _previewOutcome, skip_typescript)]
+    pub fn preview_outcome(
         &self,
         intent_score: f64,
         page_url: &str,
         idle_ms: f64,
     ) -> Option<String> {
-        let preview = self.preview_primitives(intent_score, page_url, idle_ms);
-        self.last_code
-            .set(preview.as_ref().map_or(INVALID, outcome_code));
-        preview.map(|p| p.reason())
-    }
-
-    /// The outcome code of the last [`WasmEngine::preview_reason`] (not public).
-    #[wasm_bindgen(js_name = _lastCode, skip_typescript)]
-    pub fn last_code(&self) -> i32 {
-        self.last_code.get()
+        let preview = self.preview_primitives(intent_score, page_url, idle_ms)?;
+        let reason = preview.reason();
+        let mut code = itoa::Buffer::new();
+        let code = code.format(outcome_code(&preview));
+        let mut out = String::with_capacity(code.len() + 1 + reason.len());
+        out.push_str(code);
+        out.push(' ');
+        out.push_str(&reason);
+        Some(out)
     }
 
     /// A preview of JS numbers and a URL; `None` for a number that is not a whole number in its
@@ -254,18 +263,15 @@ impl WasmEngine {
         to_js(&explanation)
     }
 
-    /// `engine.decisionMap(pageUrl): DecisionMap`.
+    /// `engine.decisionMap(pageUrl): DecisionMap`. A rejected URL is reported inside the map
+    /// (`url_error`), as `explain` and `pageReport` do.
     ///
     /// # Errors
     ///
-    /// Throws `InvalidRequest` for a rejected URL.
+    /// Only if serialization failed, which it does not for a map.
     #[wasm_bindgen(js_name = decisionMap)]
     pub fn decision_map(&self, page_url: &str) -> Result<JsValue, JsValue> {
-        let map = self
-            .engine
-            .decision_map(page_url)
-            .map_err(|e| js_error(&e))?;
-        to_js(&map)
+        to_js(&self.engine.decision_map(page_url))
     }
 
     /// `engine.lint(): Diagnostic[]` (warnings).
@@ -328,10 +334,45 @@ pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsV
                 vec![Diagnostic::error(e.code(), String::new(), e.to_string())],
             );
             let js = js_error(&error);
-            set(&js, "code", &JsValue::from_str(e.code()));
+            set(&js, "code", &JsValue::from_str(e.code().as_str()));
             Err(js)
         }
     }
+}
+
+/// A status and body as a server answers them (`{ status, body }` in JS).
+#[derive(Serialize)]
+struct HttpResponse {
+    status: u16,
+    body: String,
+}
+
+impl HttpResponse {
+    fn of(answer: Result<String, Error>) -> Self {
+        match answer {
+            Ok(body) => HttpResponse { status: 200, body },
+            Err(e) => HttpResponse {
+                status: e.http_status(),
+                body: e.to_body(),
+            },
+        }
+    }
+}
+
+/// `previewResponse(config: string | object, requestBodyText): { status, body }`: the whole
+/// endpoint in one call, as [`crate::preview_response`]: an invalid config gives 500 and the
+/// engine's InvalidConfig error body, an invalid request 400 and its InvalidRequest body, else
+/// 200 and the result. Never throws.
+///
+/// # Errors
+///
+/// Only if serialization failed, which it does not for a status and a string.
+#[wasm_bindgen(js_name = previewResponse)]
+pub fn preview_response_js(config: &JsValue, request_body: &str) -> Result<JsValue, JsValue> {
+    let answer = ConfigInput::from_js(config)
+        .and_then(|input| input.compile())
+        .and_then(|engine| engine.preview_body(request_body.as_bytes()));
+    to_js(&HttpResponse::of(answer))
 }
 
 /// `validateConfig(config: string | object): { valid, errors, warnings }`. Never throws.

@@ -8,8 +8,10 @@
 use serde::Serialize;
 
 use crate::config::NudgeType;
-use crate::engine::{Engine, Preview};
+use crate::engine::Engine;
 use crate::error::Error;
+use crate::preview::Preview;
+use crate::request::SessionState;
 
 /// The preview result (API document 2.4), the `data` of the 200 body.
 ///
@@ -17,6 +19,7 @@ use crate::error::Error;
 /// `{"would_fire": false, "nudge": null, "reason": "..."}`: `nudge` is always present, `reason`
 /// only when no nudge fires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PreviewResult {
     /// True when a nudge would fire.
     pub would_fire: bool,
@@ -29,6 +32,7 @@ pub struct PreviewResult {
 
 /// The nudge of a [`PreviewResult`] (API document 2.4 `data.nudge`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct NudgeResult {
     /// The nudge kind.
     #[serde(rename = "type")]
@@ -42,7 +46,8 @@ pub struct NudgeResult {
 }
 
 impl PreviewResult {
-    pub(crate) fn from_preview(preview: &Preview<'_>) -> Self {
+    /// The result of a preview, with its reason text.
+    fn from_preview(preview: &Preview<'_>) -> Self {
         let reason = preview.reason();
         match preview.nudge() {
             Some(n) => PreviewResult {
@@ -62,16 +67,44 @@ impl PreviewResult {
             },
         }
     }
+
+    /// `{"data": result}` as JSON text: the 200 body.
+    fn to_response_body(&self) -> String {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            data: &'a PreviewResult,
+        }
+        // Serializing plain structs of strings and booleans cannot fail.
+        serde_json::to_string(&Body { data: self }).unwrap_or_default()
+    }
 }
 
-/// `{"data": result}` as JSON text.
-pub(crate) fn response_body(result: &PreviewResult) -> String {
-    #[derive(Serialize)]
-    struct Body<'a> {
-        data: &'a PreviewResult,
+impl Preview<'_> {
+    /// The preview result (API document 2.4) as an owned value: what `data` holds.
+    pub fn to_result(&self) -> PreviewResult {
+        PreviewResult::from_preview(self)
     }
-    // Serializing plain structs of strings and booleans cannot fail.
-    serde_json::to_string(&Body { data: result }).unwrap_or_default()
+
+    /// The 200 response body: `{"data": <preview result>}` (API document 2.4, 4.4).
+    pub fn to_response_body(&self) -> String {
+        self.to_result().to_response_body()
+    }
+}
+
+impl Engine {
+    /// Reads a request body and returns the response body (SPEC 5; API document 2.4 and 4.4):
+    /// `{"data":{"would_fire":true,"nudge":{"type","message","cta","reason"}}}` or
+    /// `{"data":{"would_fire":false,"nudge":null,"reason":"..."}}`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidRequest` as [`SessionState::from_request_body`] and [`Engine::preview`]; answer it
+    /// with [`Error::http_status`] (400) and [`Error::to_body`].
+    pub fn preview_body(&self, body: &[u8]) -> Result<String, Error> {
+        let state = SessionState::from_request_body(body)?;
+        let preview = self.preview(&state)?;
+        Ok(preview.to_response_body())
+    }
 }
 
 /// Compiles `config_text` and answers one request body: the whole endpoint in one call.

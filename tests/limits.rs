@@ -1,6 +1,6 @@
 //! Every SPEC 2 and SPEC 5 limit at its edge (accepted) and one past it (a clear error naming the
 //! field), plus hostile inputs: deep nesting and huge texts fail fast with a clear error.
-//! Compile time and peak memory at the limits are measured by `examples/limits.rs`
+//! Compile time and peak memory at the limits are measured by `tools/src/bin/limits.rs`
 //! (docs/RELIABILITY.md), not here: tests do not time.
 
 use nudge_rules::{Engine, ErrorKind};

@@ -1,7 +1,8 @@
 //! Property tests (proptest): safety and agreement between preview, explain, the decision map
 //! and lint, on random configs, pages and states.
 
-use nudge_rules::{normalize_page_url, Engine, SessionState, MAX_IDLE_MS};
+use nudge_rules::limits::MAX_IDLE_MS;
+use nudge_rules::{normalize_page_url, DiagnosticCode, Engine, SessionState};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -203,7 +204,7 @@ proptest! {
 
     #[test]
     fn decision_map_agrees_with_preview_and_partitions_the_plane((_, engine) in config(), url in page(), points in prop::collection::vec(point(), 8)) {
-        let map = engine.decision_map(&url).unwrap();
+        let map = engine.decision_map(&url);
         let mut area: u128 = 0;
         for (i, a) in map.regions.iter().enumerate() {
             prop_assert!(a.min_intent_score <= a.max_intent_score && a.min_idle_ms <= a.max_idle_ms);
@@ -249,7 +250,7 @@ proptest! {
     #[test]
     fn shadowed_rules_never_fire((_, engine) in config(), extra_pages in prop::collection::vec(page(), 4)) {
         let shadowed: Vec<usize> = engine.lint().iter()
-            .filter(|d| d.code == "shadowed_rule" || d.code == "rule_in_quiet_zone" || d.code == "empty_pages" || d.code == "rule_excludes_all_pages")
+            .filter(|d| matches!(d.code, DiagnosticCode::ShadowedRule | DiagnosticCode::RuleInQuietZone | DiagnosticCode::EmptyPages | DiagnosticCode::RuleExcludesAllPages))
             .filter_map(|d| d.path.strip_prefix("rules[").and_then(|r| r.split(']').next()).and_then(|n| n.parse().ok()))
             .collect();
         // Every page the vocabulary can reach with up to two segments, plus random deeper ones.
@@ -262,7 +263,7 @@ proptest! {
         }
         pages.extend(extra_pages);
         for url in &pages {
-            let map = engine.decision_map(url).unwrap();
+            let map = engine.decision_map(url);
             for r in &map.regions {
                 if let Some(i) = r.rule_index {
                     prop_assert!(!shadowed.contains(&i), "rule {} flagged but fires on {} at {:?}", i, url, r);

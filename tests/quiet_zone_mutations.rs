@@ -6,7 +6,8 @@
 //! Deterministic (a fixed-seed generator). `MUTATIONS_PER_ZONE=N` sets the count (default 10,000
 //! per quiet zone; docs/RELIABILITY.md has a run of 1,000,000).
 
-use nudge_rules::{Engine, MAX_IDLE_MS};
+use nudge_rules::limits::MAX_IDLE_MS;
+use nudge_rules::Engine;
 
 /// splitmix64: a small deterministic generator, enough for test inputs.
 struct Rng(u64);

@@ -242,7 +242,7 @@ fn lint_vectors() {
         let got: Vec<(String, String)> = engine
             .lint()
             .into_iter()
-            .map(|d| (d.code.to_owned(), d.path))
+            .map(|d| (d.code.to_string(), d.path))
             .collect();
         let want: Vec<(String, String)> = case["expect"]
             .as_array()

@@ -3,7 +3,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { NudgeEngine, STOREFRONT, normalizePageUrl, pkg, pkgDir, validateConfig } from './load.mjs';
+import { NudgeEngine, STOREFRONT, normalizePageUrl, pkg, pkgDir, previewResponse, validateConfig } from './load.mjs';
+
+/** The error normalizePageUrl throws for a rejected URL. */
+function normalizeError(url) {
+  try {
+    normalizePageUrl(url);
+  } catch (err) {
+    return err;
+  }
+  throw new Error(`${url} was accepted`);
+}
 
 const storefront = () => new NudgeEngine(STOREFRONT);
 const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
@@ -49,7 +59,7 @@ const CONFIG = {
 describe('package', () => {
   test('index.js re-exports the generated glue under the contract names', async () => {
     const glue = await import('../wasm/nudge_rules.js');
-    assert.deepEqual(Object.keys(pkg).sort(), ['NudgeEngine', 'default', 'initSync', 'normalizePageUrl', 'validateConfig']);
+    assert.deepEqual(Object.keys(pkg).sort(), ['NudgeEngine', 'default', 'initSync', 'normalizePageUrl', 'previewResponse', 'validateConfig']);
     for (const name of Object.keys(pkg)) {
       // NudgeEngine is the generated class with a faster `preview` (see index.js).
       if (name === 'NudgeEngine') assert.equal(Object.getPrototypeOf(pkg[name]), glue[name]);
@@ -379,13 +389,53 @@ describe('engine.decisionMap(pageUrl)', () => {
     ]);
   });
 
-  test('a rejected URL throws InvalidRequest', () => {
-    thrown(() => e.decisionMap('//checkout'), 'InvalidRequest');
+  test('a rejected URL is reported inside the map, as explain and pageReport do', () => {
+    const map = e.decisionMap('//checkout');
+    assert.equal(map.page_url, '//checkout');
+    assert.equal(map.path, null);
+    assert.equal(map.url_error.code, 'double_slash');
+    assert.equal(map.url_error.message, normalizeError('//checkout').message);
+    assert.equal(map.quiet_zone, null);
+    assert.deepEqual(map.regions, []);
+    assert.equal(e.explain({ intent_score: 1, page_url: '//checkout' }).url_error.code, 'double_slash');
   });
 
-  test('a rejected URL: the diagnostic path is "page_url" (docs/JS-API.md)', () => {
-    const err = thrown(() => e.decisionMap('//checkout'), 'InvalidRequest');
-    assert.equal(err.diagnostics[0].path, 'page_url');
+  test('an accepted URL: page_url as given, url_error null', () => {
+    const map = e.decisionMap('/Products/X');
+    assert.equal(map.page_url, '/Products/X');
+    assert.equal(map.url_error, null);
+  });
+});
+
+describe('previewResponse: the status and body a server answers with', () => {
+  const body = (s) => JSON.stringify({ session_state: s });
+  const fires = body({ intent_score: 82, page_url: '/products/linen-shirt', idle_ms: 9000 });
+
+  test('engine.previewResponse: 200 with previewBody, or 400 with the InvalidRequest body', () => {
+    const e = storefront();
+    assert.deepEqual(e.previewResponse(fires), { status: 200, body: e.previewBody(fires) });
+    const bad = body({ intent_score: 101, page_url: '/' });
+    const answer = e.previewResponse(bad);
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body, e.previewBody(bad));
+    assert.equal(JSON.parse(answer.body).error, 'InvalidRequest');
+  });
+
+  test('previewResponse(config, body): 500 with the engine\'s InvalidConfig body for a bad config', () => {
+    const answer = previewResponse('{"version": 2, "quiet_zone": []}', fires);
+    assert.equal(answer.status, 500);
+    const parsed = JSON.parse(answer.body);
+    assert.equal(parsed.error, 'InvalidConfig');
+    let thrownMessage = '';
+    try {
+      new NudgeEngine('{"version": 2, "quiet_zone": []}');
+    } catch (err) {
+      thrownMessage = err.message;
+    }
+    assert.equal(parsed.message, thrownMessage);
+    assert.deepEqual(previewResponse(STOREFRONT, fires), storefront().previewResponse(fires));
+    assert.equal(previewResponse({ version: 1 }, fires).status, 200);
+    assert.equal(previewResponse(STOREFRONT, '{').status, 400);
   });
 });
 

@@ -14,7 +14,7 @@ for (const file of [wasmUrl, new URL('wasm/nudge_rules.js', pkgDir)]) {
 const pkg = await import('../index.js');
 pkg.initSync({ module: readFileSync(wasmUrl) });
 
-export const { NudgeEngine, normalizePageUrl, validateConfig } = pkg;
+export const { NudgeEngine, normalizePageUrl, previewResponse, validateConfig } = pkg;
 export { pkg };
 
 /** Reads a repository file (vectors, examples) as text. */

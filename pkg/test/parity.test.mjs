@@ -1,5 +1,5 @@
 // Native/WASM parity (docs/RELIABILITY.md): 100,000 generated (config, request) pairs answered by
-// the native crate (examples/parity.rs) and by the WASM package's previewBody give identical
+// the native crate (tools/src/bin/parity.rs) and by the WASM package's previewBody give identical
 // response bodies, byte for byte: 200 bodies, InvalidRequest and InvalidConfig error bodies. The
 // object API (`preview`, with its fast path for plain states in pkg/index.js) must give the same
 // result, or throw the same error, as `previewBody` for every request that has a session_state.
@@ -76,7 +76,7 @@ test('native and WASM give identical response bodies on 100,000 generated pairs'
   const configs = Number(process.env.PARITY_CONFIGS ?? 1000);
   const cases = Array.from({ length: configs }, () => ({ config: config(), bodies: Array.from({ length: 100 }, body) }));
   const input = cases.map((c) => JSON.stringify(c)).join('\n');
-  const native = execFileSync('cargo', ['run', '-q', '--release', '--example', 'parity'], {
+  const native = execFileSync('cargo', ['run', '-q', '--release', '-p', 'nudge-rules-tools', '--bin', 'parity'], {
     cwd: fileURLToPath(repoRoot),
     input,
     encoding: 'utf8',

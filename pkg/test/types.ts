@@ -4,8 +4,10 @@ import init, {
   initSync,
   NudgeEngine,
   normalizePageUrl,
+  previewResponse,
   validateConfig,
   type Config,
+  type HttpResponse,
   type DecisionMap,
   type Diagnostic,
   type Explanation,
@@ -79,6 +81,10 @@ export function usage(): string[] {
   out.push(x.path ?? x.url_error?.code ?? '', String(x.earliest_idle_ms ?? -1), x.result?.would_fire ? 'y' : 'n');
 
   const map: DecisionMap = engine.decisionMap('/products/x');
+  out.push(map.page_url, map.path ?? map.url_error?.code ?? '');
+  const answer: HttpResponse = engine.previewResponse('{}');
+  const whole: HttpResponse = previewResponse('{"version": 1}', '{}');
+  out.push(String(answer.status + whole.status), answer.body, whole.body);
   for (const r of map.regions) out.push(`${r.min_intent_score}-${r.max_intent_score} ${r.rule_id ?? '-'} ${r.rule_index ?? -1}`);
 
   const lint: Diagnostic[] = engine.lint();

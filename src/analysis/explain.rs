@@ -9,13 +9,14 @@ use super::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::reason::{earliest_idle, ConditionCheck, RuleCheck};
 use crate::request::SessionState;
-use crate::trace::{earliest_idle, ConditionCheck, RuleCheck};
 use crate::wire::PreviewResult;
 
 /// A rule's verdict for one state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Verdict {
     /// The first enabled rule whose conditions all hold: it fires.
     Fired,
@@ -31,6 +32,7 @@ pub enum Verdict {
 
 /// One rule in an [`Explanation`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RuleExplanation {
     /// Index in config order.
     pub index: usize,
@@ -46,6 +48,7 @@ pub struct RuleExplanation {
 
 /// Everything about one session state (SPEC 6 explain).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The page URL as given.
     pub page_url: String,
@@ -82,11 +85,8 @@ impl Engine {
     /// `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
     /// `page_url` is not an error here: it is reported in [`Explanation::url_error`].
     pub fn explain(&self, state: &SessionState) -> Result<Explanation, Error> {
-        let preview = match self.preview(state) {
-            Ok(p) => Some(p),
-            Err(e) if e.path() == "session_state.page_url" => None,
-            Err(e) => return Err(e),
-        };
+        SessionState::check_ranges(state.intent_score, state.idle_ms)?;
+        let normalized = self.normalize(&state.page_url);
         let mut out = Explanation {
             page_url: state.page_url.clone(),
             path: None,
@@ -100,12 +100,14 @@ impl Engine {
             earliest_rule_id: None,
             result: None,
         };
-        let Some(preview) = preview else {
-            if let Err(e) = self.normalize(&state.page_url) {
+        let path = match normalized {
+            Ok(path) => path,
+            Err(e) => {
                 out.url_error = Some(UrlRejection::from(&e));
+                return Ok(out);
             }
-            return Ok(out);
         };
+        let preview = self.preview_path(path, state.intent_score, state.idle_ms);
         let path = preview.path().to_owned();
         let (intent, idle) = (state.intent_score, state.idle_ms);
         let rules = &self.config().rules;

@@ -7,16 +7,20 @@
 //! "shadowed" warning is never issued for a rule that preview can make fire (a property test
 //! checks this against the decision map).
 
+use crate::code::DiagnosticCode;
 use serde::Serialize;
 
-use crate::config::{Pattern, Rule, MAX_INTENT_SCORE};
+use super::cover::{covers, CoverIndex};
+use crate::config::{Pattern, Rule};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error};
 use crate::json::{Findings, Path};
-use crate::pattern::{covers, matches_every_path, CoverIndex};
+use crate::limits::MAX_INTENT_SCORE;
+use crate::pattern::matches_every_path;
 
 /// The result of [`validate_config`]: errors (the config is rejected) and warnings (lint).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Validation {
     /// True when there is no error (warnings do not count).
     pub valid: bool,
@@ -143,7 +147,7 @@ impl Engine {
         for (i, q) in quiet.iter().enumerate() {
             if matches_every_path(q.normalized()) {
                 f.push(
-                    "quiet_zone_covers_every_page",
+                    DiagnosticCode::QuietZoneCoversEveryPage,
                     &quiet_path.index(i),
                     format!("quiet zone {q} covers every page, so no nudge can ever fire"),
                 );
@@ -176,7 +180,7 @@ impl Engine {
             let later = rules.len() - i - 1;
             if catch_all && later > 0 {
                 f.push(
-                    "catch_all_rule",
+                    DiagnosticCode::CatchAllRule,
                     &path,
                     format!(
                         "rule {:?} fires on every page outside the quiet zones at any intent score and idle time, so the {later} rule(s) after it can never fire",
@@ -186,7 +190,7 @@ impl Engine {
             }
             if let Some(by) = shadowed_by(rules, i, &page_index) {
                 f.push(
-                    "shadowed_rule",
+                    DiagnosticCode::ShadowedRule,
                     &path,
                     format!(
                         "rule {:?} can never fire: earlier rule(s) {} fire in every state it could fire in",
@@ -212,7 +216,7 @@ fn dead_rule(
     let Some(pages) = &rule.when.pages else {
         if quiet.iter().any(|q| matches_every_path(q.normalized())) {
             f.push(
-                "rule_in_quiet_zone",
+                DiagnosticCode::RuleInQuietZone,
                 path,
                 format!(
                     "rule {:?} can never fire: a quiet zone covers every page",
@@ -225,7 +229,7 @@ fn dead_rule(
     };
     if pages.is_empty() {
         f.push(
-            "empty_pages",
+            DiagnosticCode::EmptyPages,
             &path.key("when").key("pages"),
             format!(
                 "rule {:?} has an empty pages list, so it matches no page and never fires; remove \"pages\" to match every page",
@@ -243,7 +247,7 @@ fn dead_rule(
     if pages.iter().all(|p| in_quiet(p) || is_excluded(p)) {
         if pages.iter().all(is_excluded) {
             f.push(
-                "rule_excludes_all_pages",
+                DiagnosticCode::RuleExcludesAllPages,
                 &path.key("when").key("exclude_pages"),
                 format!(
                     "rule {:?} excludes every page it includes, so it never fires",
@@ -252,7 +256,7 @@ fn dead_rule(
             );
         } else {
             f.push(
-                "rule_in_quiet_zone",
+                DiagnosticCode::RuleInQuietZone,
                 &path.key("when").key("pages"),
                 format!(
                     "rule {:?} can never fire: every page it targets is inside a quiet zone",
@@ -329,13 +333,13 @@ fn list_hygiene(list: &[Pattern], path: &Path, case_sensitive: bool, f: &mut Fin
         });
         if let Some(&j) = index.identical(text).first().filter(|&&j| j < k) {
             f.push(
-                "duplicate_pattern",
+                DiagnosticCode::DuplicatePattern,
                 &at,
                 format!("pattern {p} repeats {path}[{j}]; remove one"),
             );
         } else if let Some((j, q)) = covered_by.and_then(|j| list.get(j).map(|q| (j, q))) {
             f.push(
-                "redundant_pattern",
+                DiagnosticCode::RedundantPattern,
                 &at,
                 format!("pattern {p} is already covered by {path}[{j}] {q}; it can be removed"),
             );
@@ -349,7 +353,7 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
     if let Some(q) = written.find('?') {
         if written.get(q..).is_some_and(|rest| rest.contains('=')) {
             f.push(
-                "pattern_query_string",
+                DiagnosticCode::PatternQueryString,
                 at,
                 format!("pattern {p} looks like it has a query string; pages are matched without their query, and '?' in a glob matches one character"),
             );
@@ -358,14 +362,14 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
     let lower = written.to_ascii_lowercase();
     if lower.contains("http://") || lower.contains("https://") || lower.contains("://") {
         f.push(
-            "pattern_has_scheme",
+            DiagnosticCode::PatternHasScheme,
             at,
             format!("pattern {p} contains a scheme; patterns match paths only, write just the path (\"/products/**\")"),
         );
     }
     if !case_sensitive && written.chars().any(char::is_uppercase) {
         f.push(
-            "pattern_uppercase",
+            DiagnosticCode::PatternUppercase,
             at,
             format!("pattern {p} has upper-case letters, but the config is case-insensitive: it is compared as {:?}", p.normalized()),
         );
@@ -386,7 +390,7 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
     };
     if let Some(why) = never {
         f.push(
-            "pattern_never_matches",
+            DiagnosticCode::PatternNeverMatches,
             at,
             format!("pattern {p} can never match: it contains {why}"),
         );
@@ -397,7 +401,7 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
 mod tests {
     use super::*;
 
-    fn codes(config: &str) -> Vec<(String, &'static str)> {
+    fn codes(config: &str) -> Vec<(String, DiagnosticCode)> {
         Engine::compile(config)
             .unwrap()
             .lint()
@@ -426,7 +430,7 @@ mod tests {
         );
         let got = codes(&config);
         assert!(
-            got.contains(&("rules[2]".to_owned(), "shadowed_rule")),
+            got.contains(&("rules[2]".to_owned(), DiagnosticCode::ShadowedRule)),
             "{got:?}"
         );
         // d at idle < 100 with intent < 50 is not covered by a or b.
@@ -446,15 +450,18 @@ mod tests {
         );
         let got = codes(&config);
         for want in [
-            ("quiet_zones[1]", "duplicate_pattern"),
-            ("quiet_zones[2]", "pattern_uppercase"),
-            ("quiet_zones[3]", "quiet_zone_covers_every_page"),
-            ("rules[0].when.pages", "rule_in_quiet_zone"),
-            ("rules[1].when.pages", "empty_pages"),
-            ("rules[2].when.pages[1]", "redundant_pattern"),
-            ("rules[2].when.pages[2]", "pattern_query_string"),
-            ("rules[2].when.pages[3]", "pattern_has_scheme"),
-            ("rules[2].when.pages[4]", "pattern_never_matches"),
+            ("quiet_zones[1]", DiagnosticCode::DuplicatePattern),
+            ("quiet_zones[2]", DiagnosticCode::PatternUppercase),
+            ("quiet_zones[3]", DiagnosticCode::QuietZoneCoversEveryPage),
+            ("rules[0].when.pages", DiagnosticCode::RuleInQuietZone),
+            ("rules[1].when.pages", DiagnosticCode::EmptyPages),
+            ("rules[2].when.pages[1]", DiagnosticCode::RedundantPattern),
+            ("rules[2].when.pages[2]", DiagnosticCode::PatternQueryString),
+            ("rules[2].when.pages[3]", DiagnosticCode::PatternHasScheme),
+            (
+                "rules[2].when.pages[4]",
+                DiagnosticCode::PatternNeverMatches,
+            ),
         ] {
             assert!(
                 got.contains(&(want.0.to_owned(), want.1)),

@@ -10,13 +10,15 @@
 
 use serde::Serialize;
 
-use super::QuietZoneRef;
-use crate::config::{NudgeType, MAX_IDLE_MS, MAX_INTENT_SCORE};
-use crate::engine::{page_url_error, Engine, List};
-use crate::error::Error;
+use super::{QuietZoneRef, UrlRejection};
+use crate::config::NudgeType;
+use crate::engine::Engine;
+use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
+use crate::matches::List;
 
 /// One rectangle of a [`DecisionMap`], with inclusive bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Region {
     /// Lowest intent score, 0 to 100.
     pub min_intent_score: u8,
@@ -37,9 +39,14 @@ pub struct Region {
 /// The exact partition of the intent x idle plane for one page: regions never overlap and
 /// cover the plane; for any point, the region containing it names the rule that preview fires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DecisionMap {
-    /// The normalized path.
-    pub path: String,
+    /// The page URL as given.
+    pub page_url: String,
+    /// The normalized path (SPEC 4); `None` when the URL is rejected.
+    pub path: Option<String>,
+    /// Why the URL is rejected, when it is (then there are no regions).
+    pub url_error: Option<UrlRejection>,
     /// The quiet zone containing the page, if any (then one region, where nothing fires).
     pub quiet_zone: Option<QuietZoneRef>,
     /// The regions, sorted by `min_intent_score`, then `min_idle_ms`.
@@ -47,7 +54,7 @@ pub struct DecisionMap {
 }
 
 impl DecisionMap {
-    /// The region containing a point, if the point is on the plane.
+    /// The region containing a point, if the point is on the plane and the URL was accepted.
     pub fn region_at(&self, intent_score: u8, idle_ms: u32) -> Option<&Region> {
         self.regions.iter().find(|r| {
             (r.min_intent_score..=r.max_intent_score).contains(&intent_score)
@@ -72,25 +79,37 @@ impl Engine {
     /// let engine = nudge_rules::Engine::compile(r#"{"version": 1, "rules": [
     ///   {"id": "a", "nudge": {"type": "toast", "message": "m", "cta": "c"},
     ///    "when": {"min_intent_score": 50, "min_idle_ms": 5000}}]}"#).unwrap();
-    /// let map = engine.decision_map("/x").unwrap();
+    /// let map = engine.decision_map("/x");
     /// assert_eq!(map.region_at(60, 6000).unwrap().rule_id.as_deref(), Some("a"));
     /// assert_eq!(map.region_at(60, 4999).unwrap().rule_id, None);
+    ///
+    /// let rejected = engine.decision_map("//x");
+    /// assert_eq!(rejected.url_error.unwrap().code.as_str(), "double_slash");
+    /// assert!(rejected.regions.is_empty());
     /// ```
     ///
-    /// # Errors
-    ///
-    /// `InvalidRequest` (path `page_url`) when the URL is rejected by SPEC 4.
-    pub fn decision_map(&self, page_url: &str) -> Result<DecisionMap, Error> {
-        let path = self
-            .normalize(page_url)
-            .map_err(|e| page_url_error("page_url", page_url, &e))?
-            .into_owned();
+    /// Never fails: a URL that SPEC 4 rejects is reported in [`DecisionMap::url_error`], as
+    /// [`Engine::explain`] and [`Engine::page_report`] do.
+    pub fn decision_map(&self, page_url: &str) -> DecisionMap {
+        let mut map = DecisionMap {
+            page_url: page_url.to_owned(),
+            path: None,
+            url_error: None,
+            quiet_zone: None,
+            regions: Vec::new(),
+        };
+        let path = match self.normalize(page_url) {
+            Ok(path) => path.into_owned(),
+            Err(e) => {
+                map.url_error = Some(UrlRejection::from(&e));
+                return map;
+            }
+        };
         if let Some(z) = self.quiet_zone_of(&path) {
-            return Ok(DecisionMap {
-                path,
-                quiet_zone: QuietZoneRef::new(self, z),
-                regions: vec![self.region(0, MAX_INTENT_SCORE, 0, MAX_IDLE_MS, None)],
-            });
+            map.quiet_zone = QuietZoneRef::new(self, z);
+            map.regions = vec![self.region(0, MAX_INTENT_SCORE, 0, MAX_IDLE_MS, None)];
+            map.path = Some(path);
+            return map;
         }
         let rules = &self.config().rules;
         let candidates: Vec<Candidate> = self.with_page_matches(&path, |m| {
@@ -99,8 +118,8 @@ impl Engine {
                 .enumerate()
                 .filter(|(i, r)| {
                     r.enabled
-                        && (r.when.pages.is_none() || m.first(*i, List::Pages).is_some())
-                        && m.first(*i, List::ExcludePages).is_none()
+                        && r.when.pages_hold(|| m.any(*i, List::Pages))
+                        && r.when.exclude_pages_hold(|| m.any(*i, List::ExcludePages))
                 })
                 .map(|(i, r)| Candidate {
                     rule: i,
@@ -148,11 +167,9 @@ impl Engine {
             open = next_open;
         }
         regions.sort_by_key(|r| (r.min_intent_score, r.min_idle_ms));
-        Ok(DecisionMap {
-            path,
-            quiet_zone: None,
-            regions,
-        })
+        map.path = Some(path);
+        map.regions = regions;
+        map
     }
 
     fn region(

@@ -1,6 +1,9 @@
-//! What a config editor and a server need beyond the preview (SPEC 6): explain, decision map,
-//! lint, plain-language summary, a page's matching patterns, and validation without throwing.
+//! What a config editor and a server need beyond the preview (SPEC 6): explain
+//! ([`Engine::explain`]), the decision map ([`Engine::decision_map`]), lint ([`Engine::lint`]),
+//! a plain-language summary ([`Engine::summary`]), a page's matching patterns
+//! ([`Engine::page_report`]), and validation that never fails ([`validate_config`]).
 
+mod cover;
 mod explain;
 mod lint;
 mod map;
@@ -8,16 +11,20 @@ mod summary;
 
 use serde::Serialize;
 
+pub use crate::reason::ConditionCheck;
 pub use explain::{Explanation, RuleExplanation, Verdict};
 pub use lint::{validate_config, validate_config_value, Validation};
 pub use map::{DecisionMap, Region};
 pub use summary::RuleSummary;
 
-use crate::engine::{Engine, List};
+use crate::code::DiagnosticCode;
+use crate::engine::Engine;
+use crate::matches::List;
 use crate::normalize::UrlError;
 
 /// A quiet zone named by its index in `quiet_zones` and its pattern as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct QuietZoneRef {
     /// Index in the config's `quiet_zones`.
     pub index: usize,
@@ -40,9 +47,10 @@ impl QuietZoneRef {
 
 /// Why a page URL was rejected: [`UrlError::code`] and its message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct UrlRejection {
     /// Stable code, as [`UrlError::code`].
-    pub code: &'static str,
+    pub code: DiagnosticCode,
     /// The reason, as [`UrlError`]'s `Display`.
     pub message: String,
 }
@@ -58,6 +66,7 @@ impl From<&UrlError> for UrlRejection {
 
 /// One pattern of the config that matches a page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PatternMatch {
     /// Where the pattern is: `quiet_zones[0]`, `rules[2].when.pages[1]`,
     /// `rules[2].when.exclude_pages[0]`.
@@ -69,6 +78,7 @@ pub struct PatternMatch {
 /// A page URL tested against the config (the editor's URL test bench): its normalized path or
 /// why it is rejected, and every pattern that matches it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PageReport {
     /// The URL as given.
     pub page_url: String,
@@ -107,17 +117,18 @@ impl Engine {
             })
             .collect();
         self.with_page_matches(&path, |m| {
-            for (r, list, i) in m.all() {
+            for owner in m.all() {
+                let (r, i) = (owner.rule(), owner.pattern());
                 let Some(rule) = config.rules.get(r) else {
                     continue;
                 };
-                let (key, patterns) = match list {
-                    List::Pages => ("pages", rule.when.pages.as_deref().unwrap_or(&[])),
-                    List::ExcludePages => ("exclude_pages", rule.when.exclude_pages.as_slice()),
+                let patterns = match owner.list() {
+                    List::Pages => rule.when.pages.as_deref().unwrap_or(&[]),
+                    List::ExcludePages => rule.when.exclude_pages.as_slice(),
                 };
                 if let Some(p) = patterns.get(i) {
                     matches.push(PatternMatch {
-                        json_path: format!("rules[{r}].when.{key}[{i}]"),
+                        json_path: format!("rules[{r}].when.{}[{i}]", owner.list().key()),
                         pattern: p.as_written().to_owned(),
                     });
                 }

@@ -2,11 +2,13 @@
 
 use serde::Serialize;
 
-use crate::config::{NudgeType, Pattern, Rule, MAX_INTENT_SCORE};
+use crate::config::{NudgeType, Pattern, Rule};
 use crate::engine::Engine;
+use crate::limits::MAX_INTENT_SCORE;
 
 /// A rule's plain-language summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RuleSummary {
     /// The rule id.
     pub rule_id: String,

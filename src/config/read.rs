@@ -1,213 +1,20 @@
-//! The site config (SPEC 2): its model, and loading from JSON text with every error reported.
+//! Loading a config from JSON (SPEC 2, 3): every error found, each with its JSON path and, for
+//! text, 1-based line and column.
 
 use std::collections::HashMap;
-use std::fmt::{self, Write as _};
 
-use serde::Serialize;
 use serde_json::Value;
 
+use super::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
+use crate::code::DiagnosticCode;
 use crate::error::Diagnostic;
-use crate::json::{self, group, Findings, Path, Reader};
+use crate::json::{self, Findings, ListLimit, Path, Reader};
+use crate::limits::{
+    MAX_CONFIG_BYTES, MAX_CTA_CHARS, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS,
+    MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES, MAX_RULES, MAX_RULE_ID_CHARS,
+};
 use crate::pattern;
-
-/// Largest config text, in bytes: 1 MiB (SPEC 2).
-pub const MAX_CONFIG_BYTES: usize = 1 << 20;
-/// Most rules in one config (SPEC 2).
-pub const MAX_RULES: usize = 1000;
-/// Most quiet zones in one config (SPEC 2).
-pub const MAX_QUIET_ZONES: usize = 1000;
-/// Most patterns in one `pages` or `exclude_pages` list (SPEC 2).
-pub const MAX_PATTERNS_PER_LIST: usize = 100;
-/// Largest `min_idle_ms` and `idle_ms`: 86,400,000 ms, one day (SPEC 2 and 5).
-pub const MAX_IDLE_MS: u32 = 86_400_000;
-/// Largest intent score (SPEC 2 and 5); the smallest is 0.
-pub const MAX_INTENT_SCORE: u8 = 100;
-/// Most characters in a rule id (SPEC 2).
-pub const MAX_RULE_ID_CHARS: usize = 64;
-/// Most characters (Unicode scalar values) in a nudge message (SPEC 2).
-pub const MAX_MESSAGE_CHARS: usize = 500;
-/// Most characters (Unicode scalar values) in a nudge call-to-action label (SPEC 2).
-pub const MAX_CTA_CHARS: usize = 80;
-
-/// A validated site config (SPEC 2). Obtained from [`Engine::compile`](crate::Engine::compile)
-/// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
-/// shape with every default written out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Config {
-    /// Always 1.
-    pub version: u32,
-    /// When false (the default), paths and patterns compare case-insensitively (full Unicode
-    /// lowercase).
-    pub case_sensitive: bool,
-    /// Pages on which no nudge ever fires, in config order.
-    pub quiet_zones: Vec<Pattern>,
-    /// Rules, in evaluation order: the first enabled rule whose conditions all hold fires.
-    pub rules: Vec<Rule>,
-}
-
-/// A page pattern (SPEC 3) as written, with its normalized form (NFKC, lowercased unless the
-/// config is case-sensitive). Serializes as the text as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pattern {
-    written: String,
-    normalized: String,
-}
-
-impl Pattern {
-    /// The pattern as written in the config.
-    pub fn as_written(&self) -> &str {
-        &self.written
-    }
-
-    /// The pattern after normalization, as it is matched against normalized paths.
-    pub fn normalized(&self) -> &str {
-        &self.normalized
-    }
-}
-
-impl Serialize for Pattern {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.written)
-    }
-}
-
-impl fmt::Display for Pattern {
-    /// The pattern as written, quoted: `"/checkout/**"`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", Quoted(&self.written))
-    }
-}
-
-/// Text quoted and escaped as Rust's `{:?}` does (`"/a\"b"`), without its per-character escape
-/// work for the usual text (printable ASCII without `"` or `\`): reason texts quote rule ids and
-/// patterns on every preview.
-pub(crate) struct Quoted<'a>(pub(crate) &'a str);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if is_plain(self.0) {
-            f.write_str("\"")?;
-            f.write_str(self.0)?;
-            f.write_str("\"")
-        } else {
-            write!(f, "{:?}", self.0)
-        }
-    }
-}
-
-/// Printable ASCII without `"` or `\\`: `{:?}` only adds the quotes.
-fn is_plain(text: &str) -> bool {
-    text.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-}
-
-/// Appends `text` quoted as [`Quoted`] displays it.
-pub(crate) fn push_quoted(out: &mut String, text: &str) {
-    if is_plain(text) {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    } else {
-        let _ = write!(out, "{text:?}");
-    }
-}
-
-/// One rule: a nudge and the conditions under which it fires.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Rule {
-    /// 1 to 64 characters of `A-Za-z0-9_-`, unique within the config.
-    pub id: String,
-    /// A disabled rule never fires and is skipped (default true).
-    pub enabled: bool,
-    /// What is shown when the rule fires.
-    pub nudge: Nudge,
-    /// All must hold for the rule to fire; absent conditions always hold.
-    pub when: Conditions,
-}
-
-/// The nudge a rule shows (API document section 2.4: `type`, `message`, `cta`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Nudge {
-    /// Which kind of nudge.
-    #[serde(rename = "type")]
-    pub nudge_type: NudgeType,
-    /// The text, 1 to 500 characters.
-    pub message: String,
-    /// The call-to-action label, 1 to 80 characters.
-    pub cta: String,
-}
-
-/// The four kinds of nudge (API document section 2.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NudgeType {
-    /// `chat_bubble`
-    ChatBubble,
-    /// `toast`
-    Toast,
-    /// `exit_modal`
-    ExitModal,
-    /// `sticky_bar`
-    StickyBar,
-}
-
-impl NudgeType {
-    /// Every kind, in the API document's order.
-    pub const ALL: [NudgeType; 4] = [
-        NudgeType::ChatBubble,
-        NudgeType::Toast,
-        NudgeType::ExitModal,
-        NudgeType::StickyBar,
-    ];
-
-    /// The wire name: `chat_bubble`, `toast`, `exit_modal` or `sticky_bar`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NudgeType::ChatBubble => "chat_bubble",
-            NudgeType::Toast => "toast",
-            NudgeType::ExitModal => "exit_modal",
-            NudgeType::StickyBar => "sticky_bar",
-        }
-    }
-
-    fn from_wire(s: &str) -> Option<Self> {
-        NudgeType::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-}
-
-impl fmt::Display for NudgeType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A rule's conditions (SPEC 2 `when`), with defaults filled in.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Conditions {
-    /// `intent_score >= min_intent_score`; 0 to 100, default 0.
-    pub min_intent_score: u8,
-    /// `intent_score <= max_intent_score`; 0 to 100, default 100; never below the minimum.
-    pub max_intent_score: u8,
-    /// `idle_ms >= min_idle_ms`; 0 to 86,400,000 ms, default 0.
-    pub min_idle_ms: u32,
-    /// The page must match at least one; `None` (absent) means every page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pages: Option<Vec<Pattern>>,
-    /// The page must match none; default empty.
-    pub exclude_pages: Vec<Pattern>,
-}
-
-impl Default for Conditions {
-    fn default() -> Self {
-        Conditions {
-            min_intent_score: 0,
-            max_intent_score: MAX_INTENT_SCORE,
-            min_idle_ms: 0,
-            pages: None,
-            exclude_pages: Vec::new(),
-        }
-    }
-}
+use crate::text::{binary_size, group};
 
 /// Parses and validates config text (SPEC 2, 3). Returns every error found, each with its JSON
 /// path and 1-based line and column.
@@ -230,11 +37,12 @@ pub(crate) fn parse_value(value: &Value) -> Result<Config, Vec<Diagnostic>> {
 
 fn too_large(len: usize) -> Diagnostic {
     Diagnostic::error(
-        "config_too_large",
+        DiagnosticCode::ConfigTooLarge,
         String::new(),
         format!(
-            "config text is {} bytes; the limit is 1 MiB ({} bytes)",
+            "config text is {} bytes; the limit is {} ({} bytes)",
             group(len as u64),
+            binary_size(MAX_CONFIG_BYTES),
             group(MAX_CONFIG_BYTES as u64)
         ),
     )
@@ -267,7 +75,7 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
             Some(1)
         } else {
             f.push(
-                "unsupported_version",
+                DiagnosticCode::UnsupportedVersion,
                 &path,
                 format!(
                     "version must be 1, got {}; this engine reads config version 1",
@@ -285,7 +93,7 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
     // case-insensitive so that their own errors are still reported.
     let fold = case_sensitive.unwrap_or(false);
     let quiet_zones = match root.get("quiet_zones") {
-        Some((v, path)) => patterns(v, &path, MAX_QUIET_ZONES, "quiet zones", fold, f),
+        Some((v, path)) => patterns(v, &path, &QUIET_ZONES_LIMIT, fold, f),
         None => Some(Vec::new()),
     };
     let rules = match root.get("rules") {
@@ -306,18 +114,12 @@ fn read_rules(
     case_sensitive: bool,
     f: &mut Findings,
 ) -> Option<Vec<Rule>> {
-    let items = json::array(value, path, "rules", f)?;
-    if items.len() > MAX_RULES {
-        f.push(
-            "too_many_rules",
-            path,
-            format!(
-                "{} rules; the limit is {}",
-                group(items.len() as u64),
-                group(MAX_RULES as u64)
-            ),
-        );
-    }
+    let limit = ListLimit {
+        max: MAX_RULES,
+        code: DiagnosticCode::TooManyRules,
+        noun: "rules",
+    };
+    let items = json::array_at_most(value, path, "rules", &limit, f)?;
     let mut first_use: HashMap<&str, usize> = HashMap::new();
     let mut rules = Vec::with_capacity(items.len());
     let mut ok = true;
@@ -330,7 +132,7 @@ fn read_rules(
         if let Some(Value::String(id)) = item.get("id") {
             if let Some(first) = first_use.get(id.as_str()) {
                 f.push(
-                    "duplicate_rule_id",
+                    DiagnosticCode::DuplicateRuleId,
                     &rule_path.key("id"),
                     format!("rule id {id:?} is already used by rules[{first}]; ids must be unique"),
                 );
@@ -372,9 +174,9 @@ fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
     let len = id.chars().count();
     if len == 0 || len > MAX_RULE_ID_CHARS {
         f.push(
-            "invalid_rule_id",
+            DiagnosticCode::InvalidRuleId,
             path,
-            format!("rule id {id:?} is {len} characters long; it must be 1 to 64 characters"),
+            format!("rule id {id:?} is {len} characters long; it must be 1 to {MAX_RULE_ID_CHARS} characters"),
         );
         return None;
     }
@@ -383,7 +185,7 @@ fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
         f.push(
-            "invalid_rule_id",
+            DiagnosticCode::InvalidRuleId,
             path,
             format!("rule id {id:?} contains {c:?}; only A-Z, a-z, 0-9, '_' and '-' are allowed"),
         );
@@ -399,7 +201,7 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
         let t = NudgeType::from_wire(s);
         if t.is_none() {
             f.push(
-                "unknown_nudge_type",
+                DiagnosticCode::UnknownNudgeType,
                 &p,
                 format!(
                     "nudge type {s:?} is not one of \"chat_bubble\", \"toast\", \"exit_modal\", \"sticky_bar\""
@@ -414,7 +216,7 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
             let len = s.chars().count();
             if len == 0 || len > max {
                 f.push(
-                    "invalid_length",
+                    DiagnosticCode::InvalidLength,
                     &p,
                     format!("{key} is {len} characters long; it must be 1 to {max} characters"),
                 );
@@ -449,7 +251,7 @@ fn read_when(
     if let (Some(min), Some(max)) = (min_intent_score, max_intent_score) {
         if min > max {
             f.push(
-                "empty_intent_range",
+                DiagnosticCode::EmptyIntentRange,
                 &r.path().key("min_intent_score"),
                 format!("min_intent_score {min} is greater than max_intent_score {max}; no intent score can satisfy both"),
             );
@@ -462,7 +264,7 @@ fn read_when(
     };
     let list = |key: &'static str, f: &mut Findings| {
         r.get(key)
-            .map(|(v, p)| patterns(v, &p, MAX_PATTERNS_PER_LIST, "patterns", case_sensitive, f))
+            .map(|(v, p)| patterns(v, &p, &PAGE_LIST_LIMIT, case_sensitive, f))
     };
     let pages = list("pages", f);
     let exclude_pages = list("exclude_pages", f).unwrap_or(Some(Vec::new()));
@@ -482,26 +284,28 @@ fn read_when(
     })
 }
 
+/// Quiet zones: at most 1,000 (SPEC 2).
+const QUIET_ZONES_LIMIT: ListLimit = ListLimit {
+    max: MAX_QUIET_ZONES,
+    code: DiagnosticCode::TooManyPatterns,
+    noun: "quiet zones",
+};
+
+/// One `pages` or `exclude_pages` list: at most 100 patterns (SPEC 2).
+const PAGE_LIST_LIMIT: ListLimit = ListLimit {
+    max: MAX_PATTERNS_PER_LIST,
+    code: DiagnosticCode::TooManyPatterns,
+    noun: "patterns",
+};
+
 fn patterns(
     value: &Value,
     path: &Path,
-    limit: usize,
-    what: &str,
+    limit: &ListLimit,
     case_sensitive: bool,
     f: &mut Findings,
 ) -> Option<Vec<Pattern>> {
-    let items = json::array(value, path, "pattern strings", f)?;
-    if items.len() > limit {
-        f.push(
-            "too_many_patterns",
-            path,
-            format!(
-                "{} {what}; the limit is {}",
-                group(items.len() as u64),
-                group(limit as u64)
-            ),
-        );
-    }
+    let items = json::array_at_most(value, path, "pattern strings", limit, f)?;
     let mut out = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
@@ -528,30 +332,13 @@ fn patterns(
 mod tests {
     use super::*;
 
-    fn errors(text: &str) -> Vec<(String, &'static str)> {
+    fn errors(text: &str) -> Vec<(String, DiagnosticCode)> {
         parse(text)
             .err()
             .unwrap_or_default()
             .into_iter()
             .map(|d| (d.path, d.code))
             .collect()
-    }
-
-    #[test]
-    fn quoted_is_debug_formatting() {
-        for text in [
-            "",
-            "/a/**",
-            "a\"b",
-            "a\\b",
-            "tab\t",
-            "é",
-            "/caf\u{e9}/*",
-            "\u{7f}",
-            "\u{200b}",
-        ] {
-            assert_eq!(Quoted(text).to_string(), format!("{text:?}"));
-        }
     }
 
     #[test]
@@ -601,7 +388,7 @@ mod tests {
     fn syntax_errors_have_line_and_column() {
         let d = parse("{\n  \"version\": 1,\n  \"rules\": [,]\n}").unwrap_err();
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].code, "json_syntax");
+        assert_eq!(d[0].code, DiagnosticCode::JsonSyntax);
         assert_eq!(d[0].path, "");
         assert_eq!(d[0].line, Some(3));
     }
@@ -612,7 +399,7 @@ mod tests {
         let text = format!(r#"{{"version":1,"rules":[{rule},{rule}]}}"#);
         assert_eq!(
             errors(&text),
-            vec![("rules[1].id".to_owned(), "duplicate_rule_id")]
+            vec![("rules[1].id".to_owned(), DiagnosticCode::DuplicateRuleId)]
         );
     }
 
@@ -626,7 +413,10 @@ mod tests {
         assert!(parse(&rule(&"é".repeat(500))).is_ok());
         assert_eq!(
             errors(&rule(&"é".repeat(501))),
-            vec![("rules[0].nudge.message".to_owned(), "invalid_length")]
+            vec![(
+                "rules[0].nudge.message".to_owned(),
+                DiagnosticCode::InvalidLength
+            )]
         );
     }
 }

@@ -7,8 +7,9 @@ use std::time::Instant;
 use nudge_rules::{normalize_page_url, Engine};
 
 fn main() {
-    let storefront = Engine::compile(include_str!("storefront.json")).expect("storefront");
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus");
+    let storefront =
+        Engine::compile(include_str!("../../../examples/storefront.json")).expect("storefront");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus");
     let mut failed = false;
     for target in ["config", "request", "normalize", "fast_path"] {
         let Ok(dir) = std::fs::read_dir(format!("{root}/{target}")) else {

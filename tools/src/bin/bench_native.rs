@@ -22,9 +22,10 @@ fn median_ns_per_call(calls: usize, mut body: impl FnMut(usize)) -> f64 {
 }
 
 fn main() {
-    let engine = Engine::compile(include_str!("storefront.json")).expect("storefront");
+    let engine =
+        Engine::compile(include_str!("../../../examples/storefront.json")).expect("storefront");
     let doc: serde_json::Value =
-        serde_json::from_str(include_str!("../benches/states.json")).expect("states.json");
+        serde_json::from_str(include_str!("../../../benches/states.json")).expect("states.json");
     let states: Vec<SessionState> = doc["states"]
         .as_array()
         .expect("states")

@@ -1,17 +1,21 @@
-//! Per-rule condition checks, and the reason texts built from them (SPEC 5).
+//! Reason texts (SPEC 5 evaluation steps 1 to 3) and the per-rule condition checks they are
+//! written from.
 //!
 //! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
-//! disagree.
+//! disagree; the conditions themselves are [`Conditions`](crate::Conditions)' predicates.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::config::{push_quoted, Pattern, Quoted, Rule, MAX_INTENT_SCORE};
-use crate::engine::{Engine, List, Outcome, PageMatches};
+use crate::config::{Pattern, Rule};
+use crate::engine::{Engine, Outcome};
+use crate::matches::{List, PageMatches};
+use crate::text::{push_quoted, Quoted};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConditionCheck {
     /// The condition's field name: `min_intent_score`, `max_intent_score`, `min_idle_ms`,
     /// `pages` or `exclude_pages`.
@@ -48,10 +52,10 @@ impl RuleCheck {
         let w = &rule.when;
         RuleCheck {
             rule: index,
-            min_intent: (w.min_intent_score > 0).then_some(intent_score >= w.min_intent_score),
-            max_intent: (w.max_intent_score < MAX_INTENT_SCORE)
-                .then_some(intent_score <= w.max_intent_score),
-            min_idle: (w.min_idle_ms > 0).then_some(idle_ms >= w.min_idle_ms),
+            min_intent: w.has_min_intent().then(|| w.min_intent_holds(intent_score)),
+            max_intent: w.has_max_intent().then(|| w.max_intent_holds(intent_score)),
+            min_idle: w.has_min_idle().then(|| w.min_idle_holds(idle_ms)),
+            // The first matching pattern of each list, when the list is set: the reasons name it.
             pages: w.pages.as_ref().map(|_| matches.first(index, List::Pages)),
             exclude: (!w.exclude_pages.is_empty())
                 .then(|| matches.first(index, List::ExcludePages)),
@@ -63,9 +67,19 @@ impl RuleCheck {
             self.min_intent,
             self.max_intent,
             self.min_idle,
-            self.pages.map(|m| m.is_some()),
-            self.exclude.map(|m| m.is_none()),
+            self.pages_holds(),
+            self.exclude_holds(),
         ]
+    }
+
+    /// `pages`' outcome, when the rule has the list.
+    fn pages_holds(&self) -> Option<bool> {
+        self.pages.map(|first| first.is_some())
+    }
+
+    /// `exclude_pages`' outcome, when the rule has patterns in it.
+    fn exclude_holds(&self) -> Option<bool> {
+        self.exclude.map(|first| first.is_none())
     }
 
     /// How many conditions fail.

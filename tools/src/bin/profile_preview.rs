@@ -1,7 +1,8 @@
 //! Runs previews of the storefront mix in a loop, for profilers (`valgrind --tool=callgrind`);
 //! with `PROFILE_REASON=1`, builds each preview's reason text too.
 fn main() {
-    let engine = nudge_rules::Engine::compile(include_str!("storefront.json")).unwrap();
+    let engine =
+        nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
     let urls = [
         "/checkout/payment",
         "https://shop.example/cart?x=1",

@@ -2,7 +2,7 @@
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text
-//! cargo run --release --example limits -- [all|rules|patterns|text-literal|text-globs|text-short-literal|text-short-globs|text-prefix-globs|text-unanchored-globs|text-negated-globs|text-byte-class-globs|text-regex-globs]
+//! cargo run --release -p nudge-rules-tools --bin limits -- [all|rules|patterns|text-literal|text-globs|text-short-literal|text-short-globs|text-prefix-globs|text-unanchored-globs|text-negated-globs|text-byte-class-globs|text-regex-globs]
 //! ```
 
 use std::time::Instant;

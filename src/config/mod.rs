@@ -1,0 +1,209 @@
+//! The site config (SPEC 2): its model here, and loading from JSON text with every error
+//! reported in `read.rs`.
+
+mod read;
+
+use std::fmt;
+
+use serde::Serialize;
+
+pub(crate) use read::{parse, parse_value};
+
+use crate::limits::MAX_INTENT_SCORE;
+use crate::text::Quoted;
+
+/// A validated site config (SPEC 2). Obtained from [`Engine::compile`](crate::Engine::compile)
+/// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
+/// shape with every default written out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Config {
+    /// Always 1.
+    pub version: u32,
+    /// When false (the default), paths and patterns compare case-insensitively (full Unicode
+    /// lowercase).
+    pub case_sensitive: bool,
+    /// Pages on which no nudge ever fires, in config order.
+    pub quiet_zones: Vec<Pattern>,
+    /// Rules, in evaluation order: the first enabled rule whose conditions all hold fires.
+    pub rules: Vec<Rule>,
+}
+
+/// A page pattern (SPEC 3) as written, with its normalized form (NFKC, lowercased unless the
+/// config is case-sensitive). Serializes as the text as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    written: String,
+    normalized: String,
+}
+
+impl Pattern {
+    /// The pattern as written in the config.
+    pub fn as_written(&self) -> &str {
+        &self.written
+    }
+
+    /// The pattern after normalization, as it is matched against normalized paths.
+    pub fn normalized(&self) -> &str {
+        &self.normalized
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.written)
+    }
+}
+
+impl fmt::Display for Pattern {
+    /// The pattern as written, quoted: `"/checkout/**"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", Quoted(&self.written))
+    }
+}
+
+/// One rule: a nudge and the conditions under which it fires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Rule {
+    /// 1 to 64 characters of `A-Za-z0-9_-`, unique within the config.
+    pub id: String,
+    /// A disabled rule never fires and is skipped (default true).
+    pub enabled: bool,
+    /// What is shown when the rule fires.
+    pub nudge: Nudge,
+    /// All must hold for the rule to fire; absent conditions always hold.
+    pub when: Conditions,
+}
+
+/// The nudge a rule shows (API document section 2.4: `type`, `message`, `cta`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Nudge {
+    /// Which kind of nudge.
+    #[serde(rename = "type")]
+    pub nudge_type: NudgeType,
+    /// The text, 1 to 500 characters.
+    pub message: String,
+    /// The call-to-action label, 1 to 80 characters.
+    pub cta: String,
+}
+
+/// The four kinds of nudge (API document section 2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NudgeType {
+    /// `chat_bubble`
+    ChatBubble,
+    /// `toast`
+    Toast,
+    /// `exit_modal`
+    ExitModal,
+    /// `sticky_bar`
+    StickyBar,
+}
+
+impl NudgeType {
+    /// Every kind, in the API document's order.
+    pub const ALL: [NudgeType; 4] = [
+        NudgeType::ChatBubble,
+        NudgeType::Toast,
+        NudgeType::ExitModal,
+        NudgeType::StickyBar,
+    ];
+
+    /// The wire name: `chat_bubble`, `toast`, `exit_modal` or `sticky_bar`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NudgeType::ChatBubble => "chat_bubble",
+            NudgeType::Toast => "toast",
+            NudgeType::ExitModal => "exit_modal",
+            NudgeType::StickyBar => "sticky_bar",
+        }
+    }
+
+    fn from_wire(s: &str) -> Option<Self> {
+        NudgeType::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+impl fmt::Display for NudgeType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rule's conditions (SPEC 2 `when`), with defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Conditions {
+    /// `intent_score >= min_intent_score`; 0 to 100, default 0.
+    pub min_intent_score: u8,
+    /// `intent_score <= max_intent_score`; 0 to 100, default 100; never below the minimum.
+    pub max_intent_score: u8,
+    /// `idle_ms >= min_idle_ms`; 0 to 86,400,000 ms, default 0.
+    pub min_idle_ms: u32,
+    /// The page must match at least one; `None` (absent) means every page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Vec<Pattern>>,
+    /// The page must match none; default empty.
+    pub exclude_pages: Vec<Pattern>,
+}
+
+impl Default for Conditions {
+    fn default() -> Self {
+        Conditions {
+            min_intent_score: 0,
+            max_intent_score: MAX_INTENT_SCORE,
+            min_idle_ms: 0,
+            pages: None,
+            exclude_pages: Vec::new(),
+        }
+    }
+}
+
+/// The per-condition rules of SPEC 2 `when`, written once and used by evaluation, reasons,
+/// explain and the decision map alike. A condition at its default always holds.
+impl Conditions {
+    /// `intent_score >= min_intent_score`.
+    pub fn min_intent_holds(&self, intent_score: u8) -> bool {
+        intent_score >= self.min_intent_score
+    }
+
+    /// `intent_score <= max_intent_score`.
+    pub fn max_intent_holds(&self, intent_score: u8) -> bool {
+        intent_score <= self.max_intent_score
+    }
+
+    /// `idle_ms >= min_idle_ms` (idle time in ms).
+    pub fn min_idle_holds(&self, idle_ms: u32) -> bool {
+        idle_ms >= self.min_idle_ms
+    }
+
+    /// `pages` holds when it is absent or some pattern of it matches the page;
+    /// `some_pattern_matches` is asked only when `pages` is present.
+    pub fn pages_hold(&self, some_pattern_matches: impl FnOnce() -> bool) -> bool {
+        self.pages.is_none() || some_pattern_matches()
+    }
+
+    /// `exclude_pages` holds when no pattern of it matches the page; `some_pattern_matches` is
+    /// asked only when the list is not empty.
+    pub fn exclude_pages_hold(&self, some_pattern_matches: impl FnOnce() -> bool) -> bool {
+        self.exclude_pages.is_empty() || !some_pattern_matches()
+    }
+
+    /// Whether `min_intent_score` is set above its default, 0 (else it always holds).
+    pub fn has_min_intent(&self) -> bool {
+        self.min_intent_score > 0
+    }
+
+    /// Whether `max_intent_score` is set below its default, 100 (else it always holds).
+    pub fn has_max_intent(&self) -> bool {
+        self.max_intent_score < MAX_INTENT_SCORE
+    }
+
+    /// Whether `min_idle_ms` is set above its default, 0 (else it always holds).
+    pub fn has_min_idle(&self) -> bool {
+        self.min_idle_ms > 0
+    }
+}

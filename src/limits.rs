@@ -1,0 +1,46 @@
+//! Every limit of the specification, in one place (SPEC 2, 4 and 5).
+//!
+//! Each is enforced where its input is read, and every message that states a limit is built
+//! from the constant here, so a limit and its message cannot drift apart. Each limit, one past
+//! its edge, has a test (`tests/limits.rs`).
+
+/// Largest config text, in bytes: 1 MiB (SPEC 2). A config given as a JSON value is measured by
+/// its compact JSON text.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// Most rules in one config: 1,000 (SPEC 2).
+pub const MAX_RULES: usize = 1000;
+
+/// Most quiet zones in one config: 1,000 (SPEC 2).
+pub const MAX_QUIET_ZONES: usize = 1000;
+
+/// Most patterns in one `pages` or `exclude_pages` list: 100 (SPEC 2).
+pub const MAX_PATTERNS_PER_LIST: usize = 100;
+
+/// Longest pattern, in bytes (UTF-8), as written: 512 (SPEC 2).
+pub const MAX_PATTERN_BYTES: usize = 512;
+
+/// Most characters (Unicode scalar values) in a rule id: 64; the fewest is 1 (SPEC 2).
+pub const MAX_RULE_ID_CHARS: usize = 64;
+
+/// Most characters (Unicode scalar values) in a nudge message: 500; the fewest is 1 (SPEC 2).
+pub const MAX_MESSAGE_CHARS: usize = 500;
+
+/// Most characters (Unicode scalar values) in a nudge call-to-action label: 80; the fewest is 1
+/// (SPEC 2).
+pub const MAX_CTA_CHARS: usize = 80;
+
+/// Largest intent score: 100; the smallest is 0 (SPEC 2 `min_intent_score`/`max_intent_score`,
+/// SPEC 5 `intent_score`).
+pub const MAX_INTENT_SCORE: u8 = 100;
+
+/// Largest idle time, in milliseconds: 86,400,000 (one day); the smallest is 0 (SPEC 2
+/// `min_idle_ms`, SPEC 5 `idle_ms`).
+pub const MAX_IDLE_MS: u32 = 86_400_000;
+
+/// Longest accepted `page_url`, in bytes: 8,192 (SPEC 4 step 2). The canonical path it
+/// normalizes to is held to the same limit.
+pub const MAX_PAGE_URL_BYTES: usize = 8192;
+
+/// Largest preview request body, in bytes: 64 KiB (SPEC 5).
+pub const MAX_REQUEST_BYTES: usize = 64 * 1024;

@@ -1,0 +1,166 @@
+//! Match bookkeeping: which rule patterns match a path, as sorted [`Owner`] records, and the
+//! per-thread scratch buffers that keep a preview from allocating.
+
+use std::cell::RefCell;
+
+/// Which list of a rule a page pattern belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum List {
+    /// `when.pages`.
+    Pages = 0,
+    /// `when.exclude_pages`.
+    ExcludePages = 1,
+}
+
+impl List {
+    /// The list's field name: `pages` or `exclude_pages`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            List::Pages => "pages",
+            List::ExcludePages => "exclude_pages",
+        }
+    }
+}
+
+/// The owner of a page pattern: a rule, one of its two lists, and the pattern's index in that
+/// list. Packed into one `u32` (`rule << 8 | list << 7 | pattern`) so that sorting owners sorts by
+/// rule, then list, then pattern index; SPEC 2's limits (1,000 rules, 100 patterns a list) fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Owner(u32);
+
+impl Owner {
+    const LIST_SHIFT: u32 = 7;
+    const RULE_SHIFT: u32 = 8;
+    const PATTERN_MASK: u32 = (1 << Self::LIST_SHIFT) - 1;
+
+    /// The owner of pattern `pattern` of `rule`'s `list`.
+    pub(crate) fn new(rule: usize, list: List, pattern: usize) -> Owner {
+        let rule = u32::try_from(rule).unwrap_or(u32::MAX >> Self::RULE_SHIFT);
+        let pattern = u32::try_from(pattern).unwrap_or(0) & Self::PATTERN_MASK;
+        Owner((rule << Self::RULE_SHIFT) | ((list as u32) << Self::LIST_SHIFT) | pattern)
+    }
+
+    /// The rule's index in config order.
+    pub(crate) fn rule(self) -> usize {
+        (self.0 >> Self::RULE_SHIFT) as usize
+    }
+
+    /// Which list of the rule.
+    pub(crate) fn list(self) -> List {
+        if (self.0 >> Self::LIST_SHIFT) & 1 == 0 {
+            List::Pages
+        } else {
+            List::ExcludePages
+        }
+    }
+
+    /// The pattern's index in its list.
+    pub(crate) fn pattern(self) -> usize {
+        (self.0 & Self::PATTERN_MASK) as usize
+    }
+
+    /// True when both owners are the same rule's same list.
+    fn same_list(self, other: Owner) -> bool {
+        self.0 >> Self::LIST_SHIFT == other.0 >> Self::LIST_SHIFT
+    }
+}
+
+/// Which page patterns match one path: the sorted owners of every matching pattern.
+pub(crate) struct PageMatches<'a> {
+    owners: &'a [Owner],
+}
+
+impl<'a> PageMatches<'a> {
+    /// The matches of sorted, deduplicated owners.
+    pub(crate) fn new(owners: &'a [Owner]) -> Self {
+        PageMatches { owners }
+    }
+
+    /// Every matching pattern's owner, sorted.
+    pub(crate) fn all(&self) -> impl Iterator<Item = Owner> + 'a {
+        self.owners.iter().copied()
+    }
+
+    /// The rules with a matching `pages` pattern, in config order (a rule may come more than
+    /// once, once per matching pattern).
+    pub(crate) fn rules_with_pages_match(&self) -> impl Iterator<Item = usize> + 'a {
+        self.all()
+            .filter(|o| o.list() == List::Pages)
+            .map(Owner::rule)
+    }
+
+    /// The index of the first pattern of `rule`'s `list` that matches, if any.
+    pub(crate) fn first(&self, rule: usize, list: List) -> Option<usize> {
+        let start = Owner::new(rule, list, 0);
+        let i = self.owners.partition_point(|&o| o < start);
+        let o = *self.owners.get(i)?;
+        o.same_list(start).then_some(o.pattern())
+    }
+
+    /// True when some pattern of `rule`'s `list` matches.
+    pub(crate) fn any(&self, rule: usize, list: List) -> bool {
+        self.first(rule, list).is_some()
+    }
+}
+
+/// Per-thread scratch buffers for matching, so that a preview does not allocate.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// Glob indices, for globset's `matches_candidate_into`.
+    pub(crate) globs: Vec<usize>,
+    /// The owners of the page patterns matching the path being evaluated.
+    pub(crate) owners: Vec<Owner>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `f` with this thread's scratch buffers (fresh ones when they are already in use, as in a
+/// nested call).
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_round_trip_and_sort_by_rule_list_pattern() {
+        for (rule, list, pattern) in [
+            (0, List::Pages, 0),
+            (999, List::ExcludePages, 99),
+            (5, List::ExcludePages, 127),
+        ] {
+            let o = Owner::new(rule, list, pattern);
+            assert_eq!((o.rule(), o.list(), o.pattern()), (rule, list, pattern));
+        }
+        let mut owners = vec![
+            Owner::new(2, List::Pages, 0),
+            Owner::new(1, List::ExcludePages, 0),
+            Owner::new(1, List::Pages, 3),
+        ];
+        owners.sort();
+        let order: Vec<_> = owners
+            .iter()
+            .map(|o| (o.rule(), o.list(), o.pattern()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (1, List::Pages, 3),
+                (1, List::ExcludePages, 0),
+                (2, List::Pages, 0)
+            ]
+        );
+        let m = PageMatches::new(&owners);
+        assert_eq!(m.first(1, List::Pages), Some(3));
+        assert_eq!(m.first(1, List::ExcludePages), Some(0));
+        assert_eq!(m.first(2, List::ExcludePages), None);
+        assert_eq!(m.rules_with_pages_match().collect::<Vec<_>>(), [1, 2]);
+    }
+}

@@ -1,0 +1,160 @@
+//! Page patterns (SPEC 3): checking, normalization, and compilation into shared indexes.
+//!
+//! Every pattern of a kind (all quiet zones; all rules' `pages` and `exclude_pages`) goes into one
+//! [`PatternSet`], built once, so that matching a path costs about the same however many rules
+//! there are. Each pattern remembers its owner (a quiet zone, or a rule's list and pattern index).
+//! Parsing is apart from matching, as in globset: [`check`] validates a pattern as written (globset
+//! is the parser of record), and a set compiles each pattern with the first of three matchers
+//! that covers it:
+//!
+//! 1. literal and literal-prefix patterns (`/search`, `/products/**`): the literal index of hash
+//!    lookups of the path and its ancestors (`literal.rs`, with brace expansion);
+//! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`, `/a[!x]b`): our own matcher and its
+//!    index (`segment/`);
+//! 3. the rest (escapes, classes listing `/`, alternates holding `**`, classes or groups):
+//!    globset regex sets (`regex_set.rs`), built with `GlobSet::new`, which returns errors, never
+//!    with `compile_matcher`, which can panic.
+//!
+//! The tests (`tests.rs`) check every matcher against globset.
+
+mod check;
+mod literal;
+mod regex_set;
+mod segment;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use check::check;
+#[cfg(fuzzing)]
+use check::globs_of;
+#[cfg(fuzzing)]
+use globset::{Candidate, GlobSet};
+
+use literal::{literal_forms, LiteralIndex};
+use regex_set::RegexSets;
+use segment::{segment_globs, SegmentIndex};
+
+/// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
+/// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
+/// into the literal index, segment globs (`/products/*/reviews`) into the segment index, every
+/// other pattern into globset regex sets (usually none).
+#[derive(Clone, Debug)]
+pub(crate) struct PatternSet<O> {
+    literal: LiteralIndex<O>,
+    segment: SegmentIndex<O>,
+    regex: RegexSets<O>,
+}
+
+impl<O> Default for PatternSet<O> {
+    fn default() -> Self {
+        PatternSet {
+            literal: LiteralIndex::default(),
+            segment: SegmentIndex::default(),
+            regex: RegexSets::default(),
+        }
+    }
+}
+
+impl<O: Copy + Ord> PatternSet<O> {
+    /// Builds a set from `(owner, normalized pattern)` pairs.
+    ///
+    /// # Errors
+    ///
+    /// When globset refuses a set (a regex over its size limits), the indices (into `patterns`)
+    /// of the patterns that fail on their own; empty when only a combination is too large.
+    pub(crate) fn build(patterns: &[(O, &str)]) -> Result<Self, Vec<usize>> {
+        let mut set = PatternSet::default();
+        let mut bad = Vec::new();
+        for (i, (owner, text)) in patterns.iter().enumerate() {
+            if let Some(forms) = literal_forms(text) {
+                for form in forms {
+                    set.literal.add(*owner, form);
+                }
+            } else if let Some(globs) = segment_globs(text) {
+                for glob in globs {
+                    set.segment.add(*owner, glob);
+                }
+            } else if set.regex.add(i, *owner, text).is_err() {
+                bad.push(i);
+            }
+        }
+        if !bad.is_empty() {
+            return Err(bad);
+        }
+        set.regex.build()?;
+        Ok(set)
+    }
+
+    /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates
+    /// removed. `scratch` is reused between calls to avoid allocating.
+    pub(crate) fn matching_owners(
+        &self,
+        path: &str,
+        scratch: &mut Vec<usize>,
+        owners_out: &mut Vec<O>,
+    ) {
+        owners_out.clear();
+        if !self.literal.is_empty() {
+            self.literal
+                .for_each_match(path, |owners| owners_out.extend_from_slice(owners));
+        }
+        if !self.segment.is_empty() {
+            self.segment
+                .for_each_match(path, |owner| owners_out.push(owner));
+        }
+        if !self.regex.is_empty() {
+            self.regex
+                .for_each_match(path, scratch, false, |owner| owners_out.push(owner));
+        }
+        if owners_out.len() > 1 {
+            owners_out.sort_unstable();
+            owners_out.dedup();
+        }
+    }
+
+    /// The smallest owner among the matching patterns.
+    pub(crate) fn first_owner(&self, path: &str, scratch: &mut Vec<usize>) -> Option<O> {
+        let mut first: Option<O> = None;
+        let mut keep = |o: O| first = Some(first.map_or(o, |f| f.min(o)));
+        if !self.literal.is_empty() {
+            self.literal
+                .for_each_match(path, |owners| owners.iter().for_each(|&o| keep(o)));
+        }
+        if !self.segment.is_empty() {
+            self.segment.for_each_match(path, &mut keep);
+        }
+        if !self.regex.is_empty() {
+            self.regex.for_each_match(path, scratch, true, &mut keep);
+        }
+        first
+    }
+}
+
+/// The verdicts on a normalized `path` of a pattern, as a config loads it (case-sensitive):
+/// `(ours, globset's)`, each `None` when that side rejects the pattern; `None` when the pattern
+/// fails SPEC 3's checks before any glob is built. For the differential fuzz target (`fuzz/`,
+/// built with `--cfg fuzzing` by cargo-fuzz only).
+#[cfg(fuzzing)]
+pub fn glob_verdicts(pattern: &str, path: &str) -> Option<(Option<bool>, Option<bool>)> {
+    let normalized = check(pattern, true).ok()?;
+    let ours = PatternSet::build(&[(0, &normalized)]).ok().map(|set| {
+        let mut owners = Vec::new();
+        set.matching_owners(path, &mut Vec::new(), &mut owners);
+        !owners.is_empty()
+    });
+    let reference = globs_of(&normalized)
+        .and_then(|globs| GlobSet::new(&globs))
+        .ok()
+        .map(|set| set.is_match_candidate(&Candidate::from_bytes(path)));
+    Some((ours, reference))
+}
+
+/// True for the patterns that match every normalized path.
+pub(crate) fn matches_every_path(normalized: &str) -> bool {
+    matches!(normalized, "/**" | "**" | "**/**")
+}
+
+/// True when a pattern has no glob syntax (it matches exactly itself).
+pub(crate) fn is_literal(normalized: &str) -> bool {
+    !normalized.contains(['*', '?', '[', ']', '{', '}', '\\'])
+}
