@@ -93,33 +93,17 @@ function analysis() {
 }
 
 /**
- * What a server holding this config answers for a request body: `{ status, body }`, the
- * engine's own body either way (SPEC 5: an invalid config is a 500 InvalidConfig).
- * Uses the engine's `previewResponse` where this build has it; until then the same body is made
- * from the engine's error, as below.
+ * What a server holding this config answers for a request body: `{ status, body }`, from the
+ * engine (`previewResponse`, docs/JS-API.md): 200 with the result, 400 with the InvalidRequest
+ * body, or, for an invalid config, 500 with the engine's own InvalidConfig body (SPEC 5). That
+ * 500 does not depend on the request, so it is computed once per text.
  */
 function apiResponse(requestBody) {
-  const previewResponse = Reflect.get(nudge, 'previewResponse'); // on main soon (docs/JS-API.md)
-  if (typeof previewResponse === 'function') {
-    if (w.valid && typeof w.engine.previewResponse === 'function') return w.engine.previewResponse(requestBody);
-    if (!w.valid) return previewResponse(w.text, requestBody);
+  if (w.valid) return w.engine.previewResponse(requestBody);
+  if (w.invalidResponse?.text !== w.text) {
+    w.invalidResponse = { text: w.text, response: nudge.previewResponse(w.text, requestBody) };
   }
-  if (!w.valid) {
-    // The engine's error body is `{"error": kind, "message": Display}`, and the thrown Error's
-    // message is that Display (docs/JS-API.md); it does not depend on the request.
-    if (w.invalidResponse?.text !== w.text) {
-      let response = null;
-      try {
-        new nudge.NudgeEngine(w.text).free();
-      } catch (err) {
-        response = { status: 500, body: JSON.stringify({ error: err.kind || 'InvalidConfig', message: err.message }) };
-      }
-      w.invalidResponse = { text: w.text, response };
-    }
-    if (w.invalidResponse.response) return w.invalidResponse.response;
-  }
-  const body = w.engine.previewBody(requestBody);
-  return { status: body.startsWith('{"error"') ? 400 : 200, body };
+  return w.invalidResponse.response;
 }
 
 function evaluate(state) {
@@ -145,11 +129,10 @@ function evaluate(state) {
 function decisionMap(url) {
   try {
     const dm = w.engine.decisionMap(url);
-    // A rejected URL is reported inside the result by newer builds, thrown by older ones.
     if (dm.url_error) return { url, path: null, regions: [], quietZone: null, error: dm.url_error.message };
     return { url, path: dm.path, regions: dm.regions, quietZone: dm.quiet_zone, error: null };
   } catch (err) {
-    return { url, path: null, regions: [], quietZone: null, error: err.message };
+    return { url, path: null, regions: [], quietZone: null, error: err.message }; // a bug, shown rather than thrown
   }
 }
 

@@ -177,7 +177,7 @@ describe('the JSON view', () => {
     const at = text.indexOf('"exclude_pages": ["/products/gift-card"]') + '"exclude_pages": ["/products/gift-card"]'.length;
     await page.evaluate((pos) => {
       const { view } = window.nudgePlayground.editor;
-      view.dispatch({ changes: { from: pos, insert: ',\n        ' }, selection: { anchor: pos + 10 } });
+      view.dispatch({ changes: { from: pos, insert: ',\n        ' }, selection: { anchor: pos + 10 }, scrollIntoView: true });
       view.focus();
     }, at);
     await page.keyboard.press('Control+Space');
