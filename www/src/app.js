@@ -484,8 +484,23 @@ async function boot() {
   drafts.setBase(base.text, base.label);
   editor.setValue(text, { undoable: false });
   els.dirtyDot.hidden = !drafts.isDirty(text);
+  const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== app.defaultConfig;
+  if (draftSetAside) drafts.stash(draft);
   if (parsed.configError) {
     notify(damagedLinkMessage({ ...parsed, fallbackLabel: draft ? 'your draft' : 'the example config' }));
+  } else if (draftSetAside) {
+    notify('Opened the config of the link. Your unsaved edits from before are kept aside.', {
+      label: 'Open my edits',
+      run: async () => {
+        const earlier = drafts.takeEarlier();
+        if (earlier && (await mayDiscard('your earlier edits'))) {
+          replaceText(earlier.text, earlier.baseLabel ?? 'the example config', 'Back to your earlier edits.');
+          drafts.setBase(earlier.base ?? app.defaultConfig, earlier.baseLabel ?? 'the example config');
+          drafts.saveNow(editor.value);
+          els.dirtyDot.hidden = !drafts.isDirty(editor.value);
+        }
+      },
+    });
   } else if (parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
     const when = new Date(draft.savedAt).toLocaleString();
     notify(`Restored your unsaved edits (draft of ${when}).`, {

@@ -7,6 +7,7 @@ import { diffLines } from 'diff';
 import { h } from './util.js';
 
 const KEY = 'nudge-rules:draft:v1';
+const EARLIER = 'nudge-rules:draft:earlier:v1';
 
 export class Drafts {
   constructor(storage = globalThis.localStorage) {
@@ -20,6 +21,28 @@ export class Drafts {
   load() {
     try {
       const d = JSON.parse(this.storage.getItem(KEY) || 'null');
+      return d && typeof d.text === 'string' ? d : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Keeps a draft aside (a share link opened over unsaved edits must not erase them): one earlier
+   * draft is kept, and `takeEarlier` gives it back.
+   */
+  stash(draft) {
+    try {
+      this.storage.setItem(EARLIER, JSON.stringify(draft));
+    } catch {
+      // storage full or disabled
+    }
+  }
+
+  takeEarlier() {
+    try {
+      const d = JSON.parse(this.storage.getItem(EARLIER) || 'null');
+      this.storage.removeItem(EARLIER);
       return d && typeof d.text === 'string' ? d : null;
     } catch {
       return null;

@@ -229,7 +229,7 @@ describe('the JSON view', () => {
 
 describe('drafts', () => {
   test('edits are kept across a reload, and Changes shows the diff', async () => {
-    const tab = await env.context.newPage();
+    let tab = await env.context.newPage();
     await open(tab, env.server);
     await setConfig(tab, STOREFRONT.replace('Start chat', 'Chat with us'));
     await tab.waitForTimeout(500); // autosave runs 300 ms after the last change
@@ -246,6 +246,18 @@ describe('drafts', () => {
     assert.match(await dialog.locator('.d-add').innerText(), /Chat with us/);
     assert.match(await dialog.locator('.d-del').innerText(), /Start chat/);
     await dialog.getByRole('button', { name: 'Close' }).click();
+    // A share link opened (in a new tab) over unsaved edits keeps them aside, one click away.
+    await tab.close();
+    tab = await env.context.newPage();
+    const linked = Buffer.from(STOREFRONT.replace('Start chat', 'Talk to us')).toString('base64url');
+    await tab.goto(`${env.server.url}/www/#i=82&t=9000&u=%2F&c=b${linked}`);
+    await tab.waitForFunction(() => document.body.dataset.ready === '1');
+    await settled(tab);
+    assert.match(await configText(tab), /Talk to us/);
+    assert.match(await tab.locator('#toast').innerText(), /unsaved edits from before are kept aside/);
+    await tab.locator('#toast-action').click();
+    await settled(tab);
+    assert.match(await configText(tab), /Chat with us/);
     await tab.close();
   });
 });
