@@ -201,8 +201,15 @@ function renderDiagnostics() {
     ruleCount: app.config?.rules.length ?? 0,
     onJump: (line, column) => jumpTo(line, column),
   });
-  // Positions belong to the compiled text: mark them only if no keystroke came since.
-  if (app.compiledText === app.text) editor.setDiagnostics(all);
+  // Positions belong to the compiled text: mark them only if no keystroke came since, and only
+  // when they changed (an unchanged empty list is no transaction for the editor).
+  const key = JSON.stringify(all);
+  const unchanged = key === app.markedKey && (key === '[]' || app.markedText === app.text);
+  if (app.compiledText === app.text && !unchanged) {
+    app.markedKey = key;
+    app.markedText = app.text;
+    editor.setDiagnostics(all);
+  }
   rulesEditor.update({ diagnostics: all });
 }
 
@@ -266,6 +273,7 @@ function setView(view) {
   els.tabJson.tabIndex = rules ? -1 : 0;
   els.rulesView.hidden = !rules;
   els.jsonView.hidden = rules;
+  editor.attach(!rules);
   document.body.dataset.view = view;
   rulesEditor.show(rules);
   try {

@@ -127,12 +127,45 @@ export class CodeEditor {
       }),
     ];
     this.extensions = extensions;
+    this.root = root;
     this.view = new EditorView({ parent: root, state: EditorState.create({ doc: '', extensions }) });
     root.classList.add('code-editor');
   }
 
+  /**
+   * While the JSON view is hidden (the rule cards are shown), changes go to a detached
+   * EditorState, not to the view: the document, its undo history, the lint markers and notes all
+   * live in the state, and drawing a hidden 1,000-rule document on every card edit cost about
+   * 100 ms of measuring. Showing the view again hands it the state (`attach(true)`).
+   */
+  attach(on) {
+    if (!on && !this.detached) {
+      this.detached = this.view.state;
+    } else if (on && this.detached) {
+      const state = this.detached;
+      this.detached = null;
+      this.view.setState(state);
+    }
+  }
+
+  /** The current state (the detached one while the view is hidden). */
+  get state() {
+    return this.detached ?? this.view.state;
+  }
+
+  /** Applies a transaction to the view, or to the detached state while hidden. */
+  dispatch(...specs) {
+    if (!this.detached) {
+      this.view.dispatch(...specs);
+      return;
+    }
+    const tr = this.detached.update(...specs);
+    this.detached = tr.state;
+    if (tr.docChanged) this.onChange(tr.state.doc.toString(), [tr]);
+  }
+
   get value() {
-    return this.view.state.doc.toString();
+    return this.state.doc.toString();
   }
 
   /**
@@ -141,12 +174,14 @@ export class CodeEditor {
    */
   setValue(text, { undoable = true } = {}) {
     if (!undoable) {
-      this.view.setState(EditorState.create({ doc: text, extensions: this.extensions }));
+      const state = EditorState.create({ doc: text, extensions: this.extensions });
+      if (this.detached) this.detached = state;
+      else this.view.setState(state);
       this.onChange(text, []);
       return;
     }
-    this.view.dispatch({
-      changes: { from: 0, to: this.view.state.doc.length, insert: text },
+    this.dispatch({
+      changes: { from: 0, to: this.state.doc.length, insert: text },
       selection: { anchor: 0 },
       scrollIntoView: true,
       userEvent: 'input.replace.all',
@@ -155,13 +190,13 @@ export class CodeEditor {
 
   /** Replaces a range (a visual edit): one undo step, the rest of the text untouched. */
   replace(from, to, insert, userEvent = 'input.visual') {
-    this.view.dispatch({ changes: { from, to, insert }, userEvent });
+    this.dispatch({ changes: { from, to, insert }, userEvent });
   }
 
   /** Applies jsonc-parser edits ({offset, length, content}) as one transaction (one undo step). */
   applyEdits(edits, userEvent = 'input.visual') {
     if (!edits.length) return;
-    this.view.dispatch({
+    this.dispatch({
       changes: edits.map((e) => ({ from: e.offset, to: e.offset + e.length, insert: e.content })),
       userEvent,
     });
@@ -173,7 +208,8 @@ export class CodeEditor {
 
   /** Puts the caret at a 1-based line and column (characters) and scrolls it into view. */
   jumpTo(line, column = 1) {
-    const pos = offsetOf(this.view.state.doc, line, column);
+    this.attach(true);
+    const pos = offsetOf(this.state.doc, line, column);
     this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
     this.view.focus();
   }
@@ -183,7 +219,7 @@ export class CodeEditor {
    * lint markers (underline, gutter, tooltip) and a wrapped note under each marked line.
    */
   setDiagnostics(diagnostics) {
-    const { state } = this.view;
+    const { state } = this;
     const doc = state.doc;
     const marks = [];
     const byLine = new Map();
@@ -202,7 +238,7 @@ export class CodeEditor {
       const widget = new NoteWidget(list[0].severity, list[0].message + more);
       notes.push(Decoration.widget({ widget, block: true, side: 1 }).range(doc.line(line).to));
     }
-    this.view.dispatch(
+    this.dispatch(
       setDiagnostics(state, marks),
       { effects: setNotes.of(Decoration.set(notes, true)) },
     );

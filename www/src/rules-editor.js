@@ -5,7 +5,7 @@
 // one matches. Every edit is a small text edit of the JSON (config-edits.js), so both views stay
 // one document with one undo history; errors the engine reports show on the card they concern.
 
-import { freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
+import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
 import { seconds } from './plain.js';
 import { STORE_PAGES } from './storefront.js';
@@ -47,6 +47,7 @@ export class RulesEditor {
   constructor(root, host) {
     this.root = root;
     this.host = host;
+    this.index = new ConfigIndex();
     this.text = null;
     this.value = null;
     this.diagnostics = [];
@@ -76,6 +77,16 @@ export class RulesEditor {
   }
 
   /** New text, diagnostics (errors then warnings) and sample-page reports from the engine. */
+  /**
+   * Sets the value at a JSON path. An existing scalar is replaced in place (ConfigIndex: a
+   * keystroke in a card of a 1,000-rule config touches one string); anything else goes through
+   * jsonc-parser's `modify`.
+   */
+  setValueAt(path, value) {
+    const edit = value === undefined ? null : this.index.replaceScalar(this.text, path, value);
+    this.edit(edit ? [edit] : setAt(this.text, path, value));
+  }
+
   update({ text, diagnostics, pageReports }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) this.diagnostics = diagnostics;
@@ -89,12 +100,22 @@ export class RulesEditor {
       });
     }
     this.stale = true;
-    if (this.visible) this.refresh();
+    // One refresh a frame, whatever arrived meanwhile (text, errors, warnings, page reports).
+    if (this.visible && !this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = null;
+        if (this.visible && this.stale) this.refresh();
+      });
+    }
   }
 
   refresh() {
     this.stale = false;
-    const parsed = readConfig(this.text ?? '');
+    if (this.parsedText !== this.text) {
+      this.parsedText = this.text;
+      this.parsed = readConfig(this.text ?? '');
+    }
+    const { parsed } = this;
     const syntax = this.diagnostics.filter((d) => d.code === 'json_syntax');
     if (!parsed.syntaxOk || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
       this.value = null;
@@ -143,7 +164,7 @@ export class RulesEditor {
     if (!this.settingsUi) {
       const caseBox = h('input', {
         type: 'checkbox', class: 'switch',
-        onchange: (e) => this.edit(setAt(this.text, ['case_sensitive'], e.target.checked)),
+        onchange: (e) => this.setValueAt(['case_sensitive'], e.target.checked),
       });
       const zones = new ChipsField(this, { what: 'quiet zone', path: () => ['quiet_zones'] });
       const errors = h('ul', { class: 'card-errors' });
@@ -326,7 +347,7 @@ class RuleCard {
     this.editor = editor;
     this.slot = slot;
     this.item = null;
-    const set = (sub, value) => editor.edit(setAt(editor.text, ['rules', this.item.index, ...sub], value));
+    const set = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value);
 
     // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
     // takes Alt+Up and Alt+Down from the keyboard.

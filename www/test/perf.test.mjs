@@ -62,29 +62,38 @@ after(async () => {
   writeFileSync(path.join(REPO_ROOT, 'target/editor-perf.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nkeystroke to preview (ms)          median   p95   max | long tasks > 50 ms | engine to preview (worker ms, median)');
   for (const r of results.keystroke) {
-    console.log(`  ${String(r.rules).padStart(5)} rules                     ${String(r.median).padStart(6)} ${String(r.p95).padStart(5)} ${String(r.max).padStart(5)} | ${r.longTasks.length} (longest ${r.longestTask} ms) | ${r.workerMedian}`);
+    console.log(`  ${String(r.rules).padStart(5)} rules, ${r.view.padEnd(5)}              ${String(r.median).padStart(6)} ${String(r.p95).padStart(5)} ${String(r.max).padStart(5)} | ${r.longTasks.length} (longest ${r.longestTask} ms) | ${r.workerMedian}`);
   }
   for (const r of results.firstLoad) {
     console.log(`first load at 10 Mbit/s, ${r.encoding.padEnd(8)}: ${r.readyMs} ms to ready; .wasm ${r.wasmEncoded} bytes on the wire (${r.wasmDecoded} decoded), page total ${r.totalEncoded} bytes`);
   }
 });
 
-for (const n of [9, 200, 1000]) {
-  test(`keystroke to preview with ${n} rules`, async () => {
+for (const [n, view] of [[9, 'json'], [200, 'json'], [1000, 'json'], [1000, 'rules']]) {
+  test(`keystroke to preview with ${n} rules, typed in the ${view === 'json' ? 'JSON view' : 'rule card'}`, async () => {
     const { page } = env;
     if (n === 9) await open(page, env.server);
     const storefront = readFileSync(path.join(REPO_ROOT, 'examples/storefront.json'), 'utf8');
     await setConfig(page, bigConfig(storefront, n));
     await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
-    await showJson(page);
-    // The caret after "Ask a stylist" in sizing-help's message (the rule that fires here).
-    const text = await configText(page);
-    const at = text.indexOf('Ask a stylist.') + 'Ask a stylist'.length;
-    await page.evaluate((pos) => {
-      const { view } = window.nudgePlayground.editor;
-      view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
-      view.focus();
-    }, at);
+    if (view === 'json') {
+      await showJson(page);
+      // The caret after "Ask a stylist" in sizing-help's message (the rule that fires here).
+      const text = await configText(page);
+      const at = text.indexOf('Ask a stylist.') + 'Ask a stylist'.length;
+      await page.evaluate((pos) => {
+        const { view: cm } = window.nudgePlayground.editor;
+        cm.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+        cm.focus();
+      }, at);
+    } else {
+      await page.evaluate(() => window.nudgePlayground.setView('rules'));
+      await settled(page);
+      const message = page.locator('#rules-view .rule-card-slot[data-rule="sizing-help"] textarea');
+      await message.click();
+      await page.keyboard.press('End');
+      await page.keyboard.press('ArrowLeft');
+    }
     await page.waitForTimeout(300);
     await page.evaluate(() => {
       window.perf = { longTasks: [], keystrokes: [] };
@@ -127,6 +136,7 @@ for (const n of [9, 200, 1000]) {
     const s = stats(timings);
     results.keystroke.push({
       rules: n,
+      view,
       keystrokes: timings.length,
       median: round(s.median),
       p95: round(s.p95),
