@@ -129,6 +129,7 @@ function onAnswer(answer, job) {
     return;
   }
   if (answer.wasm) app.wasmResource = answer.wasm;
+  if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
   if (answer.compile) applyCompile(answer.compile, job.text);
   if (answer.analysis) applyAnalysis(answer.analysis);
   if (answer.pattern) {

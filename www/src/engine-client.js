@@ -60,6 +60,10 @@ export class EngineClient {
   }
 
   receive(answer) {
+    if (answer.loadReport) {
+      this.onAnswer({ wasm: answer.loadReport }, {});
+      return;
+    }
     const job = this.inFlight ?? {};
     this.assemble(answer);
     if (answer.partial) {

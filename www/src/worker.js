@@ -229,10 +229,23 @@ self.onmessage = async ({ data }) => {
   out.workerMs = performance.now() - started;
   if (!w.reportedLoad) {
     // How the module arrived (the page cannot see the worker's fetches): bytes on the wire and
-    // decoded, and the time from the worker's start to the end of the download.
+    // decoded, and when the download ended. The entry may be recorded a little after the module
+    // is ready; then it is posted on its own when it is.
     w.reportedLoad = true;
+    const report = (entry) => ({ encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd });
     const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
-    if (entry) out.wasm = { encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd };
+    if (entry) {
+      out.wasm = report(entry);
+    } else {
+      const observer = new PerformanceObserver((list) => {
+        const found = list.getEntries().find((e) => e.name.endsWith('.wasm'));
+        if (found) {
+          observer.disconnect();
+          self.postMessage({ loadReport: report(found) });
+        }
+      });
+      observer.observe({ type: 'resource', buffered: true });
+    }
   }
   self.postMessage(out);
 };
