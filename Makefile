@@ -2,15 +2,20 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 PORT ?= 8000
+SERVE_PORT ?= 8080
+ADMIN_PORT ?= 9090
 
-.PHONY: help setup demo test lint test-rust test-node test-browser wasm bench bench-native bench-node bench-levels fuzz fuzz-smoke clean
+.PHONY: help setup demo serve test lint test-rust test-server test-node test-browser wasm bench bench-native bench-node bench-levels bench-server fuzz fuzz-smoke clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
+	@echo "make serve         the preview server on the embedded storefront config, a test key printed:"
+	@echo "                   API http://127.0.0.1:$(SERVE_PORT)/v1/nudges/preview, admin http://127.0.0.1:$(ADMIN_PORT)"
 	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
 	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
 	@echo "make bench-levels  WASM size and speed at each opt-level (the build profile's choice)"
+	@echo "make bench-server  30 s load runs of the preview server with wrk (docs/SERVER.md)"
 	@echo "make fuzz          long fuzz runs (docs/RELIABILITY.md)"
 
 setup:
@@ -19,7 +24,12 @@ setup:
 demo:
 	scripts/serve-demo.sh
 
-test: setup lint test-rust test-node test-browser fuzz-smoke
+# The preview server (docs/SERVER.md) with the demo site: loopback only, one printed test key.
+serve:
+	cargo run --release -p nudge-rules-server -- --demo \
+	  --listen 127.0.0.1:$(SERVE_PORT) --admin-listen 127.0.0.1:$(ADMIN_PORT)
+
+test: setup lint test-rust test-server test-node test-browser fuzz-smoke
 
 lint:
 	python3 scripts/check-modules.py
@@ -31,6 +41,12 @@ lint:
 test-rust:
 	cargo test
 	cargo bench --no-run
+
+# The server crate (a workspace member with its own dependencies); `lint` formats it too.
+test-server:
+	cargo clippy -p nudge-rules-server --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc -p nudge-rules-server --no-deps
+	cargo test -p nudge-rules-server
 
 wasm:
 	scripts/build-wasm.sh
@@ -54,6 +70,12 @@ bench-native:
 bench-node: wasm
 	mkdir -p target
 	node benches/node.mjs --json target/bench-node.json
+
+# 30 s wrk runs against the release server: the preview route and its constant-body baseline,
+# local and Redis limiter; writes docs/SERVER.md's figures.
+bench-server:
+	cargo build --release -p nudge-rules-server
+	python3 scripts/bench-server.py --write
 
 # The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
 bench-levels:

@@ -2,8 +2,9 @@
 # Install everything the build and the tests need, skipping what is already
 # present at the right version. Safe to re-run: a warm run takes a few seconds.
 #
-#   scripts/setup.sh               wasm32 target, wasm-bindgen-cli, Chromium, npm packages
-#   scripts/setup.sh --no-browser  the same without Chromium (Rust + Node only)
+#   scripts/setup.sh               wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
+#                                  and the server tests' redis-server, wrk, curl, schemathesis
+#   scripts/setup.sh --no-browser  the same without Chromium
 #   scripts/setup.sh --fuzz        also a nightly toolchain and cargo-fuzz (for `make fuzz`)
 #
 # Only the package registries are reachable on these machines (see
@@ -33,12 +34,30 @@ begin() { step_t=$SECONDS; }
 took() { echo "       ($(( SECONDS - step_t )) s)"; }
 die() { echo "FAILED: $*" >&2; exit 1; }
 
-for tool in rustup cargo node npm; do
+for tool in rustup cargo node npm python3; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH"
 done
 
 # Heavy compiles (cargo install) run at low priority: the machine has 2 cores.
 NICE=(nice -n 10)
+
+# Debian packages: root only; `apt-get update` at most once per run.
+apt_updated=0
+apt_install() { # apt_install HINT PACKAGE...
+  local hint=$1
+  shift
+  if [ "$(id -u)" != 0 ]; then
+    die "$* missing and installing needs root (apt-get); run as root, or: sudo apt-get install $*$hint"
+  fi
+  echo "installing: $* (apt-get) ..."
+  begin
+  if [ "$apt_updated" = 0 ]; then
+    apt-get update
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"
+  took
+}
 
 # --- 1. wasm32 target ---------------------------------------------------------
 if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -84,15 +103,8 @@ if [ "$want_browser" = 0 ]; then
 elif [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
   echo "ok: chromium present ($(/usr/bin/chromium --version 2>/dev/null || echo 'version unknown'))"
 else
-  if [ "$(id -u)" != 0 ]; then
-    die "chromium is missing and installing it needs root (apt-get); run as root, or: sudo apt-get install chromium chromium-driver; or pass --no-browser"
-  fi
-  echo "installing: chromium chromium-driver (apt-get) ..."
-  begin
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+  apt_install "; or pass --no-browser" chromium chromium-driver
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt-get install"
-  took
 fi
 
 # --- 4. npm packages (playwright-core, binaryen's wasm-opt, typescript, ...) --
@@ -111,7 +123,29 @@ fi
 node_modules/.bin/wasm-opt --version >/dev/null 2>&1 \
   || die "node_modules/.bin/wasm-opt does not run (npm package binaryen)"
 
-# --- 5. optional: nightly + cargo-fuzz ----------------------------------------
+# --- 5. the server tests: redis-server, wrk (make bench-server), curl, schemathesis ---
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+if [ "${#missing[@]}" = 0 ]; then
+  echo "ok: $(redis-server --version | cut -d' ' -f1-3), wrk, curl present"
+else
+  apt_install "" "${missing[@]}"
+fi
+# Pinned: the contract test's settings (server/tests/schemathesis.toml) follow this version.
+ST_VERSION=4.32.5
+if [ "$(python3 -m schemathesis.cli --version 2>/dev/null || true)" = "python -m schemathesis.cli, version $ST_VERSION" ]; then
+  echo "ok: schemathesis $ST_VERSION present"
+else
+  echo "installing: schemathesis $ST_VERSION (pip) ..."
+  begin
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    "schemathesis==$ST_VERSION" || die "pip install schemathesis==$ST_VERSION failed"
+  took
+fi
+
+# --- 6. optional: nightly + cargo-fuzz ----------------------------------------
 if [ "$want_fuzz" = 1 ]; then
   if rustup toolchain list | grep -q '^nightly-'; then
     echo "ok: nightly toolchain present ($(rustup run nightly rustc --version))"

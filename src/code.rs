@@ -91,6 +91,7 @@ diagnostic_codes! {
     PatternHasScheme = "pattern_has_scheme": "a pattern with `http://` or similar.",
     PatternUppercase = "pattern_uppercase": "upper-case letters in a case-insensitive config.",
     PatternNeverMatches = "pattern_never_matches": "a pattern with `%`, `;`, `//` or a dot segment, which a normalized path never has.",
+    PatternByteWildcard = "pattern_byte_wildcard": "a `?` or a class next to non-ASCII text, or listing it: globs match bytes, so it never matches such a character.",
     // --- Other ---------------------------------------------------------------------------
     Unknown = "unknown": "an error without a more precise code; the engine does not produce it.",
 }

@@ -1,16 +1,21 @@
 //! Page URL normalization (SPEC 4): one canonical path per page, or a typed rejection.
 //!
 //! The policy fails closed: input that could be read two ways is rejected rather than guessed at.
-//! Beyond the rejections SPEC 4 lists, two readings are refused here because browsers and servers
-//! disagree on them and one of the readings could move a page out of a quiet zone (recorded in
-//! the README):
 //!
-//! - a `..` segment right after an empty segment (`/checkout//../pay`): WHATWG URL parsing pops
-//!   the empty segment (`/checkout/pay`), while dropping empty segments first (SPEC 4 step 4)
-//!   pops `checkout` (`/pay`);
-//! - Unicode normalization (NFKC) that creates a `/`, `;`, `\`, `%`, a control character, or a
-//!   `.`/`..` segment that was not there before (`/checkout/‥/pay`, `/a／b`): the server sees one
-//!   segment where NFKC would see several.
+//! **The browser's reading decides** (SPEC 4 step 6). A browser resolves dot segments before any
+//! server sees the path (WHATWG URL: `%2e` is a dot, empty segments are kept, `..;` is an ordinary
+//! segment), while SPEC 4's steps 3 and 4 drop empty segments and cut `;` parameters first. Both
+//! readings are computed whenever the path has a dot segment in either, and a URL whose two
+//! readings differ is rejected ([`UrlError::AmbiguousDotSegment`] names both):
+//! `/checkout//./../pay` (a browser is on `/checkout/pay`, the steps alone give `/pay`),
+//! `/checkout/..;/pay` (Tomcat-style servers resolve `..;`, browsers keep it). The
+//! `browser_reading` test checks the property against the `url` crate's WHATWG parser on generated
+//! URLs, and `pkg/test/browser-reading.test.mjs` against Node's `URL`.
+//!
+//! Beyond SPEC 4's list, Unicode normalization (NFKC) that creates a `/`, `;`, `\`, `%`, a control
+//! character, or a `.`/`..` segment that was not there before (`/checkout/‥/pay`, `/a／b`) is
+//! rejected too: the server sees one segment where NFKC would see several (recorded in the
+//! README).
 
 use std::borrow::Cow;
 
@@ -110,10 +115,17 @@ pub enum UrlError {
         /// The same segment after NFKC.
         normalized: String,
     },
-    /// A `..` right after an empty segment (`/a//../b`), which browsers and servers resolve
-    /// differently.
-    #[error("page_url has '..' right after an empty segment (\"//\"), which browsers and servers resolve differently; ambiguous, rejected")]
-    AmbiguousDotSegment,
+    /// The path's dot segments put a browser on another page than SPEC 4's steps do (SPEC 4 step
+    /// 6): `/checkout//./../pay` (a browser resolves `..` against the empty segment; the steps
+    /// drop empty segments first) or `/x/..;/checkout` (a browser keeps `..;` as a segment).
+    #[error("page_url reads as {spec_path:?} by SPEC 4's steps but as {browser_path:?} in a browser, which resolves dot segments before dropping empty segments and cutting ';' parameters; ambiguous, rejected")]
+    AmbiguousDotSegment {
+        /// The path SPEC 4's steps 1 to 5 give.
+        spec_path: String,
+        /// The path as a browser reads it (WHATWG path, then steps 3 and 4 without dot
+        /// resolution).
+        browser_path: String,
+    },
 }
 
 impl UrlError {
@@ -136,7 +148,7 @@ impl UrlError {
             UrlError::ForbiddenEscape { .. } => DiagnosticCode::ForbiddenEscape,
             UrlError::InvalidUtf8 { .. } => DiagnosticCode::InvalidUtf8,
             UrlError::AmbiguousUnicode { .. } => DiagnosticCode::AmbiguousUnicode,
-            UrlError::AmbiguousDotSegment => DiagnosticCode::AmbiguousDotSegment,
+            UrlError::AmbiguousDotSegment { .. } => DiagnosticCode::AmbiguousDotSegment,
         }
     }
 }
@@ -157,7 +169,9 @@ impl UrlError {
 /// use nudge_rules::normalize_page_url;
 /// assert_eq!(normalize_page_url("/Checkout//Pay", false).unwrap(), "/checkout/pay");
 /// assert_eq!(normalize_page_url("https://shop.example/account?next=/x#top", false).unwrap(), "/account");
-/// assert_eq!(normalize_page_url("/x/..;/checkout", false).unwrap(), "/checkout");
+/// // SPEC 4 step 6: a browser keeps `..;` as a segment; Tomcat-style servers resolve it.
+/// assert!(normalize_page_url("/x/..;/checkout", false).is_err());
+/// assert_eq!(normalize_page_url("/a/%2E%2e/checkout", false).unwrap(), "/checkout");
 /// assert!(normalize_page_url("/x%2F..%2Fcheckout", false).is_err());
 /// ```
 ///
@@ -167,7 +181,8 @@ impl UrlError {
 /// or `\`; a path starting with `//`; a scheme other than http(s); a relative reference; an
 /// absolute URL without `//` and a host, or that the URL parser rejects; a malformed escape
 /// (`%`, `%zz`); an escape decoding to `/`, `\`, `%` or a control character; decoded bytes that
-/// are not UTF-8; NFKC changing the path's structure; `..` right after an empty segment.
+/// are not UTF-8; NFKC changing the path's structure; dot segments that put a browser on
+/// another page than SPEC 4's steps (step 6: `/checkout//./../pay`, `/x/..;/checkout`).
 pub fn normalize_page_url(page_url: &str, case_sensitive: bool) -> Result<Cow<'_, str>, UrlError> {
     if is_canonical(page_url, case_sensitive) {
         return Ok(Cow::Borrowed(page_url));
@@ -276,12 +291,18 @@ fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlErr
         }
     }
     let (raw_path, offset) = raw_path(page_url)?;
-    let decoded = percent_decode(raw_path, offset)?;
-    let mut normalized = nfkc_checked(&decoded)?;
-    if !case_sensitive {
-        normalized = lowercase(&normalized);
+    let (path, saw_dot_segment) = read_path(raw_path, offset, case_sensitive, Dots::Resolve)?;
+    if saw_dot_segment {
+        // SPEC 4 step 6: only dot segments can make the two readings differ.
+        let browser = browser_resolved(raw_path);
+        let (browser_path, _) = read_path(&browser, offset, case_sensitive, Dots::Keep)?;
+        if browser_path != path {
+            return Err(UrlError::AmbiguousDotSegment {
+                spec_path: path,
+                browser_path,
+            });
+        }
     }
-    let path = resolve_segments(&normalized)?;
     // NFKC can expand text; a path longer than any accepted input is refused too, which keeps
     // normalization idempotent and its output bounded.
     if path.len() > MAX_PAGE_URL_BYTES {
@@ -464,29 +485,51 @@ fn lowercase(s: &str) -> String {
     }
 }
 
-/// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty and `.` segments,
-/// resolve `..` (stopping at the root), join with a leading `/`.
-fn resolve_segments(path: &str) -> Result<String, UrlError> {
+/// What [`read_path`] does with `.` and `..` segments.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dots {
+    /// SPEC 4 step 4: drop `.`, resolve `..`.
+    Resolve,
+    /// Keep them as ordinary segments: the browser's reading, whose dot segments were resolved
+    /// before decoding (SPEC 4 step 6).
+    Keep,
+}
+
+/// SPEC 4 steps 3 to 5 on a raw path (without query and fragment; `offset` is its byte offset in
+/// the input, for messages): decoded once, NFKC, lowercased unless `case_sensitive`, split on `/`,
+/// each segment cut at `;`, empty segments dropped, dot segments handled as `dots` says. Returns
+/// the path and whether a `.` or `..` segment was seen (then step 6 compares the readings).
+fn read_path(
+    raw_path: &str,
+    offset: usize,
+    case_sensitive: bool,
+    dots: Dots,
+) -> Result<(String, bool), UrlError> {
+    let decoded = percent_decode(raw_path, offset)?;
+    let mut normalized = nfkc_checked(&decoded)?;
+    if !case_sensitive {
+        normalized = lowercase(&normalized);
+    }
+    Ok(join_segments(&normalized, dots))
+}
+
+/// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty segments, handle dot
+/// segments as `dots` says (`..` stops at the root), join with a leading `/`. Also says whether a
+/// `.` or `..` segment was seen.
+fn join_segments(path: &str, dots: Dots) -> (String, bool) {
     let mut kept: Vec<&str> = Vec::new();
-    let mut previous_empty = false;
-    for (i, raw_segment) in path.split('/').enumerate() {
-        let segment = raw_segment.split(';').next().unwrap_or("");
-        match segment {
-            "" => {
-                // The first split piece is the empty text before the leading '/'.
-                previous_empty = i > 0;
-                continue;
-            }
-            "." => {}
-            ".." => {
-                if previous_empty {
-                    return Err(UrlError::AmbiguousDotSegment);
+    let mut saw_dot_segment = false;
+    for raw_segment in path.split('/') {
+        match raw_segment.split(';').next().unwrap_or("") {
+            "" => {}
+            segment @ ("." | "..") if dots == Dots::Resolve => {
+                saw_dot_segment = true;
+                if segment == ".." {
+                    kept.pop();
                 }
-                kept.pop();
             }
-            _ => kept.push(segment),
+            segment => kept.push(segment),
         }
-        previous_empty = false;
     }
     let mut out = String::with_capacity(path.len() + 1);
     for segment in &kept {
@@ -496,7 +539,49 @@ fn resolve_segments(path: &str) -> Result<String, UrlError> {
     if out.is_empty() {
         out.push('/');
     }
-    Ok(out)
+    (out, saw_dot_segment)
+}
+
+/// A raw path as a browser leaves it (WHATWG URL's path state for http(s)): split on `/`, a
+/// single-dot segment (`.`, `%2e`) dropped, a double-dot segment (`..`, `.%2e`, `%2e.`, `%2e%2e`,
+/// any case) removing the segment before it, whatever it is (an empty one included); empty
+/// segments and everything else (`..;`) kept as they are. The result still needs decoding; a
+/// trailing slash that WHATWG would add is irrelevant once empty segments are dropped.
+fn browser_resolved(raw_path: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    // The text before the leading `/` is not a segment.
+    for segment in raw_path.split('/').skip(1) {
+        if is_double_dot(segment) {
+            kept.pop();
+        } else if !is_single_dot(segment) {
+            kept.push(segment);
+        }
+    }
+    let mut out = String::with_capacity(raw_path.len() + 1);
+    for segment in &kept {
+        out.push('/');
+        out.push_str(segment);
+    }
+    out
+}
+
+/// WHATWG URL's single-dot segment: `.` or `%2e` (any case).
+fn is_single_dot(segment: &str) -> bool {
+    segment == "." || segment.eq_ignore_ascii_case("%2e")
+}
+
+/// WHATWG URL's double-dot segment: `..`, `.%2e`, `%2e.` or `%2e%2e` (any case).
+fn is_double_dot(segment: &str) -> bool {
+    matches!(segment.len(), 2 | 4 | 6)
+        && match segment.strip_prefix('.') {
+            Some(rest) => is_single_dot(rest),
+            None => {
+                segment
+                    .get(..3)
+                    .is_some_and(|head| head.eq_ignore_ascii_case("%2e"))
+                    && segment.get(3..).is_some_and(is_single_dot)
+            }
+        }
 }
 
 /// Normalizes a glob pattern's text the way paths are normalized (SPEC 3): NFKC, then lowercase
@@ -534,7 +619,6 @@ mod tests {
             ("/checkout;jsessionid=1", "/checkout"),
             ("/a/../checkout", "/checkout"),
             ("/%2e%2e/checkout", "/checkout"),
-            ("/x/..;/checkout", "/checkout"),
             ("/Checkout//Pay", "/checkout/pay"),
             ("/checkout/./pay", "/checkout/pay"),
             ("https://shop.example/account?next=/x#top", "/account"),
@@ -574,6 +658,11 @@ mod tests {
             ("https:///checkout", DiagnosticCode::MalformedUrl),
             ("http://h:99999/", DiagnosticCode::MalformedUrl),
             ("/checkout//../pay", DiagnosticCode::AmbiguousDotSegment),
+            ("/checkout//./../pay", DiagnosticCode::AmbiguousDotSegment),
+            ("/checkout/..;/pay", DiagnosticCode::AmbiguousDotSegment),
+            ("/x/..;/checkout", DiagnosticCode::AmbiguousDotSegment),
+            ("/account//x/../%2e%2e", DiagnosticCode::AmbiguousDotSegment),
+            ("/cart//%2e/..", DiagnosticCode::AmbiguousDotSegment),
             ("/checkout/\u{2025}/pay", DiagnosticCode::AmbiguousUnicode),
             ("/a\u{ff0f}b", DiagnosticCode::AmbiguousUnicode),
             ("/\u{ff05}2e", DiagnosticCode::AmbiguousUnicode),

@@ -2,6 +2,9 @@
 //! URLs (case changes, dot segments, duplicate slashes, `;` parameters, percent-encoding of
 //! unreserved characters, full-width Unicode, absolute URLs with odd hosts and ports, query and
 //! fragment) never fire a nudge. A mutation SPEC 4 rejects counts as rejected, never as fired.
+//! Two families target SPEC 4 step 6: dot segments that a browser resolves against an empty
+//! segment (`/checkout//./../pay` is `/checkout/pay` to a browser, `/pay` to the steps alone) and
+//! `..;` segments that Tomcat-style servers resolve and browsers keep.
 //!
 //! Deterministic (a fixed-seed generator). `MUTATIONS_PER_ZONE=N` sets the count (default 10,000
 //! per quiet zone; docs/RELIABILITY.md has a run of 1,000,000).
@@ -91,6 +94,13 @@ fn mutate(path: &str, rng: &mut Rng) -> String {
         }
         if rng.chance(10) {
             out.push_str(["x/../", "zz;a=b/../", "y/%2E%2e/", "q/..;/"][rng.below(4)]);
+        }
+        if rng.chance(10) {
+            // Neutral for a browser (the `..` removes the empty segment), not for the steps alone.
+            out.push_str(["/./../", "/%2e%2e/", "/.%2E/", "%2e//../", "/%2E/%2e./"][rng.below(5)]);
+        }
+        if rng.chance(5) {
+            out.push_str(["..;/", "%2e%2e;x/", ".;/"][rng.below(3)]);
         }
         for c in segment.chars() {
             out.push_str(&mangle_char(c, rng));

@@ -153,7 +153,12 @@ fn normalize_vectors() {
             (Value::String(want), got) => Err(format!("got {got:?}, want {want:?}")),
             (_, Ok(path)) => Err(format!("accepted as {path:?}, want rejected")),
             (_, Err(e)) if e.to_string().is_empty() => Err("empty reason".into()),
-            (_, Err(_)) => Ok(()),
+            (_, Err(e)) => match case["expect_code"].as_str() {
+                Some(code) if code != e.code().as_str() => {
+                    Err(format!("rejected with {}, want {code}: {e}", e.code()))
+                }
+                _ => Ok(()),
+            },
         }
     });
 }

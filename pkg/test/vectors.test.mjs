@@ -204,6 +204,7 @@ function normalizeNative(c) {
       assertThrownError(e, 'InvalidRequest');
       assert.ok(typeof e.code === 'string' && e.code.length > 0, 'code');
       assert.equal(e.code, e.diagnostics[0].code);
+      if (c.expect_code !== undefined) assert.equal(e.code, c.expect_code);
       return true;
     },
     'accepted, want rejected',

@@ -350,6 +350,13 @@ fn list_hygiene(list: &[Pattern], path: &Path, case_sensitive: bool, f: &mut Fin
 
 fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findings) {
     let written = p.as_written();
+    if let Some((token, suggestion)) = byte_wildcard(p.normalized()) {
+        f.push(
+            DiagnosticCode::PatternByteWildcard,
+            at,
+            format!("pattern {p} compares bytes: '?' and '[...]' match one byte, and a character such as 'é' is several bytes in UTF-8, so {token:?} never matches one; use '*' instead: {suggestion:?}"),
+        );
+    }
     if let Some(q) = written.find('?') {
         if written.get(q..).is_some_and(|rest| rest.contains('=')) {
             f.push(
@@ -395,6 +402,72 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
             format!("pattern {p} can never match: it contains {why}"),
         );
     }
+}
+
+/// The first `?` or class (`[...]`) of a normalized pattern that sits next to non-ASCII text or
+/// lists a non-ASCII character (globs match bytes, so it never matches such a character), and the
+/// pattern with every such wildcard replaced by `*` (merged with a `*` beside it). `None` when
+/// there is none.
+fn byte_wildcard(pattern: &str) -> Option<(String, String)> {
+    let chars: Vec<char> = pattern.chars().collect();
+    // Each wildcard as (start, end) in `chars`, end exclusive; escapes skipped.
+    let mut wildcards = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 2,
+            '?' => {
+                wildcards.push((i, i + 1));
+                i += 1;
+            }
+            '[' => {
+                // globset's class: `!` or `^` may negate, a `]` first is a member.
+                let mut j = i + 1;
+                if matches!(chars.get(j), Some('!' | '^')) {
+                    j += 1;
+                }
+                j += 1;
+                while chars.get(j).is_some_and(|&c| c != ']') {
+                    j += 1;
+                }
+                if j >= chars.len() {
+                    break;
+                }
+                wildcards.push((i, j + 1));
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    let non_ascii = |k: Option<usize>| k.and_then(|k| chars.get(k)).is_some_and(|c| !c.is_ascii());
+    let bad: Vec<(usize, usize)> = wildcards
+        .into_iter()
+        .filter(|&(start, end)| {
+            non_ascii(start.checked_sub(1))
+                || non_ascii(Some(end))
+                || chars
+                    .get(start..end)
+                    .is_some_and(|w| w.iter().any(|c| !c.is_ascii()))
+        })
+        .collect();
+    let &(first_start, first_end) = bad.first()?;
+    let token: String = chars.get(first_start..first_end)?.iter().collect();
+    let mut suggestion = String::with_capacity(pattern.len());
+    let mut k = 0;
+    while let Some(&c) = chars.get(k) {
+        if let Some(&(_, end)) = bad.iter().find(|(start, _)| *start == k) {
+            if !suggestion.ends_with('*') {
+                suggestion.push('*');
+            }
+            k = end;
+            continue;
+        }
+        if !(c == '*' && suggestion.ends_with('*') && bad.iter().any(|(_, end)| *end == k)) {
+            suggestion.push(c);
+        }
+        k += 1;
+    }
+    Some((token, suggestion))
 }
 
 #[cfg(test)]
@@ -468,6 +541,39 @@ mod tests {
                 "{want:?} not in {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn byte_wildcards_next_to_non_ascii_text() {
+        let table = [
+            ("/caf?", None),
+            ("/caf\u{e9}?", Some(("?", "/caf\u{e9}*"))),
+            ("/caf[\u{e9}\u{e8}]", Some(("[\u{e9}\u{e8}]", "/caf*"))),
+            ("/\u{e9}t\u{e9}/?x", None),
+            ("/x?\u{fc}ber", Some(("?", "/x*\u{fc}ber"))),
+            ("/a*?\u{e9}", Some(("?", "/a*\u{e9}"))),
+            ("/a\\?\u{e9}", None),
+            ("/[a-z]\u{e9}/*", Some(("[a-z]", "/*\u{e9}/*"))),
+        ];
+        for (pattern, want) in table {
+            let got = byte_wildcard(pattern);
+            assert_eq!(
+                got.as_ref().map(|(t, s)| (t.as_str(), s.as_str())),
+                want,
+                "{pattern}"
+            );
+        }
+        let config = format!(
+            r#"{{"version":1,"rules":[{}]}}"#,
+            rule("c", r#"{"pages":["/caf[\u00e9\u00e8]"]}"#)
+        );
+        assert_eq!(
+            codes(&config),
+            vec![(
+                "rules[0].when.pages[0]".to_owned(),
+                DiagnosticCode::PatternByteWildcard
+            )]
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod findings;
 mod locate;
 mod path;
 
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -90,10 +91,44 @@ impl<'de> Visitor<'de> for StrictVisitor {
 
 /// Parses JSON text strictly (duplicate keys are errors). The error diagnostic has an empty path,
 /// code `json_syntax`, and serde_json's 1-based line and column.
+///
+/// The number `-0` is read as the integer 0 (JSON's grammar makes it an integer; SPEC 5: "`-0`
+/// is 0"), while `-0.0` stays a float: serde_json gives both as the float `-0.0`, so the text's
+/// `-0` tokens are read as ` 0` (the same length: positions in messages are unchanged).
 pub(crate) fn parse(text: &str) -> Result<Value, Diagnostic> {
-    serde_json::from_str::<StrictValue>(text)
+    let text_with_zeros = integer_negative_zeros_as_zero(text);
+    serde_json::from_str::<StrictValue>(&text_with_zeros)
         .map(|v| v.0)
         .map_err(|e| syntax_diagnostic(text, &e))
+}
+
+/// `text` with every `-0` number token (not `-0.0`, `-0e1`, `-01`) outside strings replaced by
+/// ` 0`; borrowed, without a scan, when the text has no `-0` at all.
+fn integer_negative_zeros_as_zero(text: &str) -> Cow<'_, str> {
+    if memchr::memmem::find(text.as_bytes(), b"-0").is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    let mut in_string = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'-' if !in_string
+                && bytes.get(i + 1) == Some(&b'0')
+                && !matches!(bytes.get(i + 2), Some(b'0'..=b'9' | b'.' | b'e' | b'E')) =>
+            {
+                if let Some(minus) = bytes.get_mut(i) {
+                    *minus = b' ';
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Only an ASCII byte outside strings changed, so the text is still UTF-8.
+    String::from_utf8(bytes).map_or(Cow::Borrowed(text), Cow::Owned)
 }
 
 fn syntax_diagnostic(text: &str, e: &serde_json::Error) -> Diagnostic {

@@ -11,14 +11,14 @@ use crate::normalize::normalize_pattern_text;
 use crate::text::binary_size;
 
 /// Builds a glob with every option set explicitly (SPEC 3): `*` and `?` never cross `/`, `\`
-/// escapes, matching is case-sensitive (case folding is done by normalization), no empty
-/// alternates, no unclosed classes.
+/// escapes, matching is case-sensitive (case folding is done by normalization), empty alternates
+/// allowed (`/guide{,s}` matches `/guide` and `/guides`, as in a shell), no unclosed classes.
 pub(super) fn glob(text: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(text)
         .literal_separator(true)
         .backslash_escape(true)
         .case_insensitive(false)
-        .empty_alternates(false)
+        .empty_alternates(true)
         .allow_unclosed_class(false)
         .build()
 }

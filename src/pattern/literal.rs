@@ -71,8 +71,23 @@ pub(super) fn has_literal_forms(normalized: &str) -> bool {
 ///
 /// The expansion means what globset means by the group: globset reads `**` by the characters
 /// around it, so a group with `*` right before or after it is not expanded (the expansion could
-/// make a `**`), and neither is a group after a `[` (a `{` inside a class is a class member).
+/// make a `**`), and neither is a group after a `[` (a `{` inside a class is a class member). An
+/// expansion made only of `**` and `/` (`**/` from `**/{a,}`) is refused too: globset reads such a
+/// whole glob as "every path", which the group did not mean.
 pub(super) fn expand_braces(pattern: &str) -> Option<Vec<String>> {
+    let out = expand_groups(pattern)?;
+    if out.len() > 1 && out.iter().any(|text| only_globstars(text)) {
+        return None;
+    }
+    Some(out)
+}
+
+/// Whether `text` is made only of `**` segments and `/`, with at least one `**`.
+fn only_globstars(text: &str) -> bool {
+    text.contains("**") && text.split('/').all(|part| part.is_empty() || part == "**")
+}
+
+fn expand_groups(pattern: &str) -> Option<Vec<String>> {
     let Some(open) = pattern.find('{') else {
         return Some(vec![pattern.to_owned()]);
     };
@@ -90,12 +105,10 @@ pub(super) fn expand_braces(pattern: &str) -> Option<Vec<String>> {
     {
         return None;
     }
-    let rests = expand_braces(tail)?;
+    let rests = expand_groups(tail)?;
     let mut out = Vec::new();
+    // An alternative may be empty (SPEC 3: `/guide{,s}`).
     for alternative in inner.split(',') {
-        if alternative.is_empty() {
-            return None;
-        }
         for rest in &rests {
             out.push(format!("{head}{alternative}{rest}"));
             if out.len() > MAX_EXPANSIONS {

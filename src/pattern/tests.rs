@@ -166,6 +166,10 @@ fn segment_globs_agree_with_globset() {
         "*{a,b}",
         "{a,b}*",
         "{a,}",
+        "{,a}",
+        "{,}",
+        "{a,,b*}",
+        "{,/}",
         "}",
         "{a/b,c}",
         "[^b]",
@@ -185,7 +189,12 @@ fn segment_globs_agree_with_globset() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut covered, mut compared) = (0, 0);
     let mut all = Vec::new();
-    for _ in 0..10_000 {
+    // GLOB_PATTERNS=N for a longer run.
+    let count: usize = std::env::var("GLOB_PATTERNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000);
+    for _ in 0..count {
         let mut pattern = rng.pick(&starts).to_owned();
         let segments = 1 + rng.pick(&["0", "1", "2", "3"]).parse::<usize>().unwrap();
         for k in 0..segments {

@@ -1,0 +1,109 @@
+// SPEC 4 step 6, "the browser's reading decides", against Node's own WHATWG `URL` (the parser
+// browsers implement), on generated URLs built from dot segments (`.`, `..`, `%2e` in every case
+// and combination), empty segments, `;` parameters, case changes and absolute forms around the
+// storefront's quiet-zone pages (tests/browser_reading.rs does the same against the `url` crate).
+//
+// For every variant that the package accepts, its canonical path equals the browser's reading:
+// `new URL(url).pathname` decoded once, NFKC, lowercased, `;` parameters cut, empty segments
+// dropped. A URL that a browser places inside a quiet zone never fires a nudge.
+// BROWSER_VARIANTS=N sets the count (default 100,000).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { NudgeEngine, STOREFRONT, normalizePageUrl, rng as makeRng } from './load.mjs';
+
+const PAGES = [
+  '/checkout', '/checkout/pay', '/checkout/payment/confirm', '/cart', '/cart/items', '/account',
+  '/account/settings', '/orders/abc-123', '/products/linen-shirt', '/pay', '/settings', '/',
+];
+const PIECES = [
+  '/', '//', '/./', '/%2e/', '/%2E/', '/../', '/%2e%2e/', '/.%2E/', '/%2E./', '/x/../', '/x//../',
+  '//./../', '//%2e/../', '//%2e%2E/', '/..;/', '/.;a/', '/..;x=1/', '/x;p=1/../', ';jsessionid=1/',
+  ';/', '//..//', '/.../', '/..%2f/', '/%2e%2e;/',
+];
+const ENDINGS = ['', '', '/', '/.', '/..', '//', '/%2e', '/..;', ';v=1', '?next=/x/../y', '#/../z'];
+const HOSTS = ['https://shop.example', 'HTTP://Shop.Example:8080', 'https://u:p@shop.example', 'http://[::1]'];
+
+function variant(page, random) {
+  const below = (n) => Math.floor(random() * n);
+  const chance = (percent) => random() * 100 < percent;
+  const pick = (list) => list[below(list.length)];
+  let out = '';
+  for (const segment of page.split('/').slice(1).filter((s) => s !== '')) {
+    while (chance(30)) out += pick(PIECES);
+    if (!out.endsWith('/')) out += '/';
+    for (const c of segment) {
+      const roll = below(10);
+      if (roll === 0) out += c.toUpperCase();
+      else if (roll === 1 && /[a-z0-9]/i.test(c)) out += `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+      else out += c;
+    }
+  }
+  while (chance(25)) out += pick(PIECES);
+  out += pick(ENDINGS);
+  if (!out.startsWith('/')) out = `/${out}`;
+  if (chance(30)) out = pick(HOSTS) + out;
+  return out;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The browser's reading of a URL (SPEC 4 step 6); null when Node's URL rejects it or the decoded
+ * bytes are not UTF-8. */
+function browserReading(url) {
+  let pathname;
+  try {
+    pathname = new URL(url, 'http://h.example').pathname;
+  } catch {
+    return null;
+  }
+  const bytes = [];
+  for (let i = 0; i < pathname.length; i++) {
+    const hex = pathname.slice(i + 1, i + 3);
+    if (pathname[i] === '%' && /^[0-9a-fA-F]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...new TextEncoder().encode(pathname[i]));
+    }
+  }
+  let text;
+  try {
+    text = utf8.decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+  text = text.normalize('NFKC').toLowerCase().normalize('NFKC');
+  const segments = text.split('/').map((s) => s.split(';')[0]).filter((s) => s !== '');
+  return `/${segments.join('/')}`;
+}
+
+test('accepted URLs are read as Node\'s URL (a browser) reads them; none in a quiet zone fires', () => {
+  const count = Number(process.env.BROWSER_VARIANTS ?? 100_000);
+  const engine = new NudgeEngine(STOREFRONT);
+  const random = makeRng(0xb205e2);
+  let accepted = 0;
+  let rejected = 0;
+  let browserQuiet = 0;
+  const failures = [];
+  for (let k = 0; k < count && failures.length < 20; k++) {
+    const url = variant(PAGES[Math.floor(random() * PAGES.length)], random);
+    const read = browserReading(url);
+    let ours = null;
+    try {
+      ours = normalizePageUrl(url);
+      accepted++;
+    } catch {
+      rejected++;
+    }
+    if (ours !== null && ours !== read) failures.push(`${JSON.stringify(url)}: ours ${ours}, browser ${read}`);
+    if (read !== null && engine.previewFields(0, read, 0) === -2) {
+      browserQuiet++;
+      const code = engine.previewFields(Math.floor(random() * 101), url, Math.floor(random() * 100_000));
+      if (code >= 0) failures.push(`${JSON.stringify(url)}: a browser is on ${read}, which is quiet, yet rule ${code} fired`);
+    }
+  }
+  assert.deepEqual(failures, []);
+  console.log(`${count} variants: ${accepted} accepted (each as Node's URL reads it), ${rejected} rejected; ${browserQuiet} inside a quiet zone for a browser, none fired`);
+  assert.ok(accepted > count / 4 && rejected > count / 10, `${accepted} accepted, ${rejected} rejected`);
+});

@@ -1,0 +1,85 @@
+//! The admin listener (SPEC 7 "Operations"): `/healthz`, `/readyz`, `/metrics`, `/openapi.json`
+//! and `/sites` (each site's config state and its latest refused config with every
+//! diagnostic). It has no authentication: bind it to a private address.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde_json::json;
+
+use crate::state::{AppState, Unavailable};
+
+/// The admin router.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+        .route("/sites", get(sites))
+        .fallback(|| async {
+            crate::api::error(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                "the admin listener serves /healthz, /readyz, /metrics, /openapi.json and /sites",
+            )
+        })
+        .with_state(state)
+}
+
+/// 200 while the process runs.
+async fn healthz() -> Response {
+    json_response(StatusCode::OK, json!({ "status": "ok" }).to_string())
+}
+
+/// 200 once every site's config was read once; 503 before, and while shutting down.
+async fn readyz(State(app): State<Arc<AppState>>) -> Response {
+    let (status, body) = match app.unavailable() {
+        None => (StatusCode::OK, json!({ "status": "ready" })),
+        Some(Unavailable::Loading) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "loading", "sites_loading": app.sites.pending() }),
+        ),
+        Some(Unavailable::ShuttingDown) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "shutting_down" }),
+        ),
+    };
+    json_response(status, body.to_string())
+}
+
+async fn metrics(State(app): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+        )],
+        app.metrics.encode(),
+    )
+        .into_response()
+}
+
+async fn openapi(State(app): State<Arc<AppState>>) -> Response {
+    json_response(StatusCode::OK, app.openapi_json.clone())
+}
+
+async fn sites(State(app): State<Arc<AppState>>) -> Response {
+    let body = json!({ "sites": app.sites.reports() }).to_string();
+    json_response(StatusCode::OK, body)
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}

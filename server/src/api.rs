@@ -1,0 +1,474 @@
+//! The public listener: `POST /v1/nudges/preview` (API document 4.4, 5, 7, 8; SPEC 7), with
+//! authentication, the rate limit, the content-type and size checks, and the error bodies.
+//!
+//! The order of the checks, each answering with `{"error", "message"}` (docs/SERVER.md has the
+//! whole table):
+//!
+//! 1. route and method: 404 NotFound, 405 MethodNotAllowed with `Allow: POST` (no key needed);
+//! 2. the server's lifecycle: 503 ServiceUnavailable while loading or shutting down;
+//! 3. `Authorization: Bearer <key>`: 401 Unauthorized with `WWW-Authenticate: Bearer`;
+//! 4. the key's rate limit: 429 RateLimitExceeded with `Retry-After` (not counted);
+//! 5. `Content-Type: application/json`: 415 UnsupportedMediaType;
+//! 6. the body, at most 64 KiB: 413 PayloadTooLarge (refused on `Content-Length` before a byte
+//!    of it is read), 408 RequestTimeout when it does not arrive in time;
+//! 7. the site's config: 500 InvalidConfig when it never had a valid one;
+//! 8. the engine: 200, or 400 InvalidRequest.
+//!
+//! Every response from step 4 on carries the rate-limit headers of the decision.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use nudge_rules::limits::MAX_REQUEST_BYTES;
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
+use tracing::field::Empty;
+use tracing::Level;
+
+use crate::keys::{is_well_formed_key, KeyHash};
+use crate::metrics::{RequestLabels, RouteLabels, SiteLabels};
+use crate::registry::{Served, Site};
+use crate::state::{AppState, Unavailable};
+
+/// The preview endpoint (API document 4.4).
+pub const PREVIEW_PATH: &str = "/v1/nudges/preview";
+
+/// The benchmark's baseline: the same pipeline as the preview (lifecycle, key, limiter,
+/// content type, body, site) answering a constant body instead of calling the engine. Served
+/// only with `--constant-route`; not part of the API.
+pub const CONSTANT_PATH: &str = "/v1/_bench/constant";
+
+/// What the constant route answers: a preview result of typical size.
+const CONSTANT_BODY: &str = r#"{"data":{"would_fire":true,"nudge":{"type":"chat_bubble","message":"Not sure about the fit? Ask a stylist.","cta":"Start chat","reason":"constant body: the benchmark's baseline, no engine call"}}}"#;
+
+/// The realm of `WWW-Authenticate`.
+const REALM: &str = "nudge-rules";
+
+/// How the public listener behaves beyond the contract's fixed parts.
+#[derive(Clone, Copy, Debug)]
+pub struct ApiOptions {
+    /// How long the body may take to arrive between two chunks before 408.
+    pub body_read_timeout: Duration,
+    /// Whether [`CONSTANT_PATH`] is served.
+    pub constant_route: bool,
+}
+
+/// The public router.
+pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
+    let mut router = Router::new().route(PREVIEW_PATH, any(preview));
+    if options.constant_route {
+        router = router.route(CONSTANT_PATH, any(constant));
+    }
+    router
+        .fallback(not_found)
+        .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    // The route, never the raw path or query: a key pasted there stays out of
+                    // logs.
+                    tracing::debug_span!(
+                        "request",
+                        method = %request.method(),
+                        route = route_of(request),
+                        site = Empty,
+                        key = Empty,
+                    )
+                })
+                // A 500 InvalidConfig is the site's config, logged once when it was refused;
+                // not an error line per request.
+                .on_failure(DefaultOnFailure::new().level(Level::DEBUG)),
+        )
+        .with_state(state)
+}
+
+/// Which route label a request gets: the matched path, or `unmatched`.
+fn route_of(request: &Request) -> &'static str {
+    match request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str)
+    {
+        Some(PREVIEW_PATH) => PREVIEW_PATH,
+        Some(CONSTANT_PATH) => CONSTANT_PATH,
+        _ => "unmatched",
+    }
+}
+
+/// Counts every public response by route and status and times it.
+async fn observe(State(app): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let route = route_of(&request);
+    let start = Instant::now();
+    let response = next.run(request).await;
+    let labels = RequestLabels {
+        route,
+        status: response.status().as_u16(),
+    };
+    app.metrics.requests.get_or_create(&labels).inc();
+    app.metrics
+        .request_duration
+        .get_or_create(&RouteLabels { route })
+        .observe(start.elapsed().as_secs_f64());
+    response
+}
+
+#[derive(Clone, Copy)]
+enum Evaluate {
+    Engine,
+    Constant,
+}
+
+async fn preview(State(app): State<Arc<AppState>>, request: Request) -> Response {
+    handle(&app, request, Evaluate::Engine).await
+}
+
+async fn constant(State(app): State<Arc<AppState>>, request: Request) -> Response {
+    handle(&app, request, Evaluate::Constant).await
+}
+
+async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Response {
+    if request.method() != Method::POST {
+        return method_not_allowed(request.method(), request.uri().path());
+    }
+    if let Some(why) = app.unavailable() {
+        return unavailable(why);
+    }
+    let key = match bearer_key(request.headers()) {
+        Ok(key) => key,
+        Err(failure) => return unauthorized(failure),
+    };
+    let key_hash = KeyHash::of_key(key);
+    let Some(site) = app.sites.site_of_key(&key_hash) else {
+        tracing::debug!(key = %key_hash.log_id(), "unknown API key");
+        return unauthorized(AuthFailure::Unknown);
+    };
+    let span = tracing::Span::current();
+    span.record("site", site.id.as_str());
+    span.record("key", key_hash.log_id().as_str());
+
+    let decision = app.limiter.decide(&key_hash, site.rate_limit).await;
+    let mut response = if decision.admitted {
+        admitted(app, site, request, evaluate).await
+    } else {
+        app.metrics
+            .rate_limited
+            .get_or_create(&SiteLabels {
+                site: site.id.clone(),
+            })
+            .inc();
+        let seconds = decision.reset_after_s();
+        error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "RateLimitExceeded",
+            &format!(
+                "rate limit of {} requests per rolling 60 s exceeded for this API key; retry in {seconds} seconds",
+                decision.limit
+            ),
+        )
+    };
+    decision.write_headers(response.headers_mut());
+    response
+}
+
+/// Steps 5 to 8 of the module docs, for a request the limiter admitted.
+async fn admitted(app: &AppState, site: &Site, request: Request, evaluate: Evaluate) -> Response {
+    if let Some(refusal) = refuse_content_type(request.headers()) {
+        return refusal;
+    }
+    let body = match read_body(request).await {
+        Ok(body) => body,
+        Err(refusal) => return *refusal,
+    };
+    let served = site.served();
+    let engine = match &**served {
+        Served::Valid { engine, .. } => engine,
+        Served::NeverValid { body } => {
+            return json(StatusCode::INTERNAL_SERVER_ERROR, body.clone());
+        }
+        Served::Loading => return unavailable(Unavailable::Loading),
+    };
+    match evaluate {
+        Evaluate::Constant => json(StatusCode::OK, CONSTANT_BODY.to_owned()),
+        Evaluate::Engine => {
+            let start = Instant::now();
+            let result = engine.preview_body(&body);
+            app.metrics
+                .engine_duration
+                .observe(start.elapsed().as_secs_f64());
+            match result {
+                Ok(body) => json(StatusCode::OK, body),
+                Err(e) => json(
+                    StatusCode::from_u16(e.http_status())
+                        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                    e.to_body(),
+                ),
+            }
+        }
+    }
+}
+
+/// Why a request failed authentication. The messages say what a well-formed request looks
+/// like and never whether a key exists (for this or another site).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AuthFailure {
+    Missing,
+    Malformed,
+    Unknown,
+}
+
+/// The key of `Authorization: Bearer <key>` (API document section 5), well formed (SPEC 7).
+fn bearer_key(headers: &HeaderMap) -> Result<&str, AuthFailure> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().ok_or(AuthFailure::Missing)?;
+    if values.next().is_some() {
+        return Err(AuthFailure::Malformed);
+    }
+    let value = value.to_str().map_err(|_| AuthFailure::Malformed)?;
+    let (scheme, key) = value.trim().split_once(' ').ok_or(AuthFailure::Malformed)?;
+    let key = key.trim_start_matches(' ');
+    if scheme.eq_ignore_ascii_case("bearer") && is_well_formed_key(key) {
+        Ok(key)
+    } else {
+        Err(AuthFailure::Malformed)
+    }
+}
+
+fn unauthorized(failure: AuthFailure) -> Response {
+    let (message, challenge) = match failure {
+        AuthFailure::Missing => (
+            "missing Authorization header; send Authorization: Bearer <API key>",
+            format!("Bearer realm=\"{REALM}\""),
+        ),
+        AuthFailure::Malformed => (
+            "the Authorization header must be \"Bearer \" followed by an API key: sk_live_ or sk_test_ and at least 16 letters or digits",
+            format!("Bearer realm=\"{REALM}\", error=\"invalid_token\""),
+        ),
+        AuthFailure::Unknown => (
+            "the API key is not valid",
+            format!("Bearer realm=\"{REALM}\", error=\"invalid_token\""),
+        ),
+    };
+    let mut response = error(StatusCode::UNAUTHORIZED, "Unauthorized", message);
+    if let Ok(value) = HeaderValue::try_from(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// 415 unless the media type is `application/json` (parameters such as `charset` allowed).
+fn refuse_content_type(headers: &HeaderMap) -> Option<Response> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let media_type = content_type
+        .as_deref()
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    if media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json")) {
+        return None;
+    }
+    let shown = match &content_type {
+        None => "no Content-Type".to_owned(),
+        Some(v) => format!("Content-Type {:?}", v.chars().take(100).collect::<String>()),
+    };
+    Some(error(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "UnsupportedMediaType",
+        &format!("the request body must be JSON with Content-Type: application/json; got {shown}"),
+    ))
+}
+
+/// The whole body, at most [`MAX_REQUEST_BYTES`]: refused on its `Content-Length` before a
+/// byte is read, or as soon as a chunked body passes the limit.
+async fn read_body(request: Request) -> Result<Bytes, Box<Response>> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(length) = declared.filter(|&n| n > MAX_REQUEST_BYTES as u64) {
+        return Err(Box::new(too_large(&format!(
+            "the request body has {length} bytes; at most {MAX_REQUEST_BYTES} (64 KiB) are allowed"
+        ))));
+    }
+    let limited = Limited::new(request.into_body(), MAX_REQUEST_BYTES);
+    let refusal = match limited.collect().await {
+        Ok(collected) => return Ok(collected.to_bytes()),
+        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => too_large(&format!(
+            "the request body is larger than {MAX_REQUEST_BYTES} bytes (64 KiB), the most allowed"
+        )),
+        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => error(
+            StatusCode::REQUEST_TIMEOUT,
+            "RequestTimeout",
+            "the request body did not arrive in time",
+        ),
+        Err(_) => error(
+            StatusCode::BAD_REQUEST,
+            "InvalidRequest",
+            "the request body could not be read",
+        ),
+    };
+    Err(Box::new(refusal))
+}
+
+fn too_large(message: &str) -> Response {
+    let mut response = error(StatusCode::PAYLOAD_TOO_LARGE, "PayloadTooLarge", message);
+    // The rest of the body is never read, so the connection cannot carry another request.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Whether `error` or any error in its source chain is a `T`.
+fn caused_by<T: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.is::<T>() {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+fn unavailable(why: Unavailable) -> Response {
+    let message = match why {
+        Unavailable::Loading => "the server is starting: site configs are loading",
+        Unavailable::ShuttingDown => "the server is shutting down",
+    };
+    let mut response = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "ServiceUnavailable",
+        message,
+    );
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    if why == Unavailable::ShuttingDown {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+fn method_not_allowed(method: &Method, path: &str) -> Response {
+    let mut response = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "MethodNotAllowed",
+        &format!("{method} is not allowed on {path}; use POST"),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    error(
+        StatusCode::NOT_FOUND,
+        "NotFound",
+        &format!("no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}"),
+    )
+}
+
+/// The API document's error body (section 7): `{"error": NAME, "message": TEXT}`.
+pub fn error(status: StatusCode, name: &str, message: &str) -> Response {
+    let body = serde_json::json!({ "error": name, "message": message }).to_string();
+    json(status, body)
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        Body::from(body),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn bearer_keys() {
+        let key = "sk_test_abcdefghijklmnop";
+        let ok = headers(&[("authorization", &format!("Bearer {key}"))]);
+        assert_eq!(bearer_key(&ok), Ok(key));
+        let lower = headers(&[("authorization", &format!("bearer  {key}"))]);
+        assert_eq!(bearer_key(&lower), Ok(key));
+        assert_eq!(bearer_key(&headers(&[])), Err(AuthFailure::Missing));
+        for bad in [
+            key,
+            "Basic abc",
+            "Bearer sk_test_short",
+            "Bearer",
+            "Token sk_test_abcdefghijklmnop",
+        ] {
+            assert_eq!(
+                bearer_key(&headers(&[("authorization", bad)])),
+                Err(AuthFailure::Malformed),
+                "{bad}"
+            );
+        }
+        let twice = headers(&[
+            ("authorization", &format!("Bearer {key}")),
+            ("authorization", &format!("Bearer {key}")),
+        ]);
+        assert_eq!(bearer_key(&twice), Err(AuthFailure::Malformed));
+    }
+
+    #[test]
+    fn content_types() {
+        for ok in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            " application/json ;x=y",
+        ] {
+            assert!(
+                refuse_content_type(&headers(&[("content-type", ok)])).is_none(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "text/plain",
+            "application/json-seq",
+            "application/x-www-form-urlencoded",
+            "",
+        ] {
+            assert!(
+                refuse_content_type(&headers(&[("content-type", bad)])).is_some(),
+                "{bad}"
+            );
+        }
+        assert!(refuse_content_type(&headers(&[])).is_some());
+    }
+}

@@ -1,0 +1,55 @@
+//! # nudge-rules-server
+//!
+//! The preview server of SPEC 7: `POST /v1/nudges/preview` over HTTP for many sites, each with
+//! its config file (hot-reloaded) and its API keys (stored as SHA-256 hashes), an exact
+//! rolling-minute rate limit per key (in process, or shared by many instances through Redis),
+//! and an admin listener with health, readiness, Prometheus metrics and the API document.
+//!
+//! The binary is `nudge-rules-server`; this library is what it and the integration tests start:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use nudge_rules_server::{limiter::SystemClock, server::{Options, Server}, sites};
+//!
+//! let specs = sites::load("sites.toml".as_ref())?;
+//! let defs = specs.into_iter().map(Into::into).collect();
+//! let mut server = Server::bind(defs, &Options::default(), Arc::new(SystemClock::new())).await?;
+//! server.load().await; // ready
+//! server.shutdown().await; // drain
+//! # Ok(()) }
+//! ```
+//!
+//! docs/SERVER.md is the operator's guide: the contract table, the headers, the deployment
+//! pictures and the load figures.
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+#![warn(missing_docs)]
+
+pub mod admin;
+pub mod api;
+pub mod keys;
+pub mod limiter;
+pub mod metrics;
+pub mod openapi;
+pub mod redis_limiter;
+pub mod registry;
+pub mod server;
+pub mod sites;
+pub mod state;
+
+/// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
+/// default.
+pub const DEMO_CONFIG: &str = include_str!("../../examples/storefront.json");
+
+/// The demo site's one test key (`--demo`, `make serve`): public, so the README's `curl` works
+/// at once. `--demo` listens on loopback addresses only.
+pub const DEMO_KEY: &str = "sk_test_nudgeRulesDemoKey0001";

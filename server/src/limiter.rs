@@ -1,0 +1,339 @@
+//! The rate limiter (SPEC 7 "Rate limit"; API document section 8): an exact sliding log per
+//! API key over a rolling 60 s window.
+//!
+//! Each key keeps the times of the requests it was admitted in the last 60 s. A request at time
+//! `now` first drops the times `t <= now - 60 s`; it is admitted when fewer than `limit` remain,
+//! and its time is appended. In any interval of 60 s at most `limit` requests of a key are
+//! admitted, and a refused request is refused only because `limit` requests were admitted in the
+//! 60 s before it: the limit is exact, not approximated (unlike a GCRA or token bucket, which
+//! admit up to twice the limit in some 60 s window after an idle period).
+//!
+//! The values of the response headers come from the [`Decision`], which is taken under the same
+//! lock as the admission itself (or, with Redis, in the same script), so the headers of a
+//! response always describe the state that decided it. docs/SERVER.md defines every header.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::keys::KeyHash;
+
+/// The rolling window: 60 s, in microseconds.
+pub const WINDOW_US: u64 = 60_000_000;
+
+const US_PER_S: u64 = 1_000_000;
+
+/// The limiter's clock: Unix time in microseconds.
+pub trait Clock: Send + Sync + 'static {
+    /// Now, in microseconds since the Unix epoch.
+    fn now_us(&self) -> u64;
+}
+
+/// The real clock: the Unix time read once at start, advanced by a monotonic clock, so that a
+/// wall-clock step (NTP, a manual change) neither frees nor blocks a window.
+#[derive(Debug)]
+pub struct SystemClock {
+    start_unix_us: u64,
+    start: Instant,
+}
+
+impl SystemClock {
+    /// Anchors the clock at the current system time.
+    pub fn new() -> SystemClock {
+        let start_unix_us = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        SystemClock {
+            start_unix_us,
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock::new()
+    }
+}
+
+impl Clock for SystemClock {
+    fn now_us(&self) -> u64 {
+        let elapsed = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.start_unix_us.saturating_add(elapsed)
+    }
+}
+
+/// A clock that moves only when told: the tests' way to cross a window without sleeping.
+#[derive(Debug)]
+pub struct ManualClock(AtomicU64);
+
+impl ManualClock {
+    /// A clock standing at `now_us` (Unix microseconds).
+    pub fn new(now_us: u64) -> ManualClock {
+        ManualClock(AtomicU64::new(now_us))
+    }
+
+    /// Moves the clock forward by `us` microseconds.
+    pub fn advance_us(&self, us: u64) {
+        self.0.fetch_add(us, Ordering::SeqCst);
+    }
+
+    /// Sets the clock to `now_us`.
+    pub fn set_us(&self, now_us: u64) {
+        self.0.store(now_us, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_us(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// One admission decision and the state of the key's window right after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the request is admitted (and counted).
+    pub admitted: bool,
+    /// The key's limit: requests per rolling 60 s.
+    pub limit: u32,
+    /// Requests counted in the window after the decision (this one included when admitted);
+    /// `limit` when refused.
+    pub count: u32,
+    /// When the oldest counted request was admitted (Unix µs); it leaves the window at
+    /// `oldest_us + 60 s`. Equals `now_us` when this request is the only one counted.
+    pub oldest_us: u64,
+    /// When the decision was taken (Unix µs; Redis's `TIME` with a Redis limiter).
+    pub now_us: u64,
+}
+
+impl Decision {
+    /// `X-RateLimit-Remaining`: requests that would be admitted now, `limit - count`.
+    pub fn remaining(&self) -> u32 {
+        self.limit.saturating_sub(self.count)
+    }
+
+    /// `X-RateLimit-Reset`: the Unix second at which the oldest counted request leaves the
+    /// window, rounded up, `ceil((oldest + 60 s) / 1 s)`. Once the window is full, that is when
+    /// a request will be admitted again (SPEC 7).
+    pub fn reset_unix_s(&self) -> u64 {
+        self.oldest_us.saturating_add(WINDOW_US).div_ceil(US_PER_S)
+    }
+
+    /// Whole seconds from the current Unix second to [`reset_unix_s`](Self::reset_unix_s):
+    /// `reset - floor(now)`, at least 1. `Retry-After` on a 429, and `t` of the `RateLimit`
+    /// field on every response.
+    pub fn reset_after_s(&self) -> u64 {
+        self.reset_unix_s()
+            .saturating_sub(self.now_us / US_PER_S)
+            .max(1)
+    }
+
+    /// The headers of SPEC 7 and of the IETF draft (docs/SERVER.md): `X-RateLimit-Limit`,
+    /// `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy`, `RateLimit`, and
+    /// `Retry-After` when refused.
+    pub fn write_headers(&self, headers: &mut HeaderMap) {
+        let mut put = |name: &'static str, value: String| {
+            if let Ok(value) = HeaderValue::try_from(value) {
+                headers.insert(HeaderName::from_static(name), value);
+            }
+        };
+        put("x-ratelimit-limit", self.limit.to_string());
+        put("x-ratelimit-remaining", self.remaining().to_string());
+        put("x-ratelimit-reset", self.reset_unix_s().to_string());
+        put(
+            "ratelimit-policy",
+            format!("\"per-key\";q={};w={}", self.limit, WINDOW_US / US_PER_S),
+        );
+        put(
+            "ratelimit",
+            format!(
+                "\"per-key\";r={};t={}",
+                self.remaining(),
+                self.reset_after_s()
+            ),
+        );
+        if !self.admitted {
+            put("retry-after", self.reset_after_s().to_string());
+        }
+    }
+}
+
+/// The admitted requests of one key in the last 60 s, oldest first.
+#[derive(Debug, Default)]
+pub struct SlidingLog {
+    admitted_us: VecDeque<u64>,
+}
+
+impl SlidingLog {
+    /// Decides one request at `now_us` against `limit` (SPEC 7): drops what left the window,
+    /// admits when fewer than `limit` remain, and records the admission.
+    pub fn decide(&mut self, now_us: u64, limit: u32) -> Decision {
+        while self
+            .admitted_us
+            .front()
+            .is_some_and(|&t| t.saturating_add(WINDOW_US) <= now_us)
+        {
+            self.admitted_us.pop_front();
+        }
+        let admitted = self.admitted_us.len() < limit as usize;
+        if admitted {
+            // A clock that stepped back must not unsort the log.
+            let t = self
+                .admitted_us
+                .back()
+                .map_or(now_us, |&last| last.max(now_us));
+            self.admitted_us.push_back(t);
+        }
+        Decision {
+            admitted,
+            limit,
+            count: u32::try_from(self.admitted_us.len()).unwrap_or(u32::MAX),
+            oldest_us: self.admitted_us.front().copied().unwrap_or(now_us),
+            now_us,
+        }
+    }
+}
+
+/// The in-process limiter: one [`SlidingLog`] per key behind its own lock. The map is built
+/// once from the sites file, so it never grows with traffic and needs no global lock.
+pub struct LocalLimiter {
+    logs: HashMap<KeyHash, Mutex<SlidingLog>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl LocalLimiter {
+    /// A limiter for exactly these keys.
+    pub fn new(keys: impl IntoIterator<Item = KeyHash>, clock: Arc<dyn Clock>) -> LocalLimiter {
+        LocalLimiter {
+            logs: keys
+                .into_iter()
+                .map(|k| (k, Mutex::new(SlidingLog::default())))
+                .collect(),
+            clock,
+        }
+    }
+
+    /// Decides one request of `key`. A key the limiter does not know (never the case for a key
+    /// that passed authentication) is refused.
+    pub fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
+        let now_us = self.clock.now_us();
+        match self.logs.get(key) {
+            Some(log) => log
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .decide(now_us, limit),
+            None => Decision {
+                admitted: false,
+                limit,
+                count: limit,
+                oldest_us: now_us,
+                now_us,
+            },
+        }
+    }
+
+    /// The clock the limiter reads.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: u64 = 1_700_000_000_250_000; // a Unix time with a fractional second
+
+    #[test]
+    fn admits_exactly_limit_in_any_window() {
+        // Requests at pseudo-random gaps; an admitted request must leave at most `limit`
+        // admissions in (t - 60 s, t], and a refused one must see exactly `limit` there.
+        let limit = 50;
+        let mut log = SlidingLog::default();
+        let mut admitted: Vec<u64> = Vec::new();
+        let mut now = T0;
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..6_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            now += seed % 3_000_000; // 0 to 3 s
+            let d = log.decide(now, limit);
+            let in_window = admitted.iter().filter(|&&t| t + WINDOW_US > now).count();
+            if d.admitted {
+                assert!(in_window < limit as usize);
+                admitted.push(now);
+                assert_eq!(d.count as usize, in_window + 1);
+            } else {
+                assert_eq!(in_window, limit as usize);
+                assert_eq!(d.count, limit);
+            }
+            let oldest = admitted.iter().copied().find(|&t| t + WINDOW_US > now);
+            assert_eq!(d.oldest_us, oldest.unwrap_or(now));
+        }
+    }
+
+    #[test]
+    fn reset_and_retry_after_agree() {
+        let mut log = SlidingLog::default();
+        for _ in 0..3 {
+            assert!(log.decide(T0, 3).admitted);
+        }
+        let refused = log.decide(T0 + 10 * US_PER_S, 3);
+        assert!(!refused.admitted);
+        assert_eq!(refused.remaining(), 0);
+        // Oldest at ...000.25 s leaves at ...060.25 s: reset is the next whole second.
+        assert_eq!(refused.reset_unix_s(), 1_700_000_061);
+        assert_eq!(refused.reset_after_s(), 1_700_000_061 - 1_700_000_010);
+        // Still refused a microsecond before the oldest leaves, admitted when it leaves.
+        assert!(!log.decide(T0 + WINDOW_US - 1, 3).admitted);
+        let again = log.decide(T0 + WINDOW_US, 3);
+        assert!(again.admitted);
+        assert_eq!(again.count, 1); // the three of T0 left together
+        assert_eq!(again.oldest_us, T0 + WINDOW_US);
+    }
+
+    #[test]
+    fn headers_in_both_states() {
+        let mut log = SlidingLog::default();
+        let first = log.decide(T0, 2);
+        let mut h = HeaderMap::new();
+        first.write_headers(&mut h);
+        assert_eq!(h["x-ratelimit-limit"], "2");
+        assert_eq!(h["x-ratelimit-remaining"], "1");
+        assert_eq!(h["x-ratelimit-reset"], "1700000061");
+        assert_eq!(h["ratelimit-policy"], "\"per-key\";q=2;w=60");
+        assert_eq!(h["ratelimit"], "\"per-key\";r=1;t=61");
+        assert!(h.get("retry-after").is_none());
+        log.decide(T0 + US_PER_S, 2);
+        let refused = log.decide(T0 + 59 * US_PER_S, 2);
+        let mut h = HeaderMap::new();
+        refused.write_headers(&mut h);
+        assert_eq!(h["x-ratelimit-remaining"], "0");
+        assert_eq!(h["retry-after"], "2");
+        assert_eq!(h["ratelimit"], "\"per-key\";r=0;t=2");
+    }
+
+    #[test]
+    fn retry_after_is_at_least_one() {
+        let mut log = SlidingLog::default();
+        log.decide(T0, 1);
+        let refused = log.decide(T0 + WINDOW_US - 1, 1);
+        assert!(!refused.admitted);
+        assert_eq!(refused.reset_after_s(), 1);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let limiter = LocalLimiter::new([], Arc::new(ManualClock::new(T0)));
+        assert!(
+            !limiter
+                .decide(&KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"), 5)
+                .admitted
+        );
+    }
+}

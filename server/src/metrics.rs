@@ -1,0 +1,156 @@
+//! The Prometheus metrics served on the admin listener's `/metrics` (SPEC 7 "Operations"), in
+//! the OpenMetrics text format (`prometheus-client`). Every name starts with `nudge_`.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// Labels of a public request: the matched route (or `unmatched`) and the status code.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// `/v1/nudges/preview`, or `unmatched` for a 404.
+    pub route: &'static str,
+    /// The HTTP status code.
+    pub status: u16,
+}
+
+/// Labels of a latency observation.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    /// As in [`RequestLabels::route`].
+    pub route: &'static str,
+}
+
+/// Labels naming a site.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SiteLabels {
+    /// The site id of the sites file.
+    pub site: String,
+}
+
+/// Labels of a config load.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReloadLabels {
+    /// The site id.
+    pub site: String,
+    /// `ok` (compiled and swapped in) or `refused` (invalid; the last valid config serves on).
+    pub result: &'static str,
+}
+
+type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+/// Every metric of the server, registered once.
+pub struct Metrics {
+    registry: Registry,
+    /// `nudge_http_requests_total{route,status}`: public requests answered.
+    pub requests: Family<RequestLabels, Counter>,
+    /// `nudge_http_request_duration_seconds{route}`: time from request head to response head.
+    pub request_duration: HistogramFamily<RouteLabels>,
+    /// `nudge_engine_duration_seconds`: time in `Engine::preview_body` per request.
+    pub engine_duration: Histogram,
+    /// `nudge_rate_limited_total{site}`: requests answered 429.
+    pub rate_limited: Family<SiteLabels, Counter>,
+    /// `nudge_config_reloads_total{site,result}`: config loads, the first one included.
+    pub reloads: Family<ReloadLabels, Counter>,
+    /// `nudge_site_config_valid{site}`: 1 when the site serves a valid config, else 0.
+    pub site_config_valid: Family<SiteLabels, Gauge>,
+    /// `nudge_rate_limit_fallback_total`: decisions taken by the local limiter because Redis
+    /// was unreachable.
+    pub rate_limit_fallback: Counter,
+    /// `nudge_redis_errors_total`: failed Redis calls and connection attempts.
+    pub redis_errors: Counter,
+    /// `nudge_redis_up`: 1 while the last Redis call succeeded, else 0 (0 without Redis).
+    pub redis_up: Gauge,
+}
+
+impl Metrics {
+    /// Registers every metric.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("nudge");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "Public requests answered, by route and status",
+            requests.clone(),
+        );
+        let request_duration: HistogramFamily<RouteLabels> =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(25e-6, 2.0, 16)));
+        registry.register(
+            "http_request_duration_seconds",
+            "Time from request head to response head, by route",
+            request_duration.clone(),
+        );
+        let engine_duration = Histogram::new(exponential_buckets(1e-6, 2.0, 16));
+        registry.register(
+            "engine_duration_seconds",
+            "Time spent in Engine::preview_body per request (JSON parse, normalization, evaluation, response body)",
+            engine_duration.clone(),
+        );
+        let rate_limited = Family::<SiteLabels, Counter>::default();
+        registry.register(
+            "rate_limited",
+            "Requests answered 429 RateLimitExceeded, by site",
+            rate_limited.clone(),
+        );
+        let reloads = Family::<ReloadLabels, Counter>::default();
+        registry.register(
+            "config_reloads",
+            "Config loads by site and result (ok, refused); the first load counts",
+            reloads.clone(),
+        );
+        let site_config_valid = Family::<SiteLabels, Gauge>::default();
+        registry.register(
+            "site_config_valid",
+            "1 when the site serves a valid config, 0 when it never had one",
+            site_config_valid.clone(),
+        );
+        let rate_limit_fallback = Counter::default();
+        registry.register(
+            "rate_limit_fallback",
+            "Rate-limit decisions taken by the local limiter because Redis was unreachable",
+            rate_limit_fallback.clone(),
+        );
+        let redis_errors = Counter::default();
+        registry.register(
+            "redis_errors",
+            "Failed Redis calls and connection attempts",
+            redis_errors.clone(),
+        );
+        let redis_up = Gauge::default();
+        registry.register(
+            "redis_up",
+            "1 while the last Redis call succeeded, else 0 (always 0 without --redis)",
+            redis_up.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            request_duration,
+            engine_duration,
+            rate_limited,
+            reloads,
+            site_config_valid,
+            rate_limit_fallback,
+            redis_errors,
+            redis_up,
+        }
+    }
+
+    /// The OpenMetrics text of every metric.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
+            text.clear();
+        }
+        text
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}

@@ -1,0 +1,270 @@
+//! The two listeners and the server's lifecycle: bind (serving 503 until loaded), load every
+//! site once (ready), poll configs for reloads, and drain on shutdown (SPEC 7 "Operations").
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::api::{self, ApiOptions};
+use crate::limiter::{Clock, LocalLimiter};
+use crate::metrics::Metrics;
+use crate::redis_limiter::RedisLimiter;
+use crate::registry::{SiteDef, Sites};
+use crate::state::{AppState, Limiter};
+
+/// How the server runs; [`Options::default`] gives the documented defaults.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The public listener (`POST /v1/nudges/preview`). Default `127.0.0.1:8080`.
+    pub listen: SocketAddr,
+    /// The admin listener. Default `127.0.0.1:9090`.
+    pub admin_listen: SocketAddr,
+    /// A Redis URL (`redis://host:port`) to share rate limits between instances.
+    pub redis_url: Option<String>,
+    /// How long a client may take to send a request's head (and how long an idle keep-alive
+    /// connection stays open). Default 10 s.
+    pub header_read_timeout: Duration,
+    /// How long the body may pause between two chunks before 408. Default 10 s.
+    pub body_read_timeout: Duration,
+    /// How long in-flight requests may take to finish after SIGTERM. Default 30 s.
+    pub drain_timeout: Duration,
+    /// How often config files are checked for changes. Default 1 s.
+    pub reload_interval: Duration,
+    /// Serve the benchmark's constant-body route ([`api::CONSTANT_PATH`]).
+    pub constant_route: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            admin_listen: SocketAddr::from(([127, 0, 0, 1], 9090)),
+            redis_url: None,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(30),
+            reload_interval: Duration::from_secs(1),
+            constant_route: false,
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// A listener could not bind.
+    Bind(SocketAddr, std::io::Error),
+    /// The Redis URL does not parse.
+    Redis(String),
+    /// `docs/openapi.yaml` does not convert (a build defect; its test catches it).
+    OpenApi(String),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
+            StartError::Redis(e) => write!(f, "--redis: {e}"),
+            StartError::OpenApi(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// A running server: both listeners accept connections from [`Server::bind`] on.
+pub struct Server {
+    state: Arc<AppState>,
+    api_addr: SocketAddr,
+    admin_addr: SocketAddr,
+    api_stop: watch::Sender<bool>,
+    admin_stop: watch::Sender<bool>,
+    api_task: JoinHandle<()>,
+    admin_task: JoinHandle<()>,
+    reloader: Option<JoinHandle<()>>,
+    reload_interval: Duration,
+}
+
+impl Server {
+    /// Binds both listeners and starts serving: the public listener answers 503 and `/readyz`
+    /// 503 until [`Server::load`] has read every site's config once.
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`]: a listener cannot bind, the Redis URL is invalid.
+    pub async fn bind(
+        sites: Vec<SiteDef>,
+        options: &Options,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Server, StartError> {
+        let openapi_json = crate::openapi::openapi_json().map_err(StartError::OpenApi)?;
+        let metrics = Arc::new(Metrics::new());
+        let sites = Sites::new(sites);
+        let local = LocalLimiter::new(sites.keys(), clock);
+        let limiter = match &options.redis_url {
+            None => Limiter::Local(local),
+            Some(url) => Limiter::Redis(Box::new(
+                RedisLimiter::new(url, local, metrics.clone())
+                    .map_err(|e| StartError::Redis(e.to_string()))?,
+            )),
+        };
+        let state = Arc::new(AppState::new(sites, limiter, metrics, openapi_json));
+
+        let api_listener = bind(options.listen).await?;
+        let admin_listener = bind(options.admin_listen).await?;
+        let api_addr = local_addr(&api_listener, options.listen)?;
+        let admin_addr = local_addr(&admin_listener, options.admin_listen)?;
+
+        let api_router = api::router(
+            state.clone(),
+            ApiOptions {
+                body_read_timeout: options.body_read_timeout,
+                constant_route: options.constant_route,
+            },
+        );
+        let admin_router = crate::admin::router(state.clone());
+        let (api_stop, api_stopped) = watch::channel(false);
+        let (admin_stop, admin_stopped) = watch::channel(false);
+        let api_task = tokio::spawn(serve(
+            api_listener,
+            api_router,
+            options.header_read_timeout,
+            api_stopped,
+            options.drain_timeout,
+        ));
+        let admin_task = tokio::spawn(serve(
+            admin_listener,
+            admin_router,
+            options.header_read_timeout,
+            admin_stopped,
+            options.drain_timeout,
+        ));
+        Ok(Server {
+            state,
+            api_addr,
+            admin_addr,
+            api_stop,
+            admin_stop,
+            api_task,
+            admin_task,
+            reloader: None,
+            reload_interval: options.reload_interval,
+        })
+    }
+
+    /// The public listener's address (with the port the system chose for port 0).
+    pub fn api_addr(&self) -> SocketAddr {
+        self.api_addr
+    }
+
+    /// The admin listener's address.
+    pub fn admin_addr(&self) -> SocketAddr {
+        self.admin_addr
+    }
+
+    /// The shared state (sites, limiter, metrics).
+    pub fn state(&self) -> &Arc<AppState> {
+        &self.state
+    }
+
+    /// Reads and compiles every site's config once (the server is ready afterwards, whether
+    /// each config was valid or not) and starts polling config files for changes.
+    pub async fn load(&mut self) {
+        let state = self.state.clone();
+        let _ = tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics)).await;
+        let state = self.state.clone();
+        let interval = self.reload_interval;
+        self.reloader = Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(interval).await;
+                let state = state.clone();
+                let _ =
+                    tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics))
+                        .await;
+            }
+        }));
+    }
+
+    /// Drains (SPEC 7): `/readyz` turns 503, the public listener stops accepting connections,
+    /// requests in flight finish (at most the drain timeout), idle connections close; then the
+    /// admin listener closes.
+    pub async fn shutdown(self) {
+        tracing::info!("shutting down: draining in-flight requests");
+        self.state.begin_shutdown();
+        if let Some(reloader) = &self.reloader {
+            reloader.abort();
+        }
+        let _ = self.api_stop.send(true);
+        let _ = self.api_task.await;
+        let _ = self.admin_stop.send(true);
+        let _ = self.admin_task.await;
+        tracing::info!("drained; bye");
+    }
+}
+
+async fn bind(addr: SocketAddr) -> Result<TcpListener, StartError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| StartError::Bind(addr, e))
+}
+
+fn local_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAddr, StartError> {
+    listener
+        .local_addr()
+        .map_err(|e| StartError::Bind(asked, e))
+}
+
+/// Accepts HTTP/1.1 connections until `stop`, then lets each finish its request in flight.
+async fn serve(
+    listener: TcpListener,
+    router: Router,
+    header_read_timeout: Duration,
+    mut stop: watch::Receiver<bool>,
+    drain_timeout: Duration,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .max_headers(100);
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    let service = TowerToHyperService::new(router.clone());
+                    let connection = http.serve_connection(TokioIo::new(stream), service);
+                    let connection = graceful.watch(connection);
+                    tokio::spawn(async move {
+                        let _ = connection.await;
+                    });
+                }
+                Err(e) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = stop.changed() => break,
+        }
+    }
+    drop(listener);
+    let open = graceful.count();
+    if tokio::time::timeout(drain_timeout, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            connections = open,
+            "drain timeout: connections still open are closed"
+        );
+    }
+}

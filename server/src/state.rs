@@ -1,0 +1,92 @@
+//! What every request handler shares: the sites, the limiter, the metrics and the server's
+//! lifecycle (loading, ready, shutting down).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::keys::KeyHash;
+use crate::limiter::{Decision, LocalLimiter};
+use crate::metrics::Metrics;
+use crate::redis_limiter::RedisLimiter;
+use crate::registry::Sites;
+
+/// The limiter in use: in-process, or shared through Redis (with an in-process fallback).
+pub enum Limiter {
+    /// One instance: the sliding logs live in this process.
+    Local(LocalLimiter),
+    /// Several instances: the sliding logs live in Redis.
+    Redis(Box<RedisLimiter>),
+}
+
+impl Limiter {
+    /// Decides one request of `key` against `limit` requests per rolling 60 s.
+    pub async fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
+        match self {
+            Limiter::Local(local) => local.decide(key, limit),
+            Limiter::Redis(redis) => redis.decide(key, limit).await,
+        }
+    }
+}
+
+/// The state shared by the public and the admin listener.
+pub struct AppState {
+    /// The sites and their configs.
+    pub sites: Sites,
+    /// The rate limiter.
+    pub limiter: Limiter,
+    /// The Prometheus metrics.
+    pub metrics: Arc<Metrics>,
+    /// The served API document, `docs/openapi.yaml` as JSON.
+    pub openapi_json: String,
+    /// Set once every site was loaded; a site never goes back to loading.
+    loaded: AtomicBool,
+    shutting_down: AtomicBool,
+}
+
+/// Why the public listener answers 503.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// Some site's config has not been read yet.
+    Loading,
+    /// SIGTERM arrived: the server drains.
+    ShuttingDown,
+}
+
+impl AppState {
+    /// The state of a server that has loaded nothing yet.
+    pub fn new(
+        sites: Sites,
+        limiter: Limiter,
+        metrics: Arc<Metrics>,
+        openapi_json: String,
+    ) -> AppState {
+        AppState {
+            sites,
+            limiter,
+            metrics,
+            openapi_json,
+            loaded: AtomicBool::new(false),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    /// `None` when requests are served; otherwise why not (SPEC 7: 503 until every site's
+    /// config loaded once, and while shutting down).
+    pub fn unavailable(&self) -> Option<Unavailable> {
+        if self.shutting_down.load(Ordering::SeqCst) {
+            Some(Unavailable::ShuttingDown)
+        } else if self.loaded.load(Ordering::Relaxed) {
+            None
+        } else if self.sites.all_loaded() {
+            self.loaded.store(true, Ordering::Relaxed);
+            None
+        } else {
+            Some(Unavailable::Loading)
+        }
+    }
+
+    /// Marks the server as draining: `/readyz` and new public requests answer 503.
+    pub fn begin_shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,206 @@
+//! SPEC 4 step 6, "the browser's reading decides", as a property checked against a real WHATWG
+//! URL parser (the `url` crate) on generated URLs: dot segments (`.`, `..`, `%2e` in every case
+//! and combination), empty segments, `;` parameters (`..;`, `.;x`), case changes and absolute
+//! forms, around the storefront's quiet-zone pages and pages next to them.
+//!
+//! For every variant: an accepted URL's canonical path equals the browser's reading of it (the
+//! WHATWG pathname decoded once, NFKC, lowercased, `;` parameters cut, empty segments dropped),
+//! and a URL a browser places inside a quiet zone never fires a nudge (it is rejected or quiet).
+//! Deterministic; `BROWSER_VARIANTS=N` sets the count (default 100,000). pkg/test/
+//! browser-reading.test.mjs checks the same property against Node's `URL`.
+
+mod common;
+
+use common::browser_reading;
+use nudge_rules::{normalize_page_url, Engine};
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+}
+
+/// Pages inside the storefront's quiet zones, and pages next to them.
+const PAGES: &[&str] = &[
+    "/checkout",
+    "/checkout/pay",
+    "/checkout/payment/confirm",
+    "/cart",
+    "/cart/items",
+    "/account",
+    "/account/settings",
+    "/orders/abc-123",
+    "/products/linen-shirt",
+    "/pay",
+    "/settings",
+    "/",
+];
+
+/// Text inserted between segments: dot segments, empty segments, parameters, in the shapes that
+/// browsers and servers read differently.
+const PIECES: &[&str] = &[
+    "/",
+    "//",
+    "/./",
+    "/%2e/",
+    "/%2E/",
+    "/../",
+    "/%2e%2e/",
+    "/.%2E/",
+    "/%2E./",
+    "/x/../",
+    "/x//../",
+    "//./../",
+    "//%2e/../",
+    "//%2e%2E/",
+    "/..;/",
+    "/.;a/",
+    "/..;x=1/",
+    "/x;p=1/../",
+    ";jsessionid=1/",
+    ";/",
+    "//..//",
+    "/.../",
+    "/..%2f/",
+    "/%2e%2e;/",
+];
+
+const ENDINGS: &[&str] = &[
+    "",
+    "",
+    "/",
+    "/.",
+    "/..",
+    "//",
+    "/%2e",
+    "/..;",
+    ";v=1",
+    "?next=/x/../y",
+    "#/../z",
+];
+
+const HOSTS: &[&str] = &[
+    "https://shop.example",
+    "HTTP://Shop.Example:8080",
+    "https://u:p@shop.example",
+    "http://[::1]",
+];
+
+/// One generated URL around `page`.
+fn variant(page: &str, rng: &mut Rng) -> String {
+    let mut out = String::new();
+    for segment in page.split('/').skip(1).filter(|s| !s.is_empty()) {
+        while rng.chance(30) {
+            out.push_str(rng.pick(PIECES));
+        }
+        if !out.ends_with('/') {
+            out.push('/');
+        }
+        for c in segment.chars() {
+            match rng.below(10) {
+                0 => out.push(c.to_ascii_uppercase()),
+                1 if c.is_ascii_alphanumeric() => out.push_str(&format!("%{:02X}", c as u32)),
+                _ => out.push(c),
+            }
+        }
+    }
+    while rng.chance(25) {
+        out.push_str(rng.pick(PIECES));
+    }
+    out.push_str(rng.pick(ENDINGS));
+    if !out.starts_with('/') {
+        out.insert(0, '/');
+    }
+    if rng.chance(30) {
+        out.insert_str(0, rng.pick(HOSTS));
+    }
+    out
+}
+
+/// The browser's reading of `input` through the `url` crate's WHATWG parser; `None` when it does
+/// not parse.
+fn browser(input: &str) -> Option<String> {
+    let absolute = if input.starts_with('/') {
+        format!("http://h.example{input}")
+    } else {
+        input.to_owned()
+    };
+    let url = url::Url::parse(&absolute).ok()?;
+    browser_reading(url.path(), false)
+}
+
+#[test]
+fn accepted_urls_are_read_as_a_browser_reads_them() {
+    let count: usize = std::env::var("BROWSER_VARIANTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000);
+    let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+    let mut rng = Rng(0xB20_5E2);
+    let (mut accepted, mut rejected, mut browser_quiet) = (0usize, 0usize, 0usize);
+    let mut failures = Vec::new();
+    for _ in 0..count {
+        let page = rng.pick(PAGES);
+        let url = variant(page, &mut rng);
+        let read = browser(&url);
+        match normalize_page_url(&url, false) {
+            Ok(ours) => {
+                accepted += 1;
+                if read.as_deref() != Some(ours.as_ref()) {
+                    failures.push(format!("{url:?}: ours {ours:?}, browser {read:?}"));
+                }
+            }
+            Err(_) => rejected += 1,
+        }
+        // A page a browser is on inside a quiet zone never gets a nudge.
+        if let Some(read) = &read {
+            let quiet = engine
+                .preview_fields(0, read, 0)
+                .is_ok_and(|p| p.quiet_zone().is_some());
+            if quiet {
+                browser_quiet += 1;
+                let intent = rng.below(101) as u8;
+                let idle = (rng.next() % 100_000) as u32;
+                if let Ok(p) = engine.preview_fields(intent, &url, idle) {
+                    if p.would_fire() {
+                        failures.push(format!(
+                            "{url:?}: a browser is on {read}, which is quiet, yet {:?} fired",
+                            p.rule().map(|r| &r.id)
+                        ));
+                    }
+                }
+            }
+        }
+        if failures.len() > 20 {
+            break;
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    println!("{count} variants: {accepted} accepted (each as a browser reads it), {rejected} rejected; {browser_quiet} inside a quiet zone for a browser, none fired");
+    // The generator must exercise both outcomes substantially.
+    assert!(
+        accepted > count / 4 && rejected > count / 10,
+        "{accepted} accepted, {rejected} rejected"
+    );
+}
