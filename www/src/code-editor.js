@@ -10,7 +10,7 @@ import {
 } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
-import { EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
 import {
   Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap,
   lineNumbers,
@@ -85,6 +85,7 @@ export class CodeEditor {
    */
   constructor(root, { label, onChange, onSave }) {
     this.onChange = onChange;
+    this.language = new Compartment();
     const extensions = [
       lineNumbers(),
       highlightActiveLineGutter(),
@@ -107,7 +108,7 @@ export class CodeEditor {
       highlightActiveLine(),
       EditorView.lineWrapping,
       highlightSelectionMatches(),
-      json(),
+      this.language.of(json()),
       schemaHover,
       notesField,
       EditorState.tabSize.of(2),
@@ -140,9 +141,11 @@ export class CodeEditor {
    */
   attach(on) {
     if (!on && !this.detached) {
-      this.detached = this.view.state;
+      // Without the JSON language while detached: its parser would re-parse part of a large
+      // document on every change, with nobody to see the tree (it is parsed again on attach).
+      this.detached = this.view.state.update({ effects: this.language.reconfigure([]) }).state;
     } else if (on && this.detached) {
-      const state = this.detached;
+      const state = this.detached.update({ effects: this.language.reconfigure(json()) }).state;
       this.detached = null;
       this.view.setState(state);
     }
@@ -175,7 +178,7 @@ export class CodeEditor {
   setValue(text, { undoable = true } = {}) {
     if (!undoable) {
       const state = EditorState.create({ doc: text, extensions: this.extensions });
-      if (this.detached) this.detached = state;
+      if (this.detached) this.detached = state.update({ effects: this.language.reconfigure([]) }).state;
       else this.view.setState(state);
       this.onChange(text, []);
       return;

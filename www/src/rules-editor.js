@@ -48,6 +48,7 @@ export class RulesEditor {
     this.root = root;
     this.host = host;
     this.index = new ConfigIndex();
+    this.ruleKeys = []; // JSON of each rule as parsed, made again only for a rule that changed
     this.text = null;
     this.value = null;
     this.diagnostics = [];
@@ -84,6 +85,17 @@ export class RulesEditor {
    */
   setValueAt(path, value) {
     const edit = value === undefined ? null : this.index.replaceScalar(this.text, path, value);
+    if (edit && this.parsed?.syntaxOk && this.parsedText === this.text) {
+      // The parsed config follows the edit too, so the refresh parses nothing; only the edited
+      // rule's key is made again.
+      let target = this.parsed.value;
+      for (const seg of path.slice(0, -1)) target = target?.[seg];
+      if (target && typeof target === 'object') {
+        target[path[path.length - 1]] = value;
+        this.parsedText = this.index.text;
+        if (path[0] === 'rules' && typeof path[1] === 'number') this.ruleKeys[path[1]] = undefined;
+      }
+    }
     this.edit(edit ? [edit] : setAt(this.text, path, value));
   }
 
@@ -114,6 +126,7 @@ export class RulesEditor {
     if (this.parsedText !== this.text) {
       this.parsedText = this.text;
       this.parsed = readConfig(this.text ?? '');
+      this.ruleKeys = [];
     }
     const { parsed } = this;
     const syntax = this.diagnostics.filter((d) => d.code === 'json_syntax');
@@ -146,9 +159,9 @@ export class RulesEditor {
         const list = Array.isArray(rule?.when?.[key]) ? rule.when[key] : [];
         hits[key] = list.map((_, k) => this.pageHits.get(`rules[${index}].when.${key}[${k}]`) ?? []);
       }
-      const item = { index, count: rules.length, rule, diags, hits };
-      item.key = JSON.stringify([index, rules.length, rule, diags, hits]);
-      return item;
+      this.ruleKeys[index] ??= JSON.stringify(rule);
+      const extra = diags.length || hits.pages.length || hits.exclude_pages.length ? JSON.stringify([diags, hits]) : '';
+      return { index, count: rules.length, rule, diags, hits, key: `${index}/${rules.length}\u0000${this.ruleKeys[index]}\u0000${extra}` };
     });
     this.cards.setItems(items);
   }
