@@ -129,7 +129,7 @@ export class WhyPanel {
       ? h('span', { class: 'bad' }, `rejected: ${ex.url_error.message}`, ' ', h('code', { class: 'eng' }, ex.url_error.code))
       : h('code', { class: 'path', id: 'explain-path' }, ex.path ?? '')));
     facts.push(...fact('Quiet zone', ex.quiet_zone
-      ? h('span', { class: 'quiet' }, h('code', {}, ex.quiet_zone.pattern), ' : no nudge on this page', h('span', { class: 'eng' }, ` (quiet_zones[${ex.quiet_zone.index}])`))
+      ? h('span', { class: 'quiet' }, h('code', {}, ex.quiet_zone.pattern), ': no nudge on this page', h('span', { class: 'eng' }, ` (quiet_zones[${ex.quiet_zone.index}])`))
       : h('span', { class: 'muted' }, 'none matches')));
     facts.push(...fact('Decision', ex.fired_rule_id
       ? h('span', {}, h('b', {}, ex.fired_rule_id), ' fires')
