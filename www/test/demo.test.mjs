@@ -5,81 +5,33 @@
 //
 //   node --test www/test/*.test.mjs        (make test-browser; needs pkg/wasm/: make wasm)
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
+import {
+  configText, launch, open, responseBody as body, setConfig as setText, setState, settled, shot as snap, showJson, watch,
+} from './helpers.mjs';
 
-import { serve } from './server.mjs';
-
-const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic'];
-
-let server;
-let context;
+let env;
 let page;
-let profile;
-const consoleErrors = [];
+let consoleErrors;
 
-/** Sets a range or text input the way a person does, firing `input`. */
-async function setInput(selector, value) {
-  await page.locator(selector).evaluate((el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
-}
-
-async function state({ url, intent, idle }) {
-  if (url !== undefined) await setInput('#page-url', url);
-  if (intent !== undefined) await setInput('#intent', intent);
-  if (idle !== undefined) {
-    await setInput('#idle-ms', idle);
-    await page.locator('#idle-ms').evaluate((el) => el.blur());
-  }
-}
-
-async function responseBody() {
-  return JSON.parse(await page.locator('#response-body').getAttribute('data-raw'));
-}
-
-async function setConfig(text) {
-  await page.locator('#editor textarea').fill(text);
-}
-
-async function shot(name) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false, animations: 'disabled' });
-}
+const state = (s) => setState(page, s);
+const responseBody = () => body(page);
+const setConfig = (text) => setText(page, text);
+const shot = (name) => snap(page, name);
 
 let storefrontText;
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serve();
-  profile = mkdtempSync(join(tmpdir(), 'nudge-demo-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1440, height: 1100 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(`${server.url}/www/`);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30_000 });
-  storefrontText = await page.locator('#editor textarea').inputValue();
+  env = await launch({ width: 1440, height: 1100 });
+  page = env.page;
+  consoleErrors = env.errors;
+  await open(page, env.server);
+  storefrontText = await configText(page);
 });
 
 after(async () => {
-  await context?.close();
-  await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await env?.close();
 });
 
 describe('the editor', () => {
@@ -165,29 +117,31 @@ describe('the editor', () => {
     await setConfig(storefrontText.replace('Not sure about the fit? Ask a stylist.', 'Need a hand with sizing?'));
     await state({ url: '/products/linen-shirt', intent: 82, idle: 9000 });
     assert.equal((await responseBody()).data.nudge.message, 'Need a hand with sizing?');
-    // Remove the comma after "version": 1 (line 2): serde_json stops at line 3.
+    // Remove the comma after "version": 1 (line 2): the comma is missing at the end of line 2,
+    // and the editor says so there (serde_json reports line 3, where it stopped).
     const broken = storefrontText.replace('"version": 1,', '"version": 1');
     await setConfig(broken);
     await assert.doesNotReject(page.locator('#config-status', { hasText: 'error' }).waitFor());
     const diag = page.locator('#diagnostics li.error').first();
-    assert.equal(await diag.getAttribute('data-line'), '3');
-    assert.match(await diag.innerText(), /line 3/);
-    // The editor marks that line: a gutter marker and an underline, at line 3 of the text.
+    assert.equal(await diag.getAttribute('data-line'), '2');
+    assert.match(await diag.innerText(), /comma is missing[\s\S]*line 2/);
+    // The JSON view marks that line: a lint marker in the gutter and the note under line 2.
+    await showJson(page);
     const marked = await page.evaluate(() => {
-      const ta = document.querySelector('#editor textarea');
-      const style = getComputedStyle(ta);
-      const lineOf = (el) => Math.round((parseFloat(el.style.top) - parseFloat(style.paddingTop)) / parseFloat(style.lineHeight)) + 1;
-      return {
-        gutter: [...document.querySelectorAll('#editor .gutter-mark.error')].map(lineOf),
-        squiggles: document.querySelectorAll('#editor .squiggle.error').length,
-      };
+      const note = document.querySelector('#editor .cm-diag-note.error');
+      const line = note?.previousElementSibling?.textContent ?? '';
+      return { notes: document.querySelectorAll('#editor .cm-diag-note.error').length, line, underline: document.querySelectorAll('#editor :is(.cm-lintRange-error, .cm-lintPoint-error)').length };
     });
-    assert.deepEqual(marked.gutter, [3]);
-    assert.equal(marked.squiggles, 1);
+    assert.equal(marked.notes, 1);
+    assert.match(marked.line, /"version": 1$/);
+    assert.equal(marked.underline, 1);
     // Clicking the diagnostic puts the caret there.
     await diag.locator('button').click();
-    const caretLine = await page.locator('#editor textarea').evaluate((ta) => ta.value.slice(0, ta.selectionStart).split('\n').length);
-    assert.equal(caretLine, 3);
+    const caretLine = await page.evaluate(() => {
+      const { state } = window.nudgePlayground.editor.view;
+      return state.doc.lineAt(state.selection.main.head).number;
+    });
+    assert.equal(caretLine, 2);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('07-broken-config');
     // A mistake the engine reports with its path and line, not a syntax error.
@@ -211,12 +165,15 @@ describe('the editor', () => {
 
   test('the URL test bench: normalized paths, rejections and matching patterns', async () => {
     await page.locator('#bench-input').fill('/Products/Linen-Shirt;jsessionid=1\n//checkout\n/x%2F..%2Fcheckout\n/cart');
+    await settled(page);
     const rows = page.locator('#bench-rows tr');
     await assert.doesNotReject(page.locator('#bench-rows tr[data-rejected="double_slash"]').waitFor());
     assert.equal(await rows.count(), 4);
     assert.match(await rows.nth(0).innerText(), /\/products\/linen-shirt[\s\S]*\/products\/\*\*/);
     assert.equal(await rows.nth(2).getAttribute('data-rejected'), 'forbidden_escape');
-    assert.match(await rows.nth(3).innerText(), /quiet_zones\[1\]/);
+    // /cart is in the quiet zone /cart/** (quiet_zones[1]): no nudge, whatever the rules say.
+    assert.equal(await rows.nth(3).getAttribute('data-outcome'), '-2');
+    assert.match(await rows.nth(3).innerText(), /Quiet zone[\s\S]*\/cart\/\*\*/);
     await page.locator('#bench-rows').scrollIntoViewIfNeeded();
     await shot('08-url-bench');
   });
@@ -225,10 +182,11 @@ describe('the editor', () => {
     await state({ url: '/blog/how-to-linen', intent: 12, idle: 16000 });
     await page.waitForFunction(() => location.hash.includes('how-to-linen') && location.hash.includes('i=12'), null, { timeout: 5000 });
     const shared = page.url();
-    const again = await context.newPage();
-    again.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const again = await env.context.newPage();
+    watch(again, consoleErrors);
     await again.goto(shared);
     await again.waitForFunction(() => document.body.dataset.ready === '1');
+    await settled(again);
     assert.equal(await again.locator('#page-url').inputValue(), '/blog/how-to-linen');
     assert.equal(await again.locator('#intent').inputValue(), '12');
     const body = JSON.parse(await again.locator('#response-body').getAttribute('data-raw'));
@@ -248,9 +206,9 @@ describe('the editor', () => {
     await page.locator('#bench-input').fill(urls.join('\n'));
     await setConfig(storefrontText);
     await state({ url: '/products/linen-shirt', intent: 82, idle: 9000 });
-    const body = await responseBody();
-    assert.equal(body.data.nudge.type, 'chat_bubble');
-    assert.equal(await page.evaluate(() => window.nudgePlayground.engine.previewFields(95, '/checkout/pay', 0)), -2);
+    assert.equal((await responseBody()).data.nudge.type, 'chat_bubble');
+    await state({ url: '/checkout/pay', intent: 95, idle: 0 });
+    assert.match((await responseBody()).data.reason, /quiet zone "\/checkout\/\*\*"/);
   });
 
   test('no console errors', () => {

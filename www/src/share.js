@@ -48,7 +48,19 @@ export async function buildHash({ intent, idle, url, configText }) {
   return '#' + params.toString();
 }
 
-/** Reads a hash; every field is optional. Throws only for a config that cannot be decoded. */
+/** Why a config could not be decoded, in words (the browser's own text is "Failed to fetch"). */
+function decodeError(err, value) {
+  if (!value || !'zb'.includes(value[0])) return 'its config is not in a known encoding';
+  if (err?.name === 'InvalidCharacterError') return 'its config is not valid base64';
+  if (err instanceof TypeError && value[0] === 'z') return 'its compressed config is damaged or incomplete';
+  if (err instanceof TypeError) return 'its config is not UTF-8 text';
+  return String(err?.message || err);
+}
+
+/**
+ * Reads a hash; every field is optional. Never throws: a config that cannot be decoded gives
+ * `configError` (a reason in words) and no `configText`, and the other fields are still read.
+ */
 export async function parseHash(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const out = {};
@@ -57,6 +69,13 @@ export async function parseHash(hash) {
   const idle = Number(params.get('t'));
   if (params.has('t') && Number.isInteger(idle)) out.idle = idle;
   if (params.has('u')) out.url = params.get('u');
-  if (params.has('c')) out.configText = await decodeConfig(params.get('c'));
+  if (params.has('c')) {
+    const value = params.get('c');
+    try {
+      out.configText = await decodeConfig(value);
+    } catch (err) {
+      out.configError = decodeError(err, value);
+    }
+  }
   return out;
 }

@@ -112,7 +112,7 @@ export class StorefrontView {
     this.page = root.querySelector('.sf-page');
     this.overlay = root.querySelector('.sf-overlay');
     this.pageKey = undefined;
-    this.nudgeKey = undefined;
+    this.nudgeType = undefined;
   }
 
   /**
@@ -126,11 +126,18 @@ export class StorefrontView {
       this.pageKey = path;
       this.page.innerHTML = `<header class="sf-header"><span class="sf-logo">${esc(SHOP)}</span><nav><span>Shop</span><span>Sale</span><span>Journal</span></nav><span class="sf-cart" aria-hidden="true">Cart (1)</span></header><div class="sf-main">${pageBody(path)}</div>`;
     }
-    const key = nudge ? `${nudge.type}\u0000${nudge.message}\u0000${nudge.cta}` : '';
-    if (key !== this.nudgeKey) {
-      this.nudgeKey = key;
+    // A new nudge type enters with its animation; a changed message or button text (typing in
+    // the editor) is put into the nudge already shown, so it does not replay its entrance.
+    const type = nudge ? nudge.type : '';
+    if (type !== this.nudgeType) {
+      this.nudgeType = type;
       this.overlay.innerHTML = nudge ? nudgeMarkup(nudge) : '';
       this.root.dataset.nudge = nudge ? nudge.type : 'none';
+    } else if (nudge) {
+      const message = this.overlay.querySelector('.nudge-message');
+      const cta = this.overlay.querySelector('.nudge-cta');
+      if (message && message.textContent !== nudge.message) message.textContent = nudge.message;
+      if (cta && cta.textContent !== nudge.cta) cta.textContent = nudge.cta;
     }
   }
 }

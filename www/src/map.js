@@ -71,6 +71,7 @@ export class DecisionMapView {
   }
 
   setState(intent, idle) {
+    if (this.state.intent === intent && this.state.idle === idle) return;
     this.state = { intent, idle };
     this.draw();
   }
@@ -191,21 +192,33 @@ export class DecisionMapView {
     ctx.textAlign = 'center';
     ctx.fillText('Intent score', 0, 0);
     ctx.restore();
-    // Idle axis.
-    ctx.textAlign = 'center';
+    // Idle axis: tick labels that would touch a label already drawn are left out (0 and 24 h
+    // first, then left to right), so narrow maps (a phone) never print labels over each other.
     ctx.textBaseline = 'top';
-    for (const [ms, label] of idleScale.ticks) {
+    const ticks = idleScale.ticks.map(([ms, label]) => {
       const x = this.xOf(ms, p);
+      const w = ctx.measureText(label).width;
+      const x0 = ms === 0 ? x - 2 : ms === MAX_IDLE_MS ? x - w : x - w / 2;
+      return { ms, label, x, x0, x1: x0 + w };
+    });
+    const order = [ticks[0], ticks[ticks.length - 1], ...ticks.slice(1, -1)];
+    const drawn = [];
+    for (const t of order) {
+      if (drawn.some((d) => t.x0 < d.x1 + 6 && d.x0 < t.x1 + 6)) continue;
+      drawn.push(t);
+    }
+    drawn.sort((a, b) => a.x - b.x);
+    for (const t of ticks) {
       ctx.beginPath();
-      ctx.moveTo(Math.round(x) + 0.5, p.y + p.h);
-      ctx.lineTo(Math.round(x) + 0.5, p.y + p.h + 4);
+      ctx.moveTo(Math.round(t.x) + 0.5, p.y + p.h);
+      ctx.lineTo(Math.round(t.x) + 0.5, p.y + p.h + 4);
       ctx.stroke();
-      const align = ms === 0 ? 'left' : ms === MAX_IDLE_MS ? 'right' : 'center';
-      ctx.textAlign = align;
-      ctx.fillText(label, x + (ms === 0 ? -2 : 0), p.y + p.h + 7);
     }
     ctx.textAlign = 'left';
-    ctx.fillText('Idle time  (linear to 1 min, then log scale to 24 h)', p.x, p.y + p.h + 26);
+    for (const t of drawn) ctx.fillText(t.label, t.x0, p.y + p.h + 7);
+    this.drawnTicks = drawn.map(({ label, x0, x1 }) => ({ label, x0, x1 }));
+    const title = p.w > 420 ? 'Idle time  (linear to 1 min, then log scale to 24 h)' : 'Idle time (log scale after 1 min)';
+    ctx.fillText(title, p.x, p.y + p.h + 26);
   }
 
   drawBanner(p, text) {

@@ -1,0 +1,535 @@
+// The nudge-rules playground: edit a site config (as rule cards or as JSON), move a visitor
+// around, and see which nudge fires and why. Every answer comes from the WASM engine, which runs
+// in a Web Worker (worker.js); this file wires the engine's answers to the page's parts:
+//
+//   code-editor.js   the JSON view (CodeMirror 6)      rules-editor.js  the visual rule editor
+//   session.js       the visitor-session controls      why.js           rule verdicts, lazily built
+//   storefront.js    the mock storefront and nudge     map-panel.js     the decision map + legend
+//   problems.js      errors and lint warnings          api-panel.js     request and response
+//   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
+//   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
+
+import { renderApi } from './api-panel.js';
+import { benchUrls, renderBench } from './bench.js';
+import { CodeEditor } from './code-editor.js';
+import { Drafts, confirmDialog, showDiff } from './drafts.js';
+import { elements } from './elements.js';
+import { EngineClient } from './engine-client.js';
+import { plainSyntaxDiagnostic } from './json-messages.js';
+import { DecisionMapView } from './map.js';
+import { describeRegion, markLegend, renderMap } from './map-panel.js';
+import { renderProblems } from './problems.js';
+import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
+import { DEFAULT_STATE, SessionControls } from './session.js';
+import { buildHash, parseHash } from './share.js';
+import { STORE_PAGES, StorefrontView } from './storefront.js';
+import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, esc, nudgeIcon } from './util.js';
+import { WhyPanel, waitingFor } from './why.js';
+
+const DEFAULT_BENCH = [
+  '/products/Linen-Shirt;jsessionid=42',
+  'https://shop.example/collections/sale/dresses?sort=price',
+  '/Checkout//Pay',
+  '/a/../cart',
+  '/blog/tags/care',
+  '//checkout',
+  '/x%2F..%2Fcheckout',
+].join('\n');
+const STORE_URLS = STORE_PAGES.map((p) => p.url);
+const FALLBACK_CONFIG = '{\n  "version": 1,\n  "rules": []\n}\n';
+
+const els = elements();
+
+/** What the page knows: the engine's last answers, and timings for the tests. */
+const app = {
+  defaultConfig: '',
+  valid: false,
+  hasEngine: false,
+  errors: [],
+  warnings: [],
+  config: null,
+  summary: new Map(),
+  warningsByRule: new Map(),
+  explanation: null,
+  ready: false,
+  lastHash: null,
+  timings: [], // { kind, ms } of each rendered answer: keystroke (or control) to preview
+  patternWaiters: new Map(),
+  bootStart: performance.now(),
+};
+
+const client = new EngineClient(onAnswer);
+const drafts = new Drafts();
+const storefront = new StorefrontView($('#storefront'));
+const map = new DecisionMapView(els.map, {
+  tooltip: $('#map-tooltip'),
+  onPick: (intent, idle) => session.set({ intent, idle }),
+  describe: describeRegion,
+});
+const session = new SessionControls(els, () => {
+  request();
+  scheduleHash();
+});
+const editor = new CodeEditor($('#editor'), {
+  label: 'Site config (JSON)',
+  onChange: (text) => onTextChange(text),
+  onSave: () => saveConfig(),
+});
+const rulesEditor = new RulesEditor($('#rules-view'), {
+  applyEdits: (edits) => editor.applyEdits(edits),
+  checkPattern,
+  jumpToJson: (line, column) => jumpTo(line, column),
+});
+const why = new WhyPanel({
+  facts: els.facts,
+  rules: els.rules,
+  countdown: els.countdown,
+  onSkip: (idle) => {
+    session.set({ idle });
+    session.rebase();
+  },
+  onEdit: (index) => {
+    setView('rules');
+    rulesEditor.cards.element(index)?.scrollIntoView({ block: 'nearest' });
+    rulesEditor.cards.element(index)?.querySelector('.rc-id')?.focus();
+  },
+});
+
+// ---------------------------------------------------------------- talking to the engine
+
+function request(extra = {}) {
+  client.send({ state: session.sessionState(), bench: benchUrls(els.benchInput.value), pages: STORE_URLS, ...extra });
+}
+
+function onTextChange(text) {
+  app.text = text;
+  drafts.save(text);
+  els.dirtyDot.hidden = !drafts.isDirty(text);
+  rulesEditor.update({ text });
+  request({ text, sentAt: performance.now() });
+  scheduleHash();
+}
+
+let patternSeq = 0;
+function checkPattern(text, callback) {
+  const id = ++patternSeq;
+  app.patternWaiters.set(text, { id, callback });
+  const caseSensitive = app.config?.case_sensitive === true;
+  client.send({ pattern: { text, caseSensitive }, pages: STORE_URLS });
+}
+
+function onAnswer(answer, job) {
+  if (answer.fatal || answer.error) {
+    els.status.className = 'engine-status bad';
+    els.status.textContent = answer.fatal
+      ? 'The engine did not load. Build it with make wasm (or run make demo), then reload.'
+      : 'The engine failed; see the console.';
+    console.warn('nudge-rules:', answer.fatal || answer.error);
+    if (answer.fatal) document.body.dataset.ready = 'error';
+    return;
+  }
+  if (answer.wasm) app.wasmResource = answer.wasm;
+  if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
+  if (answer.compile) applyCompile(answer.compile, job.text);
+  if (answer.analysis) applyAnalysis(answer.analysis);
+  if (answer.pattern) {
+    const waiter = app.patternWaiters.get(answer.pattern.text);
+    if (waiter) {
+      app.patternWaiters.delete(answer.pattern.text);
+      waiter.callback(answer.pattern);
+    }
+  }
+  if (!app.hasEngine) {
+    renderNoEngine();
+  } else {
+    if (answer.map) {
+      renderMap({ map, legend: els.legend, path: els.mapPath, canvas: els.map }, answer.map, answer.map.url);
+    }
+    if (answer.eval) renderEval(answer.eval);
+    if (answer.bench) {
+      renderBench(els.benchRows, answer.bench, { rules: app.config?.rules ?? [], onPick: (url) => session.set({ url }) });
+    }
+    if (answer.pages) rulesEditor.update({ pageReports: answer.pages });
+  }
+  if (!app.ready && answer.compile) {
+    app.ready = true;
+    const ms = Math.round(performance.now() - app.bootStart);
+    els.status.className = 'engine-status ok';
+    els.status.textContent = 'Engine ready';
+    els.status.title = `Loaded and compiled in ${ms} ms`;
+    app.readyMs = ms;
+    document.body.dataset.ready = '1';
+  }
+  if (job.sentAt && answer.eval) {
+    const sentAt = job.sentAt;
+    const kind = job.text !== undefined ? 'text' : 'state';
+    requestAnimationFrame(() => {
+      const ms = performance.now() - sentAt;
+      app.timings.push({ kind, ms, workerMs: answer.workerMs, compileMs: answer.compile?.compileMs ?? null });
+      document.dispatchEvent(new CustomEvent('nudge:rendered', { detail: { kind, ms } }));
+    });
+  }
+}
+
+function applyCompile(c, text) {
+  app.valid = c.valid;
+  app.hasEngine = c.hasEngine;
+  app.compiledText = text ?? app.text;
+  app.errors = c.errors.map((d) => plainSyntaxDiagnostic(app.compiledText, d));
+  if (!c.valid) app.warnings = [];
+  renderDiagnostics();
+  els.staleBanner.hidden = app.valid || !app.hasEngine;
+  document.body.classList.toggle('config-invalid', !app.valid);
+  document.body.classList.toggle('config-stale', !app.valid && app.hasEngine);
+}
+
+/** Lint warnings, rule sentences and the config of a new engine (after its preview). */
+function applyAnalysis(a) {
+  app.warnings = a.warnings;
+  app.config = a.config;
+  app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
+  app.warningsByRule = diagnosticsByRule(a.warnings);
+  renderDiagnostics();
+  if (app.lastEval?.explanation) renderWhy(app.lastEval);
+}
+
+function renderDiagnostics() {
+  const all = [...app.errors, ...app.warnings];
+  renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
+    errors: app.errors,
+    warnings: app.warnings,
+    valid: app.valid,
+    ruleCount: app.config?.rules.length ?? 0,
+    onJump: (line, column) => jumpTo(line, column),
+  });
+  // Positions belong to the compiled text: mark them only if no keystroke came since, and only
+  // when they changed (an unchanged empty list is no transaction for the editor).
+  const key = JSON.stringify(all);
+  const unchanged = key === app.markedKey && (key === '[]' || app.markedText === app.text);
+  if (app.compiledText === app.text && !unchanged) {
+    app.markedKey = key;
+    app.markedText = app.text;
+    editor.setDiagnostics(all);
+  }
+  rulesEditor.update({ diagnostics: all });
+}
+
+function renderWhy(e) {
+  why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report });
+}
+
+function renderNoEngine() {
+  const msg = 'Fix the config errors to see the preview.';
+  storefront.render(session.state.url, session.state.url, null);
+  els.previewReason.textContent = msg;
+  els.previewBadge.className = 'pill';
+  els.previewBadge.textContent = '';
+  why.clear(msg);
+  map.setMap({ regions: [], message: msg });
+  els.legend.replaceChildren();
+  els.benchRows.replaceChildren();
+}
+
+function renderEval(e) {
+  app.lastEval = e;
+  const ex = e.explanation;
+  app.explanation = ex;
+  const badge = els.previewBadge;
+  if (!ex) {
+    badge.className = 'pill pill-error';
+    badge.textContent = 'Rejected';
+    els.previewReason.textContent = e.requestError?.message ?? '';
+  } else {
+    const result = ex.result;
+    storefront.render(e.state.page_url, ex.path, result?.would_fire ? result.nudge : null);
+    if (!result) {
+      badge.className = 'pill pill-error';
+      badge.textContent = 'URL rejected';
+      els.previewReason.textContent = ex.url_error?.message ?? '';
+    } else if (result.would_fire) {
+      const n = result.nudge;
+      badge.className = 'pill pill-fire';
+      badge.innerHTML = `${nudgeIcon(n.type, 12)} ${esc(NUDGE_LABELS[n.type])}`;
+      els.previewReason.textContent = n.reason;
+    } else {
+      const waiting = waitingFor(ex);
+      badge.className = waiting ? 'pill pill-wait' : 'pill';
+      badge.textContent = waiting ? `${waiting.rule} ${waiting.text}` : 'No nudge';
+      els.previewReason.textContent = result.reason || '';
+    }
+    renderWhy(e);
+    markLegend(els.legend, ex.fired_rule_id);
+  }
+  map.setState(session.state.intent, session.state.idle);
+  renderApi(els.api, e);
+}
+
+// ---------------------------------------------------------------- views, jump, engineer details
+
+function setView(view) {
+  const rules = view === 'rules';
+  els.tabRules.setAttribute('aria-selected', String(rules));
+  els.tabJson.setAttribute('aria-selected', String(!rules));
+  els.tabRules.tabIndex = rules ? 0 : -1;
+  els.tabJson.tabIndex = rules ? -1 : 0;
+  els.rulesView.hidden = !rules;
+  els.jsonView.hidden = rules;
+  editor.attach(!rules);
+  document.body.dataset.view = view;
+  rulesEditor.show(rules);
+  try {
+    localStorage.setItem('nudge-rules:view', view);
+  } catch {
+    // storage disabled
+  }
+}
+
+function jumpTo(line, column) {
+  setView('json');
+  editor.jumpTo(line, column);
+}
+
+function setEngineer(on) {
+  document.body.classList.toggle('engineer', on);
+  els.engBtn.setAttribute('aria-pressed', String(on));
+  try {
+    localStorage.setItem('nudge-rules:engineer', on ? '1' : '0');
+  } catch {
+    // storage disabled
+  }
+}
+
+// ---------------------------------------------------------------- share link, files, drafts
+
+let hashTimer = null;
+function scheduleHash() {
+  if (hashTimer) return;
+  hashTimer = setTimeout(() => {
+    hashTimer = null;
+    writeHash();
+  }, 400);
+}
+
+async function writeHash() {
+  const text = app.text;
+  const s = session.state;
+  const hash = await buildHash({ intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text });
+  if (hash !== location.hash) {
+    app.lastHash = hash;
+    history.replaceState(null, '', hash);
+  }
+  return hash;
+}
+
+function notify(text, action = null) {
+  els.toastText.textContent = text;
+  els.toastAction.hidden = !action;
+  if (action) {
+    els.toastAction.textContent = action.label;
+    els.toastAction.onclick = () => {
+      els.toast.hidden = true;
+      action.run();
+    };
+  }
+  els.toast.hidden = false;
+  clearTimeout(notify.timer);
+  notify.timer = setTimeout(() => {
+    els.toast.hidden = true;
+  }, action ? 8000 : 3200);
+}
+
+/** Downloads the config (the Save button, Ctrl+S anywhere on the page). */
+function saveConfig() {
+  const text = editor.value;
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  a.download = 'nudge-config.json';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  drafts.setBase(text, 'your last save');
+  drafts.saveNow(text);
+  els.dirtyDot.hidden = true;
+  notify('Saved as nudge-config.json (in your downloads).');
+}
+
+/** Asks before replacing edited text; resolves to true when it may be replaced. */
+async function mayDiscard(what) {
+  if (!drafts.isDirty(editor.value)) return true;
+  return confirmDialog(els.dialog, {
+    title: 'Discard your edits?',
+    body: `Your changes since ${drafts.baseLabel} are replaced by ${what}. Ctrl+Z in the JSON view brings them back.`,
+    confirm: 'Discard my edits',
+  });
+}
+
+/** Replaces the text as one undoable step, and says so with an Undo button. */
+function replaceText(text, baseLabel, message) {
+  const before = editor.value;
+  editor.setValue(text);
+  drafts.setBase(text, baseLabel);
+  drafts.saveNow(text);
+  els.dirtyDot.hidden = true;
+  if (message) {
+    notify(message, before !== text ? { label: 'Undo', run: () => editor.setValue(before) } : null);
+  }
+}
+
+function pick(parsed) {
+  const out = {};
+  if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, 100);
+  if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, MAX_IDLE_MS);
+  if (parsed.url !== undefined) out.url = parsed.url;
+  return out;
+}
+
+function damagedLinkMessage(parsed) {
+  return `This link's config could not be read (${parsed.configError}); it may have been cut short when copied. Showing ${parsed.fallbackLabel}; the page, intent and idle time from the link are kept.`;
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  els.benchInput.value = DEFAULT_BENCH;
+  els.benchInput.addEventListener('input', () => request());
+
+  els.tabRules.addEventListener('click', () => setView('rules'));
+  els.tabJson.addEventListener('click', () => setView('json'));
+  for (const tab of [els.tabRules, els.tabJson]) {
+    tab.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+        e.preventDefault();
+        const next = tab === els.tabRules ? els.tabJson : els.tabRules;
+        next.click();
+        next.focus();
+      }
+    });
+  }
+  els.engBtn.addEventListener('click', () => setEngineer(!document.body.classList.contains('engineer')));
+
+  $('#open-btn').addEventListener('click', () => els.fileInput.click());
+  els.fileInput.addEventListener('change', async () => {
+    const file = els.fileInput.files[0];
+    els.fileInput.value = '';
+    if (!file) return;
+    const text = await file.text();
+    if (!(await mayDiscard(file.name))) return;
+    replaceText(text, file.name, `Loaded ${file.name}.`);
+  });
+  $('#save-btn').addEventListener('click', () => saveConfig());
+  window.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's' && !e.defaultPrevented) {
+      e.preventDefault();
+      saveConfig();
+    }
+  });
+  $('#share-btn').addEventListener('click', async () => {
+    await writeHash();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      notify('Link copied: it holds the config and the visitor state.');
+    } catch {
+      notify('The address bar now holds the share link; copy it from there.');
+    }
+  });
+  $('#changes-btn').addEventListener('click', () => {
+    showDiff(els.dialog, { base: drafts.base, text: editor.value, baseLabel: drafts.baseLabel });
+  });
+  $('#reset-btn').addEventListener('click', async () => {
+    if (!(await mayDiscard('the example storefront config'))) return;
+    session.setPlaying(false);
+    session.set({ ...DEFAULT_STATE });
+    replaceText(app.defaultConfig, 'the example config', 'Back to the example storefront config.');
+  });
+  window.addEventListener('hashchange', async () => {
+    if (location.hash === app.lastHash) return;
+    const parsed = await parseHash(location.hash);
+    app.lastHash = location.hash;
+    session.set(pick(parsed));
+    if (parsed.configError) notify(damagedLinkMessage({ ...parsed, fallbackLabel: 'the config you had' }));
+    else if (parsed.configText !== undefined && parsed.configText !== editor.value && (await mayDiscard('the link\'s config'))) {
+      replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
+    }
+  });
+  window.addEventListener('pagehide', () => drafts.saveNow(editor.value));
+}
+
+async function boot() {
+  wire();
+  let engineer = false;
+  let view = 'rules';
+  try {
+    engineer = localStorage.getItem('nudge-rules:engineer') === '1';
+    view = localStorage.getItem('nudge-rules:view') || 'rules';
+  } catch {
+    // storage disabled
+  }
+  setEngineer(engineer);
+  setView(view === 'json' ? 'json' : 'rules');
+  try {
+    const res = await fetch('../examples/storefront.json');
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    app.defaultConfig = await res.text();
+  } catch (err) {
+    console.warn('nudge-rules: could not fetch the example config:', err);
+    app.defaultConfig = FALLBACK_CONFIG;
+  }
+  const parsed = await parseHash(location.hash);
+  app.lastHash = location.hash;
+  Object.assign(session.state, pick(parsed));
+  session.render();
+
+  let text = app.defaultConfig;
+  let base = { text: app.defaultConfig, label: 'the example config' };
+  const draft = drafts.load();
+  if (parsed.configText !== undefined) {
+    text = parsed.configText;
+    base = { text, label: 'the shared link' };
+  } else if (draft && draft.text !== app.defaultConfig) {
+    text = draft.text;
+    base = { text: draft.base ?? app.defaultConfig, label: draft.baseLabel ?? 'the example config' };
+  }
+  drafts.setBase(base.text, base.label);
+  editor.setValue(text, { undoable: false });
+  els.dirtyDot.hidden = !drafts.isDirty(text);
+  const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== app.defaultConfig;
+  if (draftSetAside) drafts.stash(draft);
+  if (parsed.configError) {
+    notify(damagedLinkMessage({ ...parsed, fallbackLabel: draft ? 'your draft' : 'the example config' }));
+  } else if (draftSetAside) {
+    notify('Opened the config of the link. Your unsaved edits from before are kept aside.', {
+      label: 'Open my edits',
+      run: async () => {
+        const earlier = drafts.takeEarlier();
+        if (earlier && (await mayDiscard('your earlier edits'))) {
+          replaceText(earlier.text, earlier.baseLabel ?? 'the example config', 'Back to your earlier edits.');
+          drafts.setBase(earlier.base ?? app.defaultConfig, earlier.baseLabel ?? 'the example config');
+          drafts.saveNow(editor.value);
+          els.dirtyDot.hidden = !drafts.isDirty(editor.value);
+        }
+      },
+    });
+  } else if (parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
+    const when = new Date(draft.savedAt).toLocaleString();
+    notify(`Restored your unsaved edits (draft of ${when}).`, {
+      label: 'Show changes',
+      run: () => showDiff(els.dialog, { base: drafts.base, text: editor.value, baseLabel: drafts.baseLabel }),
+    });
+  }
+}
+
+boot();
+
+// For the console and the browser tests: the app's state, the editor and the parts.
+window.nudgePlayground = {
+  app,
+  editor,
+  map,
+  rulesEditor,
+  session,
+  setText: (text) => editor.setValue(text),
+  setView,
+  /** Resolves when every change so far is computed and drawn. */
+  settled: () => client.idle().then(() => new Promise((resolve) => requestAnimationFrame(() => resolve()))),
+};

@@ -1,0 +1,45 @@
+// The page's elements, looked up once (index.html).
+
+import { $ } from './util.js';
+
+export function elements() {
+  return {
+    status: $('#engine-status'),
+    configStatus: $('#config-status'),
+    diagnostics: $('#diagnostics'),
+    problemCount: $('#problem-count'),
+    tabRules: $('#tab-rules'),
+    tabJson: $('#tab-json'),
+    rulesView: $('#rules-view'),
+    jsonView: $('#json-view'),
+    engBtn: $('#eng-btn'),
+    dirtyDot: $('#dirty-dot'),
+    staleBanner: $('#stale-banner'),
+    pageUrl: $('#page-url'),
+    pageList: $('#page-list'),
+    pageSelect: $('#page-select'),
+    intent: $('#intent'),
+    intentOut: $('#intent-out'),
+    idle: $('#idle'),
+    idleOut: $('#idle-out'),
+    idleMs: $('#idle-ms'),
+    play: $('#play-btn'),
+    idleReset: $('#idle-reset'),
+    previewBadge: $('#preview-badge'),
+    previewReason: $('#preview-reason'),
+    countdown: $('#countdown'),
+    facts: $('#explain-facts'),
+    rules: $('#explain-rules'),
+    map: $('#map'),
+    mapPath: $('#map-path'),
+    legend: $('#map-legend'),
+    api: { request: $('#request-body'), response: $('#response-body'), status: $('#response-status') },
+    benchInput: $('#bench-input'),
+    benchRows: $('#bench-rows'),
+    fileInput: $('#file-input'),
+    dialog: $('#dialog'),
+    toast: $('#toast'),
+    toastText: $('#toast-text'),
+    toastAction: $('#toast-action'),
+  };
+}

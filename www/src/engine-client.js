@@ -1,0 +1,82 @@
+// The page's side of the engine worker (worker.js): at most one job in flight; jobs sent
+// meanwhile are merged into one (the newest text, state, bench and pattern win), so a burst of
+// keystrokes costs one compile, never a queue of stale ones.
+
+export class EngineClient {
+  /** @param {(answer: object, job: object) => void} onAnswer  called with each answer and its job */
+  constructor(onAnswer) {
+    this.onAnswer = onAnswer;
+    this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.worker.onmessage = ({ data }) => this.receive(data);
+    this.worker.onerror = (e) => this.onAnswer({ fatal: `The engine worker failed: ${e.message || 'unknown error'}` }, {});
+    this.seq = 0;
+    this.inFlight = null;
+    this.pending = null;
+    this.idleWaiters = [];
+  }
+
+  /** Resolves once every job sent so far has been answered and its answer handled. */
+  idle() {
+    if (!this.inFlight && !this.pending) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Queues a job: `{ text?, state?, bench?, pages?, pattern?, force? }`. */
+  send(job) {
+    const merged = { ...this.pending, ...job, force: Boolean(this.pending?.force || job.force) };
+    merged.sentAt = Math.min(this.pending?.sentAt ?? Infinity, job.sentAt ?? performance.now());
+    this.pending = merged;
+    if (!this.inFlight) this.flush();
+  }
+
+  /**
+   * Puts the lists the worker sends as deltas back together (worker.js `delta`): items that did
+   * not change keep their identity, so the page can skip redrawing them.
+   */
+  assemble(answer) {
+    this.lists ??= new Map();
+    const patch = (name, d) => {
+      const out = (this.lists.get(name) ?? []).slice(0, d.n);
+      out.length = d.n;
+      for (const [i, item] of d.changed) out[i] = item;
+      this.lists.set(name, out);
+      return out;
+    };
+    const a = answer.analysis;
+    if (a) {
+      a.config.rules = patch('rules', a.config.rules);
+      a.summary = patch('summary', a.summary);
+    }
+    const ex = answer.eval?.explanation;
+    if (ex) ex.rules = patch('verdicts', ex.rules);
+  }
+
+  flush() {
+    if (!this.pending) return;
+    const job = { ...this.pending, seq: ++this.seq };
+    this.pending = null;
+    this.inFlight = job;
+    this.worker.postMessage(job);
+  }
+
+  receive(answer) {
+    if (answer.loadReport) {
+      this.onAnswer({ wasm: answer.loadReport }, {});
+      return;
+    }
+    const job = this.inFlight ?? {};
+    this.assemble(answer);
+    if (answer.partial) {
+      // The preview of a new compile, ahead of the rest of the answer.
+      this.onAnswer(answer, job);
+      return;
+    }
+    this.inFlight = null;
+    // Send what queued up first, so the worker computes while the page renders this answer.
+    this.flush();
+    this.onAnswer(answer, job);
+    if (!this.inFlight && !this.pending) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// A list of many cards (a 1,000-rule config) that stays fast: every item gets an empty slot,
+// a card is built only when its slot scrolls into view, and a built card is rebuilt only when its
+// item's key changes. The slot elements stay in place, so scrolling and focus survive updates.
+
+export class LazyList {
+  /**
+   * @param {HTMLElement} list  the <ol>/<ul> to fill (inside a scroll container `root`)
+   * @param {{root?: HTMLElement, key: (item) => string, render: (item, slot: HTMLElement) => void,
+   *          slotClass?: string, estimate?: number, eager?: number}} options  lists of at most
+   *          `eager` items are built at once (nothing moves while scrolling a short list)
+   */
+  constructor(list, { root = null, key, render, slotClass = 'lazy-slot', estimate = 90, eager = 60 }) {
+    this.eager = eager;
+    this.list = list;
+    this.key = key;
+    this.render = render;
+    this.slotClass = slotClass;
+    this.estimate = estimate;
+    this.slots = [];
+    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), {
+      root,
+      rootMargin: '400px 0px',
+    });
+  }
+
+  onIntersect(entries) {
+    let built = false;
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const slot = this.slots[Number(entry.target.dataset.slot)];
+      if (slot && !slot.built) {
+        this.build(slot);
+        built = true;
+      }
+    }
+    // Cards built above a revealed item change its place: reveal it again for a moment.
+    const r = this.revealing;
+    if (built && r && performance.now() < r.until) this.reveal(r.i, r.container, 2, false);
+  }
+
+  build(slot) {
+    slot.built = true;
+    slot.builtKey = slot.key;
+    slot.el.style.minHeight = '';
+    this.render(slot.item, slot.el);
+  }
+
+  /** Sets the items; returns how many built cards were rebuilt. */
+  setItems(items) {
+    let rebuilt = 0;
+    while (this.slots.length > items.length) {
+      const slot = this.slots.pop();
+      this.observer.unobserve(slot.el);
+      slot.el.remove();
+    }
+    for (let i = 0; i < items.length; i++) {
+      let slot = this.slots[i];
+      if (!slot) {
+        const el = document.createElement('li');
+        el.className = this.slotClass;
+        el.dataset.slot = String(i);
+        el.style.minHeight = `${this.estimate}px`;
+        slot = { el, built: false, builtKey: null, key: null, item: null };
+        this.slots.push(slot);
+        this.list.append(el);
+        this.observer.observe(el);
+      }
+      slot.item = items[i];
+      slot.key = this.key(items[i]);
+      if (!slot.built && items.length <= this.eager) {
+        this.build(slot);
+      } else if (slot.built && slot.builtKey !== slot.key) {
+        slot.builtKey = slot.key;
+        this.render(slot.item, slot.el);
+        rebuilt += 1;
+      }
+    }
+    return rebuilt;
+  }
+
+  /** The slot element of item `i` (built first, so it has its real height). */
+  element(i) {
+    const slot = this.slots[i];
+    if (!slot) return null;
+    if (!slot.built) this.build(slot);
+    return slot.el;
+  }
+
+  /** Scrolls the list's scroll container (not the page) so that item `i` is in view. */
+  reveal(i, container, tries = 3, fresh = true) {
+    const el = this.element(i);
+    if (!el || !container) return;
+    if (fresh) this.revealing = { i, container, until: performance.now() + 1000 };
+    const r = el.getBoundingClientRect();
+    const c = container.getBoundingClientRect();
+    if (r.top < c.top || r.bottom > c.bottom) container.scrollTop += r.top - c.top - 8;
+    // Cards built around it as it comes into view change the heights above it: check again.
+    if (tries > 1) requestAnimationFrame(() => this.reveal(i, container, tries - 1, false));
+  }
+}

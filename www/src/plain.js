@@ -1,0 +1,72 @@
+// Plain language for merchants: each condition of a rule as a sentence ("Waits 9 s of the 20 s
+// this rule needs"), and what each verdict means. The engine's own texts (the `detail` of each
+// condition, the reasons) stay one click away in the engineer details.
+
+import { formatMs } from './util.js';
+
+/** "9 s", "8.5 s", "1 min 30 s": idle times as a merchant reads them. */
+export function seconds(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))} s`;
+  return formatMs(ms);
+}
+
+function list(patterns, max = 3) {
+  const shown = patterns.slice(0, max).join(', ');
+  return patterns.length > max ? `${shown} and ${patterns.length - max} more` : shown;
+}
+
+/**
+ * One condition check of a rule as a sentence.
+ * @param {{condition: string, holds: boolean}} c  a condition of engine.explain()
+ * @param {{when: object}} rule  the rule from engine.config() (defaults filled in)
+ * @param {{intent_score: number, idle_ms: number, path: string|null}} ex  the explanation
+ * @param {string[]} matched  the patterns of this condition's list that match the page
+ */
+export function conditionSentence(c, rule, ex, matched) {
+  const when = rule?.when ?? {};
+  const i = ex.intent_score;
+  const page = ex.path ?? ex.page_url;
+  switch (c.condition) {
+    case 'min_intent_score':
+      return c.holds
+        ? `Intent ${i} is at least the ${when.min_intent_score} this rule needs`
+        : `Intent ${i} is below the ${when.min_intent_score} this rule needs`;
+    case 'max_intent_score':
+      return c.holds
+        ? `Intent ${i} is at most this rule's limit of ${when.max_intent_score}`
+        : `Intent ${i} is above this rule's limit of ${when.max_intent_score}`;
+    case 'min_idle_ms':
+      return c.holds
+        ? `Idle ${seconds(ex.idle_ms)}, past the ${seconds(when.min_idle_ms)} this rule waits for`
+        : `Waits ${seconds(ex.idle_ms)} of the ${seconds(when.min_idle_ms)} this rule needs`;
+    case 'pages':
+      if (c.holds) return `Page ${page} is one of this rule's pages (${list(matched)})`;
+      return when.pages?.length
+        ? `Page ${page} is not one of this rule's pages (${list(when.pages)})`
+        : `This rule lists no pages, so it shows on none`;
+    case 'exclude_pages':
+      return c.holds
+        ? `Page ${page} is not excluded (${list(when.exclude_pages ?? [])})`
+        : `Page ${page} is excluded by ${list(matched)}`;
+    default:
+      return c.detail;
+  }
+}
+
+/** What a verdict means, for the card's explanation line. */
+export function verdictSentence(verdict, { firedId, quietZone } = {}) {
+  switch (verdict) {
+    case 'fired':
+      return 'All its conditions hold, and no rule above it fires: this is the nudge the visitor sees.';
+    case 'shadowed':
+      return `All its conditions hold, but ${firedId ?? 'an earlier rule'} comes first and fires instead. Move this rule above it to show this nudge here.`;
+    case 'disabled':
+      return 'This rule is switched off: it never fires.';
+    case 'quiet':
+      return `This page is in the quiet zone ${quietZone ?? ''}: no nudge shows here, whatever the rules say.`;
+    default:
+      return null;
+  }
+}
+

@@ -1,0 +1,552 @@
+// The visual rule editor: the same config as the JSON view, as cards a merchant edits without
+// writing JSON. Add, duplicate, delete, enable and disable rules; reorder them by dragging the
+// handle or with Alt+Arrow keys; thresholds on sliders, idle time in seconds, pages and quiet
+// zones as chips that are checked by the engine as they are typed, with the sample pages each
+// one matches. Every edit is a small text edit of the JSON (config-edits.js), so both views stay
+// one document with one undo history; errors the engine reports show on the card they concern.
+
+import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
+import { LazyList } from './lazy-list.js';
+import { seconds } from './plain.js';
+import { STORE_PAGES } from './storefront.js';
+import { NUDGE_LABELS, h, ruleColor } from './util.js';
+
+const TYPES = Object.keys(NUDGE_LABELS);
+const IDLE_SLIDER_MAX_S = 120;
+
+const svg = (d) => `<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" d="${d}"/></svg>`;
+const ICONS = {
+  up: svg('M8 13V3M4 7l4-4 4 4'),
+  down: svg('M8 3v10M4 9l4 4 4-4'),
+  copy: svg('M5.5 5.5h7v7h-7zM3.5 10.5v-7h7'),
+  trash: svg('M3 4.5h10M6.5 4.5V3h3v1.5M4.5 4.5l.7 8.5h5.6l.7-8.5'),
+};
+
+/** Errors and warnings by the rule index their path starts with (`rules[3]...`); -1: the rest. */
+export function diagnosticsByRule(diagnostics) {
+  const map = new Map();
+  for (const d of diagnostics) {
+    const m = /^rules\[(\d+)\]/.exec(d.path || '');
+    const key = m ? Number(m[1]) : -1;
+    if (!map.has(key)) map.set(key, []);
+    map.get(key).push(d);
+  }
+  return map;
+}
+
+function label(text, control) {
+  return h('label', { class: 'field' }, h('span', { class: 'field-label' }, text), control);
+}
+
+export class RulesEditor {
+  /**
+   * @param {HTMLElement} root
+   * @param {{getText: () => string, applyEdits: (edits) => void, checkPattern: (text, cb) => void,
+   *          jumpToJson: (line, column) => void}} host
+   */
+  constructor(root, host) {
+    this.root = root;
+    this.host = host;
+    this.index = new ConfigIndex();
+    this.ruleKeys = []; // JSON of each rule as parsed, made again only for a rule that changed
+    this.text = null;
+    this.value = null;
+    this.diagnostics = [];
+    this.pageHits = new Map(); // json_path -> sample page labels it matches
+    this.visible = false;
+    this.stale = true;
+
+    this.banner = h('div', { class: 'rules-banner', hidden: true, role: 'alert' });
+    this.settings = h('section', { class: 'rules-settings', 'aria-label': 'Site settings' });
+    this.list = h('ol', { class: 'rule-cards', 'aria-label': 'Rules, in the order they are checked' });
+    this.addBtn = h('button', { type: 'button', class: 'btn btn-primary add-rule', onclick: () => this.addRule() }, '+ Add a rule');
+    this.scroller = h('div', { class: 'rules-scroll', tabindex: '-1' }, this.banner, this.settings, this.list, this.addBtn);
+    root.append(this.scroller);
+    this.cards = new LazyList(this.list, {
+      root: this.scroller,
+      key: (item) => item.key,
+      render: (item, slot) => this.renderCard(item, slot),
+      slotClass: 'lazy-slot rule-card-slot',
+      estimate: 260,
+    });
+    this.dragFrom = null;
+  }
+
+  show(on) {
+    this.visible = on;
+    if (on && this.stale) this.refresh();
+  }
+
+  /** New text, diagnostics (errors then warnings) and sample-page reports from the engine. */
+  /**
+   * Sets the value at a JSON path. An existing scalar is replaced in place (ConfigIndex: a
+   * keystroke in a card of a 1,000-rule config touches one string); anything else goes through
+   * jsonc-parser's `modify`.
+   */
+  setValueAt(path, value) {
+    const edit = value === undefined ? null : this.index.replaceScalar(this.text, path, value);
+    if (edit && this.parsed?.syntaxOk && this.parsedText === this.text) {
+      // The parsed config follows the edit too, so the refresh parses nothing; only the edited
+      // rule's key is made again.
+      let target = this.parsed.value;
+      for (const seg of path.slice(0, -1)) target = target?.[seg];
+      if (target && typeof target === 'object') {
+        target[path[path.length - 1]] = value;
+        this.parsedText = this.index.text;
+        if (path[0] === 'rules' && typeof path[1] === 'number') this.ruleKeys[path[1]] = undefined;
+      }
+    }
+    this.edit(edit ? [edit] : setAt(this.text, path, value));
+  }
+
+  update({ text, diagnostics, pageReports }) {
+    if (text !== undefined) this.text = text;
+    if (diagnostics) this.diagnostics = diagnostics;
+    if (pageReports) {
+      this.pageHits = new Map();
+      pageReports.forEach((report, i) => {
+        for (const m of report.matches ?? []) {
+          if (!this.pageHits.has(m.json_path)) this.pageHits.set(m.json_path, []);
+          this.pageHits.get(m.json_path).push(STORE_PAGES[i].label);
+        }
+      });
+    }
+    this.stale = true;
+    // One refresh a frame, whatever arrived meanwhile (text, errors, warnings, page reports).
+    if (this.visible && !this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = null;
+        if (this.visible && this.stale) this.refresh();
+      });
+    }
+  }
+
+  refresh() {
+    this.stale = false;
+    if (this.parsedText !== this.text) {
+      this.parsedText = this.text;
+      this.parsed = readConfig(this.text ?? '');
+      this.ruleKeys = [];
+    }
+    const { parsed } = this;
+    const syntax = this.diagnostics.filter((d) => d.code === 'json_syntax');
+    if (!parsed.syntaxOk || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+      this.value = null;
+      this.banner.hidden = false;
+      const first = syntax[0];
+      this.banner.replaceChildren(
+        h('b', {}, 'The rules cannot be shown while the JSON has a syntax error.'),
+        ' ', first ? first.message : 'The config must be a JSON object.',
+        first?.line ? h('button', { type: 'button', class: 'link-btn', onclick: () => this.host.jumpToJson(first.line, first.column) }, ` Show it in the JSON (line ${first.line})`) : null,
+      );
+      this.settings.hidden = true;
+      this.list.hidden = true;
+      this.addBtn.hidden = true;
+      return;
+    }
+    this.value = parsed.value;
+    this.banner.hidden = true;
+    this.settings.hidden = false;
+    this.list.hidden = false;
+    this.addBtn.hidden = false;
+    const byRule = diagnosticsByRule(this.diagnostics);
+    this.renderSettings(byRule.get(-1) ?? []);
+    const rules = Array.isArray(this.value.rules) ? this.value.rules : [];
+    const items = rules.map((rule, index) => {
+      const diags = byRule.get(index) ?? [];
+      const hits = {};
+      for (const key of ['pages', 'exclude_pages']) {
+        const list = Array.isArray(rule?.when?.[key]) ? rule.when[key] : [];
+        hits[key] = list.map((_, k) => this.pageHits.get(`rules[${index}].when.${key}[${k}]`) ?? []);
+      }
+      this.ruleKeys[index] ??= JSON.stringify(rule);
+      const extra = diags.length || hits.pages.length || hits.exclude_pages.length ? JSON.stringify([diags, hits]) : '';
+      return { index, count: rules.length, rule, diags, hits, key: `${index}/${rules.length}\u0000${this.ruleKeys[index]}\u0000${extra}` };
+    });
+    this.cards.setItems(items);
+  }
+
+  edit(edits) {
+    if (edits.length) this.host.applyEdits(edits);
+  }
+
+  // ------------------------------------------------------------------ site settings
+
+  renderSettings(diags) {
+    const v = this.value;
+    if (!this.settingsUi) {
+      const caseBox = h('input', {
+        type: 'checkbox', class: 'switch',
+        onchange: (e) => this.setValueAt(['case_sensitive'], e.target.checked),
+      });
+      const zones = new ChipsField(this, { what: 'quiet zone', path: () => ['quiet_zones'] });
+      const errors = h('ul', { class: 'card-errors' });
+      this.settings.append(
+        h('div', { class: 'settings-head' },
+          h('h3', {}, 'Quiet zones'),
+          h('label', { class: 'switch-label' }, caseBox, 'Letter case matters')),
+        h('p', { class: 'hint' }, 'No nudge ever shows on these pages, whatever the rules say (checkout, cart, account).'),
+        zones.el,
+        errors,
+      );
+      this.settingsUi = { caseBox, zones, errors };
+    }
+    const ui = this.settingsUi;
+    const zones = Array.isArray(v.quiet_zones) ? v.quiet_zones : [];
+    ui.caseBox.checked = v.case_sensitive === true;
+    ui.zones.update({
+      values: zones,
+      hits: zones.map((_, k) => this.pageHits.get(`quiet_zones[${k}]`) ?? []),
+      diags: diags.filter((d) => d.path.startsWith('quiet_zones[')),
+      prefix: 'quiet_zones',
+    });
+    const errors = diags.filter((d) => !d.path.startsWith('quiet_zones['));
+    ui.errors.hidden = !errors.length;
+    ui.errors.replaceChildren(...errors.map((d) => this.diagItem(d)));
+  }
+
+  diagItem(d) {
+    return h('li', { class: `card-diag ${d.severity}` },
+      h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, d.severity === 'error' ? '!' : '▲'),
+      h('span', {}, d.message),
+      d.line ? h('button', { type: 'button', class: 'link-btn', onclick: () => this.host.jumpToJson(d.line, d.column) }, 'Show in JSON') : null);
+  }
+
+  // ------------------------------------------------------------------ rule cards
+
+  renderCard(item, slot) {
+    if (!slot.card) slot.card = new RuleCard(this, slot);
+    slot.card.update(item);
+  }
+
+  move(from, to, keepFocus) {
+    const rules = this.value?.rules;
+    if (!Array.isArray(rules) || to < 0 || to >= rules.length || from === to) return;
+    this.edit(moveItem(this.text, ['rules'], from, to));
+    if (keepFocus) {
+      requestAnimationFrame(() => this.cards.element(to)?.querySelector('.drag-handle')?.focus());
+    }
+  }
+
+  duplicate(index) {
+    const rules = this.value?.rules;
+    if (!Array.isArray(rules)) return;
+    const copy = structuredClone(rules[index]);
+    copy.id = freshId(copy?.id, new Set(rules.map((r) => r?.id)));
+    this.edit(insertAt(this.text, ['rules'], index + 1, copy));
+  }
+
+  addRule() {
+    const rules = Array.isArray(this.value?.rules) ? this.value.rules : [];
+    const used = new Set(rules.map((r) => r?.id));
+    let n = rules.length + 1;
+    while (used.has(`rule-${n}`)) n += 1;
+    const rule = {
+      id: `rule-${n}`,
+      nudge: { type: 'toast', message: 'Free shipping on orders over $50.', cta: 'Shop now' },
+      when: { min_intent_score: 50, min_idle_ms: 5000, pages: ['/products/**'] },
+    };
+    this.edit(insertAt(this.text, ['rules'], rules.length, rule));
+    requestAnimationFrame(() => {
+      const el = this.cards.element(rules.length);
+      el?.scrollIntoView({ block: 'nearest' });
+      el?.querySelector('.rc-id')?.focus();
+    });
+  }
+}
+
+/** Sets an input's value unless the person is typing in it. */
+function setValue(el, value) {
+  if (document.activeElement !== el && el.value !== value) el.value = value;
+}
+
+/**
+ * A pattern list as chips: each chip removable, an input that adds one, checked by the engine
+ * while typed, with the sample pages it matches. Built once; `update` redraws only the chips, so
+ * the text being typed survives updates.
+ */
+class ChipsField {
+  constructor(editor, { what, path }) {
+    this.editor = editor;
+    this.what = what;
+    this.path = path; // () => the list's JSON path (a card's index can change)
+    this.values = [];
+    this.hits = [];
+    this.chips = h('ul', { class: 'chips' });
+    this.input = h('input', {
+      type: 'text', class: 'chip-input', placeholder: 'Add a pattern, e.g. /products/**',
+      spellcheck: 'false', autocomplete: 'off', 'aria-label': `Add a ${what} pattern`,
+    });
+    this.hint = h('p', { class: 'chip-hint', 'aria-live': 'polite' });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        this.add();
+      }
+    });
+    this.input.addEventListener('input', () => this.check());
+    this.el = h('div', { class: 'chips-field' },
+      this.chips,
+      h('div', { class: 'chip-add' }, this.input, h('button', { type: 'button', class: 'btn btn-small', onclick: () => this.add() }, 'Add')),
+      this.hint);
+  }
+
+  update({ values, hits, diags, prefix, absentText = null }) {
+    this.values = values;
+    this.hits = hits;
+    const chips = values.map((pattern, k) => {
+      const errs = diags.filter((d) => d.path === `${prefix}[${k}]`);
+      const pageHits = hits[k] ?? [];
+      return h('li', {
+        class: `chip${errs.length ? ' chip-error' : ''}`,
+        title: errs.length ? errs.map((d) => d.message).join('\n') : (pageHits.length ? `Matches ${pageHits.join(', ')}` : 'Matches none of the sample pages'),
+      },
+      h('code', {}, String(pattern)),
+      h('button', {
+        type: 'button', class: 'chip-x', 'aria-label': `Remove ${this.what} ${pattern}`,
+        onclick: () => this.editor.edit(setAt(this.editor.text, [...this.path(), k], undefined)),
+      }, '×'));
+    });
+    if (!values.length && absentText) chips.push(h('li', { class: 'chip-empty' }, absentText));
+    this.chips.replaceChildren(...chips);
+    const errs = diags.filter((d) => d.severity === 'error');
+    this.errorText = errs.map((d) => d.message).join(' ');
+    if (!this.input.value) this.showSummary();
+  }
+
+  showSummary() {
+    const all = new Set(this.hits.flat());
+    this.hint.className = `chip-hint${this.errorText ? ' bad' : ''}`;
+    this.hint.textContent = this.errorText
+      || (this.values.length ? `Sample pages these match: ${all.size ? [...all].join(', ') : 'none'}` : '');
+  }
+
+  add() {
+    const text = this.input.value;
+    if (!text) return;
+    this.input.value = '';
+    this.editor.edit(insertAt(this.editor.text, this.path(), this.values.length, text));
+  }
+
+  check() {
+    const text = this.input.value;
+    if (!text) {
+      this.showSummary();
+      return;
+    }
+    this.editor.host.checkPattern(text, (result) => {
+      if (this.input.value !== text) return;
+      if (result.error) {
+        this.hint.className = 'chip-hint bad';
+        this.hint.textContent = result.error;
+      } else {
+        this.hint.className = 'chip-hint good';
+        const labels = result.matches.map((url) => STORE_PAGES.find((p) => p.url === url)?.label ?? url);
+        this.hint.textContent = labels.length
+          ? `Matches ${labels.length} sample page${labels.length === 1 ? '' : 's'}: ${labels.join(', ')}`
+          : 'Valid; matches none of the sample pages';
+      }
+    });
+  }
+}
+
+/**
+ * One rule's card. Built once per slot; `update` puts a new version of the rule into the same
+ * elements (never into the control being used), so typing and dragging a slider go on undisturbed
+ * while the JSON and the preview follow.
+ */
+class RuleCard {
+  constructor(editor, slot) {
+    this.editor = editor;
+    this.slot = slot;
+    this.item = null;
+    const set = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value);
+
+    // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
+    // takes Alt+Up and Alt+Down from the keyboard.
+    this.handle = h('span', {
+      class: 'drag-handle', role: 'button', tabindex: '0', draggable: 'true', title: 'Drag to reorder (or Alt+↑ / Alt+↓)',
+      onkeydown: (e) => {
+        if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
+          e.preventDefault();
+          editor.move(this.item.index, this.item.index + (e.key === 'ArrowUp' ? -1 : 1), true);
+        }
+      },
+    }, '⋮⋮');
+    // The rule is taken where the pointer went down (the drag may start after it moved on).
+    this.handle.addEventListener('pointerdown', () => {
+      editor.dragFrom = this.item.index;
+    });
+    this.handle.addEventListener('pointerup', () => {
+      editor.dragFrom = null;
+    });
+    this.handle.addEventListener('dragstart', (e) => {
+      editor.dragFrom ??= this.item.index;
+      e.dataTransfer.effectAllowed = 'move';
+      e.dataTransfer.setData('text/plain', String(editor.dragFrom));
+      e.dataTransfer.setDragImage(slot, 20, 20);
+      slot.classList.add('dragging');
+    });
+    this.handle.addEventListener('dragend', () => {
+      editor.dragFrom = null;
+      slot.classList.remove('dragging');
+    });
+    slot.addEventListener('dragover', (e) => {
+      if (editor.dragFrom === null) return;
+      e.preventDefault();
+      slot.classList.add('drop-target');
+    });
+    slot.addEventListener('dragleave', () => slot.classList.remove('drop-target'));
+    slot.addEventListener('drop', (e) => {
+      e.preventDefault();
+      slot.classList.remove('drop-target');
+      const data = e.dataTransfer.getData('text/plain');
+      const from = editor.dragFrom ?? (/^\d+$/.test(data) ? Number(data) : null);
+      editor.dragFrom = null;
+      if (from !== null) editor.move(from, this.item.index, false);
+    });
+
+    this.swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+    this.order = h('span', { class: 'rc-order', title: 'Checked in this order; the first rule that matches fires' });
+    this.id = h('input', {
+      type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: '64',
+      oninput: (e) => set(['id'], e.target.value),
+    });
+    this.enabled = h('input', {
+      type: 'checkbox', class: 'switch', onchange: (e) => set(['enabled'], e.target.checked ? undefined : false),
+    });
+    this.enabledText = h('span', {});
+    this.up = h('button', { type: 'button', class: 'icon-btn small', title: 'Move up', html: ICONS.up, onclick: () => editor.move(this.item.index, this.item.index - 1, true) });
+    this.down = h('button', { type: 'button', class: 'icon-btn small', title: 'Move down', html: ICONS.down, onclick: () => editor.move(this.item.index, this.item.index + 1, true) });
+    this.dup = h('button', { type: 'button', class: 'icon-btn small', title: 'Duplicate', html: ICONS.copy, onclick: () => editor.duplicate(this.item.index) });
+    this.del = h('button', {
+      type: 'button', class: 'icon-btn small danger', title: 'Delete (Ctrl+Z in the JSON view brings it back)', html: ICONS.trash,
+      onclick: () => editor.edit(setAt(editor.text, ['rules', this.item.index], undefined)),
+    });
+    this.errors = h('ul', { class: 'card-errors' });
+    this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => set(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => set(['nudge', 'message'], e.target.value) });
+    this.intentText = h('b', {});
+    this.intentMin = h('input', {
+      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Lowest intent score',
+      oninput: (e) => set(['when', 'min_intent_score'], Number(e.target.value)),
+    });
+    this.intentMax = h('input', {
+      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Highest intent score',
+      oninput: (e) => set(['when', 'max_intent_score'], Number(e.target.value)),
+    });
+    this.idleText = h('b', {});
+    this.idleRange = h('input', {
+      type: 'range', min: '0', max: String(IDLE_SLIDER_MAX_S), step: '1', 'aria-label': 'Idle time before it shows, in seconds',
+      oninput: (e) => set(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
+    });
+    this.idleSeconds = h('input', {
+      type: 'number', min: '0', max: '86400', step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
+      oninput: (e) => {
+        const s = Number(e.target.value);
+        if (e.target.value !== '' && Number.isFinite(s)) set(['when', 'min_idle_ms'], Math.round(s * 1000));
+      },
+    });
+    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'] });
+    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'] });
+
+    slot.replaceChildren(
+      h('div', { class: 'rc-head' },
+        this.handle, this.swatch, this.order, this.id,
+        h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
+        h('div', { class: 'rc-actions' }, this.up, this.down, this.dup, this.del)),
+      this.errors,
+      h('div', { class: 'rc-grid' },
+        label('Shows a', this.type),
+        label('Button', this.cta),
+        h('label', { class: 'field field-wide' }, h('span', { class: 'field-label' }, 'Message'), this.message)),
+      h('div', { class: 'rc-when' },
+        h('div', { class: 'field' },
+          h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
+          h('div', { class: 'dual-range' }, this.intentMin, this.intentMax)),
+        h('div', { class: 'field' },
+          h('span', { class: 'field-label' }, 'Shows after idle ', this.idleText),
+          h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')))),
+      h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
+      h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
+    );
+  }
+
+  update(item) {
+    this.item = item;
+    const { index, count, rule, diags, hits } = item;
+    const r = rule && typeof rule === 'object' ? rule : {};
+    const nudge = r.nudge && typeof r.nudge === 'object' ? r.nudge : {};
+    const when = r.when && typeof r.when === 'object' ? r.when : {};
+    const enabled = r.enabled !== false;
+    const name = String(r.id ?? `rule ${index + 1}`);
+    const fieldInvalid = (el, sub) => {
+      const bad = diags.some((d) => d.severity === 'error' && d.path === `rules[${index}]${sub}`);
+      if (bad) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+    };
+    const slot = this.slot;
+    slot.classList.toggle('is-disabled', !enabled);
+    slot.dataset.rule = String(r.id ?? '');
+    slot.dataset.index = String(index);
+
+    this.handle.setAttribute('aria-label', `Move rule ${name}: drag, or Alt+Up and Alt+Down`);
+    this.swatch.style.background = ruleColor(index);
+    this.order.textContent = `${index + 1}.`;
+    setValue(this.id, String(r.id ?? ''));
+    fieldInvalid(this.id, '.id');
+    this.enabled.checked = enabled;
+    this.enabled.setAttribute('aria-label', `${name} is ${enabled ? 'on' : 'off'}`);
+    this.enabledText.textContent = enabled ? 'On' : 'Off';
+    this.up.disabled = index === 0;
+    this.down.disabled = index === count - 1;
+    this.up.setAttribute('aria-label', `Move ${name} up`);
+    this.down.setAttribute('aria-label', `Move ${name} down`);
+    this.dup.setAttribute('aria-label', `Duplicate ${name}`);
+    this.del.setAttribute('aria-label', `Delete ${name}`);
+
+    const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));
+    this.errors.hidden = !other.length;
+    this.errors.replaceChildren(...other.map((d) => this.editor.diagItem(d)));
+
+    const typeKnown = TYPES.includes(nudge.type);
+    if (this.type.dataset.value !== String(nudge.type)) {
+      this.type.replaceChildren(
+        ...TYPES.map((t) => h('option', { value: t }, NUDGE_LABELS[t])),
+        typeKnown ? null : h('option', { value: String(nudge.type ?? '') }, `${nudge.type ?? '(none)'}: not a nudge type`),
+      );
+      this.type.value = String(nudge.type ?? '');
+      this.type.dataset.value = String(nudge.type);
+    }
+    fieldInvalid(this.type, '.nudge.type');
+    setValue(this.cta, String(nudge.cta ?? ''));
+    fieldInvalid(this.cta, '.nudge.cta');
+    setValue(this.message, String(nudge.message ?? ''));
+    fieldInvalid(this.message, '.nudge.message');
+
+    const minIntent = Number.isInteger(when.min_intent_score) ? when.min_intent_score : 0;
+    const maxIntent = Number.isInteger(when.max_intent_score) ? when.max_intent_score : 100;
+    const idleMs = Number.isInteger(when.min_idle_ms) ? when.min_idle_ms : 0;
+    this.intentText.textContent = minIntent === 0 && maxIntent === 100 ? 'any' : `${minIntent} to ${maxIntent}`;
+    setValue(this.intentMin, String(minIntent));
+    setValue(this.intentMax, String(maxIntent));
+    fieldInvalid(this.intentMin, '.when.min_intent_score');
+    fieldInvalid(this.intentMax, '.when.max_intent_score');
+    this.idleText.textContent = idleMs ? seconds(idleMs) : 'at once';
+    setValue(this.idleRange, String(Math.min(IDLE_SLIDER_MAX_S, idleMs / 1000)));
+    this.idleRange.setAttribute('aria-valuetext', seconds(idleMs));
+    setValue(this.idleSeconds, String(idleMs / 1000));
+    fieldInvalid(this.idleSeconds, '.when.min_idle_ms');
+
+    const pagesAbsent = !Array.isArray(when.pages);
+    this.pages.update({
+      values: pagesAbsent ? [] : when.pages, hits: hits.pages, diags, prefix: `rules[${index}].when.pages`,
+      absentText: pagesAbsent ? 'every page' : 'no page: an empty list never matches',
+    });
+    this.exclude.update({
+      values: Array.isArray(when.exclude_pages) ? when.exclude_pages : [], hits: hits.exclude_pages, diags,
+      prefix: `rules[${index}].when.exclude_pages`, absentText: 'no exception',
+    });
+  }
+}

@@ -1,0 +1,169 @@
+// The "Why" panel: the facts of the current state (path, quiet zone, decision) and one card per
+// rule with its verdict, its conditions as sentences, and its lint findings. Cards are built only
+// when they scroll into view and rebuilt only when what they show changes (lazy-list.js), and the
+// list scrolls itself (not the page) to the rule that fires.
+
+import { LazyList } from './lazy-list.js';
+import { conditionSentence, verdictSentence } from './plain.js';
+import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon, ruleColor } from './util.js';
+
+export const VERDICTS = {
+  fired: 'Fires',
+  shadowed: 'Shadowed',
+  failed: 'No match',
+  disabled: 'Disabled',
+  quiet: 'Quiet zone',
+};
+
+/** The countdown of a state where only idle time is missing, or null. */
+export function waitingFor(ex) {
+  if (!ex || ex.fired_rule_id || ex.earliest_idle_ms === null || ex.earliest_idle_ms === undefined) return null;
+  const wait = ex.earliest_idle_ms - ex.idle_ms;
+  if (wait <= 0) return null;
+  return { rule: ex.earliest_rule_id, text: `fires in ${formatCountdown(wait)}`, wait, at: ex.earliest_idle_ms };
+}
+
+function fact(term, ...value) {
+  return [h('dt', {}, term), h('dd', {}, ...value)];
+}
+
+export class WhyPanel {
+  /**
+   * @param {{facts: HTMLElement, rules: HTMLOListElement, countdown: HTMLElement,
+   *          onSkip: (idleMs: number) => void, onEdit: (ruleIndex: number) => void}} els
+   */
+  constructor({ facts, rules, countdown, onSkip, onEdit }) {
+    this.facts = facts;
+    this.rulesEl = rules;
+    this.countdown = countdown;
+    this.onSkip = onSkip;
+    this.onEdit = onEdit;
+    this.firedShown = undefined;
+    this.list = new LazyList(rules, {
+      root: rules,
+      key: (card) => card.key,
+      render: (card, slot) => this.renderCard(card, slot),
+      estimate: 110,
+    });
+  }
+
+  /** No engine yet: a message instead of cards. */
+  clear(message) {
+    this.facts.replaceChildren();
+    this.list.setItems([]);
+    this.countdown.hidden = true;
+    this.rulesEl.dataset.empty = message;
+  }
+
+  /**
+   * @param {object} ex  engine.explain()
+   * @param {{config, summary: Map, warningsByRule: Map, report}} model
+   */
+  render(ex, { config, summary, warningsByRule, report }) {
+    delete this.rulesEl.dataset.empty;
+    const waiting = waitingFor(ex);
+    this.countdown.hidden = !waiting;
+    if (waiting) {
+      this.countdown.replaceChildren(
+        h('span', { class: 'countdown-text' }, h('b', {}, waiting.rule), ` ${waiting.text}`),
+        h('button', { type: 'button', class: 'link-btn', onclick: () => this.onSkip(waiting.at) }, 'Skip ahead'),
+      );
+    }
+    this.renderFacts(ex, waiting);
+
+    const matchedBy = new Map(); // "rules[3].when.pages" -> patterns that match the page
+    for (const m of report?.matches ?? []) {
+      const list = m.json_path.replace(/\[\d+\]$/, '');
+      if (!matchedBy.has(list)) matchedBy.set(list, []);
+      matchedBy.get(list).push(m.pattern);
+    }
+    // A card is remade only when something it shows changed: its verdict (the same object when
+    // the worker's delta left it alone), its rule, sentence inputs, summary or lint findings.
+    this.memo ??= [];
+    const cards = ex.rules.map((r) => {
+      const rule = config?.rules?.[r.index];
+      const isNext = Boolean(waiting && waiting.rule === r.id);
+      const warnings = warningsByRule.get(r.index) ?? [];
+      const matched = r.conditions.some((c) => c.condition === 'pages' || c.condition === 'exclude_pages')
+        ? ['pages', 'exclude_pages'].map((k) => (matchedBy.get(`rules[${r.index}].when.${k}`) ?? []).join('\n')).join('\t')
+        : '';
+      const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? ex.fired_rule_id : '',
+        r.verdict === 'quiet' ? ex.quiet_zone?.pattern : '', ex.intent_score, ex.idle_ms, ex.path, matched,
+        summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : ''].join('\u0000');
+      const memo = this.memo[r.index];
+      if (memo && memo.r === r && memo.rule === rule && memo.context === context) return memo.card;
+      const conditions = r.conditions.map((c) => ({
+        holds: c.holds,
+        condition: c.condition,
+        detail: c.detail,
+        text: conditionSentence(c, rule, ex, matchedBy.get(`rules[${r.index}].when.${c.condition}`) ?? []),
+      }));
+      const card = {
+        index: r.index,
+        id: r.id,
+        type: r.nudge_type,
+        verdict: r.verdict,
+        badge: isNext ? `in ${formatCountdown(waiting.wait)}` : VERDICTS[r.verdict] || r.verdict,
+        note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietZone: ex.quiet_zone?.pattern }),
+        summary: summary.get(r.id) ?? null,
+        warnings,
+        conditions,
+      };
+      card.key = JSON.stringify(card);
+      this.memo[r.index] = { r, rule, context, card };
+      return card;
+    });
+    this.memo.length = cards.length;
+    this.list.setItems(cards);
+    const fired = ex.rules.find((r) => r.verdict === 'fired');
+    const firedIndex = fired ? fired.index : null;
+    if (firedIndex !== this.firedShown) {
+      this.firedShown = firedIndex;
+      if (firedIndex !== null) this.list.reveal(firedIndex, this.rulesEl);
+    }
+  }
+
+  renderFacts(ex, waiting) {
+    const facts = [];
+    facts.push(...fact('Path', ex.url_error
+      ? h('span', { class: 'bad' }, `rejected: ${ex.url_error.message}`, ' ', h('code', { class: 'eng' }, ex.url_error.code))
+      : h('code', { class: 'path', id: 'explain-path' }, ex.path ?? '')));
+    facts.push(...fact('Quiet zone', ex.quiet_zone
+      ? h('span', { class: 'quiet' }, h('code', {}, ex.quiet_zone.pattern), ': no nudge on this page', h('span', { class: 'eng' }, ` (quiet_zones[${ex.quiet_zone.index}])`))
+      : h('span', { class: 'muted' }, 'none matches')));
+    facts.push(...fact('Decision', ex.fired_rule_id
+      ? h('span', {}, h('b', {}, ex.fired_rule_id), ' fires')
+      : h('span', { class: 'muted' }, waiting ? `nothing yet; ${waiting.rule} ${waiting.text} of idling` : 'nothing fires')));
+    this.facts.replaceChildren(...facts);
+  }
+
+  renderCard(card, slot) {
+    slot.className = `lazy-slot rule verdict-${card.verdict}`;
+    slot.dataset.rule = card.id;
+    slot.dataset.verdict = card.verdict;
+    slot.replaceChildren(...[
+      h('div', { class: 'rule-head' },
+        h('span', { class: 'swatch', style: `background:${ruleColor(card.index)}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'rule-id' }, card.id),
+        h('span', { class: 'rule-type', html: `${nudgeIcon(card.type, 12)}<span>${esc(NUDGE_LABELS[card.type] || card.type)}</span>` }),
+        h('span', { class: `verdict v-${card.verdict}`, title: card.note || null }, card.badge),
+      ),
+      card.summary ? h('p', { class: 'rule-summary' }, card.summary) : null,
+      card.note && card.verdict !== 'failed' ? h('p', { class: `rule-note note-${card.verdict}` }, card.note) : null,
+      card.warnings.length
+        ? h('ul', { class: 'rule-warnings' }, ...card.warnings.map((w) =>
+          h('li', { class: 'rule-warning', dataset: { code: w.code } },
+            h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '▲'), w.message)))
+        : null,
+      card.conditions.length
+        ? h('ul', { class: 'conds' },
+          ...card.conditions.map((c) =>
+            h('li', { class: `cond ${c.holds ? 'holds' : 'fails'}`, dataset: { condition: c.condition } },
+              h('span', { class: 'cond-mark', 'aria-label': c.holds ? 'holds' : 'fails' }, c.holds ? '✓' : '✗'),
+              h('span', { class: 'cond-text' }, c.text),
+              h('code', { class: 'eng cond-detail' }, c.detail))))
+        : null,
+      h('button', { type: 'button', class: 'link-btn rule-edit', onclick: () => this.onEdit(card.index) }, `Edit ${card.id}`),
+    ].filter(Boolean));
+  }
+}

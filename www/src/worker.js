@@ -1,0 +1,251 @@
+// The editor's Web Worker: it holds the compiled engine (the WASM package, ../../pkg/) and does
+// every engine call, so compiling a 1,000-rule config never blocks the page. The page sends jobs
+// (engine-client.js keeps at most one in flight and merges the rest), the worker answers each with
+// what changed.
+//
+// Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
+//           pattern?: { text, caseSensitive } }
+// Answer: { seq, compile?, eval?, map?, bench?, pages?, pattern?, error? }
+
+import init, * as nudge from '../../pkg/index.js';
+
+const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
+
+const w = {
+  engine: null, // the last engine that compiled; stays in use while the text has errors
+  gen: 0, // bumped on every successful compile
+  text: null,
+  valid: false,
+  errors: [],
+  mapKey: null,
+  benchKey: null,
+  pagesKey: null,
+  invalidResponse: null, // { text, response } of the last invalid config
+};
+
+/**
+ * Long lists (the rules of a 1,000-rule config, their verdicts) go to the page as deltas: the
+ * length and the items that changed since the last answer, so that a keystroke that changes one
+ * rule moves one rule across, not a thousand (structured clone of every item cost the page about
+ * 18 ms per keystroke at 1,000 rules). engine-client.js puts the lists back together.
+ */
+const sent = new Map(); // list name -> JSON of each item last sent
+
+function delta(name, items) {
+  const before = sent.get(name) ?? [];
+  const now = new Array(items.length);
+  const changed = [];
+  for (let i = 0; i < items.length; i++) {
+    now[i] = JSON.stringify(items[i]);
+    if (before[i] !== now[i]) changed.push([i, items[i]]);
+  }
+  sent.set(name, now);
+  return { delta: true, n: items.length, changed };
+}
+
+/** `value`, or undefined when it is what was sent last under `name` (a map, the bench rows). */
+function ifChanged(name, value) {
+  const json = JSON.stringify(value);
+  if (sent.get(name) === json) return undefined;
+  sent.set(name, json);
+  return value;
+}
+
+function asDiagnostics(err) {
+  if (Array.isArray(err?.diagnostics) && err.diagnostics.length) return err.diagnostics;
+  return [{ severity: 'error', code: 'error', path: '', message: String(err?.message || err), line: null, column: null }];
+}
+
+function compile(text) {
+  const started = performance.now();
+  const out = {};
+  try {
+    const next = new nudge.NudgeEngine(text);
+    w.engine?.free();
+    w.engine = next;
+    w.gen += 1;
+    w.valid = true;
+    w.errors = [];
+    out.fresh = true;
+  } catch (err) {
+    w.valid = false;
+    w.errors = asDiagnostics(err);
+  }
+  return Object.assign(out, {
+    valid: w.valid,
+    errors: w.errors,
+    gen: w.gen,
+    hasEngine: Boolean(w.engine),
+    compileMs: performance.now() - started,
+  });
+}
+
+/** What the page shows beside the preview: lint warnings, one sentence per rule, the config. */
+function analysis() {
+  const { engine } = w;
+  const config = engine.config();
+  return {
+    gen: w.gen,
+    warnings: engine.lint(),
+    summary: delta('summary', engine.summary()),
+    config: { ...config, rules: delta('rules', config.rules) },
+  };
+}
+
+/**
+ * What a server holding this config answers for a request body: `{ status, body }`, from the
+ * engine (`previewResponse`, docs/JS-API.md): 200 with the result, 400 with the InvalidRequest
+ * body, or, for an invalid config, 500 with the engine's own InvalidConfig body (SPEC 5). That
+ * 500 does not depend on the request, so it is computed once per text.
+ */
+function apiResponse(requestBody) {
+  if (w.valid) return w.engine.previewResponse(requestBody);
+  if (w.invalidResponse?.text !== w.text) {
+    w.invalidResponse = { text: w.text, response: nudge.previewResponse(w.text, requestBody) };
+  }
+  return w.invalidResponse.response;
+}
+
+function evaluate(state) {
+  const { engine } = w;
+  let explanation = null;
+  let requestError = null;
+  try {
+    explanation = engine.explain(state);
+  } catch (err) {
+    requestError = { message: err.message, code: err.diagnostics?.[0]?.code ?? null };
+  }
+  const requestBody = JSON.stringify({ session_state: state });
+  let report = null;
+  try {
+    report = engine.pageReport(state.page_url);
+  } catch {
+    report = null;
+  }
+  if (explanation) explanation.rules = delta('verdicts', explanation.rules);
+  return { state, explanation, requestError, requestBody, response: apiResponse(requestBody), report };
+}
+
+function decisionMap(url) {
+  try {
+    const dm = w.engine.decisionMap(url);
+    if (dm.url_error) return { url, path: null, regions: [], quietZone: null, error: dm.url_error.message };
+    return { url, path: dm.path, regions: dm.regions, quietZone: dm.quiet_zone, error: null };
+  } catch (err) {
+    return { url, path: null, regions: [], quietZone: null, error: err.message }; // a bug, shown rather than thrown
+  }
+}
+
+/** The URL bench: each line's report and what fires there at the current intent and idle time. */
+function bench(urls, state) {
+  const { engine } = w;
+  return urls.map((url) => {
+    const report = engine.pageReport(url);
+    const outcome = report.url_error ? -3 : engine.previewFields(state.intent_score, url, state.idle_ms);
+    return { url, report, outcome };
+  });
+}
+
+/** A pattern typed into a chip: is it valid, and which of `pages` does it match? */
+function checkPattern({ text, caseSensitive }, pages) {
+  const config = JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] });
+  let probe;
+  try {
+    probe = new nudge.NudgeEngine(config);
+  } catch (err) {
+    const d = asDiagnostics(err)[0];
+    return { text, error: d.message.replace(/^quiet_zones\[0\]:\s*/, ''), matches: [] };
+  }
+  try {
+    const matches = pages.filter((url) => probe.previewFields(0, url, 0) === -2);
+    return { text, error: null, matches };
+  } finally {
+    probe.free();
+  }
+}
+
+/**
+ * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial
+ * answer: the compile and the evaluation), then the rest (lint, summary, config, map, bench).
+ */
+function handle(job, post) {
+  const started = performance.now();
+  let out = { seq: job.seq };
+  let fresh = false;
+  if (job.text !== undefined && job.text !== w.text) {
+    w.text = job.text;
+    out.compile = compile(job.text);
+    fresh = Boolean(out.compile.fresh);
+  }
+  if (job.pattern) out.pattern = checkPattern(job.pattern, job.pages || []);
+  if (!w.engine) return out;
+  const state = job.state;
+  if (state) out.eval = evaluate(state);
+  if (fresh) {
+    if (state) {
+      post({ ...out, partial: true, workerMs: performance.now() - started });
+      out = { seq: job.seq };
+    }
+    out.analysis = analysis();
+  }
+  if (state) {
+    const mapKey = `${w.gen}\u0000${state.page_url}`;
+    if (mapKey !== w.mapKey || job.force) {
+      w.mapKey = mapKey;
+      out.map = job.force ? decisionMap(state.page_url) : ifChanged('map', decisionMap(state.page_url));
+    }
+  }
+  if (job.bench && state) {
+    const key = `${w.gen}\u0000${state.intent_score}\u0000${state.idle_ms}\u0000${job.bench.join('\n')}`;
+    if (key !== w.benchKey || job.force) {
+      w.benchKey = key;
+      out.bench = ifChanged('bench', bench(job.bench, state));
+    }
+  }
+  if (job.pages) {
+    const key = `${w.gen}\u0000${job.pages.join('\n')}`;
+    if (key !== w.pagesKey || job.force) {
+      w.pagesKey = key;
+      out.pages = ifChanged('pages', job.pages.map((url) => w.engine.pageReport(url)));
+    }
+  }
+  return out;
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    await ready;
+  } catch (err) {
+    self.postMessage({ seq: data.seq, fatal: `The engine did not load: ${err.message}` });
+    return;
+  }
+  const started = performance.now();
+  let out;
+  try {
+    out = handle(data, (partial) => self.postMessage(partial));
+  } catch (err) {
+    out = { seq: data.seq, error: String(err?.stack || err) };
+  }
+  out.workerMs = performance.now() - started;
+  if (!w.reportedLoad) {
+    // How the module arrived (the page cannot see the worker's fetches): bytes on the wire and
+    // decoded, and when the download ended. The entry may be recorded a little after the module
+    // is ready; then it is posted on its own when it is.
+    w.reportedLoad = true;
+    const report = (entry) => ({ encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd });
+    const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    if (entry) {
+      out.wasm = report(entry);
+    } else {
+      const observer = new PerformanceObserver((list) => {
+        const found = list.getEntries().find((e) => e.name.endsWith('.wasm'));
+        if (found) {
+          observer.disconnect();
+          self.postMessage({ loadReport: report(found) });
+        }
+      });
+      observer.observe({ type: 'resource', buffered: true });
+    }
+  }
+  self.postMessage(out);
+};
