@@ -91,6 +91,19 @@ diagnostic_codes! {
     PatternUppercase = "pattern_uppercase": "upper-case letters in a case-insensitive config.",
     PatternNeverMatches = "pattern_never_matches": "a pattern with `%`, `;`, `//` or a dot segment, which a normalized path never has.",
     PatternByteWildcard = "pattern_byte_wildcard": "a `?` or a class next to non-ASCII text, or listing it: globs match bytes, so it never matches such a character.",
+    // --- Scenario files and recorded sessions (SPEC 8) ----------------------------------
+    InputTooLarge = "input_too_large": "a scenario file over 16 MiB, or sessions over 64 MiB of text.",
+    TooManyScenarios = "too_many_scenarios": "more than 10,000 scenarios in one file.",
+    InvalidScenarioName = "invalid_scenario_name": "a scenario name that is empty or over 200 characters.",
+    DuplicateScenarioName = "duplicate_scenario_name": "a scenario name already used by an earlier scenario of the file.",
+    InvalidExpectation = "invalid_expectation": "`expect` is not exactly one of `rule`, `quiet_zone: true`, `no_nudge: true`, `error: \"InvalidRequest\"`.",
+    TooManySessions = "too_many_sessions": "more than 100,000 sessions in one input.",
+    DuplicateSessionId = "duplicate_session_id": "a session id already used by an earlier session of the input.",
+    TooManyEvents = "too_many_events": "more than 10,000 events in one session.",
+    TooManyRecordedNudges = "too_many_recorded_nudges": "more than 1,000 recorded nudges in one session.",
+    InvalidTimestamp = "invalid_timestamp": "a timestamp that is not RFC 3339 in UTC (`2026-03-01T12:00:05Z`).",
+    TimestampOrder = "timestamp_order": "an event after the session's `ended_at`, or `started_at` after `ended_at`.",
+    UnknownOutcome = "unknown_outcome": "a recorded nudge's `outcome` other than shown, clicked, dismissed, chat_opened.",
     // --- Other ---------------------------------------------------------------------------
     Unknown = "unknown": "an error without a more precise code; the engine does not produce it.",
 }

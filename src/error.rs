@@ -12,7 +12,8 @@ use serde::Serialize;
 use crate::code::DiagnosticCode;
 use crate::normalize::UrlError;
 
-/// Which of SPEC 5's error names an [`Error`] is.
+/// Which of SPEC 5's error names an [`Error`] is, or which input of SPEC 8 (a scenario file,
+/// recorded sessions) is invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -21,24 +22,42 @@ pub enum ErrorKind {
     /// The site config breaks SPEC 2 or SPEC 3 (HTTP 500 on a server: it is the site's config,
     /// not the caller's fault).
     InvalidConfig,
+    /// A scenario file breaks SPEC 8's format (reading a `ScenarioFile`).
+    InvalidScenarios,
+    /// Recorded sessions break the API document's 2.2 shape (reading `Sessions` for replay).
+    InvalidSessions,
 }
 
 impl ErrorKind {
-    /// The error name as it appears in the error body's `error` field: `"InvalidRequest"` or
-    /// `"InvalidConfig"`.
+    /// The error name as it appears in the error body's `error` field: `"InvalidRequest"`,
+    /// `"InvalidConfig"`, `"InvalidScenarios"` or `"InvalidSessions"`.
     pub fn name(self) -> &'static str {
         match self {
             ErrorKind::InvalidRequest => "InvalidRequest",
             ErrorKind::InvalidConfig => "InvalidConfig",
+            ErrorKind::InvalidScenarios => "InvalidScenarios",
+            ErrorKind::InvalidSessions => "InvalidSessions",
         }
     }
 
-    /// The HTTP status a server answers with (SPEC 5): 400 for `InvalidRequest`, 500 for
-    /// `InvalidConfig`.
+    /// The HTTP status a server answers with (SPEC 5): 500 for `InvalidConfig`, 400 for the
+    /// others (the caller's input).
     pub fn http_status(self) -> u16 {
         match self {
-            ErrorKind::InvalidRequest => 400,
             ErrorKind::InvalidConfig => 500,
+            _ => 400,
+        }
+    }
+
+    /// What a person reads before the diagnostics of a whole-document error: `invalid config`,
+    /// `invalid scenario file`, `invalid sessions`; `None` for `InvalidRequest`, whose message
+    /// is the diagnostics alone (the API error body's).
+    fn prefix(self) -> Option<&'static str> {
+        match self {
+            ErrorKind::InvalidRequest => None,
+            ErrorKind::InvalidConfig => Some("invalid config"),
+            ErrorKind::InvalidScenarios => Some("invalid scenario file"),
+            ErrorKind::InvalidSessions => Some("invalid sessions"),
         }
     }
 }
@@ -223,14 +242,14 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.kind, self.diagnostics.as_slice()) {
-            (_, [only]) => {
-                if self.kind == ErrorKind::InvalidConfig {
-                    f.write_str("invalid config: ")?;
+        match (self.kind.prefix(), self.diagnostics.as_slice()) {
+            (prefix, [only]) => {
+                if let Some(prefix) = prefix {
+                    write!(f, "{prefix}: ")?;
                 }
                 write!(f, "{only}")
             }
-            (ErrorKind::InvalidRequest, all) => {
+            (None, all) => {
                 for (i, d) in all.iter().enumerate() {
                     if i > 0 {
                         f.write_str("; ")?;
@@ -239,8 +258,8 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            (ErrorKind::InvalidConfig, all) => {
-                write!(f, "invalid config: {} errors", all.len())?;
+            (Some(prefix), all) => {
+                write!(f, "{prefix}: {} errors", all.len())?;
                 for d in all {
                     write!(f, "\n  {d}")?;
                 }

@@ -37,6 +37,9 @@
 //!   [`normalize_page_url`].
 //! - [`analysis`]: what an editor needs beyond a preview (SPEC 6): explain, decision map, lint,
 //!   plain-language summary, page report, validation that never fails.
+//! - Config as code (SPEC 8): [`scenarios`] (the scenario file, [`Engine::test`]),
+//!   [`coverage`] ([`Engine::coverage`]), [`replay`] of recorded sessions ([`Engine::replay`]),
+//!   [`diff`] between two configs.
 //! - [`limits`]: every limit of the specification, as constants.
 //!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
@@ -56,6 +59,8 @@
 pub mod analysis;
 mod code;
 mod config;
+pub mod coverage;
+pub mod diff;
 mod engine;
 mod error;
 mod host;
@@ -66,7 +71,9 @@ mod normalize;
 mod pattern;
 mod preview;
 mod reason;
+pub mod replay;
 mod request;
+pub mod scenarios;
 mod text;
 #[cfg(feature = "wasm")]
 mod wasm;

@@ -1,4 +1,4 @@
-//! Every limit of the specification, in one place (SPEC 2, 4 and 5).
+//! Every limit of the specification, in one place (SPEC 2, 4, 5 and 8).
 //!
 //! Each is enforced where its input is read, and every message that states a limit is built
 //! from the constant here, so a limit and its message cannot drift apart. Each limit, one past
@@ -44,3 +44,29 @@ pub const MAX_PAGE_URL_BYTES: usize = 8192;
 
 /// Largest preview request body, in bytes: 64 KiB (SPEC 5).
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// Largest scenario file, in bytes: 16 MiB (SPEC 8). A file given as a JSON value is measured by
+/// its compact JSON text.
+pub const MAX_SCENARIO_FILE_BYTES: usize = 16 << 20;
+
+/// Most scenarios in one scenario file: 10,000 (SPEC 8).
+pub const MAX_SCENARIOS: usize = 10_000;
+
+/// Most characters (Unicode scalar values) in a scenario name: 200; the fewest is 1 (SPEC 8).
+pub const MAX_SCENARIO_NAME_CHARS: usize = 200;
+
+/// Largest recorded-sessions input (JSONL or a JSON array), in bytes: 64 MiB (SPEC 8 replay).
+pub const MAX_SESSIONS_BYTES: usize = 64 << 20;
+
+/// Most sessions in one input: 100,000 (SPEC 8 replay).
+pub const MAX_SESSIONS: usize = 100_000;
+
+/// Most events in one recorded session: 10,000 (SPEC 8 replay; API document 2.2 `events`).
+pub const MAX_EVENTS_PER_SESSION: usize = 10_000;
+
+/// Most recorded nudges in one session: 1,000 (SPEC 8 replay; API document 2.2 `nudges`).
+pub const MAX_RECORDED_NUDGES_PER_SESSION: usize = 1_000;
+
+/// Most pages whose decision maps `diff` compares when no inputs are given: 10,000 (SPEC 8
+/// diff; the pages the two configs mention, in sorted order).
+pub const MAX_DIFF_PAGES: usize = 10_000;

@@ -1,7 +1,9 @@
-//! The `nudge-rules` command-line program: preview, check, normalize (and the analysis commands).
+//! The `nudge-rules` command-line program: preview, check, normalize (and the analysis commands),
+//! and config as code: test, replay, diff (SPEC 8; `cli/`).
 //!
-//! Exit codes: 0 success; 1 the request or URL was rejected; 2 the config is invalid or the
-//! command line is wrong.
+//! Exit codes: 0 success; 1 the request or URL was rejected, a scenario failed, or a diff found
+//! changes; 2 the config (or a scenario file, or the sessions) is invalid or the command line is
+//! wrong.
 
 #![cfg_attr(
     not(test),
@@ -16,6 +18,8 @@
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod cli;
 
 use clap::{Parser, Subcommand};
 use nudge_rules::analysis::{validate_config, Validation};
@@ -84,6 +88,68 @@ enum Command {
         #[arg(long, value_name = "URL")]
         page: String,
     },
+    /// Check scenario files against a config (SPEC 8): exit 0 when every scenario passes, 1 when
+    /// any fails (each failure with expected, got and the reason), 2 for an invalid config or
+    /// scenario file (every error with its path, line and column).
+    Test {
+        /// Site config file (JSON); default: the embedded storefront config.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Output: text, junit (JUnit XML for CI systems) or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: cli::test::Format,
+        /// Same as --format json.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// Also report coverage: rules fired, conditions seen true and false, patterns and quiet
+        /// zones matched, and what was never exercised.
+        #[arg(long)]
+        coverage: bool,
+        /// List the scenarios that pass too (text format).
+        #[arg(long, short)]
+        verbose: bool,
+        /// Scenario files (JSON: {"scenarios": [{"name", "session_state", "expect"}]}); "-" reads
+        /// stdin.
+        #[arg(required = true, value_name = "SCENARIOS")]
+        files: Vec<PathBuf>,
+    },
+    /// Replay recorded sessions (API document 2.2: JSONL or a JSON array) against a config
+    /// (SPEC 8): each page with the nudge that would fire and when, beside the nudges really
+    /// shown, and a summary per rule and per nudge type. Exit 2 for an invalid config or input.
+    Replay {
+        /// Site config file (JSON); default: the embedded storefront config.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Print the replay as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print only the summary.
+        #[arg(long)]
+        summary: bool,
+        /// The sessions file; "-" reads stdin.
+        #[arg(value_name = "SESSIONS")]
+        sessions: PathBuf,
+    },
+    /// Compare two configs (SPEC 8): the scenarios and recorded page views whose outcome
+    /// changes, both outcomes and a count per change kind; without inputs, the regions of the
+    /// decision maps of the pages the configs mention that change owner. Exit 0 no change, 1
+    /// changes, 2 invalid config or input.
+    Diff {
+        /// The old config, then the new one (`--config OLD --config NEW`); a missing one is the
+        /// embedded storefront config.
+        #[arg(long, value_name = "FILE", num_args = 1, action = clap::ArgAction::Append)]
+        config: Vec<PathBuf>,
+        /// Compare the decision maps of these pages instead of the pages the configs mention
+        /// (when no input is given).
+        #[arg(long, value_name = "URL", conflicts_with = "inputs")]
+        page: Vec<String>,
+        /// Print the diff as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Scenario files or recorded sessions, told apart by content.
+        #[arg(value_name = "SCENARIOS or SESSIONS")]
+        inputs: Vec<PathBuf>,
+    },
     /// Print the canonical path of a page URL (SPEC 4); exit 1 with the reason if rejected.
     Normalize {
         /// Keep letter case (as a config with "case_sensitive": true does).
@@ -105,6 +171,39 @@ fn main() -> ExitCode {
         Command::Check { config, json } => check(config, json),
         Command::Explain { config, request } => explain(config, request),
         Command::Map { config, page } => map(config, &page),
+        Command::Test {
+            config,
+            format,
+            json,
+            coverage,
+            verbose,
+            files,
+        } => engine(config.as_ref()).and_then(|engine| {
+            let format = if json {
+                cli::test::Format::Json
+            } else {
+                format
+            };
+            let options = cli::test::Options {
+                files,
+                format,
+                coverage,
+                verbose,
+            };
+            cli::test::run(&engine, &options, list)
+        }),
+        Command::Replay {
+            config,
+            json,
+            summary,
+            sessions,
+        } => replay(config, json, summary, &sessions),
+        Command::Diff {
+            config,
+            page,
+            json,
+            inputs,
+        } => diff(&config, &page, json, &inputs),
         Command::Normalize {
             case_sensitive,
             url,
@@ -208,8 +307,7 @@ fn request_body(request: Option<String>) -> Result<String, String> {
 /// Prints a value as pretty JSON.
 fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    println!("{text}");
-    Ok(())
+    cli::emit(&(text + "\n"))
 }
 
 fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode, String> {
@@ -281,4 +379,60 @@ fn check(config: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(2)
     })
+}
+
+fn replay(
+    config: Option<PathBuf>,
+    json: bool,
+    summary_only: bool,
+    path: &std::path::Path,
+) -> Result<ExitCode, String> {
+    let engine = engine(config.as_ref())?;
+    let text = cli::read_input(path)?;
+    let sessions = nudge_rules::replay::Sessions::from_text(&text)
+        .map_err(|e| cli::invalid(&path.display().to_string(), &e, list))?;
+    match (json, summary_only) {
+        (true, true) => print_json(&engine.replay_summary(&sessions))?,
+        (true, false) => print_json(&engine.replay(&sessions))?,
+        (false, _) => cli::emit(&cli::replay::text(&engine.replay(&sessions), summary_only))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn diff(
+    configs: &[PathBuf],
+    pages: &[String],
+    json: bool,
+    inputs: &[PathBuf],
+) -> Result<ExitCode, String> {
+    if configs.len() > 2 {
+        return Err("diff takes at most two configs: --config OLD --config NEW".to_owned());
+    }
+    // A missing config is the embedded storefront: `diff --config NEW` compares it with NEW.
+    let old = engine(configs.len().checked_sub(2).and_then(|i| configs.get(i)))?;
+    let new = engine(configs.last())?;
+    let mut given = Vec::new();
+    let mut problems = Vec::new();
+    for path in inputs {
+        let text = cli::read_input(path)?;
+        match nudge_rules::diff::DiffInput::from_text(&text) {
+            Ok(input) => given.push(input),
+            Err(e) => problems.push(cli::invalid(&path.display().to_string(), &e, list)),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    let d = if pages.is_empty() {
+        nudge_rules::diff::diff(&old, &new, &given)
+    } else {
+        nudge_rules::diff::diff_maps(&old, &new, Some(pages))
+    };
+    if json {
+        print_json(&d)?;
+    } else {
+        let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        cli::emit(&cli::diff::text(&d, &names))?;
+    }
+    Ok(ExitCode::from(u8::from(!d.counts.is_empty())))
 }

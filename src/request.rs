@@ -122,7 +122,8 @@ fn finish(state: Option<SessionState>, findings: Findings) -> Result<SessionStat
     }
 }
 
-fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option<SessionState> {
+/// Reads a `session_state` object at `path` (SPEC 5), reporting every problem to `f`.
+pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option<SessionState> {
     let r = Reader::object(
         value,
         path,

@@ -122,7 +122,7 @@ impl NudgeType {
         }
     }
 
-    fn from_wire(s: &str) -> Option<Self> {
+    pub(crate) fn from_wire(s: &str) -> Option<Self> {
         NudgeType::ALL.into_iter().find(|t| t.as_str() == s)
     }
 }

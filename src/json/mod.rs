@@ -8,6 +8,7 @@
 //! field by [`Reader`], which knows each object's allowed fields and reports the unknown ones with
 //! the closest expected name.
 
+mod document;
 mod findings;
 mod locate;
 mod path;
@@ -18,6 +19,7 @@ use std::fmt::{self, Write as _};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+pub(crate) use document::Document;
 pub(crate) use findings::{Finding, Findings};
 pub(crate) use path::Path;
 

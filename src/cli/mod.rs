@@ -1,0 +1,91 @@
+//! The config-as-code commands of the CLI (SPEC 8): `test` (scenarios, coverage, JUnit),
+//! `replay` (recorded sessions) and `diff` (two configs). Rendering only: every figure comes from
+//! the library's `scenarios`, `coverage`, `replay` and `diff` modules.
+
+pub(crate) mod diff;
+mod junit;
+pub(crate) mod replay;
+pub(crate) mod test;
+
+use std::io::{ErrorKind, Read, Write};
+use std::path::Path;
+
+use nudge_rules::{Diagnostic, Error};
+
+/// Reads an input file, or stdin for `-`.
+pub(crate) fn read_input(path: &Path) -> Result<String, String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
+pub(crate) fn emit(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(format!("cannot write stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
+/// `NAME is invalid: N errors` and every diagnostic with its code, path, line and column.
+pub(crate) fn invalid(name: &str, e: &Error, list: fn(&[Diagnostic]) -> String) -> String {
+    let n = e.diagnostics().len();
+    let plural = if n == 1 { "error" } else { "errors" };
+    format!("{name} is invalid: {n} {plural}\n{}", list(e.diagnostics()))
+}
+
+/// A text table: a header row and rows of cells, each column aligned as `align` says (`l` left,
+/// for names; `r` right, for figures); two spaces between columns.
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>], align: &str) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            let pad = w.saturating_sub(cell.chars().count());
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if align.as_bytes().get(i) != Some(&b'r') {
+                line.push_str(cell);
+                line.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                line.extend(std::iter::repeat_n(' ', pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str("  ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `part of whole (pp%)`.
+pub(crate) fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return format!("{part} of {whole}");
+    }
+    format!("{part} of {whole} ({}%)", part * 100 / whole)
+}
+
+/// Milliseconds as a person reads a dwell or idle time: `850 ms`, `8.0 s`, `12.5 min`.
+pub(crate) fn duration(ms: u64) -> String {
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1000..=119_999 => format!("{:.1} s", ms as f64 / 1000.0),
+        _ => format!("{:.1} min", ms as f64 / 60_000.0),
+    }
+}

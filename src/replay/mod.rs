@@ -1,0 +1,288 @@
+//! Replay of recorded sessions against a config (SPEC 8): for each page a session visited, the
+//! nudge that would have fired and after how many ms of idling, beside the nudges the session
+//! really showed; and a summary of reach per rule and per nudge type against the recorded
+//! nudges and their outcomes.
+//!
+//! Semantics (README, Decisions):
+//! - a session's events are sorted by `occurred_at` (stably); every event, whatever its `type`,
+//!   makes its `url` the current page and restarts idle time;
+//! - a page's dwell time runs until the next event, the last page's until `ended_at`;
+//! - the intent score is the session's `intent_score`, or the event's own when it has one;
+//! - the nudge that fires on a page is the first to become true as idle time grows from 0 to the
+//!   dwell time, inclusive: computed exactly, as explain's earliest idle time (never by
+//!   sampling): the rule that fires at idle 0, else the rule lacking only idle time with the
+//!   smallest `min_idle_ms` (config order on ties), if that is at most the dwell time;
+//! - a recorded nudge belongs to the page on which it was shown: the last event at or before its
+//!   `shown_at`; one shown before the first event or after `ended_at` is "unplaced".
+
+mod session;
+mod summary;
+mod timestamp;
+
+use serde::Serialize;
+
+pub use session::{NudgeOutcome, Sessions};
+pub use summary::{OutcomeCounts, ReplaySummary, RuleReach, TypeReach};
+
+use crate::analysis::{QuietZoneRef, UrlRejection};
+use crate::config::NudgeType;
+use crate::engine::{Engine, Outcome};
+use crate::reason::{earliest_idle, enabled_checks};
+use session::{RecordedNudge, Session};
+
+/// What fires on one page view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PageOutcome {
+    /// A nudge fires: the rule, its nudge type, and the idle time at which it fires (ms after
+    /// the page's event, at most the dwell time).
+    Fired {
+        /// The rule id.
+        rule_id: String,
+        /// The rule's index in config order.
+        rule_index: usize,
+        /// The rule's nudge type.
+        nudge_type: NudgeType,
+        /// Idle time in ms at which the nudge fires, 0 to 86,400,000.
+        at_ms: u32,
+    },
+    /// The page is in a quiet zone (the first in config order).
+    QuietZone {
+        /// The quiet zone.
+        quiet_zone: QuietZoneRef,
+    },
+    /// No rule becomes true within the dwell time.
+    NoNudge,
+    /// SPEC 4 rejects the page URL: nothing is evaluated.
+    Rejected {
+        /// Why.
+        url_error: UrlRejection,
+    },
+}
+
+impl PageOutcome {
+    /// The rule that fires, if any.
+    pub fn rule_id(&self) -> Option<&str> {
+        match self {
+            PageOutcome::Fired { rule_id, .. } => Some(rule_id),
+            _ => None,
+        }
+    }
+}
+
+/// A nudge the session really showed (API document 2.2 "Session nudge").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct RecordedNudgeView {
+    /// `nudg_...`, when recorded.
+    pub nudge_id: Option<String>,
+    /// The nudge type.
+    pub nudge_type: NudgeType,
+    /// When it was shown, as recorded.
+    pub shown_at: String,
+    /// Ms after the event of the page it was shown on; `None` when unplaced.
+    pub at_ms: Option<u64>,
+    /// Shown, clicked, dismissed or chat_opened.
+    pub outcome: NudgeOutcome,
+    /// True if a purchase occurred within 30 minutes of the interaction (API document 8).
+    pub influenced_conversion: bool,
+}
+
+/// One page view of a replayed session: an event and what happens until the next.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PageReplay {
+    /// The event's `type` (PAGE_VIEW, ADD_TO_CART, PURCHASE, ...).
+    pub event_type: String,
+    /// The event's `url` as recorded.
+    pub page_url: String,
+    /// The event's `occurred_at` as recorded.
+    pub occurred_at: String,
+    /// Ms from the session's first event to this one.
+    pub offset_ms: u64,
+    /// Ms until the next event, or until `ended_at` for the last.
+    pub dwell_ms: u64,
+    /// The intent score used: the event's, else the session's; 0 to 100.
+    pub intent_score: u8,
+    /// The normalized path (SPEC 4); `None` when rejected.
+    pub path: Option<String>,
+    /// What would fire.
+    pub outcome: PageOutcome,
+    /// The nudges really shown on this page, by `shown_at`.
+    pub recorded: Vec<RecordedNudgeView>,
+}
+
+/// One replayed session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SessionReplay {
+    /// The session id (`sess_...`).
+    pub id: String,
+    /// The session's intent score, 0 to 100.
+    pub intent_score: u8,
+    /// Whether the session converted, when recorded.
+    pub converted: Option<bool>,
+    /// Each event's page, by `occurred_at`.
+    pub pages: Vec<PageReplay>,
+    /// Recorded nudges shown before the first event or after `ended_at`.
+    pub unplaced_nudges: Vec<RecordedNudgeView>,
+}
+
+/// The replay of recorded sessions against one config (SPEC 8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Replay {
+    /// Every session, in input order.
+    pub sessions: Vec<SessionReplay>,
+    /// Reach per rule and per nudge type, against the recorded nudges.
+    pub summary: ReplaySummary,
+}
+
+impl Engine {
+    /// Replays recorded sessions against this config (SPEC 8): every page with what would fire
+    /// and when, beside the nudges really shown, and the summary.
+    ///
+    /// ```
+    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
+    /// let sessions = nudge_rules::replay::Sessions::from_text(r#"{"id": "sess_1",
+    ///   "ended_at": "2026-03-01T12:00:30Z", "intent_score": 82, "events": [
+    ///   {"type": "PAGE_VIEW", "url": "/products/linen-shirt", "occurred_at": "2026-03-01T12:00:00Z"},
+    ///   {"type": "PAGE_VIEW", "url": "/checkout", "occurred_at": "2026-03-01T12:00:12Z"}],
+    ///   "nudges": [{"type": "chat_bubble", "shown_at": "2026-03-01T12:00:09Z",
+    ///               "outcome": "clicked", "influenced_conversion": true}]}"#).unwrap();
+    /// let replay = engine.replay(&sessions);
+    /// let page = &replay.sessions[0].pages[0];
+    /// assert_eq!(page.dwell_ms, 12_000);
+    /// assert_eq!(page.outcome.rule_id(), Some("sizing-help")); // at 8000 ms, before 12 s
+    /// assert_eq!(page.recorded[0].at_ms, Some(9000));
+    /// assert_eq!(replay.summary.rules[1].page_views, 1);
+    /// ```
+    pub fn replay(&self, sessions: &Sessions) -> Replay {
+        let mut summary = ReplaySummary::new(self);
+        let sessions = sessions
+            .sessions
+            .iter()
+            .map(|s| {
+                let replayed = self.replay_session(s);
+                summary.add(&replayed);
+                replayed
+            })
+            .collect();
+        Replay { sessions, summary }
+    }
+
+    /// Only the summary of [`Engine::replay`], without keeping each page: what an editor
+    /// recomputes on every edit.
+    pub fn replay_summary(&self, sessions: &Sessions) -> ReplaySummary {
+        let mut summary = ReplaySummary::new(self);
+        for s in &sessions.sessions {
+            summary.add(&self.replay_session(s));
+        }
+        summary
+    }
+
+    pub(crate) fn replay_session(&self, s: &Session) -> SessionReplay {
+        let mut pages: Vec<PageReplay> = Vec::with_capacity(s.events.len());
+        for (i, e) in s.events.iter().enumerate() {
+            let until = s
+                .events
+                .get(i + 1)
+                .map_or(&s.ended_at, |next| &next.occurred_at);
+            let dwell_ms = until.at.millis_since(e.occurred_at.at);
+            let intent_score = e.intent_score.unwrap_or(s.intent_score);
+            let offset_ms = s.events.first().map_or(0, |first| {
+                e.occurred_at.at.millis_since(first.occurred_at.at)
+            });
+            let (path, outcome) = self.page_outcome(&e.url, intent_score, dwell_ms);
+            pages.push(PageReplay {
+                event_type: e.event_type.clone(),
+                page_url: e.url.clone(),
+                occurred_at: e.occurred_at.text.clone(),
+                offset_ms,
+                dwell_ms,
+                intent_score,
+                path,
+                outcome,
+                recorded: Vec::new(),
+            });
+        }
+        let mut unplaced_nudges = Vec::new();
+        for n in &s.nudges {
+            // The last page whose event is at or before `shown_at`, if the session has not ended.
+            let page = s
+                .events
+                .partition_point(|e| e.occurred_at.at <= n.shown_at.at);
+            let placed = page
+                .checked_sub(1)
+                .filter(|_| n.shown_at.at <= s.ended_at.at)
+                .and_then(|p| Some((s.events.get(p)?, pages.get_mut(p)?)));
+            match placed {
+                Some((event, page)) => {
+                    let at = n.shown_at.at.millis_since(event.occurred_at.at);
+                    page.recorded.push(view(n, Some(at)));
+                }
+                None => unplaced_nudges.push(view(n, None)),
+            }
+        }
+        SessionReplay {
+            id: s.id.clone(),
+            intent_score: s.intent_score,
+            converted: s.converted,
+            pages,
+            unplaced_nudges,
+        }
+    }
+
+    /// What fires on a page visited for `dwell_ms` at `intent_score`: the normalized path (or
+    /// `None`) and the outcome.
+    pub(crate) fn page_outcome(
+        &self,
+        page_url: &str,
+        intent_score: u8,
+        dwell_ms: u64,
+    ) -> (Option<String>, PageOutcome) {
+        let path = match self.normalize(page_url) {
+            Ok(path) => path,
+            Err(e) => {
+                let url_error = UrlRejection::from(&e);
+                return (None, PageOutcome::Rejected { url_error });
+            }
+        };
+        let fired = match self.decide(&path, intent_score, 0) {
+            Outcome::Quiet(z) => {
+                let outcome = QuietZoneRef::new(self, z)
+                    .map_or(PageOutcome::NoNudge, |quiet_zone| PageOutcome::QuietZone {
+                        quiet_zone,
+                    });
+                return (Some(path.into_owned()), outcome);
+            }
+            Outcome::Fired(r) => Some((0, r)),
+            Outcome::NoMatch => earliest_idle(self, &enabled_checks(self, &path, intent_score, 0))
+                .filter(|&(at, _)| u64::from(at) <= dwell_ms),
+        };
+        let outcome = fired
+            .and_then(|(at_ms, r)| {
+                let rule = self.config().rules.get(r)?;
+                Some(PageOutcome::Fired {
+                    rule_id: rule.id.clone(),
+                    rule_index: r,
+                    nudge_type: rule.nudge.nudge_type,
+                    at_ms,
+                })
+            })
+            .unwrap_or(PageOutcome::NoNudge);
+        (Some(path.into_owned()), outcome)
+    }
+}
+
+fn view(n: &RecordedNudge, at_ms: Option<u64>) -> RecordedNudgeView {
+    RecordedNudgeView {
+        nudge_id: n.nudge_id.clone(),
+        nudge_type: n.nudge_type,
+        shown_at: n.shown_at.text.clone(),
+        at_ms,
+        outcome: n.outcome,
+        influenced_conversion: n.influenced_conversion,
+    }
+}

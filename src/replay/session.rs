@@ -1,0 +1,527 @@
+//! Recorded sessions (API document 2.1 and 2.2; SPEC 8 replay): the `data` object of
+//! `GET /v1/sessions/{id}`, one per line (JSONL), a JSON array of them, or one alone. Every
+//! error is reported with its JSON path (`[3].events[2].occurred_at`: session 3 of the input,
+//! counted from 0) and its line and column.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::timestamp::{Timestamp, TimestampError};
+use crate::code::DiagnosticCode;
+use crate::config::NudgeType;
+use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::json::{self, Document, Findings, ListLimit, Path, Reader};
+use crate::limits::{
+    MAX_EVENTS_PER_SESSION, MAX_INTENT_SCORE, MAX_RECORDED_NUDGES_PER_SESSION, MAX_SESSIONS,
+    MAX_SESSIONS_BYTES,
+};
+use crate::text::group;
+
+const DOCUMENT: Document = Document {
+    kind: ErrorKind::InvalidSessions,
+    what: "the sessions input",
+    max_bytes: MAX_SESSIONS_BYTES,
+};
+
+/// API document 2.1 and 2.2: every field of a session is accepted; those replay needs are
+/// required.
+const SESSION_FIELDS: &[&str] = &[
+    "id",
+    "started_at",
+    "ended_at",
+    "page_count",
+    "intent_score",
+    "converted",
+    "nudge_count",
+    "events",
+    "nudges",
+];
+const EVENT_FIELDS: &[&str] = &["type", "url", "occurred_at", "intent_score"];
+const NUDGE_FIELDS: &[&str] = &[
+    "nudge_id",
+    "type",
+    "shown_at",
+    "outcome",
+    "influenced_conversion",
+];
+
+/// A recorded nudge's outcome (API document 2.2, 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NudgeOutcome {
+    /// Displayed, nothing more.
+    Shown,
+    /// Its call to action was clicked.
+    Clicked,
+    /// Closed by the visitor.
+    Dismissed,
+    /// A chat was opened from it.
+    ChatOpened,
+}
+
+impl NudgeOutcome {
+    /// Every outcome, in the API document's order.
+    pub const ALL: [NudgeOutcome; 4] = [
+        NudgeOutcome::Shown,
+        NudgeOutcome::Clicked,
+        NudgeOutcome::Dismissed,
+        NudgeOutcome::ChatOpened,
+    ];
+
+    /// The wire name: `shown`, `clicked`, `dismissed` or `chat_opened`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NudgeOutcome::Shown => "shown",
+            NudgeOutcome::Clicked => "clicked",
+            NudgeOutcome::Dismissed => "dismissed",
+            NudgeOutcome::ChatOpened => "chat_opened",
+        }
+    }
+}
+
+/// A timestamp as written, with the instant it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) text: String,
+    pub(crate) at: Timestamp,
+}
+
+/// One event of a session's log (API document 2.2 "Session event"), with SPEC 8's optional
+/// `intent_score`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Event {
+    pub(crate) event_type: String,
+    pub(crate) url: String,
+    pub(crate) occurred_at: Stamp,
+    pub(crate) intent_score: Option<u8>,
+}
+
+/// A nudge the session really showed (API document 2.2 "Session nudge").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RecordedNudge {
+    pub(crate) nudge_id: Option<String>,
+    pub(crate) nudge_type: NudgeType,
+    pub(crate) shown_at: Stamp,
+    pub(crate) outcome: NudgeOutcome,
+    pub(crate) influenced_conversion: bool,
+}
+
+/// One recorded session: what replay reads of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Session {
+    pub(crate) id: String,
+    pub(crate) ended_at: Stamp,
+    pub(crate) intent_score: u8,
+    pub(crate) converted: Option<bool>,
+    /// Sorted by `occurred_at`, stably (the API document does not promise an order).
+    pub(crate) events: Vec<Event>,
+    /// Sorted by `shown_at`, stably.
+    pub(crate) nudges: Vec<RecordedNudge>,
+}
+
+/// Recorded sessions, read and checked (API document 2.2), ready to replay against any number
+/// of configs ([`Engine::replay`](crate::Engine::replay)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sessions {
+    pub(crate) sessions: Vec<Session>,
+}
+
+impl Sessions {
+    /// Reads sessions from text: one session object per line (JSONL; blank lines skipped), a
+    /// JSON array of them, or one object alone. Each is the `data` object of
+    /// `GET /v1/sessions/{id}` (API document 2.2); the whole response `{"data": {...}}` is
+    /// accepted too.
+    ///
+    /// Fields (API document 2.1, 2.2): `id` (string), `ended_at`, `intent_score` (0 to 100) and
+    /// `events` are required; `started_at`, `page_count`, `converted`, `nudge_count` and
+    /// `nudges` are optional. An event has `type` (any string: the API lists PAGE_VIEW,
+    /// ADD_TO_CART and PURCHASE and says there are more), `url`, `occurred_at` and optionally
+    /// `intent_score` (SPEC 8). A recorded nudge has `type` (the four nudge types), `shown_at`,
+    /// `outcome` (shown, clicked, dismissed, chat_opened), `influenced_conversion` and optionally
+    /// `nudge_id`. Timestamps are RFC 3339 in UTC (`2026-03-01T12:00:05.250Z`).
+    ///
+    /// ```
+    /// let sessions = nudge_rules::replay::Sessions::from_text(concat!(
+    ///     r#"{"id": "sess_1", "ended_at": "2026-03-01T12:00:20Z", "intent_score": 82, "events": ["#,
+    ///     r#"{"type": "PAGE_VIEW", "url": "/products/linen-shirt", "occurred_at": "2026-03-01T12:00:00Z"}]}"#, "\n",
+    ///     r#"{"id": "sess_2", "ended_at": "2026-03-01T13:00:00Z", "intent_score": 10, "events": []}"#,
+    /// )).unwrap();
+    /// assert_eq!(sessions.len(), 2);
+    ///
+    /// let err = nudge_rules::replay::Sessions::from_text(concat!(
+    ///     r#"{"id": "sess_1", "ended_at": "2026-03-01T12:00:20Z", "intent_score": 82, "events": []}"#, "\n",
+    ///     r#"{"id": "sess_2", "ended_at": "yesterday", "intent_score": 82, "events": []}"#,
+    /// )).unwrap_err();
+    /// assert_eq!((err.path(), err.line(), err.column()), ("[1].ended_at", Some(2), Some(31)));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `InvalidSessions` with every problem, each with its JSON path and 1-based line and
+    /// column: text over 64 MiB; JSON syntax errors and duplicate keys; unknown fields; missing
+    /// or mistyped fields; more than 100,000 sessions, 10,000 events or 1,000 recorded nudges in
+    /// a session; a session id used twice; timestamps that are not RFC 3339 UTC; an event after
+    /// `ended_at`, or `started_at` after `ended_at`; an unknown nudge type or outcome. The
+    /// limits are those of [`limits`](crate::limits).
+    pub fn from_text(text: &str) -> Result<Sessions, Error> {
+        DOCUMENT.check_size(text.len())?;
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('[') || !first_line_is_json(trimmed) {
+            return DOCUMENT.read_text(text, read_all);
+        }
+        from_lines(text)
+    }
+
+    /// Reads sessions already parsed as JSON (the WASM package given JS objects): an array of
+    /// session objects, or one. Same rules as [`Sessions::from_text`]; diagnostics have no line
+    /// and column.
+    ///
+    /// # Errors
+    ///
+    /// As [`Sessions::from_text`], except JSON syntax errors.
+    pub fn from_value(value: &Value) -> Result<Sessions, Error> {
+        DOCUMENT.read_value(value, read_all)
+    }
+
+    /// How many sessions.
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}
+
+/// True when the first non-blank line of `text` is a JSON value by itself: then the text is
+/// JSONL (or a one-line session); otherwise it is one JSON document over several lines.
+fn first_line_is_json(text: &str) -> bool {
+    let line = text.lines().next().unwrap_or("");
+    serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok()
+}
+
+/// JSONL: each non-blank line a session; paths start with the session's index, lines are the
+/// text's.
+fn from_lines(text: &str) -> Result<Sessions, Error> {
+    let mut sessions = Vec::new();
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let mut ids = Ids::default();
+    for (line_index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let index = sessions.len();
+        let line_number = u32::try_from(line_index + 1).unwrap_or(u32::MAX);
+        let mut f = Findings::default();
+        let session = match json::parse(line) {
+            Ok(value) => read_session_or_envelope(&value, &Path::root(), &mut f),
+            Err(d) => {
+                errors.push(at_line(d, index, line_number));
+                sessions.push(None);
+                continue;
+            }
+        };
+        if let Some(s) = &session {
+            ids.check(&s.id, index, &Path::root(), &mut f);
+        }
+        errors.extend(
+            f.into_diagnostics(Some(line))
+                .into_iter()
+                .map(|d| at_line(d, index, line_number)),
+        );
+        sessions.push(session);
+    }
+    if sessions.len() > MAX_SESSIONS {
+        errors.insert(0, too_many_sessions(sessions.len()));
+    }
+    if !errors.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidSessions, errors));
+    }
+    Ok(Sessions {
+        sessions: sessions.into_iter().flatten().collect(),
+    })
+}
+
+/// A diagnostic of one JSONL line moved into the whole input: path prefixed with `[index]`,
+/// line made the text's.
+fn at_line(mut d: Diagnostic, index: usize, line: u32) -> Diagnostic {
+    let sep = if d.path.is_empty() || d.path.starts_with('[') {
+        ""
+    } else {
+        "."
+    };
+    d.path = format!("[{index}]{sep}{}", d.path);
+    d.line = Some(d.line.map_or(line, |l| line + l - 1));
+    d
+}
+
+fn too_many_sessions(count: usize) -> Diagnostic {
+    Diagnostic::error(
+        DiagnosticCode::TooManySessions,
+        String::new(),
+        format!(
+            "{} sessions; the limit is {}",
+            group(count as u64),
+            group(MAX_SESSIONS as u64)
+        ),
+    )
+}
+
+/// An array of sessions, or one session (or response envelope) alone.
+fn read_all(value: &Value, f: &mut Findings) -> Option<Sessions> {
+    let root = Path::root();
+    let items: Vec<(Path, &Value)> = match value {
+        Value::Array(items) => {
+            let limit = ListLimit {
+                max: MAX_SESSIONS,
+                code: DiagnosticCode::TooManySessions,
+                noun: "sessions",
+            };
+            json::array_at_most(value, &root, "sessions", &limit, f);
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (root.index(i), v))
+                .collect()
+        }
+        _ => vec![(root, value)],
+    };
+    let mut ids = Ids::default();
+    let mut sessions = Vec::with_capacity(items.len());
+    for (i, (path, v)) in items.iter().enumerate() {
+        let session = read_session_or_envelope(v, path, f);
+        if let Some(s) = &session {
+            ids.check(&s.id, i, path, f);
+        }
+        sessions.push(session);
+    }
+    let sessions: Option<Vec<Session>> = sessions.into_iter().collect();
+    Some(Sessions {
+        sessions: sessions?,
+    })
+}
+
+/// Session ids seen so far, to report the second use of one.
+#[derive(Default)]
+struct Ids(HashMap<String, usize>);
+
+impl Ids {
+    fn check(&mut self, id: &str, index: usize, path: &Path, f: &mut Findings) {
+        match self.0.get(id) {
+            Some(first) => f.push(
+                DiagnosticCode::DuplicateSessionId,
+                &path.key("id"),
+                format!(
+                    "session id {} is already used by session [{first}]",
+                    json::show(&Value::from(id))
+                ),
+            ),
+            None => {
+                self.0.insert(id.to_owned(), index);
+            }
+        }
+    }
+}
+
+/// A session, or the whole response `{"data": session}` of `GET /v1/sessions/{id}`.
+fn read_session_or_envelope(value: &Value, path: &Path, f: &mut Findings) -> Option<Session> {
+    match value.as_object() {
+        Some(map) if map.len() == 1 && map.contains_key("data") => {
+            let (data, data_path) =
+                Reader::object(value, path, "a session", &["data"], f)?.get("data")?;
+            read_session(data, &data_path, f)
+        }
+        _ => read_session(value, path, f),
+    }
+}
+
+fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session> {
+    let r = Reader::object(value, path, "a session", SESSION_FIELDS, f)?;
+    let id = r
+        .required("id", f)
+        .and_then(|(v, p)| json::string(v, &p, f));
+    let intent_score = r
+        .required("intent_score", f)
+        .and_then(|(v, p)| intent(v, &p, f));
+    let ended_at = r.required("ended_at", f).and_then(|(v, p)| stamp(v, &p, f));
+    let started_at = r.get("started_at").map(|(v, p)| (stamp(v, &p, f), p));
+    let converted = match r.get("converted") {
+        Some((v, p)) => json::boolean(v, &p, f).map(Some),
+        None => Some(None),
+    };
+    for key in ["page_count", "nudge_count"] {
+        if let Some((v, p)) = r.get(key) {
+            json::integer_in(v, &p, 0, u64::from(u32::MAX), f);
+        }
+    }
+    let events = r.required("events", f).and_then(|(v, p)| {
+        let limit = ListLimit {
+            max: MAX_EVENTS_PER_SESSION,
+            code: DiagnosticCode::TooManyEvents,
+            noun: "events",
+        };
+        let items = json::array_at_most(v, &p, "events", &limit, f)?;
+        let events: Vec<Option<Event>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, e)| read_event(e, &p.index(i), f))
+            .collect();
+        if let Some(end) = &ended_at {
+            for (i, e) in events.iter().enumerate() {
+                if let Some(e) = e.as_ref().filter(|e| e.occurred_at.at > end.at) {
+                    f.push(
+                        DiagnosticCode::TimestampOrder,
+                        &p.index(i).key("occurred_at"),
+                        format!(
+                            "occurred_at {} is after the session's ended_at {}",
+                            e.occurred_at.text, end.text
+                        ),
+                    );
+                }
+            }
+        }
+        events.into_iter().collect::<Option<Vec<_>>>()
+    });
+    if let (Some((Some(start), p)), Some(end)) = (&started_at, &ended_at) {
+        if start.at > end.at {
+            f.push(
+                DiagnosticCode::TimestampOrder,
+                p,
+                format!("started_at {} is after ended_at {}", start.text, end.text),
+            );
+        }
+    }
+    let nudges = match r.get("nudges") {
+        Some((v, p)) => {
+            let limit = ListLimit {
+                max: MAX_RECORDED_NUDGES_PER_SESSION,
+                code: DiagnosticCode::TooManyRecordedNudges,
+                noun: "recorded nudges",
+            };
+            json::array_at_most(v, &p, "session nudges", &limit, f).and_then(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| read_nudge(n, &p.index(i), f))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .collect::<Option<Vec<_>>>()
+            })
+        }
+        None => Some(Vec::new()),
+    };
+    let mut events = events?;
+    let mut nudges = nudges?;
+    // Stable sorts: equal times keep the input's order.
+    events.sort_by_key(|e| e.occurred_at.at);
+    nudges.sort_by_key(|n| n.shown_at.at);
+    Some(Session {
+        id: id?.to_owned(),
+        ended_at: ended_at?,
+        intent_score: intent_score?,
+        converted: converted?,
+        events,
+        nudges,
+    })
+}
+
+fn intent(value: &Value, path: &Path, f: &mut Findings) -> Option<u8> {
+    json::integer_in(value, path, 0, u64::from(MAX_INTENT_SCORE), f)
+        .and_then(|n| u8::try_from(n).ok())
+}
+
+fn stamp(value: &Value, path: &Path, f: &mut Findings) -> Option<Stamp> {
+    let text = json::string(value, path, f)?;
+    match Timestamp::parse(text) {
+        Ok(at) => Some(Stamp {
+            text: text.to_owned(),
+            at,
+        }),
+        Err(e) => {
+            let shown = json::show(value);
+            let message = match e {
+                TimestampError::Field(_) => format!("{shown} {e}"),
+                _ => format!("{e}, got {shown}"),
+            };
+            f.push(DiagnosticCode::InvalidTimestamp, path, message);
+            None
+        }
+    }
+}
+
+fn read_event(value: &Value, path: &Path, f: &mut Findings) -> Option<Event> {
+    let r = Reader::object(value, path, "an event", EVENT_FIELDS, f)?;
+    let event_type = r
+        .required("type", f)
+        .and_then(|(v, p)| json::string(v, &p, f));
+    let url = r
+        .required("url", f)
+        .and_then(|(v, p)| json::string(v, &p, f));
+    let occurred_at = r
+        .required("occurred_at", f)
+        .and_then(|(v, p)| stamp(v, &p, f));
+    let intent_score = match r.get("intent_score") {
+        Some((v, p)) => intent(v, &p, f).map(Some),
+        None => Some(None),
+    };
+    Some(Event {
+        event_type: event_type?.to_owned(),
+        url: url?.to_owned(),
+        occurred_at: occurred_at?,
+        intent_score: intent_score?,
+    })
+}
+
+fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<RecordedNudge> {
+    let r = Reader::object(value, path, "a session nudge", NUDGE_FIELDS, f)?;
+    let nudge_id = match r.get("nudge_id") {
+        Some((v, p)) => json::string(v, &p, f).map(|s| Some(s.to_owned())),
+        None => Some(None),
+    };
+    let nudge_type = r.required("type", f).and_then(|(v, p)| {
+        let name = json::string(v, &p, f)?;
+        NudgeType::from_wire(name).or_else(|| {
+            f.push(
+                DiagnosticCode::UnknownNudgeType,
+                &p,
+                format!(
+                    "nudge type {} is not one of \"chat_bubble\", \"toast\", \"exit_modal\", \"sticky_bar\"",
+                    json::show(v)
+                ),
+            );
+            None
+        })
+    });
+    let shown_at = r.required("shown_at", f).and_then(|(v, p)| stamp(v, &p, f));
+    let outcome = r.required("outcome", f).and_then(|(v, p)| {
+        let name = json::string(v, &p, f)?;
+        NudgeOutcome::ALL
+            .into_iter()
+            .find(|o| o.as_str() == name)
+            .or_else(|| {
+                f.push(
+                    DiagnosticCode::UnknownOutcome,
+                    &p,
+                    format!(
+                        "outcome {} is not one of \"shown\", \"clicked\", \"dismissed\", \"chat_opened\"",
+                        json::show(v)
+                    ),
+                );
+                None
+            })
+    });
+    let influenced = r
+        .required("influenced_conversion", f)
+        .and_then(|(v, p)| json::boolean(v, &p, f));
+    Some(RecordedNudge {
+        nudge_id: nudge_id?,
+        nudge_type: nudge_type?,
+        shown_at: shown_at?,
+        outcome: outcome?,
+        influenced_conversion: influenced?,
+    })
+}

@@ -1,0 +1,250 @@
+//! Timestamps of recorded sessions (API document 2.1, 2.2: "ISO 8601 UTC"), read strictly as
+//! RFC 3339 in UTC: `2026-03-01T12:00:05Z`, `2026-03-01T12:00:05.250Z`, `...+00:00`.
+//!
+//! A parser of our own rather than a date crate: the format is one line of RFC 3339's grammar,
+//! and the WASM package has a size budget (README, Decisions). Only what replay needs: the instant,
+//! ordered, and the difference of two instants in milliseconds.
+
+use std::fmt;
+
+/// An instant: seconds since 1970-01-01T00:00:00Z and nanoseconds within the second. Derived
+/// ordering is chronological (seconds first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Timestamp {
+    seconds: i64,
+    nanos: u32,
+}
+
+/// Why a timestamp was rejected; `Display` is the message after "must be ...".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TimestampError {
+    /// Not of the form `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+    Form,
+    /// A field out of its range (month 13, February 30, hour 24, second 60).
+    Field(&'static str),
+    /// An offset other than UTC.
+    NotUtc,
+}
+
+impl fmt::Display for TimestampError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimestampError::Form => f.write_str(
+                "must be an RFC 3339 UTC timestamp such as \"2026-03-01T12:00:05Z\" or \"2026-03-01T12:00:05.250Z\"",
+            ),
+            TimestampError::Field(what) => write!(f, "has no such {what}"),
+            TimestampError::NotUtc => f.write_str(
+                "must be in UTC (ending in \"Z\" or \"+00:00\"), as the API document's timestamps are",
+            ),
+        }
+    }
+}
+
+impl Timestamp {
+    /// Reads `YYYY-MM-DDTHH:MM:SS[.F]Z` (RFC 3339, section 5.6, in UTC): `T` and `Z` in either
+    /// case, 1 to 9 fraction digits, `+00:00` for `Z`. Leap seconds (`:60`) and other offsets
+    /// are rejected.
+    ///
+    /// # Errors
+    ///
+    /// [`TimestampError`] naming what is wrong.
+    pub(crate) fn parse(text: &str) -> Result<Timestamp, TimestampError> {
+        let b = text.as_bytes();
+        let digits = |from: usize, len: usize| -> Result<u32, TimestampError> {
+            let part = b.get(from..from + len).ok_or(TimestampError::Form)?;
+            part.iter().try_fold(0u32, |n, &c| match c {
+                b'0'..=b'9' => Ok(n * 10 + u32::from(c - b'0')),
+                _ => Err(TimestampError::Form),
+            })
+        };
+        let byte = |at: usize, want: &[u8]| match b.get(at) {
+            Some(c) if want.contains(c) => Ok(()),
+            _ => Err(TimestampError::Form),
+        };
+        let year = digits(0, 4)?;
+        byte(4, b"-")?;
+        let month = digits(5, 2)?;
+        byte(7, b"-")?;
+        let day = digits(8, 2)?;
+        byte(10, b"Tt")?;
+        let hour = digits(11, 2)?;
+        byte(13, b":")?;
+        let minute = digits(14, 2)?;
+        byte(16, b":")?;
+        let second = digits(17, 2)?;
+        let mut at = 19;
+        let mut nanos = 0u32;
+        if b.get(at) == Some(&b'.') {
+            at += 1;
+            let start = at;
+            while let Some(c @ b'0'..=b'9') = b.get(at) {
+                if at - start < 9 {
+                    nanos = nanos * 10 + u32::from(c - b'0');
+                }
+                at += 1;
+            }
+            let count = at - start;
+            if count == 0 || count > 9 {
+                return Err(TimestampError::Form);
+            }
+            nanos *= 10u32.pow(9 - count as u32);
+        }
+        match b.get(at..) {
+            Some(b"Z" | b"z" | b"+00:00") => {}
+            Some([b'+' | b'-', h1, h2, b':', m1, m2])
+                if [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()) =>
+            {
+                return Err(TimestampError::NotUtc)
+            }
+            _ => return Err(TimestampError::Form),
+        }
+        if !(1..=12).contains(&month) {
+            return Err(TimestampError::Field("month"));
+        }
+        if day == 0 || day > days_in_month(year, month) {
+            return Err(TimestampError::Field("day of the month"));
+        }
+        if hour > 23 {
+            return Err(TimestampError::Field("hour"));
+        }
+        if minute > 59 {
+            return Err(TimestampError::Field("minute"));
+        }
+        if second > 59 {
+            return Err(TimestampError::Field(
+                "second (leap seconds are not supported)",
+            ));
+        }
+        let days = days_from_civil(i64::from(year), month, day);
+        let seconds =
+            days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second);
+        Ok(Timestamp { seconds, nanos })
+    }
+
+    /// Whole milliseconds from `earlier` to `self` (rounded down); 0 when `earlier` is later.
+    pub(crate) fn millis_since(self, earlier: Timestamp) -> u64 {
+        if self <= earlier {
+            return 0;
+        }
+        let seconds = (self.seconds - earlier.seconds) as u64;
+        let nanos = i64::from(self.nanos) - i64::from(earlier.nanos);
+        let total_nanos = i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        u64::try_from(total_nanos / 1_000_000).unwrap_or(u64::MAX)
+    }
+}
+
+fn is_leap(year: u32) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn epoch_and_known_instants() {
+        assert_eq!(ts("1970-01-01T00:00:00Z").seconds, 0);
+        // `date -u -d 2026-03-01T12:00:05Z +%s`
+        assert_eq!(ts("2026-03-01T12:00:05Z").seconds, 1_772_366_405);
+        assert_eq!(ts("2000-02-29T23:59:59Z").seconds, 951_868_799);
+        assert_eq!(ts("1969-12-31T23:59:59Z").seconds, -1);
+        assert_eq!(ts("0000-01-01T00:00:00Z").seconds, -62_167_219_200);
+        assert_eq!(ts("9999-12-31T23:59:59Z").seconds, 253_402_300_799);
+    }
+
+    #[test]
+    fn forms_of_utc_and_fractions() {
+        let base = ts("2026-03-01T12:00:05Z");
+        assert_eq!(ts("2026-03-01t12:00:05z"), base);
+        assert_eq!(ts("2026-03-01T12:00:05+00:00"), base);
+        assert_eq!(ts("2026-03-01T12:00:05.250Z").millis_since(base), 250);
+        assert_eq!(ts("2026-03-01T12:00:05.1Z").nanos, 100_000_000);
+        assert_eq!(ts("2026-03-01T12:00:05.123456789Z").nanos, 123_456_789);
+        assert_eq!(ts("2026-03-01T12:00:06.0009Z").millis_since(base), 1000);
+        assert_eq!(ts("2026-03-01T12:00:04.9995Z").millis_since(base), 0);
+        assert_eq!(
+            ts("2026-03-02T12:00:05Z").millis_since(ts("2026-03-01T12:00:05.999Z")),
+            86_399_001
+        );
+    }
+
+    #[test]
+    fn order_is_chronological() {
+        let mut stamps = [
+            ts("2026-03-01T12:00:05.5Z"),
+            ts("2025-12-31T23:59:59Z"),
+            ts("2026-03-01T12:00:05Z"),
+        ];
+        stamps.sort();
+        assert_eq!(stamps[0], ts("2025-12-31T23:59:59Z"));
+        assert_eq!(stamps[2], ts("2026-03-01T12:00:05.500Z"));
+    }
+
+    #[test]
+    fn rejections_say_why() {
+        for bad in [
+            "",
+            "2026-03-01",
+            "2026-03-01 12:00:05Z",
+            "2026-03-01T12:00:05",
+            "2026-3-01T12:00:05Z",
+            "2026-03-01T12:00:05.Z",
+            "2026-03-01T12:00:05.1234567890Z",
+            "2026-03-01T12:00:05ZZ",
+            "+2026-03-01T12:00:05Z",
+            "2026-03-01T12:00Z",
+            "1772366405",
+            "2026-03-01T12:00:05-00:0",
+        ] {
+            assert_eq!(Timestamp::parse(bad), Err(TimestampError::Form), "{bad}");
+        }
+        for (bad, what) in [
+            ("2026-13-01T00:00:00Z", "month"),
+            ("2026-00-01T00:00:00Z", "month"),
+            ("2026-02-29T00:00:00Z", "day of the month"),
+            ("2100-02-29T00:00:00Z", "day of the month"),
+            ("2026-04-31T00:00:00Z", "day of the month"),
+            ("2026-04-00T00:00:00Z", "day of the month"),
+            ("2026-04-01T24:00:00Z", "hour"),
+            ("2026-04-01T23:60:00Z", "minute"),
+        ] {
+            assert_eq!(
+                Timestamp::parse(bad),
+                Err(TimestampError::Field(what)),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            Timestamp::parse("2016-12-31T23:59:60Z"),
+            Err(TimestampError::Field(_))
+        ));
+        assert_eq!(ts("2024-02-29T00:00:00Z").seconds, 1_709_164_800);
+        for bad in ["2026-03-01T12:00:05+01:00", "2026-03-01T12:00:05-00:00"] {
+            assert_eq!(Timestamp::parse(bad), Err(TimestampError::NotUtc), "{bad}");
+        }
+    }
+}
