@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{byte_mask, path_segments, SegmentGlob};
+use crate::pattern::segment_prefixes;
 
 /// Segment globs with their owners, indexed so that a path visits only the globs whose literal
 /// parts it contains, however many share a literal start:
@@ -58,7 +59,10 @@ impl<O: Copy> SegmentIndex<O> {
             self.by_prefix.entry(prefix.into()).or_default().push(id);
         } else if let Some(start) = glob.first_prefix() {
             self.longest_first_start = self.longest_first_start.max(start.len());
-            self.by_first_start.entry(start.into()).or_default().push(id);
+            self.by_first_start
+                .entry(start.into())
+                .or_default()
+                .push(id);
         } else if let Some((suffix, segments)) = glob.literal_suffix() {
             self.suffix_segments = self.suffix_segments.max(segments);
             self.by_suffix.entry(suffix.into()).or_default().push(id);
@@ -89,15 +93,9 @@ impl<O: Copy> SegmentIndex<O> {
         };
         // The path's prefixes `/s1`, `/s1/s2`, ... (segment boundaries are its `/` after the first
         // byte, and its end), up to the deepest key.
-        if self.prefix_segments > 0 {
-            let ends = memchr::memchr_iter(b'/', bytes)
-                .skip(1)
-                .chain(std::iter::once(bytes.len()))
-                .take(self.prefix_segments);
-            for end in ends {
-                if let Some(ids) = bytes.get(..end).and_then(|p| self.by_prefix.get(p)) {
-                    try_each(ids);
-                }
+        for prefix in segment_prefixes(bytes, self.prefix_segments) {
+            if let Some(ids) = self.by_prefix.get(prefix) {
+                try_each(ids);
             }
         }
         if let Some(first) = segments.get(1).filter(|_| self.longest_first_start > 0) {
