@@ -6,8 +6,10 @@
 //!   (quiet-zone hits, first-rule hits, last-rule hits, no match, URLs needing full normalization)
 //!   against the embedded storefront config, per iteration the whole mix; `floor` is a
 //!   hand-written `match` for this config, using the crate's own normalization.
-//! - `scale/{rules,quiet_zones,glob_rules}/N`: worst case, only the last rule can match; rules
-//!   with literal and `X/**` patterns, and (`glob_rules`) with a wildcard pattern each.
+//! - `scale/{rules,quiet_zones,glob_rules,prefix_glob_rules}/N`: worst case, only the last rule
+//!   can match; rules with literal and `X/**` patterns, (`glob_rules`) with a wildcard pattern
+//!   each, and (`prefix_glob_rules`) with one glob `/collections/c{i}/*` each, globs that share
+//!   a literal prefix as catalogs do.
 //! - `normalize/*`: URL shapes; `canonical_short` takes the fast path, `slow_same_path` is the same
 //!   page with a trailing slash, which takes full normalization.
 //! - `compile/{rules,glob_rules}/N`: config text to engine, JSON parse included.
@@ -172,7 +174,7 @@ fn storefront(c: &mut Criterion) {
 
 /// A config of `rules` rules (each with include and exclude patterns) and `quiet` quiet zones,
 /// where only the last rule can match `/section{last}/item`. With `wildcards`, every rule also has
-/// a wildcard pattern (`/s{i}/*/x`), which needs globset's regex matching.
+/// a wildcard pattern (`/s{i}/*/x`), matched by the segment glob matcher.
 fn scaled_config(rules: usize, quiet: usize, wildcards: bool) -> String {
     let rules: Vec<_> = (0..rules)
         .map(|i| {
@@ -190,6 +192,22 @@ fn scaled_config(rules: usize, quiet: usize, wildcards: bool) -> String {
         })
         .collect();
     let quiet: Vec<String> = (0..quiet).map(|i| format!("/quiet{i}/**")).collect();
+    json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
+}
+
+/// A catalog config: `rules` rules whose page is `/collections/c{i}/*` (globs that share the
+/// literal prefix `/collections/`), ten quiet zones; the last rule's collection is the page.
+fn catalog_config(rules: usize) -> String {
+    let rules: Vec<_> = (0..rules)
+        .map(|i| {
+            json!({
+                "id": format!("collection-{i}"),
+                "nudge": {"type": "toast", "message": "m", "cta": "c"},
+                "when": {"min_intent_score": 10, "pages": [format!("/collections/c{i}/*")]}
+            })
+        })
+        .collect();
+    let quiet: Vec<String> = (0..10).map(|i| format!("/quiet{i}/**")).collect();
     json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
 }
 
@@ -215,6 +233,17 @@ fn scale(c: &mut Criterion) {
                 b.iter(|| engine.preview(black_box(s)).map(|p| p.rule_index()).ok())
             });
         }
+        // Globs sharing a literal prefix (`/collections/c{i}/*`), as real catalogs have them.
+        let engine = Engine::compile(&catalog_config(n)).unwrap();
+        let state = SessionState {
+            intent_score: 50,
+            page_url: format!("/collections/c{}/linen-shirt", n - 1),
+            idle_ms: 5000,
+        };
+        assert_eq!(engine.preview(&state).unwrap().rule_index(), Some(n - 1));
+        g.bench_with_input(BenchmarkId::new("prefix_glob_rules", n), &state, |b, s| {
+            b.iter(|| engine.preview(black_box(s)).map(|p| p.rule_index()).ok())
+        });
     }
     g.finish();
 }

@@ -4,8 +4,9 @@
 //!
 //! The port and an empty host are checked here, with messages that say what is wrong; the rest is
 //! the WHATWG parser's verdict: natively the `url` crate (feature `url`, on by default), in the
-//! WASM package the platform's own `URL` (feature `wasm`), which keeps `url` and its IDNA tables out
-//! of the `.wasm`. The messages do not depend on which parser ran, so native and WASM answers are
+//! WASM package the platform's own `URL`, which the facade registers when the module starts
+//! (`use_whatwg_parser`; this module has no platform code) and which keeps `url` and its IDNA
+//! tables out of the `.wasm`. The messages do not depend on which parser ran, so native and WASM answers are
 //! byte for byte alike (pkg/test/parity.test.mjs).
 
 #[cfg(not(any(feature = "url", feature = "wasm")))]
@@ -65,10 +66,22 @@ fn whatwg_accepts(url: &str) -> bool {
     url::Url::parse(url).is_ok()
 }
 
-/// The WHATWG URL parser's verdict on an absolute URL: the platform's own `URL.canParse`.
-#[cfg(all(feature = "wasm", not(feature = "url")))]
+/// The platform's WHATWG URL parser, registered by the WASM facade when its module starts.
+#[cfg(not(feature = "url"))]
+static WHATWG_PARSER: std::sync::OnceLock<fn(&str) -> bool> = std::sync::OnceLock::new();
+
+/// Registers the platform's WHATWG URL parser (`URL.canParse` in JS), for builds without the
+/// `url` feature. Only the first registration counts.
+#[cfg(not(feature = "url"))]
+pub(crate) fn use_whatwg_parser(accepts: fn(&str) -> bool) {
+    let _ = WHATWG_PARSER.set(accepts);
+}
+
+/// The WHATWG URL parser's verdict on an absolute URL: the registered platform parser (none
+/// registered: no absolute URL is accepted, which fails closed).
+#[cfg(not(feature = "url"))]
 fn whatwg_accepts(url: &str) -> bool {
-    crate::wasm::url_can_parse(url)
+    WHATWG_PARSER.get().is_some_and(|accepts| accepts(url))
 }
 
 #[cfg(test)]

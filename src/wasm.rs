@@ -29,7 +29,14 @@ extern "C" {
     /// `URL.canParse(url)`: the platform's WHATWG URL parser (pkg/index.js adds it where a browser
     /// lacks it), which judges the hosts of absolute page URLs in the WASM package (`host.rs`).
     #[wasm_bindgen(js_namespace = URL, js_name = canParse)]
-    pub(crate) fn url_can_parse(url: &str) -> bool;
+    fn url_can_parse(url: &str) -> bool;
+}
+
+/// Runs when the module is instantiated: hands the platform's URL parser to the engine.
+#[cfg(not(feature = "url"))]
+#[wasm_bindgen(start)]
+fn start() {
+    crate::host::use_whatwg_parser(url_can_parse);
 }
 
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.

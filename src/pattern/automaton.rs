@@ -12,6 +12,11 @@
 //! compare it with globset's compiled regexes on generated globs and paths (`pattern/tests.rs`,
 //! and the `glob` fuzz target).
 
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::segment_prefixes;
+
 /// A set of byte values, as four 64-bit words.
 type ByteSet = [u64; 4];
 
@@ -21,6 +26,12 @@ fn byte_set_contains(set: &ByteSet, byte: u8) -> bool {
 }
 
 fn byte_set_insert_range(set: &mut ByteSet, low: u8, high: u8) {
+    if low == high {
+        if let Some(word) = set.get_mut(usize::from(low >> 6)) {
+            *word |= 1 << (low & 63);
+        }
+        return;
+    }
     for byte in low..=high {
         if let Some(word) = set.get_mut(usize::from(byte >> 6)) {
             *word |= 1 << (byte & 63);
@@ -201,22 +212,23 @@ impl RegexReader<'_> {
     }
 }
 
-/// A bit set over the automaton's positions.
-type Positions = Vec<u64>;
+/// A bit set over the automaton's positions, inline for up to 128 of them.
+type Positions = SmallVec<[u64; 2]>;
 
-fn positions_insert(set: &mut Positions, p: usize) {
+fn positions_insert(set: &mut [u64], p: usize) {
     if let Some(word) = set.get_mut(p / 64) {
         *word |= 1 << (p % 64);
     }
 }
 
-fn positions_union(into: &mut Positions, from: &Positions) {
+fn positions_union(into: &mut [u64], from: &[u64]) {
     for (a, b) in into.iter_mut().zip(from) {
         *a |= b;
     }
 }
 
-fn positions_iter(set: &Positions) -> impl Iterator<Item = usize> + '_ {
+/// The positions set in `set`, ascending.
+fn positions_iter(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
     set.iter().enumerate().flat_map(|(w, &word)| {
         let mut bits = word;
         std::iter::from_fn(move || {
@@ -233,10 +245,12 @@ fn positions_iter(set: &Positions) -> impl Iterator<Item = usize> + '_ {
 /// A glob compiled into a position automaton; see the module docs.
 #[derive(Clone, Debug)]
 pub(crate) struct GlobAutomaton {
+    /// Words per position set.
+    words: usize,
     /// Each position's byte set.
     bytes: Box<[ByteSet]>,
-    /// Each position's successors.
-    follow: Box<[Positions]>,
+    /// Each position's successors: `words` words per position, one flat allocation.
+    follow: Box<[u64]>,
     /// The positions that can read the first byte.
     first: Positions,
     /// The positions that can read the last byte.
@@ -258,12 +272,22 @@ struct Sets {
 struct Builder {
     words: usize,
     bytes: Vec<ByteSet>,
-    follow: Vec<Positions>,
+    follow: Vec<u64>,
 }
 
 impl Builder {
     fn empty(&self) -> Positions {
-        vec![0; self.words]
+        smallvec::smallvec![0; self.words]
+    }
+
+    /// Adds `to` to the follow sets of the positions in `from`.
+    fn link(&mut self, from: &[u64], to: &[u64]) {
+        let words = self.words;
+        for p in positions_iter(from) {
+            if let Some(follow) = self.follow.get_mut(p * words..(p + 1) * words) {
+                positions_union(follow, to);
+            }
+        }
     }
 
     fn sets(&mut self, node: &Node) -> Sets {
@@ -271,7 +295,6 @@ impl Builder {
             Node::Byte(set) => {
                 let p = self.bytes.len();
                 self.bytes.push(*set);
-                self.follow.push(self.empty());
                 let mut only = self.empty();
                 positions_insert(&mut only, p);
                 Sets {
@@ -288,11 +311,7 @@ impl Builder {
                 };
                 for item in items {
                     let next = self.sets(item);
-                    for p in positions_iter(&acc.last).collect::<Vec<_>>() {
-                        if let Some(follow) = self.follow.get_mut(p) {
-                            positions_union(follow, &next.first);
-                        }
-                    }
+                    self.link(&acc.last, &next.first);
                     if acc.nullable {
                         positions_union(&mut acc.first, &next.first);
                     }
@@ -321,11 +340,7 @@ impl Builder {
             }
             Node::Star(inner) => {
                 let sets = self.sets(inner);
-                for p in positions_iter(&sets.last).collect::<Vec<_>>() {
-                    if let Some(follow) = self.follow.get_mut(p) {
-                        positions_union(follow, &sets.first);
-                    }
-                }
+                self.link(&sets.last, &sets.first);
                 Sets {
                     nullable: true,
                     ..sets
@@ -357,9 +372,15 @@ fn literal_prefix(node: &Node, out: &mut Vec<u8>) {
         let Node::Byte(set) = item else {
             return;
         };
-        let mut members = (0..=255u8).filter(|&b| byte_set_contains(set, b));
-        match (members.next(), members.next()) {
-            (Some(byte), None) => out.push(byte),
+        match set.iter().map(|word| word.count_ones()).sum::<u32>() {
+            1 => {
+                let byte = set
+                    .iter()
+                    .enumerate()
+                    .find(|(_, &word)| word != 0)
+                    .map_or(0, |(w, word)| w * 64 + word.trailing_zeros() as usize);
+                out.push(u8::try_from(byte).unwrap_or(0));
+            }
             _ => return,
         }
     }
@@ -374,16 +395,18 @@ impl GlobAutomaton {
             at: 0,
         }
         .whole()?;
-        let words = count_positions(&node).div_ceil(64).max(1);
+        let positions = count_positions(&node);
+        let words = positions.div_ceil(64).max(1);
         let mut builder = Builder {
             words,
-            bytes: Vec::new(),
-            follow: Vec::new(),
+            bytes: Vec::with_capacity(positions),
+            follow: vec![0; positions * words],
         };
         let sets = builder.sets(&node);
         let mut prefix = Vec::new();
         literal_prefix(&node, &mut prefix);
         Some(GlobAutomaton {
+            words,
             bytes: builder.bytes.into(),
             follow: builder.follow.into(),
             first: sets.first,
@@ -391,6 +414,14 @@ impl GlobAutomaton {
             nullable: sets.nullable,
             literal_prefix: prefix.into(),
         })
+    }
+
+    /// The index key of the automaton: its literal start up to its last whole segment (`/c1` of
+    /// `/c1/{a*,[bc]}/p2`), when that is at least one segment.
+    fn prefix_key(&self) -> Option<(&[u8], usize)> {
+        let end = memchr::memrchr(b'/', &self.literal_prefix).filter(|&end| end > 0)?;
+        let key = self.literal_prefix.get(..end)?;
+        Some((key, memchr::memchr_iter(b'/', key).count()))
     }
 
     /// Whether the whole of `text` matches. Linear in the text's length times the number of
@@ -404,14 +435,14 @@ impl GlobAutomaton {
         };
         let mut active = self.first.clone();
         self.keep_reading(&mut active, head);
-        let mut next = vec![0; active.len()];
+        let mut next: Positions = smallvec::smallvec![0; self.words];
         for &byte in tail {
             if active.iter().all(|&w| w == 0) {
                 return false;
             }
             next.iter_mut().for_each(|w| *w = 0);
             for p in positions_iter(&active) {
-                if let Some(follow) = self.follow.get(p) {
+                if let Some(follow) = self.follow.get(p * self.words..(p + 1) * self.words) {
                     positions_union(&mut next, follow);
                 }
             }
@@ -422,7 +453,7 @@ impl GlobAutomaton {
     }
 
     /// Clears the positions of `set` that cannot read `byte`.
-    fn keep_reading(&self, set: &mut Positions, byte: u8) {
+    fn keep_reading(&self, set: &mut [u64], byte: u8) {
         for (w, word) in set.iter_mut().enumerate() {
             let mut bits = *word;
             while bits != 0 {
@@ -437,6 +468,69 @@ impl GlobAutomaton {
                 }
             }
         }
+    }
+}
+
+/// Automata with their owners, indexed by the literal segments every matching path starts with;
+/// the others are tried on every path (after their literal-prefix check).
+#[derive(Clone, Debug)]
+pub(crate) struct AutomatonIndex<O> {
+    automata: Vec<(GlobAutomaton, O)>,
+    /// Automata by their prefix key (see `GlobAutomaton::prefix_key`).
+    by_prefix: FxHashMap<Box<[u8]>, Vec<u32>>,
+    /// The most segments of a key of `by_prefix`.
+    prefix_segments: usize,
+    /// Every other automaton.
+    unindexed: Vec<u32>,
+}
+
+impl<O> Default for AutomatonIndex<O> {
+    fn default() -> Self {
+        AutomatonIndex {
+            automata: Vec::new(),
+            by_prefix: FxHashMap::default(),
+            prefix_segments: 0,
+            unindexed: Vec::new(),
+        }
+    }
+}
+
+impl<O: Copy> AutomatonIndex<O> {
+    pub(crate) fn add(&mut self, owner: O, automaton: GlobAutomaton) {
+        let Ok(id) = u32::try_from(self.automata.len()) else {
+            return;
+        };
+        match automaton.prefix_key() {
+            Some((key, segments)) => {
+                self.prefix_segments = self.prefix_segments.max(segments);
+                self.by_prefix.entry(key.into()).or_default().push(id);
+            }
+            None => self.unindexed.push(id),
+        }
+        self.automata.push((automaton, owner));
+    }
+
+    /// Calls `found` with the owner of every automaton matching `path`.
+    pub(crate) fn for_each_match(&self, path: &str, mut found: impl FnMut(O)) {
+        if self.automata.is_empty() {
+            return;
+        }
+        let bytes = path.as_bytes();
+        let mut try_each = |ids: &[u32]| {
+            for id in ids {
+                if let Some((automaton, owner)) = self.automata.get(*id as usize) {
+                    if automaton.is_match(bytes) {
+                        found(*owner);
+                    }
+                }
+            }
+        };
+        for prefix in segment_prefixes(bytes, self.prefix_segments) {
+            if let Some(ids) = self.by_prefix.get(prefix) {
+                try_each(ids);
+            }
+        }
+        try_each(&self.unindexed);
     }
 }
 

@@ -28,7 +28,7 @@ pub(crate) use check::check;
 #[cfg(fuzzing)]
 use globset::{Candidate, GlobSet};
 
-use automaton::GlobAutomaton;
+use automaton::{AutomatonIndex, GlobAutomaton};
 use check::globs_of;
 use literal::{literal_forms, LiteralIndex};
 use segment::{segment_globs, SegmentIndex};
@@ -41,7 +41,7 @@ use segment::{segment_globs, SegmentIndex};
 pub(crate) struct PatternSet<O> {
     literal: LiteralIndex<O>,
     segment: SegmentIndex<O>,
-    automata: Vec<(GlobAutomaton, O)>,
+    automata: AutomatonIndex<O>,
 }
 
 impl<O> Default for PatternSet<O> {
@@ -49,7 +49,7 @@ impl<O> Default for PatternSet<O> {
         PatternSet {
             literal: LiteralIndex::default(),
             segment: SegmentIndex::default(),
-            automata: Vec::new(),
+            automata: AutomatonIndex::default(),
         }
     }
 }
@@ -82,9 +82,9 @@ impl<O: Copy + Ord> PatternSet<O> {
                         .collect::<Option<Vec<_>>>()
                 });
                 match automata {
-                    Some(automata) => set
-                        .automata
-                        .extend(automata.into_iter().map(|a| (a, *owner))),
+                    Some(automata) => automata
+                        .into_iter()
+                        .for_each(|automaton| set.automata.add(*owner, automaton)),
                     None => bad.push(i),
                 }
             }
@@ -108,11 +108,8 @@ impl<O: Copy + Ord> PatternSet<O> {
             self.segment
                 .for_each_match(path, |owner| owners_out.push(owner));
         }
-        for (automaton, owner) in &self.automata {
-            if automaton.is_match(path.as_bytes()) {
-                owners_out.push(*owner);
-            }
-        }
+        self.automata
+            .for_each_match(path, |owner| owners_out.push(owner));
         if owners_out.len() > 1 {
             owners_out.sort_unstable();
             owners_out.dedup();
@@ -130,11 +127,7 @@ impl<O: Copy + Ord> PatternSet<O> {
         if !self.segment.is_empty() {
             self.segment.for_each_match(path, &mut keep);
         }
-        for (automaton, owner) in &self.automata {
-            if automaton.is_match(path.as_bytes()) {
-                keep(*owner);
-            }
-        }
+        self.automata.for_each_match(path, &mut keep);
         first
     }
 }
@@ -156,6 +149,16 @@ pub fn glob_verdicts(pattern: &str, path: &str) -> Option<(Option<bool>, Option<
         .ok()
         .map(|set| set.is_match_candidate(&Candidate::from_bytes(path)));
     Some((ours, reference))
+}
+
+/// The prefixes of a normalized path at segment boundaries, shortest first: `/a`, `/a/b`, `/a/b/c`
+/// for `/a/b/c`, at most `max` of them (the index keys of globs with a literal start).
+pub(crate) fn segment_prefixes(path: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
+    memchr::memchr_iter(b'/', path)
+        .skip(1)
+        .chain(std::iter::once(path.len()))
+        .take(max)
+        .filter_map(move |end| path.get(..end))
 }
 
 /// True for the patterns that match every normalized path.

@@ -110,13 +110,27 @@ pub(crate) fn path_segments(path: &str) -> PathSegments<'_> {
 }
 
 impl SegmentGlob {
-    /// The path's first segment after the leading `/` must equal this, when the glob starts with a
-    /// literal segment.
-    pub(crate) fn first_literal(&self) -> Option<&[u8]> {
-        match self.items.first() {
-            Some(Item::Literal(text)) if self.anchored => Some(text),
-            _ => None,
+    /// The text every matching path starts with, `/s1/.../sk`, when the glob starts with `k >= 1`
+    /// literal segments (not empty ones); with how many segments that is.
+    pub(crate) fn literal_prefix(&self) -> Option<(Vec<u8>, usize)> {
+        if !self.anchored {
+            return None;
         }
+        literal_run(self.items.iter())
+    }
+
+    /// The text every matching path ends with, `/t1/.../tm`, when the glob ends with `m >= 1`
+    /// literal segments (not empty ones); with how many segments that is.
+    pub(crate) fn literal_suffix(&self) -> Option<(Vec<u8>, usize)> {
+        let (reversed, count) = literal_run(self.items.iter().rev())?;
+        // Built last segment first: reverse the segments back into order.
+        let segments: Vec<&[u8]> = reversed.split(|&b| b == b'/').skip(1).collect();
+        let mut text = Vec::with_capacity(reversed.len());
+        for segment in segments.iter().rev() {
+            text.push(b'/');
+            text.extend_from_slice(segment);
+        }
+        Some((text, count))
     }
 
     /// The path's first segment after the leading `/` must start with these bytes (at least one),
@@ -133,14 +147,6 @@ impl SegmentGlob {
             })
             .collect();
         (!prefix.is_empty()).then_some(prefix)
-    }
-
-    /// The path's last segment must equal this, when the glob ends with a literal segment.
-    pub(crate) fn last_literal(&self) -> Option<&[u8]> {
-        match self.items.last() {
-            Some(Item::Literal(text)) => Some(text),
-            _ => None,
-        }
     }
 
     /// Whether the path with these segments (from [`path_segments`]) and this [`byte_mask`]
@@ -193,6 +199,24 @@ impl SegmentGlob {
             }
         }
     }
+}
+
+/// `/a/b` for the literal segments `a`, `b` at the start of `items`, up to the first item that is
+/// not a literal or is an empty one; `None` when there is none.
+fn literal_run<'a>(items: impl Iterator<Item = &'a Item>) -> Option<(Vec<u8>, usize)> {
+    let mut text = Vec::new();
+    let mut count = 0;
+    for item in items {
+        match item {
+            Item::Literal(segment) if !segment.is_empty() => {
+                text.push(b'/');
+                text.extend_from_slice(segment);
+                count += 1;
+            }
+            _ => break,
+        }
+    }
+    (count > 0).then_some((text, count))
 }
 
 fn item_matches(item: &Item, segment: &[u8], classes: &[[u64; 4]]) -> bool {
