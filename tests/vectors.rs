@@ -271,3 +271,186 @@ fn lint_vectors() {
         Ok(())
     });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json. Results are
+// compared as JSON (the shape the WASM package returns too) with `subset`.
+
+use nudge_rules::diff::{diff, DiffInput};
+use nudge_rules::replay::Sessions;
+use nudge_rules::scenarios::ScenarioFile;
+
+/// `expected` matches `actual` when every key of an expected object matches the actual value
+/// of that key, arrays match element by element with the same length, and other values are
+/// equal. Returns where they differ.
+fn subset(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    match (expected, actual) {
+        (Value::Object(want), Value::Object(got)) => want.iter().try_for_each(|(k, w)| {
+            let g = got.get(k).ok_or(format!("{at}.{k}: missing in {actual}"))?;
+            subset(w, g, &format!("{at}.{k}"))
+        }),
+        (Value::Array(want), Value::Array(got)) if want.len() == got.len() => want
+            .iter()
+            .zip(got)
+            .enumerate()
+            .try_for_each(|(i, (w, g))| subset(w, g, &format!("{at}[{i}]"))),
+        (w, g) if w == g => Ok(()),
+        (w, g) => Err(format!("{at}: got {g}, want {w}")),
+    }
+}
+
+/// A repository file as text.
+fn repo_file(path: &str) -> String {
+    fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A side's config: `{side}_file` or `{side}` (inline object).
+fn side_config(case: &Value, side: &str) -> Engine {
+    let text = match case[format!("{side}_file")].as_str() {
+        Some(file) => repo_file(file),
+        None => serde_json::to_string(&case[side]).unwrap(),
+    };
+    Engine::compile(&text).unwrap_or_else(|e| panic!("{side} config: {e}"))
+}
+
+/// Reads an input document of a case: `{key}_text` (text), `{key}_file` (repository file) or
+/// `{key}` (a JSON value, read as a value: no line and column).
+fn read_input<T>(
+    case: &Value,
+    key: &str,
+    text: impl Fn(&str) -> Result<T, nudge_rules::Error>,
+    value: impl Fn(&Value) -> Result<T, nudge_rules::Error>,
+) -> Result<T, nudge_rules::Error> {
+    if let Some(t) = case[format!("{key}_text")].as_str() {
+        return text(t);
+    }
+    if let Some(file) = case[format!("{key}_file")].as_str() {
+        return text(&repo_file(file));
+    }
+    value(&case[key])
+}
+
+/// Checks an `expect` / `expect_error` case: the result as JSON, or the error's diagnostics.
+fn check_result<T: serde::Serialize>(
+    case: &Value,
+    result: Result<T, nudge_rules::Error>,
+) -> Result<(), String> {
+    match (result, case.get("expect_error")) {
+        (Ok(got), None) => subset(
+            &case["expect"],
+            &serde_json::to_value(got).unwrap(),
+            "result",
+        ),
+        (Ok(_), Some(want)) => Err(format!("accepted, want {}", want["kind"])),
+        (Err(e), None) => Err(format!("unexpected error: {e}")),
+        (Err(e), Some(want)) => check_error(&e, want),
+    }
+}
+
+fn check_error(e: &nudge_rules::Error, want: &Value) -> Result<(), String> {
+    if e.kind().name() != want["kind"] {
+        return Err(format!("kind {}, want {}: {e}", e.kind(), want["kind"]));
+    }
+    let got = serde_json::to_value(e.diagnostics()).unwrap();
+    for w in want["diagnostics"].as_array().into_iter().flatten() {
+        let found = got
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|g| subset(w, g, "").is_ok());
+        if !found {
+            return Err(format!("diagnostic {w} not reported; got {got}"));
+        }
+    }
+    if let Some(n) = want["count"].as_u64() {
+        if e.diagnostics().len() as u64 != n {
+            return Err(format!("{} diagnostics, want {n}: {got}", e.diagnostics().len()));
+        }
+    }
+    contains_all(&e.diagnostics()[0].message, &want["message_contains"])
+}
+
+fn scenario_file(case: &Value) -> Result<ScenarioFile, nudge_rules::Error> {
+    read_input(
+        case,
+        "scenarios",
+        ScenarioFile::from_text,
+        ScenarioFile::from_value,
+    )
+}
+
+#[test]
+fn scenario_vectors() {
+    run("scenarios.json", |case| {
+        let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
+        let report = scenario_file(case).map(|file| engine.test(&file));
+        if let Ok(report) = &report {
+            for (name, wanted) in case["reason_contains"].as_object().into_iter().flatten() {
+                let r = report
+                    .results
+                    .iter()
+                    .find(|r| r.name == *name)
+                    .ok_or(format!("no result {name}"))?;
+                contains_all(&r.reason, wanted)?;
+            }
+        }
+        check_result(case, report)
+    });
+}
+
+#[test]
+fn coverage_vectors() {
+    run("coverage.json", |case| {
+        let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
+        check_result(
+            case,
+            scenario_file(case).map(|file| engine.coverage(file.scenarios())),
+        )
+    });
+}
+
+#[test]
+fn replay_vectors() {
+    run("replay.json", |case| {
+        let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
+        let sessions = read_input(case, "sessions", Sessions::from_text, Sessions::from_value);
+        // The summary alone is the replay's summary.
+        if let Ok(s) = &sessions {
+            if engine.replay_summary(s) != engine.replay(s).summary {
+                return Err("replay_summary differs from replay().summary".into());
+            }
+        }
+        check_result(case, sessions.map(|s| engine.replay(&s)))
+    });
+}
+
+#[test]
+fn diff_vectors() {
+    run("diff.json", |case| {
+        let (old, new) = (side_config(case, "old"), side_config(case, "new"));
+        let mut inputs: Vec<DiffInput> = Vec::new();
+        for file in case["inputs_files"].as_array().into_iter().flatten() {
+            let text = repo_file(file.as_str().unwrap_or_default());
+            inputs.push(DiffInput::from_text(&text).map_err(|e| e.to_string())?);
+        }
+        for input in case["inputs"].as_array().into_iter().flatten() {
+            inputs.push(DiffInput::from_value(input).map_err(|e| e.to_string())?);
+        }
+        let d = diff(&old, &new, &inputs);
+        for (id, want) in case["reach"].as_object().into_iter().flatten() {
+            let r = d
+                .reach
+                .iter()
+                .find(|r| r.rule_id == *id)
+                .ok_or(format!("no reach for {id}"))?;
+            let pair = |x: Option<nudge_rules::diff::Reach>| {
+                x.map_or(Value::Null, |x| serde_json::json!([x.sessions, x.page_views]))
+            };
+            let got = serde_json::json!([pair(r.old), pair(r.new)]);
+            if got != *want {
+                return Err(format!("reach of {id}: got {got}, want {want}"));
+            }
+        }
+        check_result(case, Ok::<_, nudge_rules::Error>(d))
+    });
+}
