@@ -4,6 +4,7 @@
 // Browser: `await init()` fetches wasm/nudge_rules_bg.wasm next to the glue.
 // Node:    `initSync({ module: fs.readFileSync(new URL('wasm/nudge_rules_bg.wasm', import.meta.resolve('nudge-rules'))) })`.
 import { NudgeEngine as GeneratedEngine } from './wasm/nudge_rules.js';
+import * as asCode from './wasm/config-as-code/nudge_rules.js';
 
 // The engine judges the hosts of absolute page URLs with the platform's WHATWG URL parser
 // (`URL.canParse`, src/host.rs). Where a browser or Node predates it (Chrome 120, Firefox 115,
@@ -26,6 +27,49 @@ export {
   previewResponse,
   validateConfig,
 } from './wasm/nudge_rules.js';
+
+// Config as code (SPEC 8; docs/JS-API.md "Config as code"): a second module with the whole engine,
+// loaded only when asked for, so that the first stays small. `initConfigAsCode()` fetches
+// wasm/config-as-code/nudge_rules_bg.wasm next to its glue; Node: `initConfigAsCodeSync({ module })`.
+let asCodeReady = false;
+
+export async function initConfigAsCode(moduleOrPath) {
+  const out = await asCode.default(moduleOrPath);
+  asCodeReady = true;
+  return out;
+}
+
+export function initConfigAsCodeSync(module) {
+  const out = asCode.initSync(module);
+  asCodeReady = true;
+  return out;
+}
+
+function configAsCode() {
+  if (!asCodeReady) {
+    throw new Error('config as code is not loaded: call `await initConfigAsCode()` (or initConfigAsCodeSync) first');
+  }
+  return asCode;
+}
+
+/** The config-as-code module's handle behind each `RecordedSessions`. */
+const recordedHandles = new WeakMap();
+
+/** Recorded sessions read once, to replay against many configs. */
+export class RecordedSessions {
+  constructor(sessions) {
+    recordedHandles.set(this, new (configAsCode().RecordedSessions)(sessions));
+  }
+
+  get length() {
+    return recordedHandles.get(this).length;
+  }
+
+  free() {
+    recordedHandles.get(this)?.free();
+    recordedHandles.delete(this);
+  }
+}
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -87,5 +131,51 @@ export class NudgeEngine extends GeneratedEngine {
       }
     }
     return super.preview(sessionState);
+  }
+
+  /** The config source, for the config-as-code module's engine (compiled on first use). */
+  #source;
+  #asCodeEngine = null;
+
+  constructor(config) {
+    super(config);
+    this.#source = typeof config === 'string' ? config : JSON.stringify(config);
+  }
+
+  #full() {
+    this.#asCodeEngine ??= new (configAsCode().NudgeEngine)(this.#source);
+    return this.#asCodeEngine;
+  }
+
+  test(scenarios) {
+    return this.#full().test(scenarios);
+  }
+
+  coverage(scenarios) {
+    return this.#full().coverage(scenarios);
+  }
+
+  scenario(name, sessionState) {
+    return this.#full().scenario(name, sessionState);
+  }
+
+  replay(sessions) {
+    const handle = recordedHandles.get(sessions);
+    return handle ? this.#full()._replayRecorded(handle, false) : this.#full().replay(sessions);
+  }
+
+  replaySummary(sessions) {
+    const handle = recordedHandles.get(sessions);
+    return handle ? this.#full()._replayRecorded(handle, true) : this.#full().replaySummary(sessions);
+  }
+
+  static diff(oldConfig, newConfig, inputs) {
+    return configAsCode().NudgeEngine.diff(oldConfig, newConfig, inputs);
+  }
+
+  free() {
+    this.#asCodeEngine?.free();
+    this.#asCodeEngine = null;
+    super.free();
   }
 }

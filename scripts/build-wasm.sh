@@ -8,7 +8,8 @@
 # Steps (shared/TOOLCHAIN.md): cargo build for wasm32-unknown-unknown with the `wasm` feature,
 # wasm-bindgen --target web (one build for browsers and Node: Node loads it with
 # initSync({ module: fs.readFileSync(...) })), then npm binaryen's wasm-opt. Prints the .wasm
-# size raw and gzip -9.
+# size raw and gzip -9. Two modules: pkg/wasm/ (preview and analysis) and
+# pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand).
 set -euo pipefail
 
 usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
@@ -76,27 +77,41 @@ esac
 # An override through Cargo's environment keeps Cargo.toml as it is.
 export CARGO_PROFILE_WASM_OPT_LEVEL="$opt_level"
 
-echo "== cargo build (profile $PROFILE, opt-level $opt_level)"
-nice -n 10 cargo build --profile "$PROFILE" --target "$TARGET" \
-  --no-default-features --features wasm --lib
-raw="target/$TARGET/$PROFILE/$NAME.wasm"
-[ -f "$raw" ] || die "cargo did not produce $raw"
+# build_module FEATURES OUT: cargo build with FEATURES, wasm-bindgen into OUT, wasm-opt; prints
+# the size.
+build_module() {
+  local features="$1" out="$2"
+  echo "== cargo build (profile $PROFILE, opt-level $opt_level, features $features)"
+  nice -n 10 cargo build --profile "$PROFILE" --target "$TARGET" \
+    --no-default-features --features "$features" --lib
+  local raw="target/$TARGET/$PROFILE/$NAME.wasm"
+  [ -f "$raw" ] || die "cargo did not produce $raw"
 
-echo "== wasm-bindgen --target web"
-rm -rf "$OUT"
-wasm-bindgen --target web --out-dir "$OUT" --out-name "$NAME" "$raw"
+  echo "== wasm-bindgen --target web"
+  rm -rf "$out"
+  wasm-bindgen --target web --out-dir "$out" --out-name "$NAME" "$raw"
 
-bg="$OUT/${NAME}_bg.wasm"
-echo "== wasm-opt $wasm_opt_level"
-before=$(wc -c <"$bg")
-# The features rustc enables by default for wasm32-unknown-unknown (`rustc --print cfg --target
-# wasm32-unknown-unknown`): wasm-opt must accept them, and must not add others.
-"$WASM_OPT" "$wasm_opt_level" \
-  --enable-bulk-memory --enable-bulk-memory-opt --enable-multivalue --enable-mutable-globals \
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext \
-  "$bg" -o "$bg.opt"
-mv "$bg.opt" "$bg"
+  local bg="$out/${NAME}_bg.wasm"
+  echo "== wasm-opt $wasm_opt_level"
+  local before
+  before=$(wc -c <"$bg")
+  # The features rustc enables by default for wasm32-unknown-unknown (`rustc --print cfg --target
+  # wasm32-unknown-unknown`): wasm-opt must accept them, and must not add others.
+  "$WASM_OPT" "$wasm_opt_level" \
+    --enable-bulk-memory --enable-bulk-memory-opt --enable-multivalue --enable-mutable-globals \
+    --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext \
+    "$bg" -o "$bg.opt"
+  mv "$bg.opt" "$bg"
 
-size=$(wc -c <"$bg")
-gz=$(gzip -9 -c "$bg" | wc -c)
-echo "== $bg: $size bytes raw ($before before wasm-opt), $gz bytes gzip -9"
+  local size gz
+  size=$(wc -c <"$bg")
+  gz=$(gzip -9 -c "$bg" | wc -c)
+  echo "== $bg: $size bytes raw ($before before wasm-opt), $gz bytes gzip -9"
+}
+
+# The package's module: preview and analysis (what every page of the editor loads).
+build_module wasm "$OUT"
+# Config as code (SPEC 8: scenarios, coverage, replay, diff), a second module with the whole
+# engine, loaded only when asked for (`initConfigAsCode`, docs/JS-API.md), so that the first stays
+# within its size budget.
+build_module wasm,config-as-code "$OUT/config-as-code"

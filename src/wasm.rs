@@ -9,6 +9,12 @@
 //! A config or state given as a JS object is converted with `JSON.stringify` and the crate's strict
 //! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
+//!
+//! Config as code (SPEC 8: scenarios, coverage, replay, diff) is in `wasm/as_code.rs`, built
+//! only with the feature `config-as-code` (a second module of the package).
+
+#[cfg(feature = "config-as-code")]
+mod as_code;
 
 use crate::code::DiagnosticCode;
 use serde::Serialize;

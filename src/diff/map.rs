@@ -2,14 +2,13 @@
 //! intent x idle plane that change owner, found by overlaying the two exact partitions, and the
 //! pages the two configs mention.
 
-use std::collections::BTreeSet;
-
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::ChangeKind;
 use crate::analysis::Region;
 use crate::engine::Engine;
-use crate::limits::MAX_DIFF_PAGES;
+use crate::limits::{MAX_DIFF_PAGES, MAX_IDLE_MS, MAX_INTENT_SCORE};
 
 /// A rectangle of a page's plane whose owner (the rule that fires there) changes; bounds
 /// inclusive.
@@ -44,8 +43,8 @@ pub struct PageMapChange {
     pub old_quiet_zone: Option<String>,
     /// The same under the new config.
     pub new_quiet_zone: Option<String>,
-    /// The regions that change owner, sorted by intent, then idle time; together with the
-    /// unchanged ones they cover the plane exactly.
+    /// The regions that change owner, sorted by intent, then idle time; with the unchanged
+    /// rest they cover the plane exactly, and they never overlap.
     pub regions: Vec<RegionChange>,
 }
 
@@ -63,33 +62,62 @@ impl PageMapChange {
 
 /// The change of one page's decision map, or `None` when it is the same (or the URL is rejected
 /// by both configs).
+///
+/// Exact and linear in the maps' sizes: intent scores are cut into bands at every region edge of
+/// either map (at most 101 bands); within a band, both maps are partitions of the idle axis,
+/// walked together; a changed segment extends the region of the band below when it has the same
+/// idle interval and owners.
 pub(super) fn page_change(old: &Engine, new: &Engine, page: &str) -> Option<PageMapChange> {
     let (a, b) = (old.decision_map(page), new.decision_map(page));
-    let mut regions = Vec::new();
-    for x in &a.regions {
-        for y in &b.regions {
-            if x.rule_id == y.rule_id {
-                continue;
+    let mut regions: Vec<RegionChange> = Vec::new();
+    if !a.regions.is_empty() && !b.regions.is_empty() {
+        let mut cuts: Vec<u8> = vec![0];
+        for r in a.regions.iter().chain(&b.regions) {
+            cuts.push(r.min_intent_score);
+            if r.max_intent_score < MAX_INTENT_SCORE {
+                cuts.push(r.max_intent_score + 1);
             }
-            let intent = (
-                x.min_intent_score.max(y.min_intent_score),
-                x.max_intent_score.min(y.max_intent_score),
-            );
-            let idle = (
-                x.min_idle_ms.max(y.min_idle_ms),
-                x.max_idle_ms.min(y.max_idle_ms),
-            );
-            if intent.0 <= intent.1 && idle.0 <= idle.1 {
-                regions.push(RegionChange {
-                    min_intent_score: intent.0,
-                    max_intent_score: intent.1,
-                    min_idle_ms: idle.0,
-                    max_idle_ms: idle.1,
-                    kind: kind(x, y),
-                    old_rule_id: x.rule_id.clone(),
-                    new_rule_id: y.rule_id.clone(),
-                });
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        // Regions of the band below, open for extension (indices into `regions`, by idle).
+        let mut open: Vec<usize> = Vec::new();
+        for (i, &lo) in cuts.iter().enumerate() {
+            let hi = cuts.get(i + 1).map_or(MAX_INTENT_SCORE, |next| next - 1);
+            let mut next_open = Vec::new();
+            let (x, y) = (band(&a.regions, lo), band(&b.regions, lo));
+            for (min_idle, max_idle, old_rule, new_rule) in changed(&x, &y) {
+                let same = |r: &RegionChange| {
+                    (r.min_idle_ms, r.max_idle_ms) == (min_idle, max_idle)
+                        && r.old_rule_id.as_deref() == old_rule
+                        && r.new_rule_id.as_deref() == new_rule
+                };
+                match open
+                    .iter()
+                    .copied()
+                    .find(|&k| regions.get(k).is_some_and(same))
+                {
+                    Some(k) => {
+                        if let Some(r) = regions.get_mut(k) {
+                            r.max_intent_score = hi;
+                        }
+                        next_open.push(k);
+                    }
+                    None => {
+                        next_open.push(regions.len());
+                        regions.push(RegionChange {
+                            min_intent_score: lo,
+                            max_intent_score: hi,
+                            min_idle_ms: min_idle,
+                            max_idle_ms: max_idle,
+                            kind: kind(old_rule, new_rule),
+                            old_rule_id: old_rule.map(str::to_owned),
+                            new_rule_id: new_rule.map(str::to_owned),
+                        });
+                    }
+                }
             }
+            open = next_open;
         }
     }
     let old_quiet_zone = a.quiet_zone.map(|z| z.pattern);
@@ -102,60 +130,58 @@ pub(super) fn page_change(old: &Engine, new: &Engine, page: &str) -> Option<Page
         path: b.path.or(a.path),
         old_quiet_zone,
         new_quiet_zone,
-        regions: merge(regions),
+        regions,
     })
 }
 
-fn kind(old: &Region, new: &Region) -> ChangeKind {
-    match (&old.rule_id, &new.rule_id) {
+/// The regions of a map that contain intent score `intent`, by idle time: a partition of the
+/// idle axis.
+fn band(regions: &[Region], intent: u8) -> Vec<&Region> {
+    let mut band: Vec<&Region> = regions
+        .iter()
+        .filter(|r| (r.min_intent_score..=r.max_intent_score).contains(&intent))
+        .collect();
+    band.sort_unstable_by_key(|r| r.min_idle_ms);
+    band
+}
+
+/// The idle segments where two partitions of the idle axis have different owners, as
+/// (min, max inclusive, old owner, new owner), by idle time.
+fn changed<'a>(
+    x: &[&'a Region],
+    y: &[&'a Region],
+) -> Vec<(u32, u32, Option<&'a str>, Option<&'a str>)> {
+    let mut out = Vec::new();
+    let (mut i, mut j, mut at) = (0, 0, 0u32);
+    while let (Some(p), Some(q)) = (x.get(i), y.get(j)) {
+        let end = p.max_idle_ms.min(q.max_idle_ms);
+        if p.rule_id != q.rule_id && at <= end {
+            out.push((at, end, p.rule_id.as_deref(), q.rule_id.as_deref()));
+        }
+        if end >= MAX_IDLE_MS {
+            break;
+        }
+        at = end + 1;
+        i += usize::from(p.max_idle_ms == end);
+        j += usize::from(q.max_idle_ms == end);
+    }
+    out
+}
+
+fn kind(old: Option<&str>, new: Option<&str>) -> ChangeKind {
+    match (old, new) {
         (None, _) => ChangeKind::NudgeAdded,
         (_, None) => ChangeKind::NudgeRemoved,
         _ => ChangeKind::RuleChanged,
     }
 }
 
-/// Joins regions with the same idle interval and owners whose intent ranges touch (the overlay
-/// cuts the plane at both maps' thresholds), then sorts by intent, then idle time.
-fn merge(mut regions: Vec<RegionChange>) -> Vec<RegionChange> {
-    regions.sort_by(|a, b| {
-        (
-            a.min_idle_ms,
-            a.max_idle_ms,
-            &a.old_rule_id,
-            &a.new_rule_id,
-            a.min_intent_score,
-        )
-            .cmp(&(
-                b.min_idle_ms,
-                b.max_idle_ms,
-                &b.old_rule_id,
-                &b.new_rule_id,
-                b.min_intent_score,
-            ))
-    });
-    let mut out: Vec<RegionChange> = Vec::with_capacity(regions.len());
-    for r in regions {
-        match out.last_mut() {
-            Some(last)
-                if last.min_idle_ms == r.min_idle_ms
-                    && last.max_idle_ms == r.max_idle_ms
-                    && last.old_rule_id == r.old_rule_id
-                    && last.new_rule_id == r.new_rule_id
-                    && u16::from(last.max_intent_score) + 1 == u16::from(r.min_intent_score) =>
-            {
-                last.max_intent_score = r.max_intent_score;
-            }
-            _ => out.push(r),
-        }
-    }
-    out.sort_by_key(|r| (r.min_intent_score, r.min_idle_ms));
-    out
-}
-
 /// The pages the two configs mention: one per pattern of either (quiet zones, `pages`,
-/// `exclude_pages`), and one per `{a,b}` alternative; sorted, at most `MAX_DIFF_PAGES`.
+/// `exclude_pages`), and one per `{a,b}` alternative; in the order the old config, then the new
+/// one, mention them; at most `MAX_DIFF_PAGES`.
 pub(super) fn mentioned_pages(old: &Engine, new: &Engine) -> Vec<String> {
-    let mut pages = BTreeSet::new();
+    let mut seen: FxHashSet<String> = FxHashSet::default();
+    let mut pages = Vec::new();
     for engine in [old, new] {
         let config = engine.config();
         let rule_patterns = config
@@ -164,11 +190,14 @@ pub(super) fn mentioned_pages(old: &Engine, new: &Engine) -> Vec<String> {
             .flat_map(|r| r.when.pages.iter().flatten().chain(&r.when.exclude_pages));
         for p in config.quiet_zones.iter().chain(rule_patterns) {
             for expanded in alternatives(p.as_written(), MAX_ALTERNATIVES) {
-                pages.insert(fill(&expanded));
+                let page = fill(&expanded);
+                if pages.len() < MAX_DIFF_PAGES && seen.insert(page.clone()) {
+                    pages.push(page);
+                }
             }
         }
     }
-    pages.into_iter().take(MAX_DIFF_PAGES).collect()
+    pages
 }
 
 /// Most pages one pattern's `{a,b}` alternates expand to.

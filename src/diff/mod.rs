@@ -9,8 +9,6 @@
 
 mod map;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -330,8 +328,8 @@ pub fn diff(old: &Engine, new: &Engine, inputs: &[DiffInput]) -> Diff {
 /// Compares the decision maps (SPEC 6) of two configs exactly, on `pages` or, when `None`, on
 /// the pages the two configs mention: for every pattern of either, the page it names (`/cart`
 /// for `/cart` and `/cart/**`; one page per `{a,b}` alternative; wildcards filled in:
-/// `/products/*` gives `/products/x`). At most
-/// [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages, in sorted order, are compared.
+/// `/products/*` gives `/products/x`), in the order the old config, then the new one, mention
+/// them; at most [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages.
 pub fn diff_maps(old: &Engine, new: &Engine, pages: Option<&[String]>) -> Diff {
     let pages = match pages {
         Some(pages) => pages.to_vec(),
@@ -376,12 +374,16 @@ fn page_side(engine: &Engine, outcome: &PageOutcome) -> Side {
 }
 
 fn counts(kinds: impl Iterator<Item = ChangeKind>) -> Vec<ChangeCount> {
-    let mut by_kind: BTreeMap<ChangeKind, usize> = BTreeMap::new();
+    let mut by_kind = [0usize; ChangeKind::ALL.len()];
     for kind in kinds {
-        *by_kind.entry(kind).or_default() += 1;
+        if let Some(n) = by_kind.get_mut(kind as usize) {
+            *n += 1;
+        }
     }
-    by_kind
+    ChangeKind::ALL
         .into_iter()
+        .zip(by_kind)
+        .filter(|&(_, count)| count > 0)
         .map(|(kind, count)| ChangeCount { kind, count })
         .collect()
 }

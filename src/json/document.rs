@@ -30,7 +30,12 @@ impl Document {
     ) -> Result<T, Error> {
         self.check_size(text.len())?;
         let value = parse(text).map_err(|d| Error::new(self.kind, vec![d]))?;
-        self.finish(&value, Some(text), read)
+        let mut read = Some(read);
+        let mut out = None;
+        self.finish(&value, Some(text), &mut |v, f| {
+            out = read.take().and_then(|read| read(v, f));
+        })?;
+        out.ok_or_else(|| self.unread())
     }
 
     /// Reads a tree already parsed (a JS object in the WASM package); the size limit applies to
@@ -45,7 +50,12 @@ impl Document {
         read: impl FnOnce(&Value, &mut Findings) -> Option<T>,
     ) -> Result<T, Error> {
         self.check_size(value.to_string().len())?;
-        self.finish(value, None, read)
+        let mut read = Some(read);
+        let mut out = None;
+        self.finish(value, None, &mut |v, f| {
+            out = read.take().and_then(|read| read(v, f));
+        })?;
+        out.ok_or_else(|| self.unread())
     }
 
     /// The `input_too_large` error for `len` bytes over the limit.
@@ -73,16 +83,24 @@ impl Document {
         ))
     }
 
-    fn finish<T>(
+    /// Runs `read` and places its findings; not generic, so that its code is in the module once.
+    fn finish(
         &self,
         value: &Value,
         text: Option<&str>,
-        read: impl FnOnce(&Value, &mut Findings) -> Option<T>,
-    ) -> Result<T, Error> {
+        read: &mut dyn FnMut(&Value, &mut Findings),
+    ) -> Result<(), Error> {
         let mut findings = Findings::default();
-        match read(value, &mut findings) {
-            Some(out) if findings.is_empty() => Ok(out),
-            _ => Err(Error::new(self.kind, findings.into_diagnostics(text))),
+        read(value, &mut findings);
+        if findings.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::new(self.kind, findings.into_diagnostics(text)))
         }
+    }
+
+    /// A reader that gave nothing without a finding (it does not happen: readers report why).
+    fn unread(&self) -> Error {
+        Error::new(self.kind, Vec::new())
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::timestamp::{Timestamp, TimestampError};
+use super::timestamp::{sort_by_time, Timestamp, TimestampError};
 use crate::code::DiagnosticCode;
 use crate::config::NudgeType;
 use crate::error::{Diagnostic, Error, ErrorKind};
@@ -218,16 +218,16 @@ fn from_lines(text: &str) -> Result<Sessions, Error> {
         let line_number = u32::try_from(line_index + 1).unwrap_or(u32::MAX);
         let mut f = Findings::default();
         let session = match json::parse(line) {
-            Ok(value) => read_session_or_envelope(&value, &Path::root(), &mut f),
+            Ok(value) => {
+                ids.check(&value, index, &Path::root(), &mut f);
+                read_session_or_envelope(&value, &Path::root(), &mut f)
+            }
             Err(d) => {
                 errors.push(at_line(d, index, line_number));
                 sessions.push(None);
                 continue;
             }
         };
-        if let Some(s) = &session {
-            ids.check(&s.id, index, &Path::root(), &mut f);
-        }
         errors.extend(
             f.into_diagnostics(Some(line))
                 .into_iter()
@@ -293,11 +293,8 @@ fn read_all(value: &Value, f: &mut Findings) -> Option<Sessions> {
     let mut ids = Ids::default();
     let mut sessions = Vec::with_capacity(items.len());
     for (i, (path, v)) in items.iter().enumerate() {
-        let session = read_session_or_envelope(v, path, f);
-        if let Some(s) = &session {
-            ids.check(&s.id, i, path, f);
-        }
-        sessions.push(session);
+        ids.check(v, i, path, f);
+        sessions.push(read_session_or_envelope(v, path, f));
     }
     let sessions: Option<Vec<Session>> = sessions.into_iter().collect();
     Some(Sessions {
@@ -310,7 +307,18 @@ fn read_all(value: &Value, f: &mut Findings) -> Option<Sessions> {
 struct Ids(HashMap<String, usize>);
 
 impl Ids {
-    fn check(&mut self, id: &str, index: usize, path: &Path, f: &mut Findings) {
+    /// Reports the id of the session (or response envelope) `value` at `path` if an earlier
+    /// session has it; a missing or mistyped id is reported by the session's reading.
+    fn check(&mut self, value: &Value, index: usize, path: &Path, f: &mut Findings) {
+        let (value, path) = match value.get("data") {
+            Some(data) if value.as_object().is_some_and(|m| m.len() == 1) => {
+                (data, path.key("data"))
+            }
+            _ => (value, path.clone()),
+        };
+        let Some(id) = value.get("id").and_then(Value::as_str) else {
+            return;
+        };
         match self.0.get(id) {
             Some(first) => f.push(
                 DiagnosticCode::DuplicateSessionId,
@@ -414,11 +422,9 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         }
         None => Some(Vec::new()),
     };
-    let mut events = events?;
-    let mut nudges = nudges?;
     // Stable sorts: equal times keep the input's order.
-    events.sort_by_key(|e| e.occurred_at.at);
-    nudges.sort_by_key(|n| n.shown_at.at);
+    let events = sort_by_time(events?, |e| e.occurred_at.at);
+    let nudges = sort_by_time(nudges?, |n| n.shown_at.at);
     Some(Session {
         id: id?.to_owned(),
         ended_at: ended_at?,

@@ -126,11 +126,30 @@ impl Timestamp {
         if self <= earlier {
             return 0;
         }
-        let seconds = (self.seconds - earlier.seconds) as u64;
+        // Years 0000 to 9999: the seconds differ by less than 2^39, so this cannot overflow.
+        let seconds = self.seconds.saturating_sub(earlier.seconds);
         let nanos = i64::from(self.nanos) - i64::from(earlier.nanos);
-        let total_nanos = i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
-        u64::try_from(total_nanos / 1_000_000).unwrap_or(u64::MAX)
+        let millis = seconds.saturating_mul(1000) + nanos.div_euclid(1_000_000);
+        u64::try_from(millis).unwrap_or(0)
     }
+}
+
+/// `items` sorted by `at`, stably (equal times keep their order). One sort of `(Timestamp,
+/// index)` pairs serves every item type (each sort instantiation costs the WASM package size).
+pub(crate) fn sort_by_time<T>(items: Vec<T>, at: impl Fn(&T) -> Timestamp) -> Vec<T> {
+    let mut keys: Vec<(Timestamp, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (at(item), i))
+        .collect();
+    if keys.is_sorted() {
+        return items;
+    }
+    keys.sort_unstable();
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    keys.iter()
+        .filter_map(|&(_, i)| slots.get_mut(i)?.take())
+        .collect()
 }
 
 fn is_leap(year: u32) -> bool {
@@ -190,6 +209,20 @@ mod tests {
             ts("2026-03-02T12:00:05Z").millis_since(ts("2026-03-01T12:00:05.999Z")),
             86_399_001
         );
+    }
+
+    #[test]
+    fn sorting_by_time_is_stable() {
+        let t = |s: u32| ts(&format!("2026-03-01T12:00:{s:02}Z"));
+        let items = vec![
+            (t(5), 'a'),
+            (t(1), 'b'),
+            (t(5), 'c'),
+            (t(1), 'd'),
+            (t(0), 'e'),
+        ];
+        let sorted: String = sort_by_time(items, |x| x.0).iter().map(|x| x.1).collect();
+        assert_eq!(sorted, "ebdac");
     }
 
     #[test]
