@@ -311,6 +311,323 @@ export interface NormalizeOptions {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Config as code (SPEC 8): scenarios, coverage, replay, diff
+// ---------------------------------------------------------------------------------------------
+
+/** Loads the config-as-code module (browsers): fetches `wasm/config-as-code/nudge_rules_bg.wasm` next to its glue. Call once before `test`, `coverage`, `scenario`, `replay`, `replaySummary`, `RecordedSessions` or `NudgeEngine.diff`. */
+export function initConfigAsCode(
+  moduleOrPath?:
+    | { module_or_path: InitInput | Promise<InitInput> }
+    | InitInput
+    | Promise<InitInput>,
+): Promise<InitOutput>;
+
+/** Loads the config-as-code module synchronously (Node, workers) from its `.wasm` bytes. */
+export function initConfigAsCodeSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
+
+/** What a scenario expects, and what it got: exactly one key. */
+export type Expectation =
+  | { rule: string }
+  | { quiet_zone: true }
+  | { no_nudge: true }
+  | { error: "InvalidRequest" };
+
+/** One scenario of a scenario file. `session_state` is kept as given (it may be invalid when `expect` is the error). */
+export interface Scenario {
+  /** 1 to 200 characters, unique in its file. */
+  name: string;
+  session_state: SessionState | unknown;
+  expect: Expectation;
+}
+
+/** A scenario file: `{ scenarios: Scenario[] }` (at most 10,000 scenarios, 16 MiB of text). */
+export interface ScenarioFile {
+  scenarios: Scenario[];
+}
+
+/** A scenario file as JSON text (diagnostics with line and column) or as an object. */
+export type ScenariosSource = string | ScenarioFile | object;
+
+/** The errors thrown for a bad scenario file or bad sessions. */
+export interface InputError extends Error {
+  kind: "InvalidScenarios" | "InvalidSessions";
+  diagnostics: Diagnostic[];
+}
+
+export interface ScenarioResult {
+  name: string;
+  passed: boolean;
+  expected: Expectation;
+  /** What the engine gave, in the shape of `expect`: saved as `expect`, it passes. */
+  got: Expectation;
+  /** The preview's reason text, or the InvalidRequest message (informational). */
+  reason: string;
+}
+
+export interface TestReport {
+  passed: number;
+  failed: number;
+  /** One per scenario, in file order. */
+  results: ScenarioResult[];
+}
+
+export interface ConditionCoverage {
+  condition: "min_intent_score" | "max_intent_score" | "min_idle_ms" | "pages" | "exclude_pages";
+  /** Scenarios in which it held. */
+  seen_true: number;
+  /** Scenarios in which it failed. */
+  seen_false: number;
+}
+
+export interface RuleCoverage {
+  index: number;
+  id: string;
+  nudge_type: NudgeType;
+  /** False: disabled; it never fires and its conditions are not counted. */
+  enabled: boolean;
+  /** Scenarios in which it fired. */
+  fired: number;
+  /** The conditions the rule sets, in field order. */
+  conditions: ConditionCoverage[];
+}
+
+export interface PatternCoverage {
+  /** `quiet_zones[0]`, `rules[2].when.pages[1]`, `rules[2].when.exclude_pages[0]`. */
+  json_path: string;
+  pattern: string;
+  /** Scenarios whose page it matched. */
+  matched: number;
+}
+
+export interface Coverage {
+  scenarios: number;
+  /** Scenarios whose state was rejected (InvalidRequest): they exercise nothing. */
+  rejected: number;
+  /** Every rule, config order. */
+  rules: RuleCoverage[];
+  quiet_zones: PatternCoverage[];
+  /** Every `pages` and `exclude_pages` pattern, config order. */
+  patterns: PatternCoverage[];
+  totals: {
+    rules_fired: number;
+    rules: number;
+    condition_outcomes_seen: number;
+    condition_outcomes: number;
+    patterns_matched: number;
+    patterns: number;
+  };
+  /** One line per gap: `rule "x" never fired`, `rule "x": min_idle_ms never seen false`, `pattern rules[1].when.pages[0] "/a/**" never matched`. */
+  unexercised: string[];
+}
+
+/** A recorded session as `GET /v1/sessions/{id}` returns its `data` (API document 2.1, 2.2). */
+export interface RecordedSession {
+  id: string;
+  started_at?: string;
+  /** RFC 3339 in UTC, e.g. `2026-03-01T12:00:05.250Z`. */
+  ended_at: string;
+  page_count?: number;
+  intent_score: number;
+  converted?: boolean;
+  nudge_count?: number;
+  events: { type: string; url: string; occurred_at: string; intent_score?: number }[];
+  nudges?: {
+    nudge_id?: string;
+    type: NudgeType;
+    shown_at: string;
+    outcome: NudgeOutcome;
+    influenced_conversion: boolean;
+  }[];
+}
+
+/** Sessions: JSONL or JSON text, an array of sessions (or `{ data: session }` responses), one session, or sessions read once. */
+export type SessionsSource = string | RecordedSession[] | RecordedSession | object | RecordedSessions;
+
+export type NudgeOutcome = "shown" | "clicked" | "dismissed" | "chat_opened";
+
+/** What fires on a page view. */
+export type PageOutcome =
+  | { kind: "fired"; rule_id: string; rule_index: number; nudge_type: NudgeType; at_ms: number }
+  | { kind: "quiet_zone"; quiet_zone: QuietZoneRef }
+  | { kind: "no_nudge" }
+  | { kind: "rejected"; url_error: UrlRejection };
+
+export interface RecordedNudgeView {
+  nudge_id: string | null;
+  nudge_type: NudgeType;
+  shown_at: string;
+  /** Ms after the event of the page it was shown on; null when shown outside every page view. */
+  at_ms: number | null;
+  outcome: NudgeOutcome;
+  influenced_conversion: boolean;
+}
+
+export interface PageReplay {
+  event_type: string;
+  page_url: string;
+  occurred_at: string;
+  /** Ms from the session's first event. */
+  offset_ms: number;
+  /** Ms until the next event (the last: until `ended_at`). */
+  dwell_ms: number;
+  /** The event's own intent score, else the session's. */
+  intent_score: number;
+  path: string | null;
+  outcome: PageOutcome;
+  /** Nudges really shown on this page view. */
+  recorded: RecordedNudgeView[];
+}
+
+export interface SessionReplay {
+  id: string;
+  intent_score: number;
+  converted: boolean | null;
+  /** By `occurred_at`. */
+  pages: PageReplay[];
+  unplaced_nudges: RecordedNudgeView[];
+}
+
+export interface OutcomeCounts {
+  nudges: number;
+  shown: number;
+  clicked: number;
+  dismissed: number;
+  chat_opened: number;
+  influenced_conversion: number;
+}
+
+export interface RuleReach {
+  rule_id: string;
+  nudge_type: NudgeType;
+  enabled: boolean;
+  sessions: number;
+  converted_sessions: number;
+  page_views: number;
+  /** The nudges of the rule's type really shown on the page views it reaches. */
+  recorded_same_type: OutcomeCounts;
+}
+
+export interface TypeReach {
+  nudge_type: NudgeType;
+  predicted_sessions: number;
+  predicted_page_views: number;
+  recorded_sessions: number;
+  recorded: OutcomeCounts;
+  /** Recorded nudges of this type shown on page views where this type is predicted. */
+  recorded_where_predicted: OutcomeCounts;
+}
+
+export interface ReplaySummary {
+  sessions: number;
+  converted_sessions: number;
+  page_views: number;
+  page_views_with_nudge: number;
+  page_views_quiet: number;
+  page_views_rejected: number;
+  recorded_nudges: number;
+  unplaced_nudges: number;
+  /** Every rule, config order. */
+  rules: RuleReach[];
+  /** chat_bubble, toast, exit_modal, sticky_bar. */
+  nudge_types: TypeReach[];
+}
+
+export interface Replay {
+  sessions: SessionReplay[];
+  summary: ReplaySummary;
+}
+
+/** Sessions read once, to replay against many configs (an editor replays on every edit). */
+export class RecordedSessions {
+  /** Reads sessions. Throws an {@link InputError} (kind `InvalidSessions`) listing every problem. */
+  constructor(sessions: string | object);
+  /** How many sessions. */
+  readonly length: number;
+  /** Releases the sessions' WebAssembly memory. */
+  free(): void;
+}
+
+export type ChangeKind =
+  | "nudge_added"
+  | "nudge_removed"
+  | "rule_changed"
+  | "nudge_changed"
+  | "timing_changed"
+  | "quiet_zone_added"
+  | "quiet_zone_removed"
+  | "error_changed";
+
+/** One side of a change. */
+export interface Side {
+  outcome: Expectation;
+  /** The nudge shown, when a rule fires. */
+  nudge: ConfigNudge | null;
+  /** Recorded page views: idle ms at which the rule fires. */
+  at_ms: number | null;
+  /** Scenarios: the reason text or InvalidRequest message. */
+  reason: string | null;
+}
+
+export interface Change {
+  kind: ChangeKind;
+  /** Index of the input it comes from. */
+  input: number;
+  scenario: string | null;
+  session_id: string | null;
+  page_index: number | null;
+  page_url: string | null;
+  old: Side;
+  new: Side;
+}
+
+export interface RegionChange {
+  min_intent_score: number;
+  max_intent_score: number;
+  min_idle_ms: number;
+  max_idle_ms: number;
+  kind: "nudge_added" | "nudge_removed" | "rule_changed";
+  old_rule_id: string | null;
+  new_rule_id: string | null;
+}
+
+export interface PageMapChange {
+  page_url: string;
+  path: string | null;
+  old_quiet_zone: string | null;
+  new_quiet_zone: string | null;
+  regions: RegionChange[];
+}
+
+export interface Reach {
+  sessions: number;
+  page_views: number;
+}
+
+export interface Diff {
+  scenarios: number;
+  page_views: number;
+  /** Inputs whose outcome changes, input order. */
+  changes: Change[];
+  /** Without inputs: the pages compared. */
+  pages: string[];
+  /** Without inputs: pages whose decision map changes. */
+  map_changes: PageMapChange[];
+  /** Kinds with at least one change, in the order of ChangeKind. */
+  counts: { kind: ChangeKind; count: number }[];
+  /** With recorded sessions: each rule's reach before and after (null: no such rule). */
+  reach: { rule_id: string; old: Reach | null; new: Reach | null }[];
+}
+
+/** An input to `NudgeEngine.diff`: a scenario file or sessions, as text or as an object. */
+export type DiffInput = string | ScenarioFile | RecordedSession[] | RecordedSession | object;
+
+/** What `NudgeEngine.diff` throws for a bad config (`config` says which). */
+export interface DiffConfigError extends NudgeRulesError {
+  kind: "InvalidConfig";
+  config: "old" | "new";
+}
+
+// ---------------------------------------------------------------------------------------------
 // Functions
 // ---------------------------------------------------------------------------------------------
 
@@ -340,6 +657,20 @@ export class NudgeEngine {
   pageReport(pageUrl: string): PageReport;
   /** The validated config with defaults filled in. */
   config(): Config;
+
+  // Config as code (SPEC 8): these need `initConfigAsCode()` first (else they throw an Error).
+  /** Checks every scenario. Throws an {@link InputError} (kind `InvalidScenarios`) for a bad file; a scenario's own outcome, InvalidRequest included, is in its result. */
+  test(scenarios: ScenariosSource): TestReport;
+  /** What the scenarios exercise: rules fired, conditions seen true and false, patterns matched. Throws like `test`. */
+  coverage(scenarios: ScenariosSource): Coverage;
+  /** A scenario whose `expect` is what this config gives now ("save this visitor"). Throws only for a state with no JSON form (code `not_json`). */
+  scenario(name: string, sessionState: SessionState | object): Scenario;
+  /** Replays recorded sessions. Throws an {@link InputError} (kind `InvalidSessions`) for bad sessions. */
+  replay(sessions: SessionsSource): Replay;
+  /** The summary of `replay` alone (what an editor recomputes per edit). Throws like `replay`. */
+  replaySummary(sessions: SessionsSource): ReplaySummary;
+  /** The inputs whose outcome changes between two configs; without inputs, the decision maps of the pages the configs mention. Throws {@link DiffConfigError} for a bad config, {@link InputError} (with `input`: its index) for a bad input, `TypeError` when `inputs` is not an array. */
+  static diff(oldConfig: ConfigSource, newConfig: ConfigSource, inputs?: DiffInput[]): Diff;
 }
 
 /** The canonical path of a page URL (SPEC 4). Throws a {@link PageUrlError} when rejected. */

@@ -148,3 +148,113 @@ fn request_limits() {
         .unwrap_err();
     assert!(e.to_string().contains("64 KiB"), "{e}");
 }
+
+// --- SPEC 8: scenario files and recorded sessions ---------------------------------------------
+
+use nudge_rules::limits::{
+    MAX_EVENTS_PER_SESSION, MAX_RECORDED_NUDGES_PER_SESSION, MAX_SCENARIOS,
+    MAX_SCENARIO_FILE_BYTES, MAX_SCENARIO_NAME_CHARS, MAX_SESSIONS, MAX_SESSIONS_BYTES,
+};
+use nudge_rules::replay::Sessions;
+use nudge_rules::scenarios::ScenarioFile;
+
+/// The (code, path) of each diagnostic of an error.
+fn codes(e: &nudge_rules::Error) -> Vec<(String, String)> {
+    e.diagnostics()
+        .iter()
+        .map(|d| (d.code.to_string(), d.path.clone()))
+        .collect()
+}
+
+fn scenarios(n: usize, name: impl Fn(usize) -> String) -> String {
+    let items: Vec<Value> = (0..n)
+        .map(|i| json!({"name": name(i), "session_state": {"intent_score": 1, "page_url": "/"}, "expect": {"no_nudge": true}}))
+        .collect();
+    json!({ "scenarios": items }).to_string()
+}
+
+#[test]
+fn scenario_file_limits() {
+    let numbered = |i: usize| format!("s{i}");
+    assert!(ScenarioFile::from_text(&scenarios(MAX_SCENARIOS, numbered)).is_ok());
+    let e = ScenarioFile::from_text(&scenarios(MAX_SCENARIOS + 1, numbered)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidScenarios);
+    assert_eq!(
+        codes(&e),
+        [("too_many_scenarios".to_owned(), "scenarios".to_owned())]
+    );
+    assert!(e
+        .to_string()
+        .contains("10,001 scenarios; the limit is 10,000"));
+
+    let named = |n: usize| move |_: usize| "é".repeat(n);
+    assert!(ScenarioFile::from_text(&scenarios(1, named(MAX_SCENARIO_NAME_CHARS))).is_ok());
+    let e = ScenarioFile::from_text(&scenarios(1, named(MAX_SCENARIO_NAME_CHARS + 1))).unwrap_err();
+    assert_eq!(codes(&e)[0].0, "invalid_scenario_name");
+
+    let padded = |len: usize| {
+        let base = scenarios(0, numbered);
+        format!("{base}{}", " ".repeat(len - base.len()))
+    };
+    assert!(ScenarioFile::from_text(&padded(MAX_SCENARIO_FILE_BYTES)).is_ok());
+    let e = ScenarioFile::from_text(&padded(MAX_SCENARIO_FILE_BYTES + 1)).unwrap_err();
+    assert_eq!(codes(&e), [("input_too_large".to_owned(), String::new())]);
+    assert!(e.to_string().contains("the limit is 16 MiB"), "{e}");
+}
+
+fn session(id: usize, events: usize, nudges: usize) -> Value {
+    let event = json!({"type": "PAGE_VIEW", "url": "/", "occurred_at": "2026-03-01T12:00:00Z"});
+    let nudge = json!({"type": "toast", "shown_at": "2026-03-01T12:00:00Z", "outcome": "shown", "influenced_conversion": false});
+    json!({"id": format!("sess_{id}"), "intent_score": 1, "ended_at": "2026-03-01T12:00:01Z",
+           "events": vec![event; events], "nudges": vec![nudge; nudges]})
+}
+
+#[test]
+fn session_limits() {
+    let one = |events, nudges| Value::Array(vec![session(0, events, nudges)]).to_string();
+    assert!(Sessions::from_text(&one(
+        MAX_EVENTS_PER_SESSION,
+        MAX_RECORDED_NUDGES_PER_SESSION
+    ))
+    .is_ok());
+    let e = Sessions::from_text(&one(MAX_EVENTS_PER_SESSION + 1, 0)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidSessions);
+    assert_eq!(
+        codes(&e),
+        [("too_many_events".to_owned(), "[0].events".to_owned())]
+    );
+    let e = Sessions::from_text(&one(0, MAX_RECORDED_NUDGES_PER_SESSION + 1)).unwrap_err();
+    assert_eq!(
+        codes(&e),
+        [(
+            "too_many_recorded_nudges".to_owned(),
+            "[0].nudges".to_owned()
+        )]
+    );
+
+    // Session count, as JSONL and as an array.
+    let lines = |n: usize| {
+        (0..n)
+            .map(|i| session(i, 0, 0).to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        Sessions::from_text(&lines(MAX_SESSIONS)).unwrap().len(),
+        MAX_SESSIONS
+    );
+    let e = Sessions::from_text(&lines(MAX_SESSIONS + 1)).unwrap_err();
+    assert_eq!(codes(&e), [("too_many_sessions".to_owned(), String::new())]);
+    let array = format!("[{}]", lines(MAX_SESSIONS + 1).replace('\n', ","));
+    let e = Sessions::from_text(&array).unwrap_err();
+    assert_eq!(codes(&e), [("too_many_sessions".to_owned(), String::new())]);
+
+    let padded = |len: usize| {
+        let base = lines(1);
+        format!("{base}{}", " ".repeat(len - base.len()))
+    };
+    assert!(Sessions::from_text(&padded(MAX_SESSIONS_BYTES)).is_ok());
+    let e = Sessions::from_text(&padded(MAX_SESSIONS_BYTES + 1)).unwrap_err();
+    assert_eq!(codes(&e), [("input_too_large".to_owned(), String::new())]);
+    assert!(e.to_string().contains("the limit is 64 MiB"), "{e}");
+}

@@ -364,7 +364,10 @@ fn check_error(e: &nudge_rules::Error, want: &Value) -> Result<(), String> {
     }
     if let Some(n) = want["count"].as_u64() {
         if e.diagnostics().len() as u64 != n {
-            return Err(format!("{} diagnostics, want {n}: {got}", e.diagnostics().len()));
+            return Err(format!(
+                "{} diagnostics, want {n}: {got}",
+                e.diagnostics().len()
+            ));
         }
     }
     contains_all(&e.diagnostics()[0].message, &want["message_contains"])
@@ -444,7 +447,9 @@ fn diff_vectors() {
                 .find(|r| r.rule_id == *id)
                 .ok_or(format!("no reach for {id}"))?;
             let pair = |x: Option<nudge_rules::diff::Reach>| {
-                x.map_or(Value::Null, |x| serde_json::json!([x.sessions, x.page_views]))
+                x.map_or(Value::Null, |x| {
+                    serde_json::json!([x.sessions, x.page_views])
+                })
             };
             let got = serde_json::json!([pair(r.old), pair(r.new)]);
             if got != *want {

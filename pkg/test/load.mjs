@@ -5,16 +5,19 @@ import { existsSync, readFileSync } from 'node:fs';
 export const pkgDir = new URL('../', import.meta.url);
 export const repoRoot = new URL('../../', import.meta.url);
 export const wasmUrl = new URL('wasm/nudge_rules_bg.wasm', pkgDir);
+/** The config-as-code module (SPEC 8), loaded on demand by users; the tests load it up front. */
+export const asCodeWasmUrl = new URL('wasm/config-as-code/nudge_rules_bg.wasm', pkgDir);
 
-for (const file of [wasmUrl, new URL('wasm/nudge_rules.js', pkgDir)]) {
+for (const file of [wasmUrl, new URL('wasm/nudge_rules.js', pkgDir), asCodeWasmUrl]) {
   if (!existsSync(file)) {
     throw new Error(`${file.pathname} is missing: build it with \`make wasm\` (scripts/build-wasm.sh)`);
   }
 }
 const pkg = await import('../index.js');
 pkg.initSync({ module: readFileSync(wasmUrl) });
+pkg.initConfigAsCodeSync({ module: readFileSync(asCodeWasmUrl) });
 
-export const { NudgeEngine, normalizePageUrl, previewResponse, validateConfig } = pkg;
+export const { NudgeEngine, RecordedSessions, normalizePageUrl, previewResponse, validateConfig } = pkg;
 export { pkg };
 
 /** Reads a repository file (vectors, examples) as text. */

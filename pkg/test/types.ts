@@ -1,12 +1,25 @@
 // A typed usage of the package, checked (never run) by `tsc --noEmit -p pkg`: the declarations in
 // index.d.ts must accept every documented call and give precise result types.
 import init, {
+  initConfigAsCode,
+  initConfigAsCodeSync,
   initSync,
+  RecordedSessions,
   NudgeEngine,
   normalizePageUrl,
   previewResponse,
   validateConfig,
   type Config,
+  type Coverage,
+  type Diff,
+  type DiffConfigError,
+  type Expectation,
+  type InputError,
+  type PageOutcome,
+  type Replay,
+  type ReplaySummary,
+  type Scenario,
+  type TestReport,
   type HttpResponse,
   type DecisionMap,
   type Diagnostic,
@@ -120,6 +133,59 @@ export function usage(): string[] {
   return out;
 }
 
+// Config as code (SPEC 8).
+export async function configAsCode(engine: NudgeEngine, sessionsText: string): Promise<string[]> {
+  await initConfigAsCode();
+  await initConfigAsCode({ module_or_path: new URL('https://cdn.example/nudge_rules_bg.wasm') });
+  initConfigAsCodeSync({ module: wasmBytes });
+  const out: string[] = [];
+  const report: TestReport = engine.test('{"scenarios": []}');
+  const fromObject: TestReport = engine.test({
+    scenarios: [{ name: 'a', session_state: { intent_score: 1, page_url: '/' }, expect: { no_nudge: true } }],
+  });
+  for (const r of [...report.results, ...fromObject.results]) {
+    const got: Expectation = r.got;
+    if ('rule' in got) out.push(got.rule);
+    out.push(r.name, String(r.passed), r.reason);
+  }
+  const coverage: Coverage = engine.coverage({ scenarios: [] });
+  out.push(...coverage.unexercised, String(coverage.totals.rules_fired));
+  for (const rule of coverage.rules) out.push(...rule.conditions.map((c) => `${c.condition} ${c.seen_true}/${c.seen_false}`));
+  const saved: Scenario = engine.scenario('home', { intent_score: 10, page_url: '/' });
+  out.push(saved.name);
+
+  const replay: Replay = engine.replay(sessionsText);
+  for (const s of replay.sessions) {
+    for (const p of s.pages) {
+      const o: PageOutcome = p.outcome;
+      if (o.kind === 'fired') out.push(`${o.rule_id} ${o.nudge_type} ${o.at_ms}`);
+      if (o.kind === 'rejected') out.push(o.url_error.code);
+      out.push(...p.recorded.map((n) => `${n.nudge_type} ${n.outcome} ${n.at_ms ?? '-'}`));
+    }
+  }
+  const recorded = new RecordedSessions(sessionsText);
+  const summary: ReplaySummary = engine.replaySummary(recorded);
+  out.push(String(recorded.length), ...summary.rules.map((r) => `${r.rule_id} ${r.page_views} ${r.recorded_same_type.clicked}`));
+  recorded.free();
+
+  const d: Diff = NudgeEngine.diff('{"version": 1}', { version: 1, rules: [] }, [sessionsText, { scenarios: [] }]);
+  out.push(...d.counts.map((c) => `${c.kind} ${c.count}`), ...d.changes.map((c) => `${JSON.stringify(c.old.outcome)} ${c.new.at_ms}`));
+  out.push(...NudgeEngine.diff('{"version": 1}', '{"version": 1}').map_changes.map((m) => m.page_url));
+  try {
+    engine.test('{');
+  } catch (e) {
+    const err = e as InputError;
+    out.push(err.kind, ...err.diagnostics.map((x) => `${x.path} ${x.line}`));
+  }
+  try {
+    NudgeEngine.diff('{}', '{}');
+  } catch (e) {
+    const err = e as DiffConfigError;
+    out.push(err.config);
+  }
+  return out;
+}
+
 // Mistakes the declarations must reject.
 export function rejected(engine: NudgeEngine): void {
   // @ts-expect-error intent_score is required
@@ -135,5 +201,10 @@ export function rejected(engine: NudgeEngine): void {
   const r = engine.preview({ intent_score: 1, page_url: '/' });
   // @ts-expect-error nudge may be null until narrowed
   r.nudge.message;
+  // @ts-expect-error diff's inputs are a list
+  NudgeEngine.diff('{}', '{}', '{"scenarios": []}');
+  // @ts-expect-error an expectation's error is InvalidRequest
+  const e: Expectation = { error: 'InvalidConfig' };
+  void e;
   void t;
 }

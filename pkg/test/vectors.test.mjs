@@ -15,7 +15,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 
-import { NudgeEngine, normalizePageUrl, readRepoFile, validateConfig } from './load.mjs';
+import { NudgeEngine, RecordedSessions, normalizePageUrl, readRepoFile, validateConfig } from './load.mjs';
 
 const VECTOR_DIR = 'tests/vectors/';
 
@@ -296,8 +296,132 @@ function lintNative(c) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json, compared as
+// tests/vectors.rs compares them (`subset`), on what the package returns.
+
+/** `expected` matches `actual` as in tests/vectors.rs: object keys given must match, arrays
+ * element by element with the same length, other values equal. Throws where they differ. */
+function subset(expected, actual, at = 'result') {
+  if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
+    assert.ok(actual !== null && typeof actual === 'object' && !Array.isArray(actual), `${at}: got ${JSON.stringify(actual)}`);
+    for (const [k, w] of Object.entries(expected)) {
+      assert.ok(k in actual, `${at}.${k}: missing in ${JSON.stringify(actual)}`);
+      subset(w, actual[k], `${at}.${k}`);
+    }
+  } else if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual) && actual.length === expected.length, `${at}: got ${JSON.stringify(actual)}, want ${JSON.stringify(expected)}`);
+    expected.forEach((w, i) => subset(w, actual[i], `${at}[${i}]`));
+  } else {
+    assert.deepEqual(actual, expected, at);
+  }
+}
+
+const matches = (expected, actual) => {
+  try {
+    subset(expected, actual);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An input of a case: `{key}_text` and `{key}_file` as text, `{key}` as the JS value. */
+function input(c, key) {
+  if (typeof c[`${key}_text`] === 'string') return c[`${key}_text`];
+  if (typeof c[`${key}_file`] === 'string') return readRepoFile(c[`${key}_file`]);
+  return c[key];
+}
+
+/** Runs `call`, then checks its result against `expect`, or its thrown error against `expect_error`. */
+function checkResult(c, call) {
+  let result;
+  let error;
+  try {
+    result = call();
+  } catch (e) {
+    error = e;
+  }
+  if (!c.expect_error) {
+    assert.equal(error, undefined, `unexpected error: ${error?.message}`);
+    subset(c.expect, result);
+    return result;
+  }
+  assert.ok(error, `accepted, want ${c.expect_error.kind}`);
+  assertThrownError(error, c.expect_error.kind);
+  for (const w of c.expect_error.diagnostics) {
+    assert.ok(error.diagnostics.some((d) => matches(w, d)), `diagnostic ${JSON.stringify(w)} not reported; got ${JSON.stringify(error.diagnostics)}`);
+  }
+  if (typeof c.expect_error.count === 'number') assert.equal(error.diagnostics.length, c.expect_error.count, JSON.stringify(error.diagnostics));
+  containsAll(error.diagnostics[0].message, c.expect_error.message_contains);
+  return undefined;
+}
+
+function scenariosNative(c) {
+  const engine = new NudgeEngine(configText(c));
+  const report = checkResult(c, () => engine.test(input(c, 'scenarios')));
+  for (const [name, wanted] of Object.entries(c.reason_contains ?? {})) {
+    const r = report.results.find((x) => x.name === name);
+    assert.ok(r, `no result ${name}`);
+    containsAll(r.reason, wanted);
+  }
+  if (report) {
+    // What a scenario got, saved by engine.scenario as its expectation, passes.
+    for (const r of report.results) {
+      const scenarios = input(c, 'scenarios');
+      const source = typeof scenarios === 'string' ? JSON.parse(scenarios) : scenarios;
+      const state = source.scenarios.find((x) => x.name === r.name).session_state;
+      assert.deepEqual(engine.scenario(r.name, state).expect, r.got, r.name);
+    }
+  }
+}
+
+function coverageNative(c) {
+  const engine = new NudgeEngine(configText(c));
+  checkResult(c, () => engine.coverage(input(c, 'scenarios')));
+}
+
+function replayNative(c) {
+  const engine = new NudgeEngine(configText(c));
+  const sessions = input(c, 'sessions');
+  const replay = checkResult(c, () => engine.replay(sessions));
+  if (replay) {
+    // Sessions read once give the same replay, and the summary alone is the replay's summary.
+    const recorded = new RecordedSessions(sessions);
+    assert.equal(recorded.length, replay.sessions.length);
+    assert.deepEqual(engine.replay(recorded), replay);
+    assert.deepEqual(engine.replaySummary(recorded), replay.summary);
+    assert.deepEqual(engine.replaySummary(sessions), replay.summary);
+    recorded.free();
+  } else {
+    assert.throws(() => new RecordedSessions(sessions), (e) => e.kind === c.expect_error.kind);
+  }
+}
+
+function diffNative(c) {
+  const side = (name) => (typeof c[`${name}_file`] === 'string' ? readRepoFile(c[`${name}_file`]) : c[name]);
+  const inputs = [...(c.inputs_files ?? []).map((f) => readRepoFile(f)), ...(c.inputs ?? [])];
+  const d = checkResult(c, () => NudgeEngine.diff(side('old'), side('new'), inputs.length ? inputs : undefined));
+  for (const [id, want] of Object.entries(c.reach ?? {})) {
+    const r = d.reach.find((x) => x.rule_id === id);
+    assert.ok(r, `no reach for ${id}`);
+    const pair = (x) => (x === null ? null : [x.sessions, x.page_views]);
+    assert.deepEqual([pair(r.old), pair(r.new)], want, `reach of ${id}`);
+  }
+  // Swapping the configs swaps every pair of outcomes.
+  const back = NudgeEngine.diff(side('new'), side('old'), inputs.length ? inputs : undefined);
+  assert.equal(back.changes.length, d.changes.length);
+  back.changes.forEach((b, i) => {
+    assert.deepEqual([b.old, b.new], [d.changes[i].new, d.changes[i].old]);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const RUNNERS = {
+  'scenarios.json': [['native rules (engine.test, engine.scenario)', scenariosNative]],
+  'coverage.json': [['native rules (engine.coverage)', coverageNative]],
+  'replay.json': [['native rules (engine.replay, RecordedSessions, replaySummary)', replayNative]],
+  'diff.json': [['native rules (NudgeEngine.diff, both ways)', diffNative]],
   'explain.json': [['native rules (explain)', explainNative]],
   'lint.json': [['native rules (lint, validateConfig)', lintNative]],
   'preview.json': [

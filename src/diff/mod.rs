@@ -192,7 +192,7 @@ impl DiffInput {
     /// `InvalidScenarios` or `InvalidSessions` as those functions.
     pub fn from_text(text: &str) -> Result<DiffInput, Error> {
         if text.trim_start().starts_with('{') {
-            if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) {
+            if let Ok(Value::Object(map)) = crate::json::parse(text) {
                 if map.contains_key("scenarios") {
                     return ScenarioFile::from_text(text).map(DiffInput::Scenarios);
                 }

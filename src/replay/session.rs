@@ -201,7 +201,7 @@ impl Sessions {
 /// JSONL (or a one-line session); otherwise it is one JSON document over several lines.
 fn first_line_is_json(text: &str) -> bool {
     let line = text.lines().next().unwrap_or("");
-    serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok()
+    json::parse(line).is_ok()
 }
 
 /// JSONL: each non-blank line a session; paths start with the session's index, lines are the
