@@ -1,7 +1,9 @@
 //! Property tests (proptest): safety and agreement between preview, explain, the decision map
 //! and lint, on random configs, pages and states.
 
+use nudge_rules::diff::{diff, ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
+use nudge_rules::replay::{PageOutcome, Sessions};
 use nudge_rules::{normalize_page_url, DiagnosticCode, Engine, SessionState};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -271,4 +273,129 @@ proptest! {
             }
         }
     }
+
+    /// Replay (SPEC 8) agrees with previews at the idle times it computes: a rule that fires at
+    /// `at_ms` is what preview gives at that idle time, nothing fires a millisecond earlier, and a
+    /// page without a nudge gets none at its whole dwell time.
+    #[test]
+    fn replay_agrees_with_per_page_previews((_, engine) in config(), visits in prop::collection::vec((page(), prop::sample::select(INTENTS), prop::sample::select(DWELLS)), 1..6), session_intent in 0..=100u8, own_intent in prop::collection::vec(any::<bool>(), 6)) {
+        let (text, expected) = session_text(&visits, session_intent, &own_intent);
+        let sessions = Sessions::from_text(&text).unwrap();
+        let replay = engine.replay(&sessions);
+        let pages = &replay.sessions[0].pages;
+        prop_assert_eq!(pages.len(), visits.len());
+        for (page, (url, intent, dwell)) in pages.iter().zip(expected) {
+            prop_assert_eq!((page.intent_score, page.dwell_ms), (intent, u64::from(dwell)));
+            match &page.outcome {
+                PageOutcome::Fired { rule_id, at_ms, .. } => {
+                    prop_assert!(*at_ms <= dwell);
+                    let then = engine.preview_fields(intent, &url, *at_ms).unwrap();
+                    prop_assert_eq!(then.rule().map(|r| r.id.as_str()), Some(rule_id.as_str()));
+                    if *at_ms > 0 {
+                        prop_assert!(!engine.preview_fields(intent, &url, at_ms - 1).unwrap().would_fire());
+                    }
+                }
+                PageOutcome::QuietZone { .. } => {
+                    prop_assert!(engine.preview_fields(intent, &url, 0).unwrap().quiet_zone().is_some());
+                }
+                PageOutcome::NoNudge => {
+                    let at_dwell = engine.preview_fields(intent, &url, dwell.min(MAX_IDLE_MS)).unwrap();
+                    prop_assert!(!at_dwell.would_fire() && at_dwell.quiet_zone().is_none());
+                }
+                PageOutcome::Rejected { .. } => prop_assert!(engine.preview_fields(intent, &url, 0).is_err()),
+                _ => prop_assert!(false, "unknown outcome"),
+            }
+        }
+    }
+
+    /// Diff (SPEC 8) of a config against itself is empty; swapping the two configs swaps every
+    /// pair of outcomes and inverts each kind.
+    #[test]
+    fn diff_is_empty_against_itself_and_symmetric((_, a) in config(), (_, b) in config(), visits in prop::collection::vec((page(), prop::sample::select(INTENTS), prop::sample::select(DWELLS)), 1..6), states in prop::collection::vec((page(), point()), 1..6)) {
+        let (sessions, _) = session_text(&visits, 50, &[]);
+        let scenarios: Vec<Value> = states.iter().enumerate().map(|(i, (url, (intent, idle)))| json!({
+            "name": format!("s{i}"), "session_state": {"intent_score": intent, "page_url": url, "idle_ms": idle},
+            "expect": {"no_nudge": true}})).collect();
+        let inputs = [
+            DiffInput::from_text(&sessions).unwrap(),
+            DiffInput::from_value(&json!({ "scenarios": scenarios })).unwrap(),
+        ];
+        for engine in [&a, &b] {
+            let same = diff(engine, engine, &inputs);
+            prop_assert!(same.changes.is_empty() && same.counts.is_empty(), "{:?}", same.changes);
+            prop_assert!(diff(engine, engine, &[]).map_changes.is_empty());
+        }
+        let (forth, back) = (diff(&a, &b, &inputs), diff(&b, &a, &inputs));
+        prop_assert_eq!(forth.changes.len(), back.changes.len());
+        for (f, g) in forth.changes.iter().zip(&back.changes) {
+            prop_assert_eq!((&f.old, &f.new), (&g.new, &g.old));
+            prop_assert_eq!(f.kind.inverse(), g.kind);
+        }
+        let (forth, back) = (diff(&a, &b, &[]), diff(&b, &a, &[]));
+        prop_assert_eq!(forth.map_changes.len(), back.map_changes.len());
+        for (f, g) in forth.map_changes.iter().zip(&back.map_changes) {
+            prop_assert_eq!((&f.old_quiet_zone, &f.new_quiet_zone), (&g.new_quiet_zone, &g.old_quiet_zone));
+            prop_assert_eq!(f.regions.len(), g.regions.len());
+            for (x, y) in f.regions.iter().zip(&g.regions) {
+                prop_assert_eq!((x.min_intent_score, x.max_intent_score, x.min_idle_ms, x.max_idle_ms), (y.min_intent_score, y.max_intent_score, y.min_idle_ms, y.max_idle_ms));
+                prop_assert_eq!((&x.old_rule_id, &x.new_rule_id), (&y.new_rule_id, &y.old_rule_id));
+                prop_assert_eq!(x.kind.inverse(), y.kind);
+                prop_assert!(x.kind != ChangeKind::TimingChanged);
+            }
+        }
+    }
+}
+
+/// Dwell times around the configs' idle thresholds (`IDLES`), in ms.
+const DWELLS: &[u32] = &[
+    0, 1, 998, 999, 1000, 4999, 5000, 7999, 8000, 60_000, 90_000_000,
+];
+
+/// One recorded session (API document 2.2) visiting `visits` (page, intent, dwell ms) in order,
+/// its intent `session_intent`, each event carrying its own intent where `own_intent` says so;
+/// and what replay must read of each page: (url, intent, dwell).
+fn session_text(
+    visits: &[(String, u8, u32)],
+    session_intent: u8,
+    own_intent: &[bool],
+) -> (String, Vec<(String, u8, u32)>) {
+    let stamp = |ms: u64| {
+        let (s, ms) = (ms / 1000, ms % 1000);
+        let (d, s) = (s / 86_400, s % 86_400);
+        format!(
+            "2026-03-{:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+            1 + d,
+            s / 3600,
+            s / 60 % 60,
+            s % 60
+        )
+    };
+    let mut at = 0u64;
+    let mut events = Vec::new();
+    // (time, url, intent) of each visit, in the order the events are listed: reversed, so that
+    // replay must sort them (stably: visits at the same time keep the listed order).
+    let mut listed = Vec::new();
+    for (i, (url, intent, dwell)) in visits.iter().enumerate() {
+        let own = own_intent.get(i).copied().unwrap_or(false);
+        let mut event = json!({"type": if i % 3 == 2 { "ADD_TO_CART" } else { "PAGE_VIEW" }, "url": url, "occurred_at": stamp(at)});
+        if own {
+            event["intent_score"] = json!(intent);
+        }
+        events.push(event);
+        listed.push((at, url.clone(), if own { *intent } else { session_intent }));
+        at += u64::from(*dwell);
+    }
+    events.reverse();
+    listed.reverse();
+    listed.sort_by_key(|(time, _, _)| *time);
+    let expected = listed
+        .iter()
+        .enumerate()
+        .map(|(k, (time, url, intent))| {
+            let until = listed.get(k + 1).map_or(at, |next| next.0);
+            (url.clone(), *intent, u32::try_from(until - time).unwrap())
+        })
+        .collect();
+    let session = json!({"id": "sess_p", "intent_score": session_intent, "ended_at": stamp(at), "events": events});
+    (session.to_string(), expected)
 }

@@ -23,10 +23,15 @@ pub(crate) fn text(d: &Diff, inputs: &[String]) -> String {
     } else {
         let _ = writeln!(
             out,
-            "{} scenarios and {} recorded page views compared: {} change",
+            "{} scenarios and {} recorded page views compared: {} {}",
             d.scenarios,
             d.page_views,
-            d.changes.len()
+            d.changes.len(),
+            if d.changes.len() == 1 {
+                "change"
+            } else {
+                "changes"
+            }
         );
     }
     if !d.counts.is_empty() {

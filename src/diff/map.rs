@@ -177,8 +177,9 @@ fn kind(old: Option<&str>, new: Option<&str>) -> ChangeKind {
 }
 
 /// The pages the two configs mention: one per pattern of either (quiet zones, `pages`,
-/// `exclude_pages`), and one per `{a,b}` alternative; in the order the old config, then the new
-/// one, mention them; at most `MAX_DIFF_PAGES`.
+/// `exclude_pages`), and one per `{a,b}` alternative; sorted, so that swapping the configs
+/// compares the same pages in the same order; at most `MAX_DIFF_PAGES` (the first mentioned,
+/// old config first, when there are more).
 pub(super) fn mentioned_pages(old: &Engine, new: &Engine) -> Vec<String> {
     let mut seen: FxHashSet<String> = FxHashSet::default();
     let mut pages = Vec::new();
@@ -197,6 +198,7 @@ pub(super) fn mentioned_pages(old: &Engine, new: &Engine) -> Vec<String> {
             }
         }
     }
+    pages.sort_unstable();
     pages
 }
 

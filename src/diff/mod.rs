@@ -328,8 +328,8 @@ pub fn diff(old: &Engine, new: &Engine, inputs: &[DiffInput]) -> Diff {
 /// Compares the decision maps (SPEC 6) of two configs exactly, on `pages` or, when `None`, on
 /// the pages the two configs mention: for every pattern of either, the page it names (`/cart`
 /// for `/cart` and `/cart/**`; one page per `{a,b}` alternative; wildcards filled in:
-/// `/products/*` gives `/products/x`), in the order the old config, then the new one, mention
-/// them; at most [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages.
+/// `/products/*` gives `/products/x`), sorted; at most
+/// [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages.
 pub fn diff_maps(old: &Engine, new: &Engine, pages: Option<&[String]>) -> Diff {
     let pages = match pages {
         Some(pages) => pages.to_vec(),
