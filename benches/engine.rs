@@ -16,6 +16,9 @@
 //! - `wire/preview_body`: request body bytes to response body text.
 //! - `map/{decision_map,previews_200}`: the storefront's decision map of a product page against
 //!   200 single previews on the same page.
+//! - `replay/{sessions_10000,parse_json_10000}`: 10,000 recorded sessions (examples/sessions.jsonl
+//!   repeated with fresh ids, 11 MB of JSONL) read and replayed against the storefront config
+//!   into the summary (SPEC 8), against serde_json reading the same lines into values.
 
 use std::hint::black_box;
 
@@ -337,5 +340,50 @@ fn map(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, storefront, scale, normalize, compile, wire, map);
+/// `examples/sessions.jsonl` repeated to `count` sessions, each copy with its own ids.
+fn sessions_jsonl(count: usize) -> String {
+    let lines: Vec<&str> = include_str!("../examples/sessions.jsonl").lines().collect();
+    (0..count)
+        .map(|i| {
+            let line = lines[i % lines.len()];
+            line.replacen(
+                "\"id\":\"sess_",
+                &format!("\"id\":\"sess_{}_", i / lines.len()),
+                1,
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn replay(c: &mut Criterion) {
+    let engine = Engine::compile(STOREFRONT).unwrap();
+    let text = sessions_jsonl(10_000);
+    let sessions = nudge_rules::replay::Sessions::from_text(&text).unwrap();
+    assert_eq!(sessions.len(), 10_000);
+    assert_eq!(engine.replay_summary(&sessions).sessions, 10_000);
+    let mut g = c.benchmark_group("replay");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(10_000));
+    g.bench_function("sessions_10000", |b| {
+        b.iter(|| {
+            let sessions = nudge_rules::replay::Sessions::from_text(black_box(&text)).unwrap();
+            engine.replay_summary(&sessions).page_views
+        })
+    });
+    g.bench_function("parse_json_10000", |b| {
+        b.iter(|| {
+            black_box(&text)
+                .lines()
+                .map(|line| {
+                    serde_json::from_str::<serde_json::Value>(line)
+                        .map_or(0, |v| v.is_object() as usize)
+                })
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, storefront, scale, normalize, compile, wire, map, replay);
 criterion_main!(benches);

@@ -86,6 +86,10 @@ dmap, previews = ns("map/decision_map"), ns("map/previews_200")
 r = ratio(dmap, previews)
 row("decision map of a storefront page vs 200 previews",
     f"{fmt_time(dmap)} vs {fmt_time(previews)}: {r:.3f}x" if r else "n/a", "at most 1x", r is not None and r <= 1)
+replayed, parsed = ns("replay/sessions_10000"), ns("replay/parse_json_10000")
+r = ratio(replayed, parsed)
+row("replay 10,000 recorded sessions (11 MB JSONL to summary) vs serde_json reading the lines",
+    f"{fmt_time(replayed)} vs {fmt_time(parsed)}: {r:.2f}x" if r else "n/a", "under 1 s", replayed is not None and replayed < 1e9)
 for shape in ("canonical_long", "full_url_query", "needs_decoding", "dot_segments", "case_folding"):
     row(f"normalize: {shape.replace('_', ' ')}", fmt_time(ns(f"normalize/{shape}")), "(reported)", None)
 
