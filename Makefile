@@ -42,6 +42,7 @@ lint:
 
 test-rust:
 	cargo test
+	python3 scripts/gen-sessions.py --check
 	cargo bench --no-run
 
 # The server crate (a workspace member with its own dependencies); `lint` formats it too.

@@ -165,12 +165,10 @@ pub(crate) fn coverage_text(c: &Coverage) -> String {
                 .map(|x| format!("{} {}/{}", x.condition, x.seen_true, x.seen_false))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let fired = if r.enabled {
-                r.fired.to_string()
-            } else {
-                "disabled".to_owned()
-            };
-            vec![r.id.clone(), fired, conditions]
+            if !r.enabled {
+                return vec![r.id.clone(), "disabled".to_owned(), String::new()];
+            }
+            vec![r.id.clone(), r.fired.to_string(), conditions]
         })
         .collect();
     out.push_str(&table(

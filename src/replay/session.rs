@@ -155,7 +155,7 @@ impl Sessions {
     ///     r#"{"id": "sess_1", "ended_at": "2026-03-01T12:00:20Z", "intent_score": 82, "events": []}"#, "\n",
     ///     r#"{"id": "sess_2", "ended_at": "yesterday", "intent_score": 82, "events": []}"#,
     /// )).unwrap_err();
-    /// assert_eq!((err.path(), err.line(), err.column()), ("[1].ended_at", Some(2), Some(31)));
+    /// assert_eq!((err.path(), err.line(), err.column()), ("[1].ended_at", Some(2), Some(30)));
     /// ```
     ///
     /// # Errors

@@ -139,7 +139,9 @@ impl ScenarioFile {
     ///
     /// let err = ScenarioFile::from_text("{\"scenarios\": [{\"name\": \"x\",\n \"expected\": {}}]}").unwrap_err();
     /// assert_eq!(err.kind(), nudge_rules::ErrorKind::InvalidScenarios);
-    /// assert_eq!((err.path(), err.line(), err.column()), ("scenarios[0].expected", Some(2), Some(2)));
+    /// let unknown = err.diagnostics().iter().find(|d| d.path == "scenarios[0].expected").unwrap();
+    /// assert_eq!((unknown.line, unknown.column), (Some(2), Some(2)));
+    /// assert!(unknown.message.contains("did you mean \"expect\"?"));
     /// ```
     ///
     /// # Errors
