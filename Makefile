@@ -94,4 +94,4 @@ fuzz:
 
 clean:
 	cargo clean
-	rm -rf pkg/wasm
+	rm -rf pkg/wasm www/dist
