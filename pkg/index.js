@@ -53,23 +53,12 @@ function isPlainState(state) {
   );
 }
 
-const encoder = new TextEncoder();
-
-/** Longest page URL (UTF-16 code units) written into the input buffer; a longer one takes the
- * string path, where the engine rejects it (SPEC 4: at most 8,192 bytes). */
-const MAX_INPUT_UNITS = 8192;
-
 /**
- * A compiled site config. The generated class, with two hot paths that pass the page URL through
- * an input buffer in WASM memory (written with `TextEncoder.encodeInto`, so no string is
- * allocated and freed per call):
- *
- * - `previewFields` calls `_previewFieldsInput` (src/wasm.rs), the same code as the generated
- *   `previewFields`;
- * - `preview` takes a fast path for plain session states: one stateless call
- *   (`_previewOutcomeInput`) returns the firing rule's index and the reason text as one string,
- *   `"<code> <reason>"`, and the result object is built here from the rule's nudge, instead of
- *   converting the state to JSON and the result field by field across the boundary.
+ * A compiled site config. The generated class, with `preview` taking a fast path for plain
+ * session states: one stateless call (`_previewOutcome`, src/wasm.rs) returns the firing rule's
+ * index and the reason text as one string, `"<code> <reason>"`, and the result object is built
+ * here from the rule's nudge, instead of converting the state to JSON and the result field by
+ * field across the WebAssembly boundary.
  *
  * The object built here has exactly the shape of the native `PreviewResult` (src/wire.rs,
  * `PreviewResult::from_preview`: `{ would_fire, nudge: { type, message, cta, reason } | null,
@@ -79,40 +68,12 @@ const MAX_INPUT_UNITS = 8192;
 export class NudgeEngine extends GeneratedEngine {
   /** Each rule's nudge, in config order; read from `config()` on the first fast preview. */
   #nudges = null;
-  /** The module's memory, and a view of the input buffer in it. */
-  #memory = null;
-  #input = null;
-  #inputAddress = 0;
-  #inputCapacity = 0;
-
-  /** Writes `url` into the input buffer and returns its length in bytes. */
-  #writeInput(url) {
-    const needed = url.length * 3; // UTF-8 bytes of a UTF-16 string, at most
-    if (needed > this.#inputCapacity) {
-      this.#inputCapacity = Math.max(needed, 256);
-      this.#inputAddress = this._inputBuffer(this.#inputCapacity);
-      this.#input = null;
-    }
-    this.#memory ??= this._memory();
-    // A growing memory detaches the old ArrayBuffer: view it again.
-    if (this.#input === null || this.#input.buffer !== this.#memory.buffer) {
-      this.#input = new Uint8Array(this.#memory.buffer, this.#inputAddress, this.#inputCapacity);
-    }
-    return encoder.encodeInto(url, this.#input).written;
-  }
-
-  previewFields(intentScore, pageUrl, idleMs) {
-    if (typeof pageUrl === 'string' && pageUrl.length <= MAX_INPUT_UNITS) {
-      return this._previewFieldsInput(intentScore, this.#writeInput(pageUrl), idleMs);
-    }
-    return super.previewFields(intentScore, pageUrl, idleMs);
-  }
 
   preview(sessionState) {
-    if (isPlainState(sessionState) && sessionState.page_url.length <= MAX_INPUT_UNITS) {
-      const outcome = this._previewOutcomeInput(
+    if (isPlainState(sessionState)) {
+      const outcome = this._previewOutcome(
         sessionState.intent_score,
-        this.#writeInput(sessionState.page_url),
+        sessionState.page_url,
         sessionState.idle_ms ?? 0,
       );
       if (outcome !== undefined) {

@@ -11,8 +11,6 @@
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 
 use crate::code::DiagnosticCode;
-use std::cell::RefCell;
-
 use serde::Serialize;
 use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
@@ -162,9 +160,6 @@ fn outcome_code(preview: &Preview<'_>) -> i32 {
 #[wasm_bindgen(js_name = NudgeEngine)]
 pub struct WasmEngine {
     engine: Engine,
-    /// Where pkg/index.js writes the page URL (UTF-8) for the hot entry points, so that no string
-    /// is allocated and freed per call. Input only: results are returned, never kept.
-    input: RefCell<Vec<u8>>,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -178,10 +173,7 @@ impl WasmEngine {
     pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
         ConfigInput::from_js(config)
             .and_then(|input| input.compile())
-            .map(|engine| WasmEngine {
-                engine,
-                input: RefCell::new(Vec::new()),
-            })
+            .map(|engine| WasmEngine { engine })
             .map_err(|e| js_error(&e))
     }
 
@@ -227,64 +219,19 @@ impl WasmEngine {
             .map_or(INVALID, |p| outcome_code(&p))
     }
 
-    /// The input buffer (not public): makes it at least `capacity` bytes and returns its address
-    /// in WASM memory, where pkg/index.js writes a page URL with `TextEncoder.encodeInto`.
-    #[wasm_bindgen(js_name = _inputBuffer, skip_typescript)]
-    pub fn input_buffer(&self, capacity: usize) -> *mut u8 {
-        match self.input.try_borrow_mut() {
-            Ok(mut input) => {
-                if input.len() < capacity {
-                    input.resize(capacity, 0);
-                }
-                input.as_mut_ptr()
-            }
-            Err(_) => std::ptr::null_mut(),
-        }
-    }
-
-    /// The module's memory (not public), for pkg/index.js's view of the input buffer.
-    #[wasm_bindgen(js_name = _memory, skip_typescript)]
-    pub fn memory(&self) -> JsValue {
-        wasm_bindgen::memory()
-    }
-
-    /// [`WasmEngine::preview_fields`] of the page URL in the input buffer's first `len` bytes
-    /// (not public: `previewFields` in pkg/index.js).
-    #[wasm_bindgen(js_name = _previewFieldsInput, skip_typescript)]
-    pub fn preview_fields_input(&self, intent_score: f64, len: usize, idle_ms: f64) -> i32 {
-        self.with_input(len, |url| self.preview_fields(intent_score, url, idle_ms))
-            .unwrap_or(INVALID)
-    }
-
-    /// The object API's fast path (`preview` in pkg/index.js, not public): the preview of the
-    /// two numbers and the page URL in the input buffer's first `len` bytes, validated as
-    /// [`WasmEngine::preview_fields`], as one string `"<code> <reason>"`: the `previewFields` code
-    /// (rule index, `-1` or `-2`) in decimal, a space, and the reason text (SPEC 5). One string
-    /// crosses the boundary instead of a result object built field by field, and nothing is kept
-    /// between calls. `undefined` for invalid input, which the caller sends through `preview`
-    /// for the exact error.
-    #[wasm_bindgen(js_name = _previewOutcomeInput, skip_typescript)]
-    pub fn preview_outcome_input(
+    /// The object API's fast path (`preview` in `pkg/index.js`, not public): the preview of three
+    /// primitives, validated as [`WasmEngine::preview_fields`], as one string
+    /// `"<code> <reason>"`: the `previewFields` code (rule index, `-1` or `-2`) in decimal, a
+    /// space, and the reason text (SPEC 5). One string crosses the boundary instead of a result
+    /// object built field by field, and nothing is kept between calls. `undefined` for invalid
+    /// input, which the caller sends through `preview` for the exact error.
+    #[wasm_bindgen(js_name = _previewOutcome, skip_typescript)]
+    pub fn preview_outcome(
         &self,
         intent_score: f64,
-        len: usize,
+        page_url: &str,
         idle_ms: f64,
     ) -> Option<String> {
-        self.with_input(len, |url| self.preview_outcome(intent_score, url, idle_ms))
-            .flatten()
-    }
-
-    /// Runs `f` with the first `len` bytes of the input buffer as text; `None` when they are not
-    /// UTF-8 (never, from `TextEncoder`) or out of the buffer.
-    fn with_input<T>(&self, len: usize, f: impl FnOnce(&str) -> T) -> Option<T> {
-        let input = self.input.try_borrow().ok()?;
-        let url = std::str::from_utf8(input.get(..len)?).ok()?;
-        Some(f(url))
-    }
-
-    /// The preview of three primitives as `"<code> <reason>"` (see
-    /// [`WasmEngine::preview_outcome_input`]).
-    fn preview_outcome(&self, intent_score: f64, page_url: &str, idle_ms: f64) -> Option<String> {
         let preview = self.preview_primitives(intent_score, page_url, idle_ms)?;
         let reason = preview.reason();
         let mut code = itoa::Buffer::new();

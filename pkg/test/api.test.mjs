@@ -289,30 +289,6 @@ describe('engine.previewFields(intentScore, pageUrl, idleMs)', () => {
     }
   });
 
-  test('the input buffer: growing URLs, non-ASCII, lone surrogates, too long, memory growth', () => {
-    const f = storefront();
-    const long = `/products/${'x'.repeat(5000)}`;
-    const cases = [
-      [82, '/products/linen-shirt', 9000],
-      [82, long, 9000],
-      [82, '/products/caf\u00e9-\u{1F600}', 9000],
-      [82, `/${'a'.repeat(8200)}`, 0],
-      [95, '/checkout/pay', 0],
-    ];
-    const want = cases.map(([i, u, t]) => JSON.parse(f.previewBody(JSON.stringify({ session_state: { intent_score: i, page_url: u, idle_ms: t } }))));
-    const code = (body) => ('error' in body ? -3 : body.data.nudge ? ids.indexOf(/rule "([^"]+)"/.exec(body.data.nudge.reason)[1]) : /quiet zone/.test(body.data.reason) ? -2 : -1);
-    const check = () => cases.forEach(([i, u, t], k) => assert.equal(f.previewFields(i, u, t), code(want[k]), `${u.slice(0, 40)}`));
-    check();
-    // A lone surrogate is written as U+FFFD, as the string path (wasm-bindgen's encodeInto) does.
-    assert.equal(f.previewFields(82, '/products/\ud800x', 9000), f.previewFields(82, '/products/\ufffdx', 9000));
-    // Compiling a large config grows the module's memory, which detaches the old view.
-    const big = { version: 1, rules: Array.from({ length: 1000 }, (_, k) => ({ id: `r${k}`, nudge: { type: 'toast', message: 'm'.repeat(500), cta: 'c' }, when: { pages: [`/p${k}/**`] } })) };
-    const others = Array.from({ length: 8 }, () => new NudgeEngine(big));
-    check();
-    others.forEach((o) => o.free());
-    assert.deepEqual(f.preview({ intent_score: 82, page_url: long, idle_ms: 9000 }), f.explain({ intent_score: 82, page_url: long, idle_ms: 9000 }).result);
-  });
-
   test('accepts the boundaries 0, 100 and 86,400,000', () => {
     assert.ok(e.previewFields(0, '/', 0) >= -2);
     assert.ok(e.previewFields(100, '/', 86_400_000) >= -2);
