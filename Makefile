@@ -95,4 +95,4 @@ fuzz:
 
 clean:
 	cargo clean
-	rm -rf pkg/wasm
+	rm -rf pkg/wasm www/dist

@@ -135,14 +135,14 @@ fn duration(ms: u32) -> String {
     if ms < 1000 {
         return format!("{ms} ms");
     }
-    if ms % 60_000 == 0 && ms >= 120_000 {
+    if ms.is_multiple_of(60_000) && ms >= 120_000 {
         return format!("{} min", ms / 60_000);
     }
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         return format!("{} s", ms / 1000);
     }
     let tenths = ms / 100;
-    if ms % 100 == 0 {
+    if ms.is_multiple_of(100) {
         return format!("{}.{} s", tenths / 10, tenths % 10);
     }
     format!("{ms} ms")

@@ -57,7 +57,9 @@ fn read(value: &Value, text: Option<&str>) -> Result<Config, Vec<Diagnostic>> {
     }
 }
 
-const CONFIG_FIELDS: &[&str] = &["version", "case_sensitive", "quiet_zones", "rules"];
+/// `$schema` names the JSON Schema of the file for editors (VS Code); the engine only checks that
+/// it is a string (README, Decisions).
+const CONFIG_FIELDS: &[&str] = &["$schema", "version", "case_sensitive", "quiet_zones", "rules"];
 const RULE_FIELDS: &[&str] = &["id", "enabled", "nudge", "when"];
 const NUDGE_FIELDS: &[&str] = &["type", "message", "cta"];
 const WHEN_FIELDS: &[&str] = &[
@@ -70,6 +72,9 @@ const WHEN_FIELDS: &[&str] = &[
 
 fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
     let root = Reader::object(value, &Path::root(), "the config", CONFIG_FIELDS, f)?;
+    if let Some((v, path)) = root.get("$schema") {
+        json::string(v, &path, f);
+    }
     let version = root.required("version", f).and_then(|(v, path)| {
         if v.as_u64() == Some(1) {
             Some(1)

@@ -105,7 +105,7 @@ test('every config the engine accepts validates; every structural rejection is r
 
 test('the schema names every field of the Rust types, with a description', () => {
   const fields = (node) => Object.keys(node.properties).sort();
-  assert.deepEqual(fields(schema), ['case_sensitive', 'quiet_zones', 'rules', 'version']);
+  assert.deepEqual(fields(schema), ['$schema', 'case_sensitive', 'quiet_zones', 'rules', 'version']);
   assert.deepEqual(fields(schema.$defs.rule), ['enabled', 'id', 'nudge', 'when']);
   assert.deepEqual(fields(schema.$defs.nudge), ['cta', 'message', 'type']);
   assert.deepEqual(fields(schema.$defs.when), ['exclude_pages', 'max_intent_score', 'min_idle_ms', 'min_intent_score', 'pages']);
