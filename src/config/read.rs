@@ -59,7 +59,13 @@ fn read(value: &Value, text: Option<&str>) -> Result<Config, Vec<Diagnostic>> {
 
 /// `$schema` names the JSON Schema of the file for editors (VS Code); the engine only checks that
 /// it is a string (README, Decisions).
-const CONFIG_FIELDS: &[&str] = &["$schema", "version", "case_sensitive", "quiet_zones", "rules"];
+const CONFIG_FIELDS: &[&str] = &[
+    "$schema",
+    "version",
+    "case_sensitive",
+    "quiet_zones",
+    "rules",
+];
 const RULE_FIELDS: &[&str] = &["id", "enabled", "nudge", "when"];
 const NUDGE_FIELDS: &[&str] = &["type", "message", "cta"];
 const WHEN_FIELDS: &[&str] = &[
