@@ -231,26 +231,33 @@ fn session_limits() {
             "[0].nudges".to_owned()
         )]
     );
+}
 
-    // Session count, as JSONL and as an array.
-    let lines = |n: usize| {
-        (0..n)
-            .map(|i| session(i, 0, 0).to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
+#[test]
+fn session_count_and_size() {
+    // Minimal sessions, written directly: this test reads 100,000 of them.
+    let line = |i: usize| {
+        format!(r#"{{"id":"s{i}","intent_score":1,"ended_at":"2026-03-01T12:00:01Z","events":[]}}"#)
     };
+    let lines = |n: usize| (0..n).map(line).collect::<Vec<_>>().join("\n");
     assert_eq!(
         Sessions::from_text(&lines(MAX_SESSIONS)).unwrap().len(),
         MAX_SESSIONS
     );
     let e = Sessions::from_text(&lines(MAX_SESSIONS + 1)).unwrap_err();
     assert_eq!(codes(&e), [("too_many_sessions".to_owned(), String::new())]);
+    assert!(
+        e.to_string()
+            .contains("100,001 sessions; the limit is 100,000"),
+        "{e}"
+    );
     let array = format!("[{}]", lines(MAX_SESSIONS + 1).replace('\n', ","));
     let e = Sessions::from_text(&array).unwrap_err();
     assert_eq!(codes(&e), [("too_many_sessions".to_owned(), String::new())]);
 
+    // Spaces after the array make up the size.
     let padded = |len: usize| {
-        let base = lines(1);
+        let base = format!("[{}]", line(0));
         format!("{base}{}", " ".repeat(len - base.len()))
     };
     assert!(Sessions::from_text(&padded(MAX_SESSIONS_BYTES)).is_ok());

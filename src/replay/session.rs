@@ -207,6 +207,14 @@ fn first_line_is_json(text: &str) -> bool {
 /// JSONL: each non-blank line a session; paths start with the session's index, lines are the
 /// text's.
 fn from_lines(text: &str) -> Result<Sessions, Error> {
+    // Over the limit, the count alone is the error: nothing is read.
+    let count = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if count > MAX_SESSIONS {
+        return Err(Error::new(
+            ErrorKind::InvalidSessions,
+            vec![too_many_sessions(count)],
+        ));
+    }
     let mut sessions = Vec::new();
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut ids = Ids::default();
@@ -234,9 +242,6 @@ fn from_lines(text: &str) -> Result<Sessions, Error> {
                 .map(|d| at_line(d, index, line_number)),
         );
         sessions.push(session);
-    }
-    if sessions.len() > MAX_SESSIONS {
-        errors.insert(0, too_many_sessions(sessions.len()));
     }
     if !errors.is_empty() {
         return Err(Error::new(ErrorKind::InvalidSessions, errors));
@@ -282,6 +287,10 @@ fn read_all(value: &Value, f: &mut Findings) -> Option<Sessions> {
                 noun: "sessions",
             };
             json::array_at_most(value, &root, "sessions", &limit, f);
+            if items.len() > MAX_SESSIONS {
+                // The count alone is the error: the sessions are not read.
+                return None;
+            }
             items
                 .iter()
                 .enumerate()
