@@ -407,6 +407,27 @@ pub(crate) fn array_at_most<'a>(
     Some(items)
 }
 
+/// Reads an array held to `limit` (as [`array_at_most`]) and each of its items with `item`, at
+/// the item's path. Every item is read, so that every finding is reported; an item read as
+/// `None` had findings.
+pub(crate) fn items_at_most<'a, T>(
+    value: &'a Value,
+    path: &Path,
+    what: &str,
+    limit: &ListLimit,
+    findings: &mut Findings,
+    mut item: impl FnMut(&'a Value, &Path, &mut Findings) -> Option<T>,
+) -> Option<Vec<Option<T>>> {
+    let items = array_at_most(value, path, what, limit, findings)?;
+    Some(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(v, &path.index(i), findings))
+            .collect(),
+    )
+}
+
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo.
 fn closest(key: &str, known: &[&'static str]) -> Option<&'static str> {
     known

@@ -381,12 +381,7 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
             code: DiagnosticCode::TooManyEvents,
             noun: "events",
         };
-        let items = json::array_at_most(v, &p, "events", &limit, f)?;
-        let events: Vec<Option<Event>> = items
-            .iter()
-            .enumerate()
-            .map(|(i, e)| read_event(e, &p.index(i), f))
-            .collect();
+        let events = json::items_at_most(v, &p, "events", &limit, f, read_event)?;
         if let Some(end) = &ended_at {
             for (i, e) in events.iter().enumerate() {
                 if let Some(e) = e.as_ref().filter(|e| e.occurred_at.at > end.at) {
@@ -419,15 +414,8 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
                 code: DiagnosticCode::TooManyRecordedNudges,
                 noun: "recorded nudges",
             };
-            json::array_at_most(v, &p, "session nudges", &limit, f).and_then(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| read_nudge(n, &p.index(i), f))
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .collect::<Option<Vec<_>>>()
-            })
+            json::items_at_most(v, &p, "session nudges", &limit, f, read_nudge)
+                .and_then(|nudges| nudges.into_iter().collect())
         }
         None => Some(Vec::new()),
     };

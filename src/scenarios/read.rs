@@ -72,15 +72,12 @@ fn read_file(value: &Value, f: &mut Findings) -> Option<ScenarioFile> {
         code: DiagnosticCode::TooManyScenarios,
         noun: "scenarios",
     };
-    let items = json::array_at_most(items, &path, "scenarios", &limit, f)?;
-    let scenarios: Vec<Option<Scenario>> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| read_scenario(item, &path.index(i), f))
-        .collect();
+    let scenarios = json::items_at_most(items, &path, "scenarios", &limit, f, read_scenario)?;
     // Duplicates among the names that are strings (other names are reported already).
     let names = items
-        .iter()
+        .as_array()
+        .into_iter()
+        .flatten()
         .enumerate()
         .filter_map(|(i, item)| Some((i, item.get("name")?.as_str()?)));
     duplicate_names(names, f);
