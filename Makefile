@@ -38,6 +38,7 @@ lint:
 	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings
 	# The WASM package's configuration (no `url`; the platform's URL parser): its own cfg paths.
 	cargo clippy --lib --no-default-features --features wasm --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --no-default-features --features wasm,config-as-code --target wasm32-unknown-unknown -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
 test-rust:

@@ -274,6 +274,34 @@ proptest! {
         }
     }
 
+    /// Scenario files and sessions (SPEC 8) are read without panicking, whatever the text: junk,
+    /// and near-misses of the real shapes (timestamps, fields, nesting).
+    #[test]
+    fn scenario_and_session_readers_never_panic(
+        junk in ".{0,200}",
+        stamp in "[0-9T:.Zz+-]{0,30}",
+        field in "[a-z_]{0,12}",
+        number in any::<i64>(),
+    ) {
+        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let session = json!({"id": junk, "intent_score": number, "ended_at": stamp, field.clone(): [number],
+            "events": [{"type": junk, "url": junk, "occurred_at": stamp, "intent_score": number}],
+            "nudges": [{"type": junk, "shown_at": stamp, "outcome": field, "influenced_conversion": number}]}).to_string();
+        for text in [junk.as_str(), session.as_str(), &format!("{session}\n{junk}"), &format!("[{session},{junk}]")] {
+            if let Ok(sessions) = Sessions::from_text(text) {
+                let _ = engine.replay(&sessions);
+            }
+            if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(text) {
+                let _ = engine.test(&file);
+            }
+            let _ = DiffInput::from_text(text);
+        }
+        let scenario = json!({"scenarios": [{"name": junk, "session_state": {"intent_score": number, "page_url": junk, field: stamp}, "expect": {"rule": junk}}]}).to_string();
+        if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(&scenario) {
+            let _ = engine.coverage(file.scenarios());
+        }
+    }
+
     /// Replay (SPEC 8) agrees with previews at the idle times it computes: a rule that fires at
     /// `at_ms` is what preview gives at that idle time, nothing fires a millisecond earlier, and a
     /// page without a nudge gets none at its whole dwell time.
