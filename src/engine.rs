@@ -25,10 +25,9 @@ pub struct Engine {
     config: Config,
     /// The config text, kept to place lint warnings at their line and column.
     source: Option<String>,
-    /// Every quiet zone, owned by its index in `quiet_zones`.
-    quiet_zones: PatternSet<u32>,
-    /// Every rule's `pages` and `exclude_pages` patterns.
-    pages: PatternSet<Owner>,
+    /// Every quiet zone and every rule's `pages` and `exclude_pages` pattern, in one set: a path
+    /// is looked up once for all of them.
+    patterns: PatternSet<Owner>,
     /// Enabled rules without a `pages` list (they can fire on any page), in config order.
     pageless: Vec<u32>,
 }
@@ -95,38 +94,30 @@ impl Engine {
 
     /// Compiles an already validated config; `text` is used to place errors.
     fn from_config(config: Config, text: Option<&str>) -> Result<Engine, Error> {
-        let mut problems = Vec::new();
-        let quiet: Vec<(u32, &str)> = config
-            .quiet_zones
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (i as u32, p.normalized()))
-            .collect();
-        let quiet_paths = |i: usize| Path::root().key("quiet_zones").index(i);
-        let quiet_zones = PatternSet::build(&quiet).unwrap_or_else(|bad| {
-            problems.extend(bad.into_iter().map(quiet_paths));
-            PatternSet::default()
-        });
-
-        let mut page_patterns: Vec<(Owner, &str)> = Vec::new();
-        let mut page_paths: Vec<Path> = Vec::new();
+        let mut patterns: Vec<(Owner, &str)> = Vec::new();
+        let mut paths: Vec<Path> = Vec::new();
+        for (i, p) in config.quiet_zones.iter().enumerate() {
+            patterns.push((Owner::quiet_zone(i), p.normalized()));
+            paths.push(Path::root().key("quiet_zones").index(i));
+        }
         for (r, rule) in config.rules.iter().enumerate() {
             let when = Path::root().key("rules").index(r).key("when");
             let lists = [
                 (List::Pages, rule.when.pages.as_deref().unwrap_or(&[])),
                 (List::ExcludePages, rule.when.exclude_pages.as_slice()),
             ];
-            for (list, patterns) in lists {
-                for (i, p) in patterns.iter().enumerate() {
-                    page_patterns.push((Owner::new(r, list, i), p.normalized()));
-                    page_paths.push(when.key(list.key()).index(i));
+            for (list, list_patterns) in lists {
+                for (i, p) in list_patterns.iter().enumerate() {
+                    patterns.push((Owner::new(r, list, i), p.normalized()));
+                    paths.push(when.key(list.key()).index(i));
                 }
             }
         }
-        let pages = PatternSet::build(&page_patterns).unwrap_or_else(|bad| {
+        let mut problems = Vec::new();
+        let patterns = PatternSet::build(&patterns).unwrap_or_else(|bad| {
             problems.extend(
                 bad.into_iter()
-                    .map(|i| page_paths.get(i).cloned().unwrap_or_default()),
+                    .map(|i| paths.get(i).cloned().unwrap_or_default()),
             );
             PatternSet::default()
         });
@@ -155,8 +146,7 @@ impl Engine {
         Ok(Engine {
             config,
             source: text.map(str::to_owned),
-            quiet_zones,
-            pages,
+            patterns,
             pageless,
         })
     }
@@ -178,10 +168,11 @@ impl Engine {
     /// The decision for a normalized path: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
         with_scratch(|scratch| {
-            if let Some(zone) = self.quiet_zones.first_owner(path) {
-                return Outcome::Quiet(zone as usize);
+            self.patterns.matching_owners(path, &mut scratch.owners);
+            // Quiet zones sort first: the first owner is the first matching quiet zone, if any.
+            if let Some(zone) = scratch.owners.first().and_then(|o| o.quiet_zone_index()) {
+                return Outcome::Quiet(zone);
             }
-            self.pages.matching_owners(path, &mut scratch.owners);
             self.first_firing(&PageMatches::new(&scratch.owners), intent_score, idle_ms)
         })
     }
@@ -226,21 +217,21 @@ impl Engine {
         f: impl FnOnce(&PageMatches<'_>) -> T,
     ) -> T {
         with_scratch(|scratch| {
-            self.pages.matching_owners(path, &mut scratch.owners);
+            self.patterns.matching_owners(path, &mut scratch.owners);
             f(&PageMatches::new(&scratch.owners))
         })
     }
 
     /// The first quiet zone (config order) containing a normalized path.
     pub(crate) fn quiet_zone_of(&self, path: &str) -> Option<usize> {
-        self.quiet_zones.first_owner(path).map(|z| z as usize)
+        self.quiet_zones_of(path).first().copied()
     }
 
     /// Every quiet zone containing a normalized path, in config order.
     pub(crate) fn quiet_zones_of(&self, path: &str) -> Vec<usize> {
         let mut owners = Vec::new();
-        self.quiet_zones.matching_owners(path, &mut owners);
-        owners.into_iter().map(|z| z as usize).collect()
+        self.patterns.matching_owners(path, &mut owners);
+        owners.iter().map_while(|o| o.quiet_zone_index()).collect()
     }
 }
 

@@ -22,9 +22,11 @@ impl List {
     }
 }
 
-/// The owner of a page pattern: a rule, one of its two lists, and the pattern's index in that
-/// list. Packed into one `u32` (`rule << 8 | list << 7 | pattern`) so that sorting owners sorts by
-/// rule, then list, then pattern index; SPEC 2's limits (1,000 rules, 100 patterns a list) fit.
+/// The owner of a pattern: a quiet zone (its index in `quiet_zones`), or a rule, one of its two
+/// lists and the pattern's index in that list. Packed into one `u32` so that sorting owners puts
+/// the quiet zones first, in config order, then the rules' patterns by rule, list and pattern
+/// index: `quiet zone` is the zone's index; a rule's pattern is `1 << 31 | rule << 8 | list << 7 |
+/// pattern`. SPEC 2's limits (1,000 quiet zones and rules, 100 patterns a list) fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Owner(u32);
 
@@ -32,17 +34,34 @@ impl Owner {
     const LIST_SHIFT: u32 = 7;
     const RULE_SHIFT: u32 = 8;
     const PATTERN_MASK: u32 = (1 << Self::LIST_SHIFT) - 1;
+    const RULE_PATTERN: u32 = 1 << 31;
+    const RULE_MASK: u32 = (1 << (31 - Self::RULE_SHIFT)) - 1;
+
+    /// The owner of quiet zone `index`.
+    pub(crate) fn quiet_zone(index: usize) -> Owner {
+        Owner(u32::try_from(index).unwrap_or(Self::RULE_PATTERN - 1) & (Self::RULE_PATTERN - 1))
+    }
+
+    /// The quiet zone's index, when this owner is a quiet zone.
+    pub(crate) fn quiet_zone_index(self) -> Option<usize> {
+        (self.0 & Self::RULE_PATTERN == 0).then_some(self.0 as usize)
+    }
 
     /// The owner of pattern `pattern` of `rule`'s `list`.
     pub(crate) fn new(rule: usize, list: List, pattern: usize) -> Owner {
-        let rule = u32::try_from(rule).unwrap_or(u32::MAX >> Self::RULE_SHIFT);
+        let rule = u32::try_from(rule).unwrap_or(Self::RULE_MASK) & Self::RULE_MASK;
         let pattern = u32::try_from(pattern).unwrap_or(0) & Self::PATTERN_MASK;
-        Owner((rule << Self::RULE_SHIFT) | ((list as u32) << Self::LIST_SHIFT) | pattern)
+        Owner(
+            Self::RULE_PATTERN
+                | (rule << Self::RULE_SHIFT)
+                | ((list as u32) << Self::LIST_SHIFT)
+                | pattern,
+        )
     }
 
     /// The rule's index in config order.
     pub(crate) fn rule(self) -> usize {
-        (self.0 >> Self::RULE_SHIFT) as usize
+        ((self.0 >> Self::RULE_SHIFT) & Self::RULE_MASK) as usize
     }
 
     /// Which list of the rule.
@@ -65,15 +84,19 @@ impl Owner {
     }
 }
 
-/// Which page patterns match one path: the sorted owners of every matching pattern.
+/// Which rule patterns match one path: the sorted owners of every matching rule pattern.
 pub(crate) struct PageMatches<'a> {
     owners: &'a [Owner],
 }
 
 impl<'a> PageMatches<'a> {
-    /// The matches of sorted, deduplicated owners.
+    /// The rule patterns among sorted, deduplicated owners (the quiet zones, sorted first, left
+    /// out).
     pub(crate) fn new(owners: &'a [Owner]) -> Self {
-        PageMatches { owners }
+        let start = owners.partition_point(|o| o.quiet_zone_index().is_some());
+        PageMatches {
+            owners: owners.get(start..).unwrap_or_default(),
+        }
     }
 
     /// Every matching pattern's owner, sorted.

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use crate::code::DiagnosticCode;
 use crate::host;
 use icu_normalizer::ComposingNormalizerBorrowed;
+use smallvec::SmallVec;
 
 use crate::limits::MAX_PAGE_URL_BYTES;
 use crate::text::group;
@@ -378,9 +379,9 @@ fn absolute_path(page_url: &str) -> Result<(&str, usize), UrlError> {
 
 /// Percent-decodes once (SPEC 4 step 3), rejecting malformed escapes and escapes that decode to
 /// `/`, `\`, `%` or a control character, and decoded bytes that are not UTF-8.
-fn percent_decode(raw: &str, offset: usize) -> Result<String, UrlError> {
+fn percent_decode(raw: &str, offset: usize) -> Result<Cow<'_, str>, UrlError> {
     if !raw.contains('%') {
-        return Ok(raw.to_owned());
+        return Ok(Cow::Borrowed(raw));
     }
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -439,7 +440,7 @@ fn percent_decode(raw: &str, offset: usize) -> Result<String, UrlError> {
             decoded: "a control character",
         });
     }
-    Ok(decoded)
+    Ok(Cow::Owned(decoded))
 }
 
 /// Characters whose creation by NFKC would change how the path splits or decodes.
@@ -458,9 +459,9 @@ pub(crate) fn nfkc(text: &str) -> Cow<'_, str> {
 }
 
 /// NFKC, refusing results that change the path's structure (see the module docs).
-fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
+fn nfkc_checked(decoded: &str) -> Result<Cow<'_, str>, UrlError> {
     if matches!(nfkc(decoded), Cow::Borrowed(_)) {
-        return Ok(decoded.to_owned());
+        return Ok(Cow::Borrowed(decoded));
     }
     // Per segment, so that the structure before and after can be compared.
     let mut out = String::with_capacity(decoded.len());
@@ -482,7 +483,7 @@ fn nfkc_checked(decoded: &str) -> Result<String, UrlError> {
         }
         out.push_str(&normalized);
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 /// Full Unicode lowercase; lowercasing can produce text that is not NFKC (rarely), which is then
@@ -492,6 +493,16 @@ fn lowercase(s: &str) -> String {
     match nfkc(&lower) {
         Cow::Borrowed(_) => lower,
         Cow::Owned(normalized) => normalized,
+    }
+}
+
+/// [`lowercase`], borrowed when there is nothing to lowercase (ASCII without capitals: the usual
+/// page URL).
+fn lowercase_cow(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(lowercase(s))
     }
 }
 
@@ -516,18 +527,19 @@ fn read_path(
     dots: Dots,
 ) -> Result<(String, bool), UrlError> {
     let decoded = percent_decode(raw_path, offset)?;
-    let mut normalized = nfkc_checked(&decoded)?;
-    if !case_sensitive {
-        normalized = lowercase(&normalized);
-    }
-    Ok(join_segments(&normalized, dots))
+    let normalized = nfkc_checked(&decoded)?;
+    Ok(if case_sensitive {
+        join_segments(&normalized, dots)
+    } else {
+        join_segments(&lowercase_cow(&normalized), dots)
+    })
 }
 
 /// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty segments, handle dot
 /// segments as `dots` says (`..` stops at the root), join with a leading `/`. Also says whether a
 /// `.` or `..` segment was seen.
 fn join_segments(path: &str, dots: Dots) -> (String, bool) {
-    let mut kept: Vec<&str> = Vec::new();
+    let mut kept: SmallVec<[&str; 16]> = SmallVec::new();
     let mut saw_dot_segment = false;
     for raw_segment in path.split('/') {
         match raw_segment.split(';').next().unwrap_or("") {

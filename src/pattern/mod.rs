@@ -116,7 +116,9 @@ impl<O: Copy + Ord> PatternSet<O> {
         }
     }
 
-    /// The smallest owner among the matching patterns.
+    /// The smallest owner among the matching patterns (tests: an early-exit search, compared with
+    /// `matching_owners`).
+    #[cfg(test)]
     pub(crate) fn first_owner(&self, path: &str) -> Option<O> {
         let mut first: Option<O> = None;
         let mut keep = |o: O| first = Some(first.map_or(o, |f| f.min(o)));
