@@ -167,19 +167,36 @@ impl Engine {
 
     /// The decision for a normalized path: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
+        self.decide_with_page(path, intent_score, idle_ms).0
+    }
+
+    /// [`Engine::decide`], with the index of the fired rule's first `pages` pattern that matches
+    /// (`None` when no rule fires or the rule has no `pages`), which its reason names.
+    pub(crate) fn decide_with_page(
+        &self,
+        path: &str,
+        intent_score: u8,
+        idle_ms: u32,
+    ) -> (Outcome, Option<usize>) {
         with_scratch(|scratch| {
             self.patterns.matching_owners(path, &mut scratch.owners);
             // Quiet zones sort first: the first owner is the first matching quiet zone, if any.
             if let Some(zone) = scratch.owners.first().and_then(|o| o.quiet_zone_index()) {
-                return Outcome::Quiet(zone);
+                return (Outcome::Quiet(zone), None);
             }
             self.first_firing(&PageMatches::new(&scratch.owners), intent_score, idle_ms)
         })
     }
 
     /// Walks, in config order, the rules the page can reach (those with a matching `pages`
-    /// pattern and those without `pages`), and returns the first whose conditions all hold.
-    fn first_firing(&self, matches: &PageMatches<'_>, intent_score: u8, idle_ms: u32) -> Outcome {
+    /// pattern and those without `pages`), and returns the first whose conditions all hold, with
+    /// its first matching `pages` pattern.
+    fn first_firing(
+        &self,
+        matches: &PageMatches<'_>,
+        intent_score: u8,
+        idle_ms: u32,
+    ) -> (Outcome, Option<usize>) {
         let rules = &self.config.rules;
         // The page conditions of a reached rule: `pages` holds (that is how it was reached).
         let fires = |r: usize| {
@@ -192,18 +209,20 @@ impl Engine {
                     && w.exclude_pages_hold(|| matches.any(r, List::ExcludePages))
             })
         };
-        let mut page_hits = matches.rules_with_pages_match().peekable();
-        let mut pageless = self.pageless.iter().map(|&r| r as usize).peekable();
+        let mut page_hits = matches.pages_matches().peekable();
+        let mut pageless = self.pageless.iter().map(|&r| (r as usize, None)).peekable();
         loop {
             let next = match (page_hits.peek(), pageless.peek()) {
-                (Some(&a), Some(&b)) if a <= b => page_hits.next(),
+                (Some(&(a, _)), Some(&(b, _))) if a <= b => {
+                    page_hits.next().map(|(r, p)| (r, Some(p)))
+                }
                 (Some(_), Some(_)) | (None, Some(_)) => pageless.next(),
-                (Some(_), None) => page_hits.next(),
-                (None, None) => return Outcome::NoMatch,
+                (Some(_), None) => page_hits.next().map(|(r, p)| (r, Some(p))),
+                (None, None) => return (Outcome::NoMatch, None),
             };
-            if let Some(r) = next {
+            if let Some((r, page)) = next {
                 if fires(r) {
-                    return Outcome::Fired(r);
+                    return (Outcome::Fired(r), page);
                 }
             }
         }

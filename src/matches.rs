@@ -104,12 +104,12 @@ impl<'a> PageMatches<'a> {
         self.owners.iter().copied()
     }
 
-    /// The rules with a matching `pages` pattern, in config order (a rule may come more than
-    /// once, once per matching pattern).
-    pub(crate) fn rules_with_pages_match(&self) -> impl Iterator<Item = usize> + 'a {
+    /// The matching `pages` patterns as `(rule, pattern)`, in config order (a rule comes once per
+    /// matching pattern, its first matching pattern first).
+    pub(crate) fn pages_matches(&self) -> impl Iterator<Item = (usize, usize)> + 'a {
         self.all()
             .filter(|o| o.list() == List::Pages)
-            .map(Owner::rule)
+            .map(|o| (o.rule(), o.pattern()))
     }
 
     /// The index of the first pattern of `rule`'s `list` that matches, if any.
@@ -182,6 +182,9 @@ mod tests {
         assert_eq!(m.first(1, List::Pages), Some(3));
         assert_eq!(m.first(1, List::ExcludePages), Some(0));
         assert_eq!(m.first(2, List::ExcludePages), None);
-        assert_eq!(m.rules_with_pages_match().collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            m.pages_matches().map(|(r, _)| r).collect::<Vec<_>>(),
+            [1, 2]
+        );
     }
 }

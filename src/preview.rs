@@ -61,13 +61,14 @@ impl Engine {
         intent_score: u8,
         idle_ms: u32,
     ) -> Preview<'a> {
-        let outcome = self.decide(&path, intent_score, idle_ms);
+        let (outcome, fired_page) = self.decide_with_page(&path, intent_score, idle_ms);
         Preview {
             engine: self,
             path,
             intent_score,
             idle_ms,
             outcome,
+            fired_page,
         }
     }
 }
@@ -84,6 +85,8 @@ pub struct Preview<'a> {
     intent_score: u8,
     idle_ms: u32,
     outcome: Outcome,
+    /// The fired rule's first matching `pages` pattern, for the reason.
+    fired_page: Option<usize>,
 }
 
 impl<'a> Preview<'a> {
@@ -133,6 +136,7 @@ impl<'a> Preview<'a> {
             self.intent_score,
             self.idle_ms,
             self.outcome,
+            self.fired_page,
         )
     }
 }

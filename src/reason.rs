@@ -4,8 +4,6 @@
 //! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
 //! disagree; the conditions themselves are [`Conditions`](crate::Conditions)' predicates.
 
-use std::fmt::Write as _;
-
 use serde::Serialize;
 
 use crate::config::{Pattern, Rule};
@@ -49,6 +47,34 @@ impl RuleCheck {
         intent_score: u8,
         idle_ms: u32,
     ) -> Self {
+        Self::with_first_matches(rule, index, intent_score, idle_ms, |list| {
+            matches.first(index, list)
+        })
+    }
+
+    /// The check of a rule that fired, whose first matching `pages` pattern is `first_page`
+    /// (no `exclude_pages` pattern matches, or it would not have fired): no page matching needed.
+    fn fired(
+        rule: &Rule,
+        index: usize,
+        first_page: Option<usize>,
+        intent_score: u8,
+        idle_ms: u32,
+    ) -> Self {
+        Self::with_first_matches(rule, index, intent_score, idle_ms, |list| match list {
+            List::Pages => first_page,
+            List::ExcludePages => None,
+        })
+    }
+
+    /// The check, given the first matching pattern of each of the rule's page lists.
+    fn with_first_matches(
+        rule: &Rule,
+        index: usize,
+        intent_score: u8,
+        idle_ms: u32,
+        first: impl Fn(List) -> Option<usize>,
+    ) -> Self {
         let w = &rule.when;
         RuleCheck {
             rule: index,
@@ -56,9 +82,8 @@ impl RuleCheck {
             max_intent: w.has_max_intent().then(|| w.max_intent_holds(intent_score)),
             min_idle: w.has_min_idle().then(|| w.min_idle_holds(idle_ms)),
             // The first matching pattern of each list, when the list is set: the reasons name it.
-            pages: w.pages.as_ref().map(|_| matches.first(index, List::Pages)),
-            exclude: (!w.exclude_pages.is_empty())
-                .then(|| matches.first(index, List::ExcludePages)),
+            pages: w.pages.as_ref().map(|_| first(List::Pages)),
+            exclude: (!w.exclude_pages.is_empty()).then(|| first(List::ExcludePages)),
         }
     }
 
@@ -219,7 +244,7 @@ fn page_list_detail(
     found: Option<usize>,
     f: &mut impl FnMut(&'static str, bool, &[Part<'_>]),
 ) {
-    use Part::{Number, Patterns, Quoted, Text};
+    use Part::{Number, Patterns, Text, Written};
     match found.and_then(|i| patterns.get(i).map(|p| (i, p))) {
         Some((i, p)) => {
             let index = u32::try_from(i).unwrap_or(u32::MAX);
@@ -231,7 +256,7 @@ fn page_list_detail(
                 Text("["),
                 Number(index),
                 Text("] "),
-                Quoted(p.as_written()),
+                Written(p),
             ];
             f(condition, holds, &parts);
         }
@@ -256,6 +281,8 @@ enum Part<'a> {
     Number(u32),
     /// Quoted and escaped as `{:?}` does.
     Quoted(&'a str),
+    /// A pattern as written, quoted as `Quoted` is.
+    Written(&'a Pattern),
     /// Quoted patterns as `("/a", "/b", "/c" and 4 more)`.
     Patterns(&'a [Pattern]),
 }
@@ -268,13 +295,14 @@ fn write_parts(out: &mut String, parts: &[Part<'_>]) {
             Part::Text(text) => out.push_str(text),
             Part::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
             Part::Quoted(text) => push_quoted(out, text),
+            Part::Written(pattern) => pattern.push_quoted(out),
             Part::Patterns(patterns) => {
                 out.push('(');
                 for (i, p) in patterns.iter().take(3).enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    push_quoted(out, p.as_written());
+                    p.push_quoted(out);
                 }
                 let more = patterns.len().saturating_sub(3);
                 if more > 0 {
@@ -329,6 +357,7 @@ pub(crate) fn reason(
     intent_score: u8,
     idle_ms: u32,
     outcome: Outcome,
+    fired_page: Option<usize>,
 ) -> String {
     let config = engine.config();
     match outcome {
@@ -336,18 +365,37 @@ pub(crate) fn reason(
             let zone = config
                 .quiet_zones
                 .get(z)
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            format!("page {path} is in quiet zone {zone} (quiet_zones[{z}]); no nudge fires there")
+                .map_or(Part::Text(""), Part::Written);
+            let index = u32::try_from(z).unwrap_or(u32::MAX);
+            let mut text = String::with_capacity(REASON_CAPACITY);
+            write_parts(
+                &mut text,
+                &[
+                    Part::Text("page "),
+                    Part::Text(path),
+                    Part::Text(" is in quiet zone "),
+                    zone,
+                    Part::Text(" (quiet_zones["),
+                    Part::Number(index),
+                    Part::Text("]); no nudge fires there"),
+                ],
+            );
+            text
         }
         Outcome::Fired(r) => {
             let Some(rule) = config.rules.get(r) else {
                 return String::new();
             };
-            let check = engine
-                .with_page_matches(path, |m| RuleCheck::new(rule, r, m, intent_score, idle_ms));
+            let check = RuleCheck::fired(rule, r, fired_page, intent_score, idle_ms);
             let mut text = String::with_capacity(REASON_CAPACITY);
-            let _ = write!(text, "rule {} fired: ", Quoted(&rule.id));
+            write_parts(
+                &mut text,
+                &[
+                    Part::Text("rule "),
+                    Part::Quoted(&rule.id),
+                    Part::Text(" fired: "),
+                ],
+            );
             let state = (path, intent_score, idle_ms);
             if check.write_details(rule, state, None, ", ", &mut text) == 0 {
                 text.push_str("it has no conditions");
@@ -371,9 +419,16 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
         };
     }
     let mut text = String::with_capacity(REASON_CAPACITY);
-    let _ = write!(
-        text,
-        "no rule matched page {path} at intent_score {intent_score} and idle_ms {idle_ms}"
+    write_parts(
+        &mut text,
+        &[
+            Part::Text("no rule matched page "),
+            Part::Text(path),
+            Part::Text(" at intent_score "),
+            Part::Number(u32::from(intent_score)),
+            Part::Text(" and idle_ms "),
+            Part::Number(idle_ms),
+        ],
     );
     // Fewest failing conditions, earliest on ties (min_by_key keeps the first minimum).
     if let Some((check, rule)) = checks
@@ -381,17 +436,30 @@ fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) 
         .min_by_key(|c| c.failing())
         .and_then(|c| rules.get(c.rule).map(|r| (c, r)))
     {
-        let _ = write!(text, "; the closest is rule {}, failing ", Quoted(&rule.id));
+        write_parts(
+            &mut text,
+            &[
+                Part::Text("; the closest is rule "),
+                Part::Quoted(&rule.id),
+                Part::Text(", failing "),
+            ],
+        );
         let state = (path, intent_score, idle_ms);
         check.write_details(rule, state, Some(false), " and ", &mut text);
     }
     if let Some((at, r)) = earliest_idle(engine, &checks) {
         let id = rules.get(r).map(|r| r.id.as_str()).unwrap_or_default();
-        let _ = write!(
-            text,
-            "; rule {} would fire after {} more ms of idling (at idle_ms {at})",
-            Quoted(id),
-            at.saturating_sub(idle_ms)
+        write_parts(
+            &mut text,
+            &[
+                Part::Text("; rule "),
+                Part::Quoted(id),
+                Part::Text(" would fire after "),
+                Part::Number(at.saturating_sub(idle_ms)),
+                Part::Text(" more ms of idling (at idle_ms "),
+                Part::Number(at),
+                Part::Text(")"),
+            ],
         );
     }
     text

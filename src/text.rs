@@ -45,7 +45,7 @@ impl fmt::Display for Quoted<'_> {
 }
 
 /// Printable ASCII without `"` or `\\`: `{:?}` only adds the quotes.
-fn is_plain(text: &str) -> bool {
+pub(crate) fn is_plain(text: &str) -> bool {
     text.bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 pub(crate) use read::{parse, parse_value};
 
 use crate::limits::MAX_INTENT_SCORE;
-use crate::text::Quoted;
+use crate::text::{self, Quoted};
 
 /// A validated site config (SPEC 2). Obtained from [`Engine::compile`](crate::Engine::compile)
 /// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
@@ -35,6 +35,9 @@ pub struct Config {
 pub struct Pattern {
     written: String,
     normalized: String,
+    /// True when `written` quotes as itself between `"` (reason texts quote patterns on every
+    /// preview; this spares them the check).
+    plain: bool,
 }
 
 impl Pattern {
@@ -46,6 +49,27 @@ impl Pattern {
     /// The pattern after normalization, as it is matched against normalized paths.
     pub fn normalized(&self) -> &str {
         &self.normalized
+    }
+
+    /// A checked pattern: `written` as in the config, `normalized` as SPEC 3 makes it.
+    pub(crate) fn new(written: String, normalized: String) -> Pattern {
+        let plain = text::is_plain(&written);
+        Pattern {
+            written,
+            normalized,
+            plain,
+        }
+    }
+
+    /// Appends the pattern as written, quoted as [`Quoted`] displays it.
+    pub(crate) fn push_quoted(&self, out: &mut String) {
+        if self.plain {
+            out.push('"');
+            out.push_str(&self.written);
+            out.push('"');
+        } else {
+            text::push_quoted(out, &self.written);
+        }
     }
 }
 

@@ -326,10 +326,7 @@ fn patterns(
             continue;
         };
         match pattern::check(text, case_sensitive) {
-            Ok(normalized) => out.push(Pattern {
-                written: text.to_owned(),
-                normalized,
-            }),
+            Ok(normalized) => out.push(Pattern::new(text.to_owned(), normalized)),
             Err(problem) => {
                 f.push(problem.code, &p, problem.message);
                 ok = false;
