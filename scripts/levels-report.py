@@ -44,7 +44,7 @@ setting = chosen if chosen.isdigit() else f'"{chosen}"'
 run_file = directory / "run.txt"
 tree = run_file.read_text().strip() if run_file.exists() else "an unrecorded tree"
 text = (
-    f"Run of {tree}, Node {run['node']}; per call, best of 9 runs.\n\n"
+    f"Run of {tree}, Node {run['node']}; per call, best of 3 interleaved rounds of 9 runs.\n\n"
     + "\n".join(lines)
     + f"\n\nChosen: `opt-level = {setting}` (`[profile.wasm]` in Cargo.toml), in bold.\n"
 )
