@@ -19,11 +19,13 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { renderProblems } from './problems.js';
+import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
+import { ScenariosPanel } from './scenarios-panel.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, esc, nudgeIcon } from './util.js';
+import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, nudgeIcon } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -95,6 +97,21 @@ const why = new WhyPanel({
   },
 });
 
+const scenarios = new ScenariosPanel($('#scenarios-body'), {
+  send: (job) => request(job),
+  currentState: () => session.sessionState(),
+  setState: (st) => session.set(pick({ intent: st.intent_score, idle: st.idle_ms, url: st.page_url })),
+  notify: (text) => notify(text),
+  onCoverage: (coverage) => rulesEditor.update({ coverage }),
+  badge: $('#scenarios-badge'),
+});
+const replay = new ReplayPanel($('#replay-body'), {
+  send: (job) => request(job),
+  baseline: () => ({ text: drafts.base, label: drafts.baseLabel }),
+  currentText: () => editor.value,
+  notify: (text) => notify(text),
+});
+
 // ---------------------------------------------------------------- talking to the engine
 
 function request(extra = {}) {
@@ -150,9 +167,15 @@ function onAnswer(answer, job) {
       renderBench(els.benchRows, answer.bench, { rules: app.config?.rules ?? [], onPick: (url) => session.set({ url }) });
     }
     if (answer.pages) rulesEditor.update({ pageReports: answer.pages });
+    if (answer.savedScenario) scenarios.saved(answer.savedScenario);
+    if (answer.scenarios) scenarios.render(answer.scenarios);
+    if (answer.replay) replay.render(answer.replay);
+    if (answer.diff) replay.renderDiff(answer.diff);
   }
   if (!app.ready && answer.compile) {
     app.ready = true;
+    // Scenarios saved in an earlier visit are checked from the start (their module loads now).
+    if (scenarios.file.scenarios.length) setTimeout(() => scenarios.activate(), 0);
     const ms = Math.round(performance.now() - app.bootStart);
     els.status.className = 'engine-status ok';
     els.status.textContent = 'Engine ready';
@@ -341,13 +364,7 @@ function notify(text, action = null) {
 /** Downloads the config (the Save button, Ctrl+S anywhere on the page). */
 function saveConfig() {
   const text = editor.value;
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  a.download = 'nudge-config.json';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  downloadText(text, 'nudge-config.json');
   drafts.setBase(text, 'your last save');
   drafts.saveNow(text);
   els.dirtyDot.hidden = true;
@@ -407,6 +424,9 @@ function wire() {
     });
   }
   els.engBtn.addEventListener('click', () => setEngineer(!document.body.classList.contains('engineer')));
+
+  // Config as code loads its WASM module when one of its panels is first opened.
+  $('#scenarios-panel').addEventListener('toggle', (e) => e.target.open && scenarios.activate());
 
   $('#open-btn').addEventListener('click', () => els.fileInput.click());
   els.fileInput.addEventListener('change', async () => {
@@ -527,6 +547,8 @@ window.nudgePlayground = {
   editor,
   map,
   rulesEditor,
+  scenarios,
+  replay,
   session,
   setText: (text) => editor.setValue(text),
   setView,

@@ -99,9 +99,11 @@ export class RulesEditor {
     this.edit(edit ? [edit] : setAt(this.text, path, value));
   }
 
-  update({ text, diagnostics, pageReports }) {
+  update({ text, diagnostics, pageReports, coverage }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) this.diagnostics = diagnostics;
+    // Scenario coverage (scenarios-panel.js): per rule index, or null without scenarios.
+    if (coverage !== undefined) this.coverage = coverage ? new Map(coverage.rules.map((c) => [c.index, c])) : null;
     if (pageReports) {
       this.pageHits = new Map();
       pageReports.forEach((report, i) => {
@@ -160,8 +162,9 @@ export class RulesEditor {
         hits[key] = list.map((_, k) => this.pageHits.get(`rules[${index}].when.${key}[${k}]`) ?? []);
       }
       this.ruleKeys[index] ??= JSON.stringify(rule);
-      const extra = diags.length || hits.pages.length || hits.exclude_pages.length ? JSON.stringify([diags, hits]) : '';
-      return { index, count: rules.length, rule, diags, hits, key: `${index}/${rules.length}\u0000${this.ruleKeys[index]}\u0000${extra}` };
+      const coverage = this.coverage?.get(index) ?? null;
+      const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage ? JSON.stringify([diags, hits, coverage]) : '';
+      return { index, count: rules.length, rule, diags, hits, coverage, key: `${index}/${rules.length}\u0000${this.ruleKeys[index]}\u0000${extra}` };
     });
     this.cards.setItems(items);
   }
@@ -424,6 +427,7 @@ class RuleCard {
       onclick: () => editor.edit(setAt(editor.text, ['rules', this.item.index], undefined)),
     });
     this.errors = h('ul', { class: 'card-errors' });
+    this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
     this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => set(['nudge', 'cta'], e.target.value) });
     this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => set(['nudge', 'message'], e.target.value) });
@@ -457,6 +461,7 @@ class RuleCard {
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
         h('div', { class: 'rc-actions' }, this.up, this.down, this.dup, this.del)),
       this.errors,
+      this.coverage,
       h('div', { class: 'rc-grid' },
         label('Shows a', this.type),
         label('Button', this.cta),
@@ -506,6 +511,8 @@ class RuleCard {
     this.dup.setAttribute('aria-label', `Duplicate ${name}`);
     this.del.setAttribute('aria-label', `Delete ${name}`);
 
+    renderCoverage(this.coverage, item.coverage);
+
     const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));
     this.errors.hidden = !other.length;
     this.errors.replaceChildren(...other.map((d) => this.editor.diagItem(d)));
@@ -549,4 +556,32 @@ class RuleCard {
       prefix: `rules[${index}].when.exclude_pages`, absentText: 'no exception',
     });
   }
+}
+
+const CONDITION_WORDS = {
+  min_intent_score: 'intent high enough',
+  max_intent_score: 'intent low enough',
+  min_idle_ms: 'idle long enough',
+  pages: 'on one of its pages',
+  exclude_pages: 'not on an excluded page',
+};
+
+/**
+ * What the scenarios exercise of one rule (the engine's coverage, SPEC 8): how many make it
+ * fire, and each condition never seen holding or never seen failing.
+ */
+function renderCoverage(el, c) {
+  el.hidden = !c;
+  if (!c) return;
+  const gaps = [];
+  for (const k of c.conditions) {
+    const words = CONDITION_WORDS[k.condition] ?? k.condition;
+    if (!k.seen_true) gaps.push(`${words} never holds`);
+    else if (!k.seen_false) gaps.push(`${words} never fails`);
+  }
+  el.classList.toggle('uncovered', c.fired === 0);
+  const fired = c.fired === 0
+    ? 'Scenarios: no scenario makes it fire'
+    : `Scenarios: fires in ${c.fired} ${c.fired === 1 ? 'scenario' : 'scenarios'}`;
+  el.textContent = gaps.length ? `${fired}; across them, ${gaps.join(', ')}.` : `${fired}.`;
 }

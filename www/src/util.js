@@ -136,3 +136,14 @@ export const idleScale = {
 export function clamp(v, lo, hi) {
   return Math.max(lo, Math.min(hi, v));
 }
+
+/** Offers `text` as a download named `filename` (JSON). */
+export function downloadText(text, filename) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}

@@ -4,12 +4,26 @@
 // what changed.
 //
 // Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
-//           pattern?: { text, caseSensitive } }
-// Answer: { seq, compile?, eval?, map?, bench?, pages?, pattern?, error? }
+//           pattern?: { text, caseSensitive }, scenarios?: string, saveScenario?: { name, state },
+//           sessions?: { text, label }, replayBase?: string, diff?: true }
+// Answer: { seq, compile?, eval?, map?, bench?, pages?, pattern?, scenarios?, savedScenario?,
+//           replay?, diff?, error? }
+//
+// Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
+// fetched on the first job that asks for one of them, never before (asCode.js).
 
 import init, * as nudge from '../../pkg/index.js';
+import { asCodeJob, needsAsCode } from './as-code.js';
 
 const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
+let asCodeLoading = null;
+/** Loads the config-as-code module once, on first need. */
+function asCodeReady() {
+  asCodeLoading ??= nudge.initConfigAsCode({
+    module_or_path: new URL('../../pkg/wasm/config-as-code/nudge_rules_bg.wasm', import.meta.url),
+  });
+  return asCodeLoading;
+}
 
 const w = {
   engine: null, // the last engine that compiled; stays in use while the text has errors
@@ -209,6 +223,7 @@ function handle(job, post) {
       out.pages = ifChanged('pages', job.pages.map((url) => w.engine.pageReport(url)));
     }
   }
+  Object.assign(out, asCodeJob(job, { engine: w.engine, gen: w.gen, text: w.text, valid: w.valid }));
   return out;
 }
 
@@ -218,6 +233,10 @@ self.onmessage = async ({ data }) => {
   } catch (err) {
     self.postMessage({ seq: data.seq, fatal: `The engine did not load: ${err.message}` });
     return;
+  }
+  if (needsAsCode(data)) {
+    // A failure is reported by each config-as-code answer (asCodeJob), the rest still runs.
+    await asCodeReady().catch((err) => console.warn('nudge-rules: config as code did not load:', err));
   }
   const started = performance.now();
   let out;

@@ -1,0 +1,225 @@
+// The Scenarios panel (SPEC 8, issue 14): visitors saved with the outcome they should get, every
+// one re-checked against each edit with a pass or fail badge; import and export of the scenario
+// file; coverage (which rules and conditions the scenarios exercise) for the rule cards. The
+// checks run in the worker (as-code.js); this file keeps the file and draws the answers.
+
+import { seconds } from './plain.js';
+import { downloadText, esc } from './util.js';
+
+const STORAGE_KEY = 'nudge-rules:scenarios';
+
+/** An expectation in plain words: `{ rule }`, `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
+export function describeExpectation(e) {
+  if (!e || typeof e !== 'object') return 'nothing';
+  if (e.rule !== undefined) return `rule “${e.rule}” fires`;
+  if (e.quiet_zone) return 'a quiet zone (no nudge)';
+  if (e.no_nudge) return 'no nudge';
+  if (e.error) return 'the request is refused';
+  return JSON.stringify(e);
+}
+
+export class ScenariosPanel {
+  /**
+   * @param {HTMLElement} root  the panel's body (index.html `#scenarios-body`)
+   * @param {{ send: (job) => void, currentState: () => object, setState: (s) => void,
+   *           notify: (text) => void, onCoverage: (coverage) => void, badge: HTMLElement }} host
+   */
+  constructor(root, host) {
+    this.root = root;
+    this.host = host;
+    this.file = { scenarios: [] };
+    this.active = false;
+    this.lastAnswer = null;
+    try {
+      const saved = localStorage.getItem(STORAGE_KEY);
+      if (saved) this.file = JSON.parse(saved);
+    } catch {
+      // storage disabled or a damaged entry: start empty
+    }
+    root.innerHTML = `
+      <form class="sc-save">
+        <label for="sc-name">Save the current visitor as a scenario</label>
+        <div class="sc-save-row">
+          <input id="sc-name" type="text" maxlength="120" placeholder="e.g. a keen shopper on a shirt" autocomplete="off">
+          <button type="submit" class="btn btn-primary">Save visitor</button>
+        </div>
+        <p class="hint">The outcome it gets now becomes what it should get: an edit that changes it turns the badge red.</p>
+      </form>
+      <div class="sc-tools">
+        <button type="button" class="btn" data-act="import">Import file</button>
+        <button type="button" class="btn" data-act="export">Export file</button>
+        <button type="button" class="btn btn-quiet" data-act="sample">Load the example scenarios</button>
+        <input type="file" accept=".json,application/json" hidden>
+      </div>
+      <p class="sc-error" role="alert" hidden></p>
+      <p class="sc-summary" role="status"></p>
+      <ul class="sc-list" aria-label="Scenarios"></ul>
+      <details class="sc-gaps" hidden><summary></summary><ul></ul></details>`;
+    this.name = root.querySelector('#sc-name');
+    this.list = root.querySelector('.sc-list');
+    this.summary = root.querySelector('.sc-summary');
+    this.error = root.querySelector('.sc-error');
+    this.gaps = root.querySelector('.sc-gaps');
+    this.fileInput = root.querySelector('input[type=file]');
+    root.querySelector('.sc-save').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.saveVisitor();
+    });
+    root.querySelector('[data-act=import]').addEventListener('click', () => this.fileInput.click());
+    root.querySelector('[data-act=export]').addEventListener('click', () => this.exportFile());
+    root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
+    this.fileInput.addEventListener('change', async () => {
+      const file = this.fileInput.files[0];
+      this.fileInput.value = '';
+      if (file) this.importText(await file.text(), file.name);
+    });
+    this.list.addEventListener('click', (e) => {
+      const button = e.target.closest('button[data-i]');
+      if (!button) return;
+      const i = Number(button.dataset.i);
+      if (button.dataset.act === 'delete') this.remove(i);
+      else if (button.dataset.act === 'visit') this.host.setState(this.file.scenarios[i]?.session_state ?? {});
+    });
+  }
+
+  /** Starts checking (the panel was opened): loads the second module in the worker. */
+  activate() {
+    if (this.active) return;
+    this.active = true;
+    this.sendFile();
+  }
+
+  text() {
+    return `${JSON.stringify(this.file, null, 2)}\n`;
+  }
+
+  sendFile(extra = {}) {
+    if (!this.active) return;
+    this.host.send({ scenarios: this.text(), ...extra });
+  }
+
+  persist() {
+    try {
+      localStorage.setItem(STORAGE_KEY, this.text());
+    } catch {
+      // storage disabled
+    }
+  }
+
+  saveVisitor() {
+    this.showError(null);
+    const state = this.host.currentState();
+    const name = this.name.value.trim() || this.defaultName(state);
+    const taken = new Set(this.file.scenarios.map((s) => s.name));
+    let unique = name;
+    for (let n = 2; taken.has(unique); n++) unique = `${name} (${n})`;
+    this.host.send({ saveScenario: { name: unique, state } });
+    this.name.value = '';
+  }
+
+  defaultName(state) {
+    return `intent ${state.intent_score} on ${state.page_url} after ${seconds(state.idle_ms)}`;
+  }
+
+  /** The worker's answer to `saveScenario`. */
+  saved(scenario) {
+    if (scenario.error) {
+      this.showError(`This visitor cannot be saved: ${scenario.error}`);
+      return;
+    }
+    this.file.scenarios.push(scenario);
+    this.persist();
+    this.sendFile();
+    this.host.notify(`Saved “${scenario.name}”: it expects ${describeExpectation(scenario.expect)}.`);
+  }
+
+  remove(i) {
+    const [gone] = this.file.scenarios.splice(i, 1);
+    this.persist();
+    this.sendFile();
+    if (gone) this.host.notify(`Deleted “${gone.name}”.`);
+  }
+
+  /** Checks a scenario file's text in the worker; it replaces the panel's file if it is valid. */
+  importText(text, label) {
+    this.showError(null);
+    this.pendingImport = { label, text };
+    this.host.send({ scenarios: text });
+  }
+
+  async loadSample() {
+    try {
+      const res = await fetch('../examples/scenarios.json');
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      this.importText(await res.text(), 'the example scenarios');
+    } catch (err) {
+      this.showError(`The example scenarios could not be fetched: ${err.message}`);
+    }
+  }
+
+  exportFile() {
+    downloadText(this.text(), 'scenarios.json');
+    this.host.notify('Exported as scenarios.json (in your downloads).');
+  }
+
+  showError(text) {
+    this.error.hidden = !text;
+    this.error.textContent = text ?? '';
+  }
+
+  /** The worker's check of the file against the current engine. */
+  render(answer) {
+    const importing = this.pendingImport?.text === answer.text ? this.pendingImport : null;
+    if (!importing && answer.text !== this.text()) return; // the check of a file since replaced
+    if (importing) this.pendingImport = null;
+    if (answer.error) {
+      // A bad file: an import is refused (the panel keeps the scenarios it had).
+      this.showError(`${importing?.label ?? 'The scenario file'} was not imported: ${answer.error}`);
+      if (importing) this.sendFile();
+      return;
+    }
+    if (importing) {
+      this.file = JSON.parse(importing.text);
+      this.persist();
+      this.host.notify(`Imported ${this.file.scenarios.length} scenarios from ${importing.label}.`);
+      this.sendFile();
+    }
+    this.lastAnswer = answer;
+    const { report, coverage, valid } = answer;
+    const n = report.results.length;
+    this.host.badge.hidden = n === 0;
+    this.host.badge.className = `pill ${report.failed ? 'pill-error' : 'pill-fire'}`;
+    this.host.badge.textContent = report.failed ? `${report.failed} failing` : `${n} passing`;
+    this.summary.textContent = n === 0
+      ? 'No scenarios yet. Move the visitor, then save it here.'
+      : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.` +
+        ` Rules the scenarios make fire: ${coverage.totals.rules_fired} of ${coverage.totals.rules}.`;
+    this.list.replaceChildren(...report.results.map((r, i) => this.item(r, i)));
+    const gaps = coverage.unexercised;
+    this.gaps.hidden = n === 0 || gaps.length === 0;
+    this.gaps.querySelector('summary').textContent = `Not exercised by any scenario (${gaps.length})`;
+    this.gaps.querySelector('ul').replaceChildren(...gaps.map((g) => Object.assign(document.createElement('li'), { textContent: g })));
+    this.host.onCoverage(n ? coverage : null);
+  }
+
+  item(result, i) {
+    const s = this.file.scenarios[i] ?? {};
+    const st = s.session_state ?? {};
+    const li = document.createElement('li');
+    li.className = `sc-item ${result.passed ? 'pass' : 'fail'}`;
+    li.dataset.name = result.name;
+    const where = `${esc(String(st.page_url ?? ''))} · intent ${esc(String(st.intent_score ?? ''))} · idle ${esc(seconds(st.idle_ms ?? 0))}`;
+    li.innerHTML = `
+      <span class="pill ${result.passed ? 'pill-fire' : 'pill-error'} sc-badge">${result.passed ? 'Pass' : 'Fail'}</span>
+      <div class="sc-main">
+        <button type="button" class="link-btn sc-name" data-act="visit" data-i="${i}" title="Move the visitor to this scenario">${esc(result.name)}</button>
+        <span class="sc-where">${where}</span>
+        ${result.passed
+          ? `<span class="sc-expect">Gets ${esc(describeExpectation(result.expected))}.</span>`
+          : `<span class="sc-expect"><b>Should get ${esc(describeExpectation(result.expected))}, now gets ${esc(describeExpectation(result.got))}.</b></span>
+             <span class="sc-reason">${esc(result.reason)}</span>`}
+      </div>
+      <button type="button" class="icon-btn small danger" data-act="delete" data-i="${i}" aria-label="Delete scenario ${esc(result.name)}" title="Delete">×</button>`;
+    return li;
+  }
+}
