@@ -89,14 +89,17 @@ export class ConfigIndex {
     const start = node.offset;
     const end = node.offset + node.length;
     const delta = content.length - node.length;
-    const shift = (n) => {
-      if (n === node) return;
+    // Nodes after the value move by `delta`, those around it grow by it; a node that ends
+    // before the value is left alone with everything inside it.
+    const stack = [tree];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n === node || (n.offset + n.length < start)) continue;
       if (n.offset >= end) n.offset += delta;
       else if (n.offset <= start && n.offset + n.length >= end) n.length += delta;
       if (n.colonOffset !== undefined && n.colonOffset >= end) n.colonOffset += delta;
-      for (const c of n.children ?? []) shift(c);
-    };
-    shift(tree);
+      if (n.children) for (let i = 0; i < n.children.length; i++) stack.push(n.children[i]);
+    }
     node.length = content.length;
     node.value = value;
     node.type = typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'boolean';

@@ -53,6 +53,8 @@ export class RulesEditor {
     this.value = null;
     this.diagnostics = [];
     this.pageHits = new Map(); // json_path -> sample page labels it matches
+    this.extrasGen = 0; // bumped when diagnostics, page hits or coverage change
+    this.items = []; // the last card items, reused while their rule and the extras are unchanged
     this.visible = false;
     this.stale = true;
 
@@ -101,10 +103,21 @@ export class RulesEditor {
 
   update({ text, diagnostics, pageReports, coverage }) {
     if (text !== undefined) this.text = text;
-    if (diagnostics) this.diagnostics = diagnostics;
+    if (diagnostics) {
+      const key = JSON.stringify(diagnostics);
+      if (key !== this.diagnosticsKey) {
+        this.diagnosticsKey = key;
+        this.diagnostics = diagnostics;
+        this.extrasGen += 1;
+      }
+    }
     // Scenario coverage (scenarios-panel.js): per rule index, or null without scenarios.
-    if (coverage !== undefined) this.coverage = coverage ? new Map(coverage.rules.map((c) => [c.index, c])) : null;
+    if (coverage !== undefined) {
+      this.coverage = coverage ? new Map(coverage.rules.map((c) => [c.index, c])) : null;
+      this.extrasGen += 1;
+    }
     if (pageReports) {
+      this.extrasGen += 1;
       this.pageHits = new Map();
       pageReports.forEach((report, i) => {
         for (const m of report.matches ?? []) {
@@ -155,6 +168,12 @@ export class RulesEditor {
     this.renderSettings(byRule.get(-1) ?? []);
     const rules = Array.isArray(this.value.rules) ? this.value.rules : [];
     const items = rules.map((rule, index) => {
+      // A keystroke in one card of 1,000 changes one rule: the others keep their item (and key).
+      const cached = this.items[index];
+      if (cached && cached.gen === this.extrasGen && cached.count === rules.length && this.ruleKeys[index] === cached.ruleKey) {
+        cached.rule = rule;
+        return cached;
+      }
       const diags = byRule.get(index) ?? [];
       const hits = {};
       for (const key of ['pages', 'exclude_pages']) {
@@ -164,8 +183,10 @@ export class RulesEditor {
       this.ruleKeys[index] ??= JSON.stringify(rule);
       const coverage = this.coverage?.get(index) ?? null;
       const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage ? JSON.stringify([diags, hits, coverage]) : '';
-      return { index, count: rules.length, rule, diags, hits, coverage, key: `${index}/${rules.length}\u0000${this.ruleKeys[index]}\u0000${extra}` };
+      const ruleKey = this.ruleKeys[index];
+      return { index, count: rules.length, rule, diags, hits, coverage, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
     });
+    this.items = items;
     this.cards.setItems(items);
   }
 

@@ -97,6 +97,7 @@ describe('the editor', () => {
     await page.locator('#map').scrollIntoViewIfNeeded();
     const box = await page.locator('#map').boundingBox();
     await page.mouse.click(box.x + box.width * 0.9, box.y + box.height * 0.12);
+    await settled(page);
     const intent = Number(await page.locator('#intent').inputValue());
     const idle = Number(await page.locator('#idle-ms').inputValue());
     assert.ok(intent >= 85 && idle >= 20000, `moved to ${intent}, ${idle}`);
