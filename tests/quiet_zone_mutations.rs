@@ -9,27 +9,11 @@
 //! Deterministic (a fixed-seed generator). `MUTATIONS_PER_ZONE=N` sets the count (default 10,000
 //! per quiet zone; docs/RELIABILITY.md has a run of 1,000,000).
 
+mod common;
+
+use common::Rng;
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::Engine;
-
-/// splitmix64: a small deterministic generator, enough for test inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 const ZONES: &[(&str, &[&str])] = &[
     (

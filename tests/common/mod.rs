@@ -1,5 +1,8 @@
 //! Helpers shared by integration tests.
 
+// Each test crate that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use unicode_normalization::UnicodeNormalization;
 
 /// SPEC 4 step 6's browser reading of a WHATWG pathname (dot segments already resolved by the URL
@@ -40,4 +43,33 @@ pub fn browser_reading(pathname: &str, case_sensitive: bool) -> Option<String> {
         out.push('/');
     }
     Some(out)
+}
+
+/// splitmix64: a small deterministic generator, enough for test inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    /// One of `from` (not empty).
+    pub fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
 }
