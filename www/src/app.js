@@ -25,7 +25,7 @@ import { ScenariosPanel } from './scenarios-panel.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, nudgeIcon } from './util.js';
+import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -503,9 +503,7 @@ async function boot() {
   setEngineer(engineer);
   setView(view === 'json' ? 'json' : 'rules');
   try {
-    const res = await fetch('../examples/storefront.json');
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    app.defaultConfig = await res.text();
+    app.defaultConfig = await fetchExample('storefront.json');
   } catch (err) {
     console.warn('nudge-rules: could not fetch the example config:', err);
     app.defaultConfig = FALLBACK_CONFIG;

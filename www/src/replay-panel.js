@@ -5,7 +5,7 @@
 
 import { describeExpectation } from './scenarios-panel.js';
 import { seconds } from './plain.js';
-import { esc, formatInt } from './util.js';
+import { esc, fetchExample, formatInt } from './util.js';
 
 const KIND_LABELS = {
   nudge_added: 'a nudge now fires',
@@ -77,9 +77,7 @@ export class ReplayPanel {
 
   async loadSample() {
     try {
-      const res = await fetch('../examples/sessions.jsonl');
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      this.load(await res.text(), 'the sample sessions (examples/sessions.jsonl)');
+      this.load(await fetchExample('sessions.jsonl'), 'the sample sessions (examples/sessions.jsonl)');
     } catch (err) {
       this.showError(`The sample sessions could not be fetched: ${err.message}`);
     }

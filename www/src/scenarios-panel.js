@@ -4,7 +4,7 @@
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
 
 import { seconds } from './plain.js';
-import { downloadText, esc } from './util.js';
+import { downloadText, esc, fetchExample } from './util.js';
 
 const STORAGE_KEY = 'nudge-rules:scenarios';
 
@@ -149,9 +149,7 @@ export class ScenariosPanel {
 
   async loadSample() {
     try {
-      const res = await fetch('../examples/scenarios.json');
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      this.importText(await res.text(), 'the example scenarios');
+      this.importText(await fetchExample('scenarios.json'), 'the example scenarios');
     } catch (err) {
       this.showError(`The example scenarios could not be fetched: ${err.message}`);
     }

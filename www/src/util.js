@@ -147,3 +147,10 @@ export function downloadText(text, filename) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
+
+/** The text of one of the repository's example files (`../examples/NAME`, as `make demo` serves it). */
+export async function fetchExample(name) {
+  const res = await fetch(`../examples/${name}`);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return res.text();
+}
