@@ -135,6 +135,19 @@ describe('config as code in the editor', () => {
     assert.match(await page.locator('#scenarios-badge').innerText(), /passing/);
   });
 
+  test('a scenario is deleted, and stays deleted after a reload', async () => {
+    await openPanel('scenarios-panel');
+    const count = await scenarioItems().count();
+    const first = await scenarioItems().first().getAttribute('data-name');
+    await page.getByRole('button', { name: `Delete scenario ${first}`, exact: true }).click();
+    await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count - 1);
+    assert.equal(await page.locator(`#scenarios-body .sc-item[data-name="${first}"]`).count(), 0);
+    assert.match(await page.locator('#scenarios-badge').innerText(), new RegExp(`^${count - 1} passing$`));
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count - 1);
+  });
+
   test('replay: the sample sessions, reach per rule before and after an edit, the changes', async () => {
     await openPanel('replay-panel');
     await page.locator('#replay-body [data-act=sample]').click();

@@ -17,32 +17,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { configText, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
+import { bigConfig, configText, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
 import { REPO_ROOT, serve } from './server.mjs';
 
 const KEYS = ' for help today';
 const results = { keystroke: [], firstLoad: [] };
 let env;
-
-/** The storefront config grown to n rules with collection rules (a catalog's shape). */
-export function bigConfig(storefrontText, n) {
-  const base = JSON.parse(storefrontText);
-  const types = ['chat_bubble', 'toast', 'exit_modal', 'sticky_bar'];
-  const rules = base.rules.slice(0, Math.min(n, base.rules.length));
-  for (let i = rules.length; i < n; i++) {
-    rules.push({
-      id: `collection-${i}`,
-      nudge: { type: types[i % 4], message: `Spotlight on collection ${i}: new arrivals this week.`, cta: 'Take a look' },
-      when: {
-        min_intent_score: 20 + (i % 60),
-        min_idle_ms: 1000 * (i % 30),
-        pages: [`/collections/c${i}/**`],
-        exclude_pages: [`/collections/c${i}/gift-card`],
-      },
-    });
-  }
-  return JSON.stringify({ ...base, rules }, null, 2);
-}
 
 function stats(values) {
   const sorted = [...values].sort((a, b) => a - b);
