@@ -594,30 +594,32 @@ class RuleCard {
   }
 }
 
-const CONDITION_WORDS = {
-  min_intent_score: 'intent high enough',
-  max_intent_score: 'intent low enough',
-  min_idle_ms: 'idle long enough',
-  pages: 'on one of its pages',
-  exclude_pages: 'not on an excluded page',
+/** Each condition's two cases, as said of a visitor: [the condition holds, it fails]. */
+const CONDITION_CASES = {
+  min_intent_score: ['with intent high enough', 'with intent too low'],
+  max_intent_score: ['with intent low enough', 'with intent too high'],
+  min_idle_ms: ['idle long enough', 'not idle long enough yet'],
+  pages: ['on one of its pages', 'on another page'],
+  exclude_pages: ['not on an excluded page', 'on an excluded page'],
 };
 
 /**
- * What the scenarios exercise of one rule (the engine's coverage, SPEC 8): how many make it
- * fire, and each condition never seen holding or never seen failing.
+ * What the scenarios exercise of one rule (the engine's coverage, SPEC 8), for a merchant: how
+ * many scenarios make it fire, and the visitors no scenario has tried (a condition never seen
+ * holding or never seen failing).
  */
 function renderCoverage(el, c) {
   el.hidden = !c;
   if (!c) return;
-  const gaps = [];
+  const untested = [];
   for (const k of c.conditions) {
-    const words = CONDITION_WORDS[k.condition] ?? k.condition;
-    if (!k.seen_true) gaps.push(`${words} never holds`);
-    else if (!k.seen_false) gaps.push(`${words} never fails`);
+    const [holds, fails] = CONDITION_CASES[k.condition] ?? [`${k.condition} holds`, `${k.condition} fails`];
+    if (!k.seen_true) untested.push(holds);
+    else if (!k.seen_false) untested.push(fails);
   }
   el.classList.toggle('uncovered', c.fired === 0);
   const fired = c.fired === 0
-    ? 'Scenarios: no scenario makes it fire'
-    : `Scenarios: fires in ${c.fired} ${c.fired === 1 ? 'scenario' : 'scenarios'}`;
-  el.textContent = gaps.length ? `${fired}; across them, ${gaps.join(', ')}.` : `${fired}.`;
+    ? 'Not covered: no scenario makes it fire.'
+    : `Covered: fires in ${c.fired} ${c.fired === 1 ? 'scenario' : 'scenarios'}.`;
+  el.textContent = untested.length ? `${fired} Untested: a visitor ${untested.join(', or ')}.` : fired;
 }

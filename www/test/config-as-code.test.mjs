@@ -97,9 +97,11 @@ describe('config as code in the editor', () => {
     await settled(page);
     const sizing = page.locator('#rules-view .rule-card-slot[data-rule="sizing-help"] .rc-coverage');
     await sizing.waitFor();
-    assert.match(await sizing.innerText(), /fires in 1 scenario/);
+    assert.match(await sizing.innerText(), /Covered: fires in 1 scenario\. Untested: a visitor not idle long enough yet, or on an excluded page\./);
     const welcome = page.locator('#rules-view .rule-card-slot[data-rule="welcome-bar"] .rc-coverage');
-    assert.match(await welcome.innerText(), /no scenario makes it fire/);
+    assert.match(await welcome.innerText(), /Not covered: no scenario makes it fire/);
+    await sizing.scrollIntoViewIfNeeded();
+    await shot(page, '16-coverage-on-cards');
     const gaps = page.locator('#scenarios-body .sc-gaps');
     assert.match(await gaps.innerText(), /Not exercised by any scenario/);
   });
@@ -195,7 +197,9 @@ describe('config as code in the editor', () => {
       assert.deepEqual(violations, []);
       if (width === 390) {
         await p.locator('#scenarios-panel').scrollIntoViewIfNeeded();
-        await shot(p, "14-scenarios-phone");
+        await shot(p, '14-scenarios-phone');
+        await p.locator('#replay-body .rp-table').scrollIntoViewIfNeeded();
+        await shot(p, '15-replay-phone');
       }
       await p.close();
     });
