@@ -161,6 +161,7 @@ describe('config as code in the editor', () => {
     const sizing = page.locator('#replay-body tr[data-rule="sizing-help"]');
     await sizing.waitFor();
     assert.equal(await page.locator('#replay-body tr.changed').count(), 0);
+    assert.ok(await page.locator('#replay-body [data-act=more]').isHidden(), 'no "other rules" button for 9 rules');
 
     // Disable sizing-help: it reaches nobody now, and the rows that change are marked.
     await setConfig(page, STOREFRONT.replace('"id": "sizing-help",', '"id": "sizing-help",\n      "enabled": false,'));
@@ -201,6 +202,7 @@ describe('config as code in the editor', () => {
         await p.locator('#scenarios-panel').scrollIntoViewIfNeeded();
         await shot(p, '14-scenarios-phone');
         await p.locator('#replay-body .rp-table').scrollIntoViewIfNeeded();
+        await p.evaluate(() => { document.querySelector('.app-toast').hidden = true; }); // it leaves after 3 s
         await shot(p, '15-replay-phone');
       }
       await p.close();
