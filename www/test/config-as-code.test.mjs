@@ -78,6 +78,8 @@ describe('config as code in the editor', () => {
     assert.match(text, /Should get rule “sizing-help” fires, now gets no nudge/);
     assert.match(text, /no rule matched page \/products\/linen-shirt/);
     assert.equal(await page.locator('#scenarios-badge').innerText(), '1 failing');
+    // Coverage follows once typing pauses: sizing-help no longer fires in any scenario.
+    await page.locator('#scenarios-body .sc-summary', { hasText: 'Rules the scenarios make fire: 1 of' }).waitFor();
     await page.locator('#scenarios-panel').scrollIntoViewIfNeeded();
     await shot(page, '12-scenarios-failing');
 
