@@ -113,9 +113,21 @@ describe('config as code in the editor', () => {
       page.waitForEvent('download'),
       page.locator('#scenarios-body [data-act=export]').click(),
     ]);
-    const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    const exportedText = readFileSync(await download.path(), 'utf8');
+    const exported = JSON.parse(exportedText);
     assert.deepEqual(exported.scenarios.map((s) => s.name), ['a shopper lingering on a shirt', 'a reader of the blog']);
     assert.deepEqual(exported.scenarios[0].expect, { rule: 'sizing-help' });
+
+    // The round trip: the file imported into an editor with no scenarios gives the same
+    // scenarios, passing, and exports to the same text.
+    const other = await freshPage(env);
+    await open(other, env.server);
+    await other.locator('#scenarios-panel > summary').click();
+    await other.locator('#scenarios-body input[type=file]').setInputFiles({ name: 'scenarios.json', mimeType: 'application/json', buffer: Buffer.from(exportedText) });
+    await other.waitForFunction(() => document.querySelectorAll('#scenarios-body .sc-item.pass').length === 2);
+    const [again] = await Promise.all([other.waitForEvent('download'), other.locator('#scenarios-body [data-act=export]').click()]);
+    assert.equal(readFileSync(await again.path(), 'utf8'), exportedText);
+    await other.close();
 
     const input = page.locator('#scenarios-body input[type=file]');
     await input.setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"scenarios": [\n  {"name": "x", "session_state": {}, "expect": {"rule": "a"}, "extra": 1}\n]}') });
