@@ -113,7 +113,7 @@ export class RulesEditor {
     }
     // Scenario coverage (scenarios-panel.js): per rule index, or null without scenarios.
     if (coverage !== undefined) {
-      this.coverage = coverage ? new Map(coverage.rules.map((c) => [c.index, c])) : null;
+      this.coverage = coverage ? coverageByRule(coverage) : null;
       this.extrasGen += 1;
     }
     if (pageReports) {
@@ -594,6 +594,22 @@ class RuleCard {
   }
 }
 
+/**
+ * The engine's coverage by rule index: each rule's entry with `unmatched`, its `pages` and
+ * `exclude_pages` patterns that no scenario's page matches.
+ */
+function coverageByRule(coverage) {
+  const unmatched = new Map();
+  for (const p of coverage.patterns) {
+    const m = /^rules\[(\d+)\]\.when\./.exec(p.json_path);
+    if (!m || p.matched) continue;
+    const i = Number(m[1]);
+    if (!unmatched.has(i)) unmatched.set(i, []);
+    unmatched.get(i).push(p.pattern);
+  }
+  return new Map(coverage.rules.map((c) => [c.index, { ...c, unmatched: unmatched.get(c.index) ?? [] }]));
+}
+
 /** Each condition's two cases, as said of a visitor: [the condition holds, it fails]. */
 const CONDITION_CASES = {
   min_intent_score: ['with intent high enough', 'with intent too low'],
@@ -605,8 +621,8 @@ const CONDITION_CASES = {
 
 /**
  * What the scenarios exercise of one rule (the engine's coverage, SPEC 8), for a merchant: how
- * many scenarios make it fire, and the visitors no scenario has tried (a condition never seen
- * holding or never seen failing).
+ * many scenarios make it fire, the visitors no scenario has tried (a condition never seen
+ * holding or never seen failing), and the page patterns no scenario's page matches.
  */
 function renderCoverage(el, c) {
   el.hidden = !c;
@@ -621,5 +637,6 @@ function renderCoverage(el, c) {
   const fired = c.fired === 0
     ? 'Not covered: no scenario makes it fire.'
     : `Covered: fires in ${c.fired} ${c.fired === 1 ? 'scenario' : 'scenarios'}.`;
-  el.textContent = untested.length ? `${fired} Untested: a visitor ${untested.join(', or ')}.` : fired;
+  const pages = c.unmatched?.length ? ` No scenario on a page of ${c.unmatched.join(', ')}.` : '';
+  el.textContent = `${fired}${untested.length ? ` Untested: a visitor ${untested.join(', or ')}.` : ''}${pages}`;
 }

@@ -99,10 +99,13 @@ describe('config as code in the editor', () => {
     await settled(page);
     const sizing = page.locator('#rules-view .rule-card-slot[data-rule="sizing-help"] .rc-coverage');
     await sizing.waitFor();
-    assert.match(await sizing.innerText(), /Covered: fires in 1 scenario\. Untested: a visitor not idle long enough yet, or on an excluded page\./);
+    assert.match(await sizing.innerText(), /Covered: fires in 1 scenario\. Untested: a visitor not idle long enough yet, or on an excluded page\. No scenario on a page of \/products\/gift-card\./);
+    const exit = page.locator('#rules-view .rule-card-slot[data-rule="high-intent-exit"] .rc-coverage');
+    assert.match(await exit.innerText(), /No scenario on a page of \/collections\/\*\*\./);
     const welcome = page.locator('#rules-view .rule-card-slot[data-rule="welcome-bar"] .rc-coverage');
     assert.match(await welcome.innerText(), /Not covered: no scenario makes it fire/);
     await sizing.scrollIntoViewIfNeeded();
+    await page.evaluate(() => { document.querySelector('.app-toast').hidden = true; }); // it leaves after 3 s
     await shot(page, '16-coverage-on-cards');
     const gaps = page.locator('#scenarios-body .sc-gaps');
     assert.match(await gaps.innerText(), /Not exercised by any scenario/);
