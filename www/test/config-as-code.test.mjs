@@ -44,6 +44,13 @@ async function openPanel(id) {
   await settled(page);
 }
 
+/** Hides the notice of the last action before a screenshot (it leaves by itself after 3 s). */
+function hideToast(p) {
+  return p.evaluate(() => {
+    document.querySelector('.app-toast').hidden = true;
+  });
+}
+
 async function saveVisitor(name) {
   await page.locator('#sc-name').fill(name);
   await page.locator('#scenarios-body .sc-save button[type=submit]').click();
@@ -105,7 +112,7 @@ describe('config as code in the editor', () => {
     const welcome = page.locator('#rules-view .rule-card-slot[data-rule="welcome-bar"] .rc-coverage');
     assert.match(await welcome.innerText(), /Not covered: no scenario makes it fire/);
     await sizing.scrollIntoViewIfNeeded();
-    await page.evaluate(() => { document.querySelector('.app-toast').hidden = true; }); // it leaves after 3 s
+    await hideToast(page);
     await shot(page, '16-coverage-on-cards');
     const gaps = page.locator('#scenarios-body .sc-gaps');
     assert.match(await gaps.innerText(), /Not exercised by any scenario/);
@@ -217,9 +224,10 @@ describe('config as code in the editor', () => {
       assert.deepEqual(violations, []);
       if (width === 390) {
         await p.locator('#scenarios-panel').scrollIntoViewIfNeeded();
+        await hideToast(p);
         await shot(p, '14-scenarios-phone');
         await p.locator('#replay-body .rp-table').scrollIntoViewIfNeeded();
-        await p.evaluate(() => { document.querySelector('.app-toast').hidden = true; }); // it leaves after 3 s
+        await hideToast(p);
         await shot(p, '15-replay-phone');
       }
       await p.close();
