@@ -120,10 +120,11 @@ function request(extra = {}) {
 
 function onTextChange(text) {
   app.text = text;
+  // To the worker first: it compiles while the page does the rest and draws the keystroke.
+  request({ text, sentAt: performance.now() });
   drafts.save(text);
   els.dirtyDot.hidden = !drafts.isDirty(text);
   rulesEditor.update({ text });
-  request({ text, sentAt: performance.now() });
   scheduleHash();
 }
 
@@ -162,6 +163,7 @@ function onAnswer(answer, job) {
     if (answer.map) {
       renderMap({ map, legend: els.legend, path: els.mapPath, canvas: els.map }, answer.map, answer.map.url);
     }
+    if (answer.preview) renderPreview(answer.preview);
     if (answer.eval) renderEval(answer.eval);
     if (answer.bench) {
       renderBench(els.benchRows, answer.bench, { rules: app.config?.rules ?? [], onPick: (url) => session.set({ url }) });
@@ -183,7 +185,8 @@ function onAnswer(answer, job) {
     app.readyMs = ms;
     document.body.dataset.ready = '1';
   }
-  if (job.sentAt && answer.eval) {
+  if (job.sentAt && !job.shown && (answer.eval || answer.preview)) {
+    job.shown = true; // the first answer that shows the preview (a partial one after a compile)
     const sentAt = job.sentAt;
     const kind = job.text !== undefined ? 'text' : 'state';
     requestAnimationFrame(() => {
@@ -264,6 +267,25 @@ function renderNoEngine() {
   els.benchRows.replaceChildren();
 }
 
+/**
+ * The storefront's preview of a new compile (worker.js `quickPreview`), a few milliseconds ahead
+ * of the explanation: the nudge, and the badge and reason when it fires; a silent preview's badge
+ * (which may name a rule that fires later) waits for the explanation.
+ */
+function renderPreview(p) {
+  if (!p) return;
+  const nudge = p.result.would_fire ? p.result.nudge : null;
+  storefront.render(p.state.page_url, p.path, nudge);
+  if (nudge) showFired(nudge);
+}
+
+/** The preview's badge and reason for a nudge that fires. */
+function showFired(nudge) {
+  els.previewBadge.className = 'pill pill-fire';
+  els.previewBadge.innerHTML = `${nudgeIcon(nudge.type, 12)} ${esc(NUDGE_LABELS[nudge.type])}`;
+  els.previewReason.textContent = nudge.reason;
+}
+
 function renderEval(e) {
   app.lastEval = e;
   const ex = e.explanation;
@@ -281,10 +303,7 @@ function renderEval(e) {
       badge.textContent = 'URL rejected';
       els.previewReason.textContent = ex.url_error?.message ?? '';
     } else if (result.would_fire) {
-      const n = result.nudge;
-      badge.className = 'pill pill-fire';
-      badge.innerHTML = `${nudgeIcon(n.type, 12)} ${esc(NUDGE_LABELS[n.type])}`;
-      els.previewReason.textContent = n.reason;
+      showFired(result.nudge);
     } else {
       const waiting = waitingFor(ex);
       badge.className = waiting ? 'pill pill-wait' : 'pill';
@@ -557,6 +576,7 @@ boot();
 // For the console and the browser tests: the app's state, the editor and the parts.
 window.nudgePlayground = {
   app,
+  client,
   editor,
   map,
   rulesEditor,

@@ -2,6 +2,9 @@
 // meanwhile are merged into one (the newest text, state, bench and pattern win), so a burst of
 // keystrokes costs one compile, never a queue of stale ones.
 
+/** The pause in typing after which coverage and replay are brought up to date. */
+const LATER_MS = 150;
+
 export class EngineClient {
   /** @param {(answer: object, job: object) => void} onAnswer  called with each answer and its job */
   constructor(onAnswer) {
@@ -13,16 +16,25 @@ export class EngineClient {
     this.inFlight = null;
     this.pending = null;
     this.idleWaiters = [];
+    this.later = null; // the timer of the follow-up job for coverage and replay
   }
 
-  /** Resolves once every job sent so far has been answered and its answer handled. */
+  /**
+   * Resolves once every job sent so far has been answered and its answer handled (the follow-up
+   * for coverage and replay included).
+   */
   idle() {
-    if (!this.inFlight && !this.pending) return Promise.resolve();
+    if (!this.inFlight && !this.pending && !this.later) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Queues a job: `{ text?, state?, bench?, pages?, pattern?, force? }`. */
+  /** Queues a job: `{ text?, state?, bench?, pages?, pattern?, force?, asCode? }`. */
   send(job) {
+    if (this.later && !job.asCode) {
+      // Typing goes on: the follow-up waits for the next pause.
+      clearTimeout(this.later);
+      this.later = null;
+    }
     const merged = { ...this.pending, ...job, force: Boolean(this.pending?.force || job.force) };
     merged.sentAt = Math.min(this.pending?.sentAt ?? Infinity, job.sentAt ?? performance.now());
     this.pending = merged;
@@ -75,7 +87,16 @@ export class EngineClient {
     // Send what queued up first, so the worker computes while the page renders this answer.
     this.flush();
     this.onAnswer(answer, job);
-    if (!this.inFlight && !this.pending) {
+    if (answer.later && !this.inFlight && !this.pending) {
+      // Coverage and replay of this engine are still to come (as-code.js): asked for once
+      // typing pauses, so that they never hold up the next keystroke's preview.
+      clearTimeout(this.later);
+      this.later = setTimeout(() => {
+        this.later = null;
+        this.send({ asCode: true });
+      }, LATER_MS);
+    }
+    if (!this.inFlight && !this.pending && !this.later) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }

@@ -40,6 +40,8 @@ export class LazyList {
 
   build(slot) {
     slot.built = true;
+    // A built card stays built: the observer computes intersections of the unbuilt ones only.
+    this.observer.unobserve(slot.el);
     slot.builtKey = slot.key;
     slot.el.style.minHeight = '';
     this.render(slot.item, slot.el);

@@ -18,6 +18,7 @@ const KIND_LABELS = {
   error_changed: 'the page is judged differently',
 };
 const SHOWN_CHANGES = 50;
+const ROWS_SHOWN = 40;
 
 export class ReplayPanel {
   /**
@@ -45,6 +46,7 @@ export class ReplayPanel {
           <tbody></tbody>
         </table>
       </div>
+      <button type="button" class="btn btn-quiet" data-act="more" hidden></button>
       <div class="rp-diff">
         <button type="button" class="btn" data-act="diff" hidden>Show the page views that change</button>
         <div class="rp-changes"></div>
@@ -57,6 +59,12 @@ export class ReplayPanel {
     this.diffBtn = root.querySelector('[data-act=diff]');
     this.rebaseBtn = root.querySelector('[data-act=rebase]');
     this.changes = root.querySelector('.rp-changes');
+    this.moreBtn = root.querySelector('[data-act=more]');
+    this.showAll = false;
+    this.moreBtn.addEventListener('click', () => {
+      this.showAll = true;
+      this.drawRows();
+    });
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
     root.querySelector('[data-act=open]').addEventListener('click', () => this.fileInput.click());
     this.fileInput.addEventListener('change', async () => {
@@ -112,14 +120,32 @@ export class ReplayPanel {
     const views = (s) => (s ? formatInt(s.page_views_with_nudge) : '–');
     this.summary.innerHTML = `${esc(formatInt(after.sessions))} sessions and ${esc(formatInt(after.page_views))} page views from ${esc(r.label)}.` +
       ` Page views with a nudge: <b>${views(before)}</b> with ${esc(this.baseLabel)}, <b>${views(after)}</b> now.`;
-    const beforeById = new Map((before?.rules ?? []).map((x) => [x.rule_id, x]));
-    const afterIds = new Set(after.rules.map((x) => x.rule_id));
-    const rows = after.rules.map((x) => row(x.rule_id, beforeById.get(x.rule_id), x, before !== null));
-    for (const x of before?.rules ?? []) if (!afterIds.has(x.rule_id)) rows.push(row(x.rule_id, x, null, true));
-    this.rows.innerHTML = rows.join('');
+    this.last = r;
+    this.drawRows();
     this.tableWrap.hidden = false;
     this.diffBtn.hidden = before === null;
     if (this.changes.childElementCount) this.changes.replaceChildren();
+  }
+
+  /**
+   * One row per rule, the rules whose reach changed first (most changed page views first), then
+   * the others in config order; a long list (a 1,000-rule config) shows its first rows and a
+   * button for the rest.
+   */
+  drawRows() {
+    const { before, after } = this.last;
+    const hasBefore = before !== null;
+    const beforeById = new Map((before?.rules ?? []).map((x) => [x.rule_id, x]));
+    const afterIds = new Set(after.rules.map((x) => x.rule_id));
+    const pairs = after.rules.map((x) => [x.rule_id, beforeById.get(x.rule_id), x]);
+    for (const x of before?.rules ?? []) if (!afterIds.has(x.rule_id)) pairs.push([x.rule_id, x, null]);
+    const change = ([, b, a]) => (hasBefore ? Math.abs((a?.page_views ?? 0) - (b?.page_views ?? 0)) + (changed(b, a) ? 1 : 0) : 0);
+    const order = pairs.map((p, i) => [change(p), i]).sort((x, y) => y[0] - x[0] || x[1] - y[1]);
+    const shown = this.showAll ? order : order.slice(0, ROWS_SHOWN);
+    this.rows.innerHTML = shown.map(([, i]) => row(pairs[i][0], pairs[i][1], pairs[i][2], hasBefore)).join('');
+    const hidden = order.length - shown.length;
+    this.moreBtn.hidden = hidden === 0;
+    this.moreBtn.textContent = `Show the other ${formatInt(hidden)} rules`;
   }
 
   /** The worker's diff of every recorded page view between the baseline and the current config. */
@@ -157,9 +183,13 @@ function delta(before, after, hasBefore) {
   return `${esc(formatInt(b))} → <b>${esc(formatInt(a))}</b>${sign ? ` <span class="rp-delta ${d > 0 ? 'up' : 'down'}">${sign}</span>` : ''}`;
 }
 
+function changed(before, after) {
+  return before?.sessions !== after?.sessions || before?.page_views !== after?.page_views;
+}
+
 function row(id, before, after, hasBefore) {
-  const changed = hasBefore && (before?.sessions !== after?.sessions || before?.page_views !== after?.page_views);
+  const marked = hasBefore && changed(before, after);
   const note = !after ? ' <span class="muted">(removed)</span>' : hasBefore && !before ? ' <span class="muted">(new)</span>' : '';
-  return `<tr class="${changed ? 'changed' : ''}" data-rule="${esc(id)}"><th scope="row">${esc(id)}${note}</th>` +
+  return `<tr class="${marked ? 'changed' : ''}" data-rule="${esc(id)}"><th scope="row">${esc(id)}${note}</th>` +
     `<td>${delta(before?.sessions, after?.sessions, hasBefore)}</td><td>${delta(before?.page_views, after?.page_views, hasBefore)}</td></tr>`;
 }

@@ -4,9 +4,10 @@
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
 
 import { seconds } from './plain.js';
-import { downloadText, esc, fetchExample } from './util.js';
+import { downloadText, esc, fetchExample, formatInt } from './util.js';
 
 const STORAGE_KEY = 'nudge-rules:scenarios';
+const GAPS_SHOWN = 100;
 
 /** An expectation in plain words: `{ rule }`, `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
 export function describeExpectation(e) {
@@ -182,21 +183,29 @@ export class ScenariosPanel {
       this.host.notify(`Imported ${this.file.scenarios.length} scenarios from ${importing.label}.`);
       this.sendFile();
     }
-    this.lastAnswer = answer;
-    const { report, coverage, valid } = answer;
+    // A keystroke's answer has the test report; the coverage follows once typing pauses
+    // (as-code.js `later`): until then the last one stays.
+    const coverage = answer.coverage ?? this.lastAnswer?.coverage ?? null;
+    const fresh = Boolean(answer.coverage);
+    this.lastAnswer = { ...answer, coverage };
+    const { report, valid } = answer;
     const n = report.results.length;
     this.host.badge.hidden = n === 0;
     this.host.badge.className = `pill ${report.failed ? 'pill-error' : 'pill-fire'}`;
     this.host.badge.textContent = report.failed ? `${report.failed} failing` : `${n} passing`;
+    const fired = coverage ? ` Rules the scenarios make fire: ${coverage.totals.rules_fired} of ${coverage.totals.rules}.` : '';
     this.summary.textContent = n === 0
       ? 'No scenarios yet. Move the visitor, then save it here.'
-      : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.` +
-        ` Rules the scenarios make fire: ${coverage.totals.rules_fired} of ${coverage.totals.rules}.`;
+      : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.${fired}`;
     this.list.replaceChildren(...report.results.map((r, i) => this.item(r, i)));
+    if (!fresh) return;
     const gaps = coverage.unexercised;
     this.gaps.hidden = n === 0 || gaps.length === 0;
-    this.gaps.querySelector('summary').textContent = `Not exercised by any scenario (${gaps.length})`;
-    this.gaps.querySelector('ul').replaceChildren(...gaps.map((g) => Object.assign(document.createElement('li'), { textContent: g })));
+    this.gaps.querySelector('summary').textContent = `Not exercised by any scenario (${formatInt(gaps.length)})`;
+    // A 1,000-rule config has thousands of conditions and patterns: the first ones are listed.
+    const items = gaps.slice(0, GAPS_SHOWN).map((g) => Object.assign(document.createElement('li'), { textContent: g }));
+    if (gaps.length > GAPS_SHOWN) items.push(Object.assign(document.createElement('li'), { className: 'muted', textContent: `and ${formatInt(gaps.length - GAPS_SHOWN)} more` }));
+    this.gaps.querySelector('ul').replaceChildren(...items);
     this.host.onCoverage(n ? coverage : null);
   }
 

@@ -6,7 +6,7 @@
 // Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
 //           pattern?: { text, caseSensitive }, scenarios?: string, saveScenario?: { name, state },
 //           sessions?: { text, label }, replayBase?: string, diff?: true }
-// Answer: { seq, compile?, eval?, map?, bench?, pages?, pattern?, scenarios?, savedScenario?,
+// Answer: { seq, compile?, preview?, eval?, map?, bench?, pages?, pattern?, scenarios?, savedScenario?,
 //           replay?, diff?, error? }
 //
 // Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
@@ -140,6 +140,21 @@ function evaluate(state) {
   return { state, explanation, requestError, requestBody, response: apiResponse(requestBody), report };
 }
 
+/**
+ * The storefront's preview alone (`{ state, path, result }`, microseconds): posted right after a
+ * compile, ahead of the explanation (about 6 ms for 1,000 verdicts, and as long again to compare
+ * them with the last ones sent). Null for a state the engine rejects: the full evaluation says why.
+ */
+function quickPreview(state) {
+  try {
+    const report = w.engine.pageReport(state.page_url);
+    if (report.url_error) return null;
+    return { state, path: report.path, result: w.engine.preview(state) };
+  } catch {
+    return null;
+  }
+}
+
 function decisionMap(url) {
   try {
     const dm = w.engine.decisionMap(url);
@@ -180,7 +195,8 @@ function checkPattern({ text, caseSensitive }, pages) {
 
 /**
  * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial
- * answer: the compile and the evaluation), then the rest (lint, summary, config, map, bench).
+ * answer: the compile and the storefront's preview), then the rest (the evaluation with every
+ * rule's verdict, lint, summary, config, map, bench, scenarios and replay).
  */
 function handle(job, post) {
   const started = performance.now();
@@ -194,14 +210,14 @@ function handle(job, post) {
   if (job.pattern) out.pattern = checkPattern(job.pattern, job.pages || []);
   if (!w.engine) return out;
   const state = job.state;
-  if (state) out.eval = evaluate(state);
-  if (fresh) {
-    if (state) {
-      post({ ...out, partial: true, workerMs: performance.now() - started });
-      out = { seq: job.seq };
-    }
-    out.analysis = analysis();
+  if (fresh && state) {
+    // The new preview first; the explanation, lint, rule sentences and the rest follow.
+    out.preview = quickPreview(state);
+    post({ ...out, partial: true, workerMs: performance.now() - started });
+    out = { seq: job.seq };
   }
+  if (state) out.eval = evaluate(state);
+  if (fresh) out.analysis = analysis();
   if (state) {
     const mapKey = `${w.gen}\u0000${state.page_url}`;
     if (mapKey !== w.mapKey || job.force) {

@@ -44,6 +44,13 @@ async function openPanel(id) {
   await settled(page);
 }
 
+/** Hides the notice of the last action before a screenshot (it leaves by itself after 3 s). */
+function hideToast(p) {
+  return p.evaluate(() => {
+    document.querySelector('.app-toast').hidden = true;
+  });
+}
+
 async function saveVisitor(name) {
   await page.locator('#sc-name').fill(name);
   await page.locator('#scenarios-body .sc-save button[type=submit]').click();
@@ -78,6 +85,8 @@ describe('config as code in the editor', () => {
     assert.match(text, /Should get rule “sizing-help” fires, now gets no nudge/);
     assert.match(text, /no rule matched page \/products\/linen-shirt/);
     assert.equal(await page.locator('#scenarios-badge').innerText(), '1 failing');
+    // Coverage follows once typing pauses: sizing-help no longer fires in any scenario.
+    await page.locator('#scenarios-body .sc-summary', { hasText: 'Rules the scenarios make fire: 1 of' }).waitFor();
     await page.locator('#scenarios-panel').scrollIntoViewIfNeeded();
     await shot(page, '12-scenarios-failing');
 
@@ -97,9 +106,14 @@ describe('config as code in the editor', () => {
     await settled(page);
     const sizing = page.locator('#rules-view .rule-card-slot[data-rule="sizing-help"] .rc-coverage');
     await sizing.waitFor();
-    assert.match(await sizing.innerText(), /fires in 1 scenario/);
+    assert.match(await sizing.innerText(), /Covered: fires in 1 scenario\. Untested: a visitor not idle long enough yet, or on an excluded page\. No scenario on a page of \/products\/gift-card\./);
+    const exit = page.locator('#rules-view .rule-card-slot[data-rule="high-intent-exit"] .rc-coverage');
+    assert.match(await exit.innerText(), /No scenario on a page of \/collections\/\*\*\./);
     const welcome = page.locator('#rules-view .rule-card-slot[data-rule="welcome-bar"] .rc-coverage');
-    assert.match(await welcome.innerText(), /no scenario makes it fire/);
+    assert.match(await welcome.innerText(), /Not covered: no scenario makes it fire/);
+    await sizing.scrollIntoViewIfNeeded();
+    await hideToast(page);
+    await shot(page, '16-coverage-on-cards');
     const gaps = page.locator('#scenarios-body .sc-gaps');
     assert.match(await gaps.innerText(), /Not exercised by any scenario/);
   });
@@ -109,9 +123,21 @@ describe('config as code in the editor', () => {
       page.waitForEvent('download'),
       page.locator('#scenarios-body [data-act=export]').click(),
     ]);
-    const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    const exportedText = readFileSync(await download.path(), 'utf8');
+    const exported = JSON.parse(exportedText);
     assert.deepEqual(exported.scenarios.map((s) => s.name), ['a shopper lingering on a shirt', 'a reader of the blog']);
     assert.deepEqual(exported.scenarios[0].expect, { rule: 'sizing-help' });
+
+    // The round trip: the file imported into an editor with no scenarios gives the same
+    // scenarios, passing, and exports to the same text.
+    const other = await freshPage(env);
+    await open(other, env.server);
+    await other.locator('#scenarios-panel > summary').click();
+    await other.locator('#scenarios-body input[type=file]').setInputFiles({ name: 'scenarios.json', mimeType: 'application/json', buffer: Buffer.from(exportedText) });
+    await other.waitForFunction(() => document.querySelectorAll('#scenarios-body .sc-item.pass').length === 2);
+    const [again] = await Promise.all([other.waitForEvent('download'), other.locator('#scenarios-body [data-act=export]').click()]);
+    assert.equal(readFileSync(await again.path(), 'utf8'), exportedText);
+    await other.close();
 
     const input = page.locator('#scenarios-body input[type=file]');
     await input.setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"scenarios": [\n  {"name": "x", "session_state": {}, "expect": {"rule": "a"}, "extra": 1}\n]}') });
@@ -132,7 +158,22 @@ describe('config as code in the editor', () => {
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     await settled(page);
     await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count);
+    const failing = await page.locator('#scenarios-body .sc-item.fail').allInnerTexts();
+    assert.deepEqual(failing, [], `after the reload: ${await page.locator('#scenarios-body .sc-summary').innerText()} (hash ${await page.evaluate(() => location.hash.length)} characters)`);
     assert.match(await page.locator('#scenarios-badge').innerText(), /passing/);
+  });
+
+  test('a scenario is deleted, and stays deleted after a reload', async () => {
+    await openPanel('scenarios-panel');
+    const count = await scenarioItems().count();
+    const first = await scenarioItems().first().getAttribute('data-name');
+    await page.getByRole('button', { name: `Delete scenario ${first}`, exact: true }).click();
+    await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count - 1);
+    assert.equal(await page.locator(`#scenarios-body .sc-item[data-name="${first}"]`).count(), 0);
+    assert.match(await page.locator('#scenarios-badge').innerText(), new RegExp(`^${count - 1} passing$`));
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count - 1);
   });
 
   test('replay: the sample sessions, reach per rule before and after an edit, the changes', async () => {
@@ -144,6 +185,7 @@ describe('config as code in the editor', () => {
     const sizing = page.locator('#replay-body tr[data-rule="sizing-help"]');
     await sizing.waitFor();
     assert.equal(await page.locator('#replay-body tr.changed').count(), 0);
+    assert.ok(await page.locator('#replay-body [data-act=more]').isHidden(), 'no "other rules" button for 9 rules');
 
     // Disable sizing-help: it reaches nobody now, and the rows that change are marked.
     await setConfig(page, STOREFRONT.replace('"id": "sizing-help",', '"id": "sizing-help",\n      "enabled": false,'));
@@ -182,7 +224,11 @@ describe('config as code in the editor', () => {
       assert.deepEqual(violations, []);
       if (width === 390) {
         await p.locator('#scenarios-panel').scrollIntoViewIfNeeded();
-        await shot(p, "14-scenarios-phone");
+        await hideToast(p);
+        await shot(p, '14-scenarios-phone');
+        await p.locator('#replay-body .rp-table').scrollIntoViewIfNeeded();
+        await hideToast(p);
+        await shot(p, '15-replay-phone');
       }
       await p.close();
     });

@@ -189,22 +189,31 @@ describe('the JSON view', () => {
     await shot(page, '11-json-completion');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+z');
-    // Hover over "min_idle_ms": its meaning, range and default.
+    // Hover over "min_idle_ms": its meaning, range and default. The caret move scrolls the view,
+    // which CodeMirror measures on the next frame, so the word's place is read after two frames;
+    // a tooltip left from the pointer's way there (another field's) is waited out, not read.
     await page.evaluate(() => {
       const { view } = window.nudgePlayground.editor;
       const pos = view.state.doc.toString().indexOf('"min_idle_ms"') + 3;
-      view.dispatch({ effects: [], scrollIntoView: true, selection: { anchor: pos } });
+      view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
     });
-    const box = await page.evaluate(() => {
-      const { view } = window.nudgePlayground.editor;
-      const pos = view.state.doc.toString().indexOf('"min_idle_ms"') + 3;
-      const c = view.coordsAtPos(pos);
-      return { x: c.left + 2, y: (c.top + c.bottom) / 2 };
-    });
-    await page.mouse.move(box.x, box.y);
     const hover = page.locator('.cm-schema-hover');
-    await hover.waitFor({ timeout: 3000 });
-    assert.match(await hover.innerText(), /idle[\s\S]*86,400,000[\s\S]*default 0/);
+    let hoverText = '';
+    for (let attempt = 0; attempt < 5 && !/^min_idle_ms/.test(hoverText); attempt += 1) {
+      const box = await page.evaluate(async () => {
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const { view } = window.nudgePlayground.editor;
+        const pos = view.state.doc.toString().indexOf('"min_idle_ms"') + 3;
+        const c = view.coordsAtPos(pos);
+        return { x: c.left + 2, y: (c.top + c.bottom) / 2 };
+      });
+      await page.mouse.move(box.x, box.y);
+      await page
+        .waitForFunction(() => /^min_idle_ms/.test(document.querySelector('.cm-schema-hover')?.innerText ?? ''), null, { timeout: 3000 })
+        .catch(() => {});
+      hoverText = (await hover.count()) ? await hover.first().innerText() : '';
+    }
+    assert.match(hoverText, /^min_idle_ms\n[\s\S]*86,400,000[\s\S]*default 0[\s\S]*idle/);
     await page.mouse.move(0, 0);
   });
 

@@ -134,3 +134,23 @@ export async function shot(page, name) {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false, animations: 'disabled' });
 }
+
+/** The storefront config grown to n rules with collection rules (a catalog's shape). */
+export function bigConfig(storefrontText, n) {
+  const base = JSON.parse(storefrontText);
+  const types = ['chat_bubble', 'toast', 'exit_modal', 'sticky_bar'];
+  const rules = base.rules.slice(0, Math.min(n, base.rules.length));
+  for (let i = rules.length; i < n; i++) {
+    rules.push({
+      id: `collection-${i}`,
+      nudge: { type: types[i % 4], message: `Spotlight on collection ${i}: new arrivals this week.`, cta: 'Take a look' },
+      when: {
+        min_intent_score: 20 + (i % 60),
+        min_idle_ms: 1000 * (i % 30),
+        pages: [`/collections/c${i}/**`],
+        exclude_pages: [`/collections/c${i}/gift-card`],
+      },
+    });
+  }
+  return JSON.stringify({ ...base, rules }, null, 2);
+}

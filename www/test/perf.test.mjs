@@ -17,32 +17,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { configText, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
+import { bigConfig, configText, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
 import { REPO_ROOT, serve } from './server.mjs';
 
 const KEYS = ' for help today';
 const results = { keystroke: [], firstLoad: [] };
 let env;
-
-/** The storefront config grown to n rules with collection rules (a catalog's shape). */
-export function bigConfig(storefrontText, n) {
-  const base = JSON.parse(storefrontText);
-  const types = ['chat_bubble', 'toast', 'exit_modal', 'sticky_bar'];
-  const rules = base.rules.slice(0, Math.min(n, base.rules.length));
-  for (let i = rules.length; i < n; i++) {
-    rules.push({
-      id: `collection-${i}`,
-      nudge: { type: types[i % 4], message: `Spotlight on collection ${i}: new arrivals this week.`, cta: 'Take a look' },
-      when: {
-        min_intent_score: 20 + (i % 60),
-        min_idle_ms: 1000 * (i % 30),
-        pages: [`/collections/c${i}/**`],
-        exclude_pages: [`/collections/c${i}/gift-card`],
-      },
-    });
-  }
-  return JSON.stringify({ ...base, rules }, null, 2);
-}
 
 function stats(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,20 +42,34 @@ after(async () => {
   writeFileSync(path.join(REPO_ROOT, 'target/editor-perf.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nkeystroke to preview (ms)          median   p95   max | long tasks > 50 ms | engine to preview (worker ms, median)');
   for (const r of results.keystroke) {
-    console.log(`  ${String(r.rules).padStart(5)} rules, ${r.view.padEnd(5)}              ${String(r.median).padStart(6)} ${String(r.p95).padStart(5)} ${String(r.max).padStart(5)} | ${r.longTasks.length} (longest ${r.longestTask} ms) | ${r.workerMedian}`);
+    console.log(`  ${String(r.rules).padStart(5)} rules, ${r.view.padEnd(12)}       ${String(r.median).padStart(6)} ${String(r.p95).padStart(5)} ${String(r.max).padStart(5)} | ${r.longTasks.length} (longest ${r.longestTask} ms) | ${r.workerMedian}`);
   }
   for (const r of results.firstLoad) {
     console.log(`first load at 10 Mbit/s, ${r.encoding.padEnd(8)}: ${r.readyMs} ms to ready; .wasm ${r.wasmEncoded} bytes on the wire (${r.wasmDecoded} decoded), page total ${r.totalEncoded} bytes`);
   }
 });
 
-for (const [n, view] of [[9, 'json'], [200, 'json'], [1000, 'json'], [1000, 'rules']]) {
-  test(`keystroke to preview with ${n} rules, typed in the ${view === 'json' ? 'JSON view' : 'rule card'}`, async () => {
+const CASES = [[9, 'json'], [200, 'json'], [1000, 'json'], [1000, 'rules'], [1000, 'rules', 'panels']];
+for (const [n, view, panels] of CASES) {
+  const with_ = panels ? ', with a scenario checked and the sample sessions replayed' : '';
+  test(`keystroke to preview with ${n} rules, typed in the ${view === 'json' ? 'JSON view' : 'rule card'}${with_}`, async () => {
     const { page } = env;
     if (n === 9) await open(page, env.server);
     const storefront = readFileSync(path.join(REPO_ROOT, 'examples/storefront.json'), 'utf8');
     await setConfig(page, bigConfig(storefront, n));
     await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    if (panels) {
+      // Issue 14's panels at work: every keystroke checks the scenario, and coverage and the
+      // replay of the 250 sample sessions follow once typing pauses.
+      await page.locator('#scenarios-panel > summary').click();
+      await page.locator('#sc-name').fill('a shopper on a shirt');
+      await page.locator('#scenarios-body .sc-save button[type=submit]').click();
+      await page.locator('#scenarios-body .sc-item').waitFor();
+      await page.locator('#replay-panel > summary').click();
+      await page.locator('#replay-body [data-act=sample]').click();
+      await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+      await settled(page);
+    }
     if (view === 'json') {
       await showJson(page);
       // The caret after "Ask a stylist" in sizing-help's message (the rule that fires here).
@@ -136,7 +130,7 @@ for (const [n, view] of [[9, 'json'], [200, 'json'], [1000, 'json'], [1000, 'rul
     const s = stats(timings);
     results.keystroke.push({
       rules: n,
-      view,
+      view: panels ? `${view}+panels` : view,
       keystrokes: timings.length,
       median: round(s.median),
       p95: round(s.p95),
