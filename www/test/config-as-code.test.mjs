@@ -158,6 +158,8 @@ describe('config as code in the editor', () => {
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     await settled(page);
     await page.waitForFunction((n) => document.querySelectorAll('#scenarios-body .sc-item').length === n, count);
+    // Reads the settled answer (the badge of the last check), not whichever check drew first.
+    await page.waitForFunction(() => /passing/.test(document.querySelector('#scenarios-badge')?.textContent ?? ''), null, { timeout: 5000 }).catch(() => {});
     const failing = await page.locator('#scenarios-body .sc-item.fail').allInnerTexts();
     assert.deepEqual(failing, [], `after the reload: ${await page.locator('#scenarios-body .sc-summary').innerText()} (hash ${await page.evaluate(() => location.hash.length)} characters)`);
     assert.match(await page.locator('#scenarios-badge').innerText(), /passing/);
