@@ -4,8 +4,9 @@
 //   node benches/node.mjs [--json FILE]          (make bench-node; build pkg/wasm first)
 //
 // Measured: the package's (a) object API `preview`, (b) `previewBody` (JSON text in and out),
-// (c) `previewFields` (three primitives in, a code out), `new NudgeEngine` and module
-// instantiation; two peers doing the same decision: `json-logic-engine` in compiled mode
+// (c) `previewFields` (three primitives in, a code out; the mix's URLs are kept in the module
+// after their first call, as pkg/index.js does, and again with the URL copied on every call),
+// `new NudgeEngine` and module instantiation; two peers doing the same decision: `json-logic-engine` in compiled mode
 // (`engine.build`) and a hand-written JS function using `picomatch`; and the native figures of
 // (a), (b), (c) from `tools/src/bin/bench_native.rs`. Each loop runs once to warm up, then 9 times,
 // in three rounds that interleave native, WASM and peers; the best run is reported, per call.
@@ -36,6 +37,7 @@ let t = performance.now();
 glue.initSync({ module: new WebAssembly.Module(wasmBytes) });
 const initMs = performance.now() - t;
 const engine = new glue.NudgeEngine(storefront);
+const copyingPreviewFields = Object.getPrototypeOf(glue.NudgeEngine.prototype).previewFields;
 
 /** Median ns per call of `body(calls)` over 5 runs after a warm-up. */
 function nsPerCall(calls, body) {
@@ -121,6 +123,14 @@ const measureWasm = () => ({
       sink += engine.previewFields(s.intent_score, s.page_url, s.idle_ms);
     }
   }),
+  // The same calls through the generated method, which copies the URL into the module on every
+  // call: what a URL not seen before costs (pkg/index.js keeps the URLs it has seen).
+  preview_fields_copied_ns: nsPerCall(400_000, (n) => {
+    for (let i = 0; i < n; i++) {
+      const s = states[i % N];
+      sink += copyingPreviewFields.call(engine, s.intent_score, s.page_url, s.idle_ms);
+    }
+  }),
   preview_object_ns: nsPerCall(50_000, (n) => {
     for (let i = 0; i < n; i++) sink += engine.preview(objects[i % N]).would_fire ? 1 : 0;
   }),
@@ -179,6 +189,7 @@ const result = {
 const r = (x) => (x >= 100 ? Math.round(x) : Math.round(x * 10) / 10);
 console.log(`WASM package in Node ${process.version}, storefront config, ${N}-state mix (per call, best of 3 interleaved rounds of 9 runs)`);
 console.log(`  previewFields      ${r(wasm.preview_fields_ns)} ns   native ${native.preview_fields_ns} ns   WASM/native ${(wasm.preview_fields_ns / native.preview_fields_ns).toFixed(2)}x`);
+console.log(`  previewFields, URL copied each call ${r(wasm.preview_fields_copied_ns)} ns   WASM/native ${(wasm.preview_fields_copied_ns / native.preview_fields_ns).toFixed(2)}x`);
 console.log(`  preview (objects)  ${r(wasm.preview_object_ns)} ns   native ${native.preview_object_ns} ns   WASM/native ${(wasm.preview_object_ns / native.preview_object_ns).toFixed(2)}x`);
 console.log(`  previewBody (text) ${r(wasm.preview_body_ns)} ns   native ${native.preview_body_ns} ns   WASM/native ${(wasm.preview_body_ns / native.preview_body_ns).toFixed(2)}x`);
 console.log(`  json-logic-engine compiled ${r(peers.json_logic_engine_ns)} ns: previewFields is ${(peers.json_logic_engine_ns / wasm.preview_fields_ns).toFixed(2)}x faster`);

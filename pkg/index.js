@@ -73,6 +73,11 @@ export class RecordedSessions {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** How many page URLs one engine keeps in the module (`NudgeEngine`, `#pageUrlIndex`). */
+const MAX_KEPT_PAGE_URLS = 1024;
+/** The longest page URL kept, in UTF-16 units: 1,024 of them are at most 768 KB of UTF-8. */
+const MAX_KEPT_PAGE_URL_LENGTH = 256;
+
 /**
  * True when `state` is a plain object whose own enumerable keys are session_state fields and
  * whose values have the right JS types: then its JSON form is exactly these three values, and the
@@ -113,13 +118,40 @@ export class NudgeEngine extends GeneratedEngine {
   /** Each rule's nudge, in config order; read from `config()` on the first fast preview. */
   #nudges = null;
 
+  /**
+   * Page URLs already copied into the module, by their index there (`_internPageUrl`): a URL
+   * previewed again (the same page as the idle time grows, the rows of a decision map) is named
+   * by its index instead of being copied across the boundary again. At most
+   * `MAX_KEPT_PAGE_URLS` URLs of at most `MAX_KEPT_PAGE_URL_LENGTH` UTF-16 units; when full, all
+   * are forgotten and the next ones kept afresh.
+   */
+  #pageUrlIndex = new Map();
+
+  /** The module's index of `url`, kept on first sight; `undefined` for a URL too long to keep. */
+  #pageUrlAt(url) {
+    const known = this.#pageUrlIndex.get(url);
+    if (known !== undefined || url.length > MAX_KEPT_PAGE_URL_LENGTH) return known;
+    if (this.#pageUrlIndex.size >= MAX_KEPT_PAGE_URLS) {
+      this._clearPageUrls();
+      this.#pageUrlIndex.clear();
+    }
+    const index = this._internPageUrl(url);
+    this.#pageUrlIndex.set(url, index);
+    return index;
+  }
+
+  previewFields(intentScore, pageUrl, idleMs) {
+    const at = typeof pageUrl === 'string' ? this.#pageUrlAt(pageUrl) : undefined;
+    return at === undefined ? super.previewFields(intentScore, pageUrl, idleMs) : this._previewFieldsAt(intentScore, at, idleMs);
+  }
+
   preview(sessionState) {
     if (isPlainState(sessionState)) {
-      const outcome = this._previewOutcome(
-        sessionState.intent_score,
-        sessionState.page_url,
-        sessionState.idle_ms ?? 0,
-      );
+      const url = sessionState.page_url;
+      const at = this.#pageUrlAt(url);
+      const intent = sessionState.intent_score;
+      const idle = sessionState.idle_ms ?? 0;
+      const outcome = at === undefined ? this._previewOutcome(intent, url, idle) : this._previewOutcomeAt(intent, at, idle);
       if (outcome !== undefined) {
         const space = outcome.indexOf(' ');
         const code = Number(outcome.slice(0, space));

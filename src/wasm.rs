@@ -166,6 +166,10 @@ fn outcome_code(preview: &Preview<'_>) -> i32 {
 #[wasm_bindgen(js_name = NudgeEngine)]
 pub struct WasmEngine {
     engine: Engine,
+    /// Page URLs copied into the module once and then named by their index (`_internPageUrl`),
+    /// so that a URL previewed again does not cross the boundary again. `pkg/index.js` keeps the
+    /// map from URL to index and bounds it.
+    page_urls: Vec<String>,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -179,7 +183,10 @@ impl WasmEngine {
     pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
         ConfigInput::from_js(config)
             .and_then(|input| input.compile())
-            .map(|engine| WasmEngine { engine })
+            .map(|engine| WasmEngine {
+                engine,
+                page_urls: Vec::new(),
+            })
             .map_err(|e| js_error(&e))
     }
 
@@ -247,6 +254,49 @@ impl WasmEngine {
         out.push(' ');
         out.push_str(&reason);
         Some(out)
+    }
+
+    /// Keeps a page URL in the module for the `…At` previews below (not public; `pkg/index.js`):
+    /// returns its index, valid until `_clearPageUrls`. The text is the URL as wasm-bindgen
+    /// passes any string (lone surrogates as U+FFFD), so a preview of the index is the preview of
+    /// the string.
+    #[wasm_bindgen(js_name = _internPageUrl, skip_typescript)]
+    pub fn intern_page_url(&mut self, page_url: String) -> u32 {
+        self.page_urls.push(page_url);
+        u32::try_from(self.page_urls.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    /// Forgets every URL kept by `_internPageUrl` (not public; `pkg/index.js`).
+    #[wasm_bindgen(js_name = _clearPageUrls, skip_typescript)]
+    pub fn clear_page_urls(&mut self) {
+        self.page_urls = Vec::new();
+    }
+
+    /// [`WasmEngine::preview_fields`] of a URL kept by `_internPageUrl` (not public;
+    /// `pkg/index.js`); `-3` for an unknown index as for invalid input.
+    #[wasm_bindgen(js_name = _previewFieldsAt, skip_typescript)]
+    pub fn preview_fields_at(&self, intent_score: f64, page_url_index: u32, idle_ms: f64) -> i32 {
+        self.page_url(page_url_index).map_or(INVALID, |url| {
+            self.preview_fields(intent_score, url, idle_ms)
+        })
+    }
+
+    /// [`WasmEngine::preview_outcome`] of a URL kept by `_internPageUrl` (not public;
+    /// `pkg/index.js`); `undefined` for an unknown index as for invalid input.
+    #[wasm_bindgen(js_name = _previewOutcomeAt, skip_typescript)]
+    pub fn preview_outcome_at(
+        &self,
+        intent_score: f64,
+        page_url_index: u32,
+        idle_ms: f64,
+    ) -> Option<String> {
+        self.preview_outcome(intent_score, self.page_url(page_url_index)?, idle_ms)
+    }
+
+    fn page_url(&self, index: u32) -> Option<&str> {
+        self.page_urls
+            .get(usize::try_from(index).ok()?)
+            .map(String::as_str)
     }
 
     /// A preview of JS numbers and a URL; `None` for a number that is not a whole number in its

@@ -309,6 +309,29 @@ describe('engine.previewFields(intentScore, pageUrl, idleMs)', () => {
       }
     }
   });
+
+  // A URL previewed again is named by its index in the module (pkg/index.js, `#pageUrlAt`); the
+  // answers must be those of a URL copied afresh, whatever the table holds.
+  test('a URL seen before, past the kept-URL bound, too long to keep, or not well-formed: the same answers as a fresh copy', () => {
+    const fresh = (intent, url, idle) => Object.getPrototypeOf(NudgeEngine.prototype).previewFields.call(e, intent, url, idle);
+    const other = storefront();
+    const urls = [];
+    for (let i = 0; i < 2600; i++) urls.push(['/products/p', '/collections/sale/', '/blog/', '/checkout/'][i % 4] + i);
+    urls.push(`/products/${'x'.repeat(300)}`, '/products/\uD800', '/products/\uDC00x', '/PRODUCTS/Linen-Shirt?x=1', '//checkout');
+    for (let round = 0; round < 2; round++) {
+      for (const [n, url] of urls.entries()) {
+        const [intent, idle] = [(n * 7) % 101, (n * 997) % 60000];
+        const want = fresh(intent, url, idle);
+        assert.equal(other.previewFields(intent, url, idle), want, url);
+        if (want === -3 || !url.isWellFormed()) continue;
+        const r = other.preview({ intent_score: intent, page_url: url, idle_ms: idle });
+        assert.equal(r.would_fire, want >= 0, url);
+        if (want >= 0) assert.equal(r.nudge.message, other.config().rules[want].nudge.message, url);
+      }
+    }
+    assert.equal(other.previewFields(50, '/products/\uD800', 0), fresh(50, '/products/\uFFFD', 0));
+    other.free();
+  });
 });
 
 describe('engine.explain(sessionState)', () => {
