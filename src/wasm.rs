@@ -293,6 +293,21 @@ impl WasmEngine {
         self.preview_outcome(intent_score, self.page_url(page_url_index)?, idle_ms)
     }
 
+    /// The nudge of rule `index` (config order) as `config()` gives it, `{ type, message, cta }`,
+    /// for the object API's fast path (not public; `pkg/index.js`): one rule's nudge crosses the
+    /// boundary, not the whole config. `undefined` for an index out of range.
+    ///
+    /// # Errors
+    ///
+    /// Only if serialization failed, which it does not for a nudge.
+    #[wasm_bindgen(js_name = _ruleNudge, skip_typescript)]
+    pub fn rule_nudge(&self, index: u32) -> Result<JsValue, JsValue> {
+        let rule = usize::try_from(index)
+            .ok()
+            .and_then(|i| self.engine.config().rules.get(i));
+        rule.map_or(Ok(JsValue::UNDEFINED), |rule| to_js(&rule.nudge))
+    }
+
     fn page_url(&self, index: u32) -> Option<&str> {
         self.page_urls
             .get(usize::try_from(index).ok()?)
