@@ -25,7 +25,7 @@ import { ScenariosPanel } from './scenarios-panel.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon } from './util.js';
+import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon, onTextFileChosen } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -462,14 +462,8 @@ function wire() {
   // Config as code loads its WASM module when one of its panels is first opened.
   $('#scenarios-panel').addEventListener('toggle', (e) => e.target.open && scenarios.activate());
 
-  $('#open-btn').addEventListener('click', () => els.fileInput.click());
-  els.fileInput.addEventListener('change', async () => {
-    const file = els.fileInput.files[0];
-    els.fileInput.value = '';
-    if (!file) return;
-    const text = await file.text();
-    if (!(await mayDiscard(file.name))) return;
-    replaceText(text, file.name, `Loaded ${file.name}.`);
+  onTextFileChosen($('#open-btn'), els.fileInput, async (text, name) => {
+    if (await mayDiscard(name)) replaceText(text, name, `Loaded ${name}.`);
   });
   $('#save-btn').addEventListener('click', () => saveConfig());
   window.addEventListener('keydown', (e) => {

@@ -5,7 +5,7 @@
 
 import { describeExpectation } from './scenarios-panel.js';
 import { seconds } from './plain.js';
-import { esc, fetchExample, formatInt } from './util.js';
+import { esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
 const KIND_LABELS = {
   nudge_added: 'a nudge now fires',
@@ -51,7 +51,6 @@ export class ReplayPanel {
         <button type="button" class="btn" data-act="diff" hidden>Show the page views that change</button>
         <div class="rp-changes"></div>
       </div>`;
-    this.fileInput = root.querySelector('input[type=file]');
     this.summary = root.querySelector('.rp-summary');
     this.error = root.querySelector('.rp-error');
     this.tableWrap = root.querySelector('.table-scroll');
@@ -66,12 +65,9 @@ export class ReplayPanel {
       this.drawRows();
     });
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
-    root.querySelector('[data-act=open]').addEventListener('click', () => this.fileInput.click());
-    this.fileInput.addEventListener('change', async () => {
-      const file = this.fileInput.files[0];
-      this.fileInput.value = '';
-      if (file) this.load(await file.text(), file.name);
-    });
+    onTextFileChosen(root.querySelector('[data-act=open]'), root.querySelector('input[type=file]'), (text, name) =>
+      this.load(text, name),
+    );
     this.rebaseBtn.addEventListener('click', () => {
       this.baseLabel = 'the config when you pressed “Compare from the current config”';
       this.host.send({ replayBase: this.host.currentText() });

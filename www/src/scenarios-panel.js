@@ -4,7 +4,7 @@
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
 
 import { seconds } from './plain.js';
-import { downloadText, esc, fetchExample, formatInt } from './util.js';
+import { downloadText, esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
 const STORAGE_KEY = 'nudge-rules:scenarios';
 const GAPS_SHOWN = 100;
@@ -61,19 +61,15 @@ export class ScenariosPanel {
     this.summary = root.querySelector('.sc-summary');
     this.error = root.querySelector('.sc-error');
     this.gaps = root.querySelector('.sc-gaps');
-    this.fileInput = root.querySelector('input[type=file]');
     root.querySelector('.sc-save').addEventListener('submit', (e) => {
       e.preventDefault();
       this.saveVisitor();
     });
-    root.querySelector('[data-act=import]').addEventListener('click', () => this.fileInput.click());
+    onTextFileChosen(root.querySelector('[data-act=import]'), root.querySelector('input[type=file]'), (text, name) =>
+      this.importText(text, name),
+    );
     root.querySelector('[data-act=export]').addEventListener('click', () => this.exportFile());
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
-    this.fileInput.addEventListener('change', async () => {
-      const file = this.fileInput.files[0];
-      this.fileInput.value = '';
-      if (file) this.importText(await file.text(), file.name);
-    });
     this.list.addEventListener('click', (e) => {
       const button = e.target.closest('button[data-i]');
       if (!button) return;

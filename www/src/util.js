@@ -148,6 +148,19 @@ export function downloadText(text, filename) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
+/**
+ * Makes `button` open the hidden file `input`, and calls `onText(text, fileName)` with the text of
+ * the file chosen (the input is cleared, so choosing the same file again reads it again).
+ */
+export function onTextFileChosen(button, input, onText) {
+  button.addEventListener('click', () => input.click());
+  input.addEventListener('change', async () => {
+    const file = input.files[0];
+    input.value = '';
+    if (file) onText(await file.text(), file.name);
+  });
+}
+
 /** The text of one of the repository's example files (`../examples/NAME`, as `make demo` serves it). */
 export async function fetchExample(name) {
   const res = await fetch(`../examples/${name}`);
