@@ -277,6 +277,33 @@ fn test_failure_shows_expected_got_and_reason_and_exits_1() {
 }
 
 #[test]
+fn test_failure_names_an_expected_rule_id_the_config_lacks() {
+    let file = temp_file(
+        "renamed.json",
+        r#"{"scenarios": [{"name": "renamed", "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000}, "expect": {"rule": "sizing-hlep"}}]}"#,
+    );
+    let out = run(&["test", &file], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("got:      rule \"sizing-help\" fires"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("note:     the config has no rule with id \"sizing-hlep\""),
+        "{stdout}"
+    );
+    let out = run(&["test", "--format", "junit", &file], "");
+    assert!(text(&out.stdout)
+        .contains("note:     the config has no rule with id &quot;sizing-hlep&quot;"));
+    let out = run(&["test", &temp_file("failing-known.json", FAILING)], "");
+    assert!(
+        !text(&out.stdout).contains("note:"),
+        "a known rule gets no note"
+    );
+}
+
+#[test]
 fn test_invalid_scenario_file_or_config_exits_2_with_path_line_column() {
     let bad = temp_file(
         "bad.json",

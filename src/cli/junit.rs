@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
-use super::test::FileReport;
+use nudge_rules::Engine;
 
-pub(super) fn render(reports: &[FileReport]) -> String {
+use super::test::{unknown_rule_note, FileReport};
+
+pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
     let tests: usize = reports.iter().map(|r| r.report.results.len()).sum();
     let failures: usize = reports.iter().map(|r| r.report.failed).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -29,10 +31,15 @@ pub(super) fn render(reports: &[FileReport]) -> String {
                 continue;
             }
             let message = escape(&format!("expected {}, got {}", r.expected, r.got));
-            let body = escape(&format!(
+            let mut body = format!(
                 "expected: {}\ngot:      {}\nreason:   {}",
                 r.expected, r.got, r.reason
-            ));
+            );
+            if let Some(note) = unknown_rule_note(engine, r) {
+                body.push_str("\nnote:     ");
+                body.push_str(&note);
+            }
+            let body = escape(&body);
             let _ = writeln!(out, "    <testcase classname=\"{file}\" name=\"{name}\">");
             let _ = writeln!(
                 out,

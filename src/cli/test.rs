@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use nudge_rules::coverage::Coverage;
-use nudge_rules::scenarios::{Scenario, ScenarioFile, TestReport};
+use nudge_rules::scenarios::{Expectation, Scenario, ScenarioFile, ScenarioResult, TestReport};
 use nudge_rules::{Diagnostic, Engine};
 use serde::Serialize;
 
@@ -86,7 +86,7 @@ pub(crate) fn run(
     let passed = reports.iter().map(|r| r.report.passed).sum();
     let failed = reports.iter().map(|r| r.report.failed).sum();
     let out = match options.format {
-        Format::Junit => super::junit::render(&reports),
+        Format::Junit => super::junit::render(engine, &reports),
         Format::Json => {
             let report = JsonReport {
                 files: &reports,
@@ -97,7 +97,7 @@ pub(crate) fn run(
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
         }
         Format::Text => {
-            let mut out = text(&reports, options.verbose);
+            let mut out = text(engine, &reports, options.verbose);
             if let Some(c) = &coverage {
                 out.push('\n');
                 out.push_str(&coverage_text(c));
@@ -109,7 +109,7 @@ pub(crate) fn run(
     Ok(ExitCode::from(u8::from(failed > 0)))
 }
 
-fn text(reports: &[FileReport], verbose: bool) -> String {
+fn text(engine: &Engine, reports: &[FileReport], verbose: bool) -> String {
     let mut out = String::new();
     let (mut passed, mut failed) = (0, 0);
     for FileReport { file, report } in reports {
@@ -133,6 +133,9 @@ fn text(reports: &[FileReport], verbose: bool) -> String {
             let _ = writeln!(out, "        expected: {}", r.expected);
             let _ = writeln!(out, "        got:      {}", r.got);
             let _ = writeln!(out, "        reason:   {}", r.reason);
+            if let Some(note) = unknown_rule_note(engine, r) {
+                let _ = writeln!(out, "        note:     {note}");
+            }
         }
     }
     let verdict = if failed == 0 { "ok" } else { "FAILED" };
@@ -142,6 +145,17 @@ fn text(reports: &[FileReport], verbose: bool) -> String {
         passed + failed
     );
     out
+}
+
+/// For a failed scenario that expects a rule id the config does not have (a typo, or a rule
+/// renamed since the scenario was saved), a note that says so.
+pub(super) fn unknown_rule_note(engine: &Engine, result: &ScenarioResult) -> Option<String> {
+    match &result.expected {
+        Expectation::Rule(id) if !engine.config().rules.iter().any(|rule| &rule.id == id) => {
+            Some(format!("the config has no rule with id {id:?}"))
+        }
+        _ => None,
+    }
 }
 
 /// The coverage report as text: totals, a row per rule, and what was never exercised.
