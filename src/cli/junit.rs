@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use nudge_rules::Engine;
 
-use super::test::{unknown_rule_note, FileReport};
+use super::test::{failure_text, FileReport};
 
 pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
     let tests: usize = reports.iter().map(|r| r.report.results.len()).sum();
@@ -31,15 +31,7 @@ pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
                 continue;
             }
             let message = escape(&format!("expected {}, got {}", r.expected, r.got));
-            let mut body = format!(
-                "expected: {}\ngot:      {}\nreason:   {}",
-                r.expected, r.got, r.reason
-            );
-            if let Some(note) = unknown_rule_note(engine, r) {
-                body.push_str("\nnote:     ");
-                body.push_str(&note);
-            }
-            let body = escape(&body);
+            let body = escape(&failure_text(engine, r));
             let _ = writeln!(out, "    <testcase classname=\"{file}\" name=\"{name}\">");
             let _ = writeln!(
                 out,

@@ -130,11 +130,8 @@ fn text(engine: &Engine, reports: &[FileReport], verbose: bool) -> String {
                 continue;
             }
             let _ = writeln!(out, "  FAIL  {}", r.name);
-            let _ = writeln!(out, "        expected: {}", r.expected);
-            let _ = writeln!(out, "        got:      {}", r.got);
-            let _ = writeln!(out, "        reason:   {}", r.reason);
-            if let Some(note) = unknown_rule_note(engine, r) {
-                let _ = writeln!(out, "        note:     {note}");
+            for line in failure_text(engine, r).lines() {
+                let _ = writeln!(out, "        {line}");
             }
         }
     }
@@ -147,15 +144,20 @@ fn text(engine: &Engine, reports: &[FileReport], verbose: bool) -> String {
     out
 }
 
-/// For a failed scenario that expects a rule id the config does not have (a typo, or a rule
-/// renamed since the scenario was saved), a note that says so.
-pub(super) fn unknown_rule_note(engine: &Engine, result: &ScenarioResult) -> Option<String> {
-    match &result.expected {
-        Expectation::Rule(id) if !engine.config().rules.iter().any(|rule| &rule.id == id) => {
-            Some(format!("the config has no rule with id {id:?}"))
+/// What a failed scenario gave, one labelled line each (`expected:`, `got:`, `reason:`, and
+/// `note:` when it expects a rule id the config does not have: a typo, or a rule renamed since
+/// the scenario was saved); the text output indents it, JUnit's `<failure>` holds it.
+pub(super) fn failure_text(engine: &Engine, result: &ScenarioResult) -> String {
+    let mut text = format!(
+        "expected: {}\ngot:      {}\nreason:   {}",
+        result.expected, result.got, result.reason
+    );
+    if let Expectation::Rule(id) = &result.expected {
+        if !engine.config().rules.iter().any(|rule| &rule.id == id) {
+            let _ = write!(text, "\nnote:     the config has no rule with id {id:?}");
         }
-        _ => None,
     }
+    text
 }
 
 /// The coverage report as text: totals, a row per rule, and what was never exercised.
