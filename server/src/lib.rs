@@ -39,12 +39,14 @@ pub mod api;
 pub mod keys;
 pub mod limiter;
 pub mod metrics;
+pub mod model;
 pub mod openapi;
 pub mod redis_limiter;
 pub mod registry;
 pub mod server;
 pub mod sites;
 pub mod state;
+pub mod store;
 
 /// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
 /// default.

@@ -21,7 +21,7 @@ mod timestamp;
 
 use serde::Serialize;
 
-pub use session::{NudgeOutcome, Sessions};
+pub use session::{EventRecord, NudgeOutcome, NudgeRecord, SessionRecord, Sessions};
 pub use summary::{OutcomeCounts, ReplaySummary, RuleReach, TypeReach};
 
 use crate::analysis::{QuietZoneRef, UrlRejection};

@@ -195,6 +195,92 @@ impl Sessions {
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
     }
+
+    /// Each session as read, in input order: what a store imports (SPEC 11 "Import").
+    pub fn records(&self) -> impl ExactSizeIterator<Item = SessionRecord<'_>> {
+        self.sessions
+            .iter()
+            .map(|session| SessionRecord { session })
+    }
+}
+
+/// One recorded session as read (API document 2.2), for a program that stores it. Times are
+/// Unix milliseconds (fractions past the millisecond cut); events and nudges are in time order
+/// (stably: equal times keep their input order).
+#[derive(Clone, Copy, Debug)]
+pub struct SessionRecord<'a> {
+    session: &'a Session,
+}
+
+/// One event of a [`SessionRecord`] (API document 2.2 "Session event", SPEC 8).
+#[derive(Clone, Copy, Debug)]
+pub struct EventRecord<'a> {
+    /// `type`: any text (the API document names PAGE_VIEW, ADD_TO_CART and PURCHASE).
+    pub event_type: &'a str,
+    /// `url`, as written.
+    pub url: &'a str,
+    /// `occurred_at`, Unix milliseconds.
+    pub occurred_at_ms: i64,
+    /// The optional `intent_score` (0 to 100) of SPEC 8.
+    pub intent_score: Option<u8>,
+}
+
+/// One nudge a [`SessionRecord`] really showed (API document 2.2 "Session nudge").
+#[derive(Clone, Copy, Debug)]
+pub struct NudgeRecord<'a> {
+    /// `nudge_id`, when the input has one.
+    pub nudge_id: Option<&'a str>,
+    /// `type`: `chat_bubble`, `toast`, `exit_modal` or `sticky_bar`.
+    pub nudge_type: &'static str,
+    /// `shown_at`, Unix milliseconds.
+    pub shown_at_ms: i64,
+    /// `outcome`.
+    pub outcome: NudgeOutcome,
+    /// `influenced_conversion` as recorded.
+    pub influenced_conversion: bool,
+}
+
+impl<'a> SessionRecord<'a> {
+    /// `id`.
+    pub fn id(&self) -> &'a str {
+        &self.session.id
+    }
+
+    /// `ended_at`, Unix milliseconds.
+    pub fn ended_at_ms(&self) -> i64 {
+        self.session.ended_at.at.unix_ms()
+    }
+
+    /// `intent_score`, 0 to 100.
+    pub fn intent_score(&self) -> u8 {
+        self.session.intent_score
+    }
+
+    /// `converted`, when the input has it.
+    pub fn converted(&self) -> Option<bool> {
+        self.session.converted
+    }
+
+    /// `events`, by `occurred_at`.
+    pub fn events(&self) -> impl ExactSizeIterator<Item = EventRecord<'a>> {
+        self.session.events.iter().map(|e| EventRecord {
+            event_type: &e.event_type,
+            url: &e.url,
+            occurred_at_ms: e.occurred_at.at.unix_ms(),
+            intent_score: e.intent_score,
+        })
+    }
+
+    /// `nudges`, by `shown_at`.
+    pub fn nudges(&self) -> impl ExactSizeIterator<Item = NudgeRecord<'a>> {
+        self.session.nudges.iter().map(|n| NudgeRecord {
+            nudge_id: n.nudge_id.as_deref(),
+            nudge_type: n.nudge_type.as_str(),
+            shown_at_ms: n.shown_at.at.unix_ms(),
+            outcome: n.outcome,
+            influenced_conversion: n.influenced_conversion,
+        })
+    }
 }
 
 /// True when the first non-blank line of `text` is a JSON value by itself: then the text is

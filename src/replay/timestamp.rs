@@ -121,6 +121,14 @@ impl Timestamp {
         Ok(Timestamp { seconds, nanos })
     }
 
+    /// Milliseconds since 1970-01-01T00:00:00Z, rounded down (fractions past the millisecond
+    /// are cut).
+    pub(crate) fn unix_ms(self) -> i64 {
+        self.seconds
+            .saturating_mul(1000)
+            .saturating_add(i64::from(self.nanos / 1_000_000))
+    }
+
     /// Whole milliseconds from `earlier` to `self` (rounded down); 0 when `earlier` is later.
     pub(crate) fn millis_since(self, earlier: Timestamp) -> u64 {
         if self <= earlier {

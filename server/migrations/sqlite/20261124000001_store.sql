@@ -1,0 +1,60 @@
+-- The store of SPEC 11 (SQLite). Times are Unix milliseconds (UTC); every record has its site
+-- and mode ('live' or 'test'). server/src/store/ explains each table; the PostgreSQL twin is
+-- ../postgres/ with the same names and meanings.
+
+-- Every event as received (relay, import), in arrival order (seq). message_id is unique per
+-- site and mode: a resent event is a duplicate (SPEC 10 "Exactly once").
+CREATE TABLE events (
+    seq          INTEGER PRIMARY KEY,
+    site         TEXT    NOT NULL,
+    mode         TEXT    NOT NULL,
+    message_id   TEXT    NOT NULL,
+    session_id   TEXT    NOT NULL,
+    type         TEXT    NOT NULL,
+    occurred_at  INTEGER NOT NULL,
+    url          TEXT,
+    -- the canonical path (SPEC 4) of url, or its exact text when SPEC 4 rejects it
+    path_key     TEXT,
+    intent_score INTEGER,
+    nudge_id     TEXT,
+    nudge_type   TEXT,
+    rule_id      TEXT,
+    outcome      TEXT,
+    received_at  INTEGER NOT NULL,
+    UNIQUE (site, mode, message_id)
+);
+CREATE INDEX events_by_session ON events (site, mode, session_id, occurred_at, seq);
+
+-- One row per session: the derived fields of SPEC 9, recomputed from its events whenever one
+-- arrives.
+CREATE TABLE sessions (
+    site         TEXT    NOT NULL,
+    mode         TEXT    NOT NULL,
+    id           TEXT    NOT NULL,
+    started_at   INTEGER NOT NULL,
+    ended_at     INTEGER NOT NULL,
+    page_count   INTEGER NOT NULL,
+    intent_score INTEGER NOT NULL,
+    converted    INTEGER NOT NULL,
+    nudge_count  INTEGER NOT NULL,
+    PRIMARY KEY (site, mode, id)
+) WITHOUT ROWID;
+CREATE INDEX sessions_by_start ON sessions (site, mode, started_at, id);
+
+-- One row per shown nudge (a NUDGE_SHOWN event), with its derived outcome and influence;
+-- session_started_at decides its visibility (a nudge is visible exactly when its session is).
+CREATE TABLE nudges (
+    site                  TEXT    NOT NULL,
+    mode                  TEXT    NOT NULL,
+    id                    TEXT    NOT NULL,
+    session_id            TEXT    NOT NULL,
+    type                  TEXT    NOT NULL,
+    shown_at              INTEGER NOT NULL,
+    outcome               TEXT    NOT NULL,
+    influenced_conversion INTEGER NOT NULL,
+    session_started_at    INTEGER NOT NULL,
+    PRIMARY KEY (site, mode, id)
+) WITHOUT ROWID;
+CREATE INDEX nudges_by_shown ON nudges (site, mode, shown_at, id);
+CREATE INDEX nudges_by_type ON nudges (site, mode, type, shown_at, id);
+CREATE INDEX nudges_by_session ON nudges (site, mode, session_id, shown_at, id);

@@ -1,0 +1,309 @@
+//! The fields SPEC 9 derives from a session's stored events, whatever order they arrived in.
+//!
+//! - `started_at`/`ended_at`: the earliest and latest event time (page and nudge events);
+//! - `page_count`: distinct canonical paths of PAGE_VIEW events (a rejected URL counts by its
+//!   exact text; the path key is computed when the event is stored);
+//! - `intent_score`: that of the latest event carrying one (ties: the later arrival), else 0;
+//! - `converted`: a PURCHASE exists; `nudge_count`: distinct shown nudges;
+//! - a nudge's `outcome`: that of its latest outcome event (ties: the later arrival), `shown`
+//!   when none; `influenced_conversion`: a PURCHASE at or after the interaction time and at
+//!   most [`INFLUENCE_WINDOW_MS`] later, the interaction time being that of the latest outcome
+//!   event, or `shown_at` when none.
+
+use std::collections::{HashMap, HashSet};
+
+use super::event::{EventKind, StoredEvent};
+
+/// API document section 8: a purchase within 30 minutes of a nudge interaction.
+pub const INFLUENCE_WINDOW_MS: i64 = 30 * 60 * 1000;
+
+/// A session's derived fields (API document 2.1). Times are Unix milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// `sess_...`.
+    pub id: String,
+    /// Earliest event time.
+    pub started_at_ms: i64,
+    /// Latest event time.
+    pub ended_at_ms: i64,
+    /// Distinct pages viewed.
+    pub page_count: i64,
+    /// The latest intent score, 0 to 100.
+    pub intent_score: i64,
+    /// A purchase happened.
+    pub converted: bool,
+    /// Nudges shown.
+    pub nudge_count: i64,
+}
+
+/// A shown nudge's derived fields (API document 2.2 "Session nudge", 2.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NudgeSummary {
+    /// `nudg_...`.
+    pub id: String,
+    /// The session it belongs to.
+    pub session_id: String,
+    /// One of the four nudge types.
+    pub nudge_type: String,
+    /// When it was shown (its NUDGE_SHOWN's time; the earliest if it was sent twice).
+    pub shown_at_ms: i64,
+    /// `shown`, `clicked`, `dismissed` or `chat_opened`.
+    pub outcome: String,
+    /// A purchase followed the interaction within [`INFLUENCE_WINDOW_MS`].
+    pub influenced_conversion: bool,
+}
+
+/// The derived fields of one session from all its events (any order); `None` for no events.
+/// The nudges are by `shown_at`, then id.
+pub fn derive(
+    session_id: &str,
+    events: &[StoredEvent],
+) -> Option<(SessionSummary, Vec<NudgeSummary>)> {
+    let first = events.first()?;
+    let mut started_at_ms = first.event.occurred_at_ms;
+    let mut ended_at_ms = first.event.occurred_at_ms;
+    let mut pages: HashSet<&str> = HashSet::new();
+    // (time, seq) of the latest event with an intent score, and the score.
+    let mut intent: Option<((i64, i64), u8)> = None;
+    let mut purchases: Vec<i64> = Vec::new();
+    // nudge id -> (shown_at, type)
+    let mut shown: HashMap<&str, (i64, &str)> = HashMap::new();
+    // nudge id -> ((time, seq), outcome) of its latest outcome event
+    let mut outcomes: HashMap<&str, ((i64, i64), &str)> = HashMap::new();
+    for stored in events {
+        let e = &stored.event;
+        let at = e.occurred_at_ms;
+        started_at_ms = started_at_ms.min(at);
+        ended_at_ms = ended_at_ms.max(at);
+        let order = (at, stored.seq);
+        if let Some(score) = e.intent_score {
+            if intent.is_none_or(|(latest, _)| order > latest) {
+                intent = Some((order, score));
+            }
+        }
+        match e.kind {
+            EventKind::PageView => {
+                if let Some(key) = e.path_key.as_deref().or(e.url.as_deref()) {
+                    pages.insert(key);
+                }
+            }
+            EventKind::Purchase => purchases.push(at),
+            EventKind::AddToCart => {}
+            EventKind::NudgeShown => {
+                if let (Some(id), Some(nudge_type)) =
+                    (e.nudge_id.as_deref(), e.nudge_type.as_deref())
+                {
+                    let entry = shown.entry(id).or_insert((at, nudge_type));
+                    if at < entry.0 {
+                        *entry = (at, nudge_type);
+                    }
+                }
+            }
+            EventKind::NudgeOutcome => {
+                if let (Some(id), Some(outcome)) = (e.nudge_id.as_deref(), e.outcome.as_deref()) {
+                    let entry = outcomes.entry(id).or_insert((order, outcome));
+                    if order > entry.0 {
+                        *entry = (order, outcome);
+                    }
+                }
+            }
+        }
+    }
+    let mut nudges: Vec<NudgeSummary> = shown
+        .iter()
+        .map(|(&id, &(shown_at_ms, nudge_type))| {
+            let (interaction_ms, outcome) = match outcomes.get(id) {
+                Some(&((at, _), outcome)) => (at, outcome),
+                None => (shown_at_ms, "shown"),
+            };
+            let influenced_conversion = purchases
+                .iter()
+                .any(|&p| p >= interaction_ms && p - interaction_ms <= INFLUENCE_WINDOW_MS);
+            NudgeSummary {
+                id: id.to_owned(),
+                session_id: session_id.to_owned(),
+                nudge_type: nudge_type.to_owned(),
+                shown_at_ms,
+                outcome: outcome.to_owned(),
+                influenced_conversion,
+            }
+        })
+        .collect();
+    nudges.sort_by(|a, b| (a.shown_at_ms, &a.id).cmp(&(b.shown_at_ms, &b.id)));
+    let summary = SessionSummary {
+        id: session_id.to_owned(),
+        started_at_ms,
+        ended_at_ms,
+        page_count: i64::try_from(pages.len()).unwrap_or(i64::MAX),
+        intent_score: intent.map_or(0, |(_, score)| i64::from(score)),
+        converted: !purchases.is_empty(),
+        nudge_count: i64::try_from(nudges.len()).unwrap_or(i64::MAX),
+    };
+    Some((summary, nudges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::NewEvent;
+
+    fn event(seq: i64, kind: EventKind, at: i64) -> StoredEvent {
+        StoredEvent {
+            seq,
+            event: NewEvent {
+                message_id: format!("m{seq}"),
+                session_id: "sess_a".into(),
+                kind,
+                occurred_at_ms: at,
+                url: None,
+                path_key: None,
+                intent_score: None,
+                nudge_id: None,
+                nudge_type: None,
+                rule_id: None,
+                outcome: None,
+            },
+        }
+    }
+
+    fn page(seq: i64, at: i64, path: &str) -> StoredEvent {
+        let mut e = event(seq, EventKind::PageView, at);
+        e.event.url = Some(path.to_owned());
+        e.event.path_key = Some(path.to_owned());
+        e
+    }
+
+    fn shown(seq: i64, at: i64, id: &str) -> StoredEvent {
+        let mut e = event(seq, EventKind::NudgeShown, at);
+        e.event.nudge_id = Some(id.into());
+        e.event.nudge_type = Some("toast".into());
+        e
+    }
+
+    fn outcome(seq: i64, at: i64, id: &str, outcome: &str) -> StoredEvent {
+        let mut e = event(seq, EventKind::NudgeOutcome, at);
+        e.event.nudge_id = Some(id.into());
+        e.event.outcome = Some(outcome.into());
+        e
+    }
+
+    #[test]
+    fn no_events_no_session() {
+        assert!(derive("sess_a", &[]).is_none());
+    }
+
+    #[test]
+    fn started_and_ended_at_span_page_and_nudge_events() {
+        let (s, _) = derive(
+            "sess_a",
+            &[
+                page(1, 500, "/a"),
+                shown(2, 100, "nudg_1"),
+                outcome(3, 900, "nudg_1", "clicked"),
+            ],
+        )
+        .unwrap();
+        assert_eq!((s.started_at_ms, s.ended_at_ms), (100, 900));
+    }
+
+    #[test]
+    fn page_count_counts_distinct_path_keys_of_page_views_only() {
+        let mut cart = event(4, EventKind::AddToCart, 40);
+        cart.event.path_key = Some("/c".into());
+        let (s, _) = derive(
+            "sess_a",
+            &[
+                page(1, 10, "/a"),
+                page(2, 20, "/a"),
+                page(3, 30, "/b"),
+                cart,
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.page_count, 2);
+    }
+
+    #[test]
+    fn intent_score_is_the_latest_events_and_ties_go_to_the_later_arrival() {
+        let mut a = page(1, 100, "/a");
+        a.event.intent_score = Some(10);
+        let mut b = page(2, 50, "/b");
+        b.event.intent_score = Some(90);
+        let mut c = page(3, 100, "/c");
+        c.event.intent_score = Some(40);
+        let (s, _) = derive("sess_a", &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(
+            s.intent_score, 10,
+            "the later time wins, not the later arrival"
+        );
+        let (s, _) = derive("sess_a", &[c, b, a]).unwrap();
+        assert_eq!(s.intent_score, 40, "equal times: the later arrival (seq 3)");
+        let (s, _) = derive("sess_a", &[page(1, 1, "/")]).unwrap();
+        assert_eq!(s.intent_score, 0, "no event carries one");
+    }
+
+    #[test]
+    fn converted_and_nudge_count() {
+        let (s, _) = derive(
+            "sess_a",
+            &[
+                page(1, 1, "/"),
+                shown(2, 2, "nudg_1"),
+                shown(3, 3, "nudg_1"),
+                shown(4, 4, "nudg_2"),
+            ],
+        )
+        .unwrap();
+        assert!(!s.converted);
+        assert_eq!(s.nudge_count, 2, "a nudge shown twice counts once");
+        let (s, _) = derive("sess_a", &[event(1, EventKind::Purchase, 5)]).unwrap();
+        assert!(s.converted);
+    }
+
+    #[test]
+    fn outcome_is_the_latest_outcome_event_even_when_it_arrived_first() {
+        let events = [
+            outcome(1, 300, "nudg_1", "dismissed"),
+            outcome(2, 200, "nudg_1", "clicked"),
+            shown(3, 100, "nudg_1"),
+        ];
+        let (_, nudges) = derive("sess_a", &events).unwrap();
+        assert_eq!(nudges.len(), 1);
+        assert_eq!(nudges[0].outcome, "dismissed");
+        assert_eq!(nudges[0].shown_at_ms, 100);
+        let (_, nudges) = derive("sess_a", &[shown(1, 100, "nudg_1")]).unwrap();
+        assert_eq!(nudges[0].outcome, "shown");
+        let (_, nudges) = derive("sess_a", &[outcome(1, 100, "nudg_1", "clicked")]).unwrap();
+        assert!(nudges.is_empty(), "an outcome waits for its NUDGE_SHOWN");
+    }
+
+    #[test]
+    fn influence_window_is_inclusive_at_both_ends_from_the_interaction() {
+        let purchase = |seq, at| event(seq, EventKind::Purchase, at);
+        let case =
+            |events: &[StoredEvent]| derive("sess_a", events).unwrap().1[0].influenced_conversion;
+        // No outcome: from shown_at.
+        assert!(case(&[shown(1, 1000, "nudg_1"), purchase(2, 1000)]));
+        assert!(case(&[
+            shown(1, 1000, "nudg_1"),
+            purchase(2, 1000 + INFLUENCE_WINDOW_MS)
+        ]));
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            purchase(2, 1001 + INFLUENCE_WINDOW_MS)
+        ]));
+        assert!(!case(&[shown(1, 1000, "nudg_1"), purchase(2, 999)]));
+        // With an outcome: from the latest outcome event's time.
+        let late = 1000 + INFLUENCE_WINDOW_MS + 5000;
+        assert!(case(&[
+            shown(1, 1000, "nudg_1"),
+            outcome(2, late - 10, "nudg_1", "clicked"),
+            purchase(3, late)
+        ]));
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            outcome(2, 5000, "nudg_1", "clicked"),
+            purchase(3, 3000)
+        ]));
+    }
+}

@@ -1,0 +1,186 @@
+//! Times on the wire (SPEC 9 "Times"): read as RFC 3339 (`Z` or an offset, at most three
+//! fraction digits), kept as Unix milliseconds, written in UTC with exactly three fraction
+//! digits (`2026-11-24T10:00:00.120Z`). jiff checks the calendar (no February 30, no hour 25).
+
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+/// The earliest time the API reads or writes: 0001-01-01T00:00:00Z, in Unix milliseconds.
+pub const MIN_MS: i64 = -62_135_596_800_000;
+/// The latest: 9999-12-31T23:59:59.999Z, in Unix milliseconds.
+pub const MAX_MS: i64 = 253_402_300_799_999;
+
+/// Why a time was refused; `Display` completes "FIELD must be ...".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeError {
+    /// Not `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
+    Form,
+    /// More than three fraction digits.
+    TooPrecise,
+    /// A field out of range (month 13, February 30, hour 24, second 60).
+    Calendar,
+}
+
+impl std::fmt::Display for TimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeError::Form => "an RFC 3339 timestamp such as 2026-11-24T10:00:00Z or 2026-11-24T11:00:00.250+01:00",
+            TimeError::TooPrecise => "an RFC 3339 timestamp with at most three fraction digits (times are kept to the millisecond)",
+            TimeError::Calendar => "a real date and time (no month 13, February 30, hour 24 or second 60)",
+        })
+    }
+}
+
+/// Reads an RFC 3339 timestamp: `T`/`Z` in either case, 0 to `max_fraction_digits` fraction
+/// digits (extra digits past the millisecond are cut when allowed), `Z` or `±HH:MM`. Returns
+/// Unix milliseconds.
+///
+/// # Errors
+///
+/// [`TimeError`]: another form (a date alone, a space for `T`, no offset, a zone name), more
+/// fraction digits than allowed, or a date or time that does not exist.
+pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, TimeError> {
+    let b = text.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let at = |i: usize, c: u8| b.get(i).is_some_and(|x| x.eq_ignore_ascii_case(&c));
+    let shape = (0..4).all(digit)
+        && at(4, b'-')
+        && (5..7).all(digit)
+        && at(7, b'-')
+        && (8..10).all(digit)
+        && at(10, b'T')
+        && (11..13).all(digit)
+        && at(13, b':')
+        && (14..16).all(digit)
+        && at(16, b':')
+        && (17..19).all(digit);
+    if !shape {
+        return Err(TimeError::Form);
+    }
+    let mut i = 19;
+    let mut fraction_digits = 0;
+    if at(i, b'.') {
+        i += 1;
+        while digit(i) {
+            i += 1;
+            fraction_digits += 1;
+        }
+        if fraction_digits == 0 {
+            return Err(TimeError::Form);
+        }
+    }
+    let offset_ok = match b.get(i) {
+        Some(b'Z' | b'z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            i + 6 == b.len()
+                && digit(i + 1)
+                && digit(i + 2)
+                && at(i + 3, b':')
+                && digit(i + 4)
+                && digit(i + 5)
+        }
+        _ => false,
+    };
+    if !offset_ok {
+        return Err(TimeError::Form);
+    }
+    if fraction_digits > max_fraction_digits {
+        return Err(TimeError::TooPrecise);
+    }
+    if at(17, b'6') && at(18, b'0') {
+        return Err(TimeError::Calendar);
+    }
+    let normalized = text.to_ascii_uppercase();
+    let timestamp: Timestamp = normalized.parse().map_err(|_| TimeError::Calendar)?;
+    let ms = timestamp.as_millisecond();
+    if (MIN_MS..=MAX_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(TimeError::Calendar)
+    }
+}
+
+/// Writes Unix milliseconds as UTC RFC 3339 with exactly three fraction digits; times outside
+/// years 0001 to 9999 are clamped to them.
+pub fn format_ms(ms: i64) -> String {
+    let ms = ms.clamp(MIN_MS, MAX_MS);
+    let Ok(timestamp) = Timestamp::from_millisecond(ms) else {
+        return String::from("1970-01-01T00:00:00.000Z");
+    };
+    let dt = timestamp.to_zoned(TimeZone::UTC).datetime();
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        dt.year(),
+        dt.month(),
+        dt.day(),
+        dt.hour(),
+        dt.minute(),
+        dt.second(),
+        dt.millisecond()
+    )
+}
+
+/// The current time in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    Timestamp::now().as_millisecond()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_utc_offsets_and_fractions() {
+        let base = parse_rfc3339_ms("2026-11-24T10:00:00Z", 3).unwrap();
+        assert_eq!(format_ms(base), "2026-11-24T10:00:00.000Z");
+        assert_eq!(parse_rfc3339_ms("2026-11-24t10:00:00z", 3), Ok(base));
+        assert_eq!(parse_rfc3339_ms("2026-11-24T11:00:00+01:00", 3), Ok(base));
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-24T10:00:00.12Z", 3),
+            Ok(base + 120)
+        );
+        assert_eq!(format_ms(base + 120), "2026-11-24T10:00:00.120Z");
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-24T10:00:00.123456Z", 9),
+            Ok(base + 123)
+        );
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-24T10:00:00.1234Z", 3),
+            Err(TimeError::TooPrecise)
+        );
+    }
+
+    #[test]
+    fn refuses_other_forms_and_impossible_dates() {
+        for bad in [
+            "",
+            "2026-11-24",
+            "2026-11-24 10:00:00Z",
+            "2026-11-24T10:00Z",
+            "2026-11-24T10:00:00",
+            "2026-11-24T10:00:00.Z",
+            "2026-11-24T10:00:00+0100",
+            "2026-11-24T10:00:00Z[Europe/Paris]",
+            "+2026-11-24T10:00:00Z",
+            "2026-11-24T10:00:00ZZ",
+        ] {
+            assert_eq!(parse_rfc3339_ms(bad, 3), Err(TimeError::Form), "{bad}");
+        }
+        for bad in [
+            "2026-02-30T25:61:00Z",
+            "2026-02-30T10:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-24T24:00:00Z",
+            "2026-12-31T23:59:60Z",
+        ] {
+            assert_eq!(parse_rfc3339_ms(bad, 3), Err(TimeError::Calendar), "{bad}");
+        }
+    }
+
+    #[test]
+    fn writes_three_fraction_digits_always() {
+        assert_eq!(format_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_ms(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(format_ms(i64::MAX), "9999-12-31T23:59:59.999Z");
+    }
+}

@@ -1,0 +1,307 @@
+//! The store (SPEC 11): sessions, their events and their nudges, per site and mode, in SQLite
+//! (one machine: `sqlite:PATH`, WAL, one writer) or PostgreSQL (many instances:
+//! `postgres://...`). One interface, the same schema through embedded migrations
+//! (`server/migrations/`), applied at start under the migrator's lock.
+//!
+//! Every query text is written once, with `$N` parameters, which both backends read
+//! (`queries.rs`). Times are Unix milliseconds.
+//!
+//! Writes are whole transactions: a batch of events is stored entirely or not at all, and
+//! [`Store::insert_events`] returns only after the commit. Every failure of the database
+//! (unreachable, timed out, refused) is a [`StoreError`], which the API answers with 503.
+
+mod queries;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::model::derive::{NudgeSummary, SessionSummary};
+use crate::model::event::{NewEvent, Scope};
+
+pub use queries::{ListWindow, NudgeFilter, SessionDetail, SessionEvent};
+
+/// How long a request waits for a database connection before the store counts as unreachable.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Why the store could not answer. Always a 503 for the API (SPEC 9 "Errors": never a 500).
+#[derive(Debug)]
+pub struct StoreError {
+    message: String,
+}
+
+impl StoreError {
+    fn new(message: impl Into<String>) -> StoreError {
+        StoreError {
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "store: {}", self.message)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        StoreError::new(e.to_string())
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> StoreError {
+        StoreError::new(format!("migration failed: {e}"))
+    }
+}
+
+/// Which database, and its pools.
+#[derive(Clone, Debug)]
+enum Backend {
+    /// One file; one connection writes (SQLite has one writer), several read (WAL).
+    Sqlite {
+        writer: SqlitePool,
+        reader: SqlitePool,
+    },
+    /// One pool for reads and writes.
+    Postgres { pool: PgPool },
+}
+
+/// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on its
+/// read pool (`read`) or its write pool (`write`).
+macro_rules! dispatch {
+    ($store:expr, read, $f:ident($($arg:expr),*)) => {
+        match &$store.backend {
+            Backend::Sqlite { reader, .. } => queries::sqlite::$f(reader, $($arg),*).await,
+            Backend::Postgres { pool } => queries::postgres::$f(pool, $($arg),*).await,
+        }
+    };
+    ($store:expr, write, $f:ident($($arg:expr),*)) => {
+        match &$store.backend {
+            Backend::Sqlite { writer, .. } => queries::sqlite::$f(writer, $($arg),*).await,
+            Backend::Postgres { pool } => queries::postgres::$f(pool, $($arg),*).await,
+        }
+    };
+}
+
+/// The store: cheap to clone (the pools are shared).
+#[derive(Clone, Debug)]
+pub struct Store {
+    backend: Backend,
+    url_shown: String,
+}
+
+/// What [`Store::insert_events`] did with each event of a batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InsertOutcome {
+    /// Events stored.
+    pub accepted: usize,
+    /// Indexes (in the batch) of events whose `message_id` was stored before: nothing changed.
+    pub duplicates: Vec<usize>,
+}
+
+impl Store {
+    /// Opens the store named by `url` and applies the migrations:
+    /// `sqlite:PATH` (created if missing; `sqlite::memory:` is refused, as the data would not
+    /// outlive the process) or `postgres://user@host:port/db` (`postgresql://` too).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]: an unknown scheme, a database that cannot be opened or reached, a
+    /// migration that fails.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        let backend = if let Some(path) = url.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            if path.is_empty() || path.starts_with(":memory:") {
+                return Err(StoreError::new(format!(
+                    "--store {url:?}: name a file, e.g. sqlite:data/nudges.db (an in-memory database loses every acknowledged event on exit)"
+                )));
+            }
+            let options = SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                // FULL: the WAL is synced at each commit, so an acknowledged write survives a
+                // power loss too, not only a crash of the process.
+                .synchronous(SqliteSynchronous::Full)
+                .busy_timeout(Duration::from_secs(5))
+                .foreign_keys(false);
+            let writer = SqlitePoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect_with(options.clone())
+                .await?;
+            sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
+            let reader = SqlitePoolOptions::new()
+                .max_connections(4)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect_with(options.read_only(true))
+                .await?;
+            Backend::Sqlite { writer, reader }
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = PgConnectOptions::from_str(url)
+                .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?;
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect_with(options)
+                .await?;
+            // The migrator holds PostgreSQL's advisory lock while it runs: instances starting
+            // together apply each migration once.
+            sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+            Backend::Postgres { pool }
+        } else {
+            return Err(StoreError::new(format!(
+                "--store {:?}: expected sqlite:PATH or postgres://...",
+                url.chars().take(40).collect::<String>()
+            )));
+        };
+        Ok(Store {
+            backend,
+            url_shown: shown_url(url),
+        })
+    }
+
+    /// The store's URL without its password, for logs.
+    pub fn url_shown(&self) -> &str {
+        &self.url_shown
+    }
+
+    /// `sqlite` or `postgres`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite { .. } => "sqlite",
+            Backend::Postgres { .. } => "postgres",
+        }
+    }
+
+    /// Whether the database answers a trivial query now.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite { reader, .. } => {
+                sqlx::query("SELECT 1").execute(reader).await?;
+            }
+            Backend::Postgres { pool } => {
+                sqlx::query("SELECT 1").execute(pool).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores a batch of events of one site and mode in one transaction, and recomputes the
+    /// derived fields of every session it touches (SPEC 9). An event whose `message_id` the
+    /// site and mode already have is a duplicate and changes nothing (SPEC 10). Returns after
+    /// the commit.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]; then nothing of the batch is stored.
+    pub async fn insert_events(
+        &self,
+        scope: &Scope,
+        events: &[NewEvent],
+        received_at_ms: i64,
+    ) -> Result<InsertOutcome, StoreError> {
+        dispatch!(self, write, insert_events(scope, events, received_at_ms))
+    }
+
+    /// A page of sessions that started in `window`, newest first (ties: id descending), after
+    /// the cursor position `after` (its `(started_at, id)`), at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn list_sessions(
+        &self,
+        scope: &Scope,
+        window: &ListWindow,
+        after: Option<(i64, &str)>,
+        limit: u32,
+    ) -> Result<Vec<SessionSummary>, StoreError> {
+        dispatch!(self, read, list_sessions(scope, window, after, limit))
+    }
+
+    /// One session with its page events and its nudges, if it exists for `scope` and started
+    /// at or after `visible_from_ms`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn session(
+        &self,
+        scope: &Scope,
+        id: &str,
+        visible_from_ms: i64,
+    ) -> Result<Option<SessionDetail>, StoreError> {
+        dispatch!(self, read, session(scope, id, visible_from_ms))
+    }
+
+    /// A page of nudge events shown in `window` whose session is visible (started at or after
+    /// `window.visible_from_ms`), newest first (ties: id descending), after `after`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn list_nudges(
+        &self,
+        scope: &Scope,
+        window: &ListWindow,
+        filter: &NudgeFilter,
+        after: Option<(i64, &str)>,
+        limit: u32,
+    ) -> Result<Vec<NudgeSummary>, StoreError> {
+        dispatch!(self, read, list_nudges(scope, window, filter, after, limit))
+    }
+
+    /// Deletes the sessions of `site` (both modes) that started before `before_ms`, with
+    /// their events and nudges; returns how many sessions.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn purge(&self, site: &str, before_ms: i64) -> Result<u64, StoreError> {
+        dispatch!(self, write, purge(site, before_ms))
+    }
+}
+
+/// `url` with any password replaced by `***`.
+fn shown_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = url.get(scheme_end + 3..at).unwrap_or("");
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!(
+                    "{}{user}:***{}",
+                    url.get(..scheme_end + 3).unwrap_or(""),
+                    url.get(at..).unwrap_or("")
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_never_shown() {
+        assert_eq!(
+            super::shown_url("postgres://u:secret@h:5/db"),
+            "postgres://u:***@h:5/db"
+        );
+        assert_eq!(super::shown_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(super::shown_url("sqlite:x.db"), "sqlite:x.db");
+    }
+}

@@ -1,0 +1,381 @@
+//! The store's queries, written once: the [`queries!`] macro defines every function for one
+//! sqlx database type, and is instantiated for SQLite and for PostgreSQL. Parameters are `$N`,
+//! which both read; row values `(a, b) < ($1, $2)` make each list a keyset walk over its index.
+
+use crate::model::derive::{derive, NudgeSummary, SessionSummary};
+use crate::model::event::{EventKind, NewEvent, Scope, StoredEvent};
+
+use super::{InsertOutcome, StoreError};
+
+/// The time window of a list request, all Unix milliseconds: records with time in
+/// `[from_ms, to_ms)`, of sessions that started at or after `visible_from_ms` (retention).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListWindow {
+    /// Inclusive start.
+    pub from_ms: i64,
+    /// Exclusive end.
+    pub to_ms: i64,
+    /// The retention window's start: older sessions (and their nudges) do not exist.
+    pub visible_from_ms: i64,
+}
+
+/// The filters of `GET /v1/nudges` beyond time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NudgeFilter {
+    /// Only this session's nudges.
+    pub session_id: Option<String>,
+    /// Only this nudge type.
+    pub nudge_type: Option<String>,
+}
+
+/// A page event of a session's log (API document 2.2 "Session event").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionEvent {
+    /// `PAGE_VIEW`, `ADD_TO_CART` or `PURCHASE`.
+    pub event_type: String,
+    /// The URL as sent.
+    pub url: String,
+    /// Unix milliseconds.
+    pub occurred_at_ms: i64,
+    /// The SDK's intent score at that moment, when it sent one (SPEC 8 replay reads it).
+    pub intent_score: Option<i64>,
+}
+
+/// One session with its log (API document 2.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionDetail {
+    /// The derived fields.
+    pub summary: SessionSummary,
+    /// Page events by `occurred_at` (ties: arrival order).
+    pub events: Vec<SessionEvent>,
+    /// Shown nudges by `shown_at` (ties: id).
+    pub nudges: Vec<NudgeSummary>,
+}
+
+const EVENT_COLUMNS: &str = "seq, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
+const SESSION_COLUMNS: &str =
+    "id, started_at, ended_at, page_count, intent_score, converted, nudge_count";
+const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
+
+/// Clamps a page size to what SQL's LIMIT takes.
+fn limit_param(limit: u32) -> i64 {
+    i64::from(limit)
+}
+
+macro_rules! queries {
+    ($db:ty, $row:ty) => {
+        use sqlx::{Pool, Row};
+
+        use super::*;
+
+        fn read_event(row: &$row) -> Result<StoredEvent, sqlx::Error> {
+            let kind: String = row.try_get("type")?;
+            let kind = EventKind::parse(&kind).ok_or_else(|| sqlx::Error::Decode(format!("unknown stored event type {kind:?}").into()))?;
+            let intent: Option<i64> = row.try_get("intent_score")?;
+            Ok(StoredEvent {
+                seq: row.try_get("seq")?,
+                event: NewEvent {
+                    message_id: row.try_get("message_id")?,
+                    session_id: row.try_get("session_id")?,
+                    kind,
+                    occurred_at_ms: row.try_get("occurred_at")?,
+                    url: row.try_get("url")?,
+                    path_key: row.try_get("path_key")?,
+                    intent_score: intent.and_then(|n| u8::try_from(n).ok()),
+                    nudge_id: row.try_get("nudge_id")?,
+                    nudge_type: row.try_get("nudge_type")?,
+                    rule_id: row.try_get("rule_id")?,
+                    outcome: row.try_get("outcome")?,
+                },
+            })
+        }
+
+        fn read_session(row: &$row) -> Result<SessionSummary, sqlx::Error> {
+            Ok(SessionSummary {
+                id: row.try_get("id")?,
+                started_at_ms: row.try_get("started_at")?,
+                ended_at_ms: row.try_get("ended_at")?,
+                page_count: row.try_get("page_count")?,
+                intent_score: row.try_get("intent_score")?,
+                converted: row.try_get::<i64, _>("converted")? != 0,
+                nudge_count: row.try_get("nudge_count")?,
+            })
+        }
+
+        fn read_nudge(row: &$row) -> Result<NudgeSummary, sqlx::Error> {
+            Ok(NudgeSummary {
+                id: row.try_get("id")?,
+                session_id: row.try_get("session_id")?,
+                nudge_type: row.try_get("type")?,
+                shown_at_ms: row.try_get("shown_at")?,
+                outcome: row.try_get("outcome")?,
+                influenced_conversion: row.try_get::<i64, _>("influenced_conversion")? != 0,
+            })
+        }
+
+        pub(crate) async fn insert_events(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            events: &[NewEvent],
+            received_at_ms: i64,
+        ) -> Result<InsertOutcome, StoreError> {
+            let mode = scope.mode.as_str();
+            let mut tx = pool.begin().await?;
+            let mut outcome = InsertOutcome::default();
+            let mut touched: Vec<&str> = Vec::new();
+            for (index, e) in events.iter().enumerate() {
+                let inserted = sqlx::query(
+                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+                     ON CONFLICT (site, mode, message_id) DO NOTHING",
+                )
+                .bind(&scope.site)
+                .bind(mode)
+                .bind(&e.message_id)
+                .bind(&e.session_id)
+                .bind(e.kind.as_str())
+                .bind(e.occurred_at_ms)
+                .bind(e.url.as_deref())
+                .bind(e.path_key.as_deref())
+                .bind(e.intent_score.map(i64::from))
+                .bind(e.nudge_id.as_deref())
+                .bind(e.nudge_type.as_deref())
+                .bind(e.rule_id.as_deref())
+                .bind(e.outcome.as_deref())
+                .bind(received_at_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    outcome.duplicates.push(index);
+                } else {
+                    outcome.accepted += 1;
+                    if !touched.contains(&e.session_id.as_str()) {
+                        touched.push(&e.session_id);
+                    }
+                }
+            }
+            for session_id in touched {
+                let rows = sqlx::query(&format!(
+                    "SELECT {EVENT_COLUMNS} FROM events WHERE site = $1 AND mode = $2 AND session_id = $3 ORDER BY occurred_at, seq"
+                ))
+                .bind(&scope.site)
+                .bind(mode)
+                .bind(session_id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let stored = rows.iter().map(read_event).collect::<Result<Vec<_>, _>>()?;
+                let Some((summary, nudges)) = derive(session_id, &stored) else {
+                    continue;
+                };
+                sqlx::query(
+                    "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (site, mode, id) DO UPDATE SET started_at = excluded.started_at, ended_at = excluded.ended_at, \
+                     page_count = excluded.page_count, intent_score = excluded.intent_score, converted = excluded.converted, \
+                     nudge_count = excluded.nudge_count",
+                )
+                .bind(&scope.site)
+                .bind(mode)
+                .bind(session_id)
+                .bind(summary.started_at_ms)
+                .bind(summary.ended_at_ms)
+                .bind(summary.page_count)
+                .bind(summary.intent_score)
+                .bind(i64::from(summary.converted))
+                .bind(summary.nudge_count)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("DELETE FROM nudges WHERE site = $1 AND mode = $2 AND session_id = $3")
+                    .bind(&scope.site)
+                    .bind(mode)
+                    .bind(session_id)
+                    .execute(&mut *tx)
+                    .await?;
+                for n in &nudges {
+                    sqlx::query(
+                        "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (site, mode, id) DO NOTHING",
+                    )
+                    .bind(&scope.site)
+                    .bind(mode)
+                    .bind(&n.id)
+                    .bind(session_id)
+                    .bind(&n.nudge_type)
+                    .bind(n.shown_at_ms)
+                    .bind(&n.outcome)
+                    .bind(i64::from(n.influenced_conversion))
+                    .bind(summary.started_at_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+            tx.commit().await?;
+            Ok(outcome)
+        }
+
+        pub(crate) async fn list_sessions(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            window: &ListWindow,
+            after: Option<(i64, &str)>,
+            limit: u32,
+        ) -> Result<Vec<SessionSummary>, StoreError> {
+            let from = window.from_ms.max(window.visible_from_ms);
+            // Without a cursor: everything before `to` (no id is smaller than "").
+            let (before_at, before_id) = match after {
+                Some((at, id)) => (at, id),
+                None => (window.to_ms, ""),
+            };
+            let rows = sqlx::query(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions \
+                 WHERE site = $1 AND mode = $2 AND started_at >= $3 AND started_at < $4 \
+                 AND (started_at < $5 OR (started_at = $5 AND id < $6)) \
+                 ORDER BY started_at DESC, id DESC LIMIT $7"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(from)
+            .bind(window.to_ms)
+            .bind(before_at)
+            .bind(before_id)
+            .bind(limit_param(limit))
+            .fetch_all(pool)
+            .await?;
+            Ok(rows.iter().map(read_session).collect::<Result<Vec<_>, _>>()?)
+        }
+
+        pub(crate) async fn session(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            id: &str,
+            visible_from_ms: i64,
+        ) -> Result<Option<SessionDetail>, StoreError> {
+            let mode = scope.mode.as_str();
+            let row = sqlx::query(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE site = $1 AND mode = $2 AND id = $3 AND started_at >= $4"
+            ))
+            .bind(&scope.site)
+            .bind(mode)
+            .bind(id)
+            .bind(visible_from_ms)
+            .fetch_optional(pool)
+            .await?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let summary = read_session(&row)?;
+            let rows = sqlx::query(
+                "SELECT type, url, occurred_at, intent_score FROM events \
+                 WHERE site = $1 AND mode = $2 AND session_id = $3 AND type IN ('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE') \
+                 ORDER BY occurred_at, seq",
+            )
+            .bind(&scope.site)
+            .bind(mode)
+            .bind(id)
+            .fetch_all(pool)
+            .await?;
+            let events = rows
+                .iter()
+                .map(|row| {
+                    Ok(SessionEvent {
+                        event_type: row.try_get("type")?,
+                        url: row.try_get::<Option<String>, _>("url")?.unwrap_or_default(),
+                        occurred_at_ms: row.try_get("occurred_at")?,
+                        intent_score: row.try_get("intent_score")?,
+                    })
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()?;
+            let rows = sqlx::query(&format!(
+                "SELECT {NUDGE_COLUMNS} FROM nudges WHERE site = $1 AND mode = $2 AND session_id = $3 ORDER BY shown_at, id"
+            ))
+            .bind(&scope.site)
+            .bind(mode)
+            .bind(id)
+            .fetch_all(pool)
+            .await?;
+            let nudges = rows.iter().map(read_nudge).collect::<Result<Vec<_>, _>>()?;
+            Ok(Some(SessionDetail { summary, events, nudges }))
+        }
+
+        pub(crate) async fn list_nudges(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            window: &ListWindow,
+            filter: &NudgeFilter,
+            after: Option<(i64, &str)>,
+            limit: u32,
+        ) -> Result<Vec<NudgeSummary>, StoreError> {
+            let (before_at, before_id) = match after {
+                Some((at, id)) => (at, id),
+                None => (window.to_ms, ""),
+            };
+            let mut sql = format!(
+                "SELECT {NUDGE_COLUMNS} FROM nudges \
+                 WHERE site = $1 AND mode = $2 AND shown_at >= $3 AND shown_at < $4 AND session_started_at >= $5 \
+                 AND (shown_at < $6 OR (shown_at = $6 AND id < $7))"
+            );
+            let mut next = 8;
+            if filter.session_id.is_some() {
+                sql.push_str(&format!(" AND session_id = ${next}"));
+                next += 1;
+            }
+            if filter.nudge_type.is_some() {
+                sql.push_str(&format!(" AND type = ${next}"));
+                next += 1;
+            }
+            sql.push_str(&format!(" ORDER BY shown_at DESC, id DESC LIMIT ${next}"));
+            let mut query = sqlx::query(&sql)
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .bind(window.from_ms)
+                .bind(window.to_ms)
+                .bind(window.visible_from_ms)
+                .bind(before_at)
+                .bind(before_id);
+            if let Some(session_id) = &filter.session_id {
+                query = query.bind(session_id);
+            }
+            if let Some(nudge_type) = &filter.nudge_type {
+                query = query.bind(nudge_type);
+            }
+            let rows = query.bind(limit_param(limit)).fetch_all(pool).await?;
+            Ok(rows.iter().map(read_nudge).collect::<Result<Vec<_>, _>>()?)
+        }
+
+        pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "DELETE FROM events WHERE site = $1 AND session_id IN \
+                 (SELECT s.id FROM sessions s WHERE s.site = $1 AND s.mode = events.mode AND s.started_at < $2)",
+            )
+            .bind(site)
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
+            let deleted = sqlx::query("DELETE FROM sessions WHERE site = $1 AND started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(deleted)
+        }
+    };
+}
+
+/// The queries on SQLite.
+pub(crate) mod sqlite {
+    queries!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
+}
+
+/// The queries on PostgreSQL.
+pub(crate) mod postgres {
+    queries!(sqlx::Postgres, sqlx::postgres::PgRow);
+}
