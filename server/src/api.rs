@@ -19,11 +19,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::any;
 use axum::Router;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -33,9 +33,12 @@ use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use tracing::field::Empty;
 use tracing::Level;
 
-use crate::keys::{is_well_formed_key, KeyHash};
+use crate::keys::{key_kind, KeyHash, KeyKind};
+use crate::limiter::Decision;
 use crate::metrics::{RequestLabels, RouteLabels, SiteLabels};
+use crate::model::event::{Mode, Scope};
 use crate::registry::{Served, Site};
+use crate::routes::{nudges, sessions};
 use crate::state::{AppState, Unavailable};
 
 /// The preview endpoint (API document 4.4).
@@ -63,7 +66,11 @@ pub struct ApiOptions {
 
 /// The public router.
 pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
-    let mut router = Router::new().route(PREVIEW_PATH, any(preview));
+    let mut router = Router::new()
+        .route(PREVIEW_PATH, any(preview))
+        .route(sessions::LIST_PATH, any(sessions::list))
+        .route(sessions::DETAIL_PATH, any(sessions::detail))
+        .route(nudges::LIST_PATH, any(nudges::list));
     if options.constant_route {
         router = router.route(CONSTANT_PATH, any(constant));
     }
@@ -100,6 +107,9 @@ fn route_of(request: &Request) -> &'static str {
     {
         Some(PREVIEW_PATH) => PREVIEW_PATH,
         Some(CONSTANT_PATH) => CONSTANT_PATH,
+        Some(sessions::LIST_PATH) => sessions::LIST_PATH,
+        Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
+        Some(nudges::LIST_PATH) => nudges::LIST_PATH,
         _ => "unmatched",
     }
 }
@@ -139,26 +149,52 @@ async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Respons
     if request.method() != Method::POST {
         return method_not_allowed(request.method(), request.uri().path());
     }
-    if let Some(why) = app.unavailable() {
-        return unavailable(why);
-    }
-    let key = match bearer_key(request.headers()) {
-        Ok(key) => key,
-        Err(failure) => return unauthorized(failure),
+    let (caller, decision) = match admit(app, request.headers()).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
     };
+    let mut response = admitted(app, caller.site, request, evaluate).await;
+    decision.write_headers(response.headers_mut());
+    response
+}
+
+/// Who is calling: the site of the key, the records it may see, and the key's hash.
+pub struct Caller<'a> {
+    /// The key's site.
+    pub site: &'a Site,
+    /// The key's site and mode (SPEC 9 "Modes").
+    pub scope: Scope,
+    /// The key's hash (log lines name it by its first 8 hex digits).
+    pub key_hash: KeyHash,
+}
+
+/// Steps 2 to 4 of the module docs, shared by every endpoint of the REST API: the lifecycle
+/// (503), a secret key of a site (401), the key's one rolling window (429). An admitted request
+/// gets the caller and the decision, whose headers its answer must carry; a refused one gets
+/// its whole answer.
+///
+/// # Errors
+///
+/// The refusal's response (503, 401, or 429 with the rate-limit headers).
+pub async fn admit<'a>(
+    app: &'a AppState,
+    headers: &HeaderMap,
+) -> Result<(Caller<'a>, Decision), Response> {
+    if let Some(why) = app.unavailable() {
+        return Err(unavailable(why));
+    }
+    let key = bearer_key(headers).map_err(unauthorized)?;
     let key_hash = KeyHash::of_key(key);
     let Some(site) = app.sites.site_of_key(&key_hash) else {
         tracing::debug!(key = %key_hash.log_id(), "unknown API key");
-        return unauthorized(AuthFailure::Unknown);
+        return Err(unauthorized(AuthFailure::Unknown));
     };
     let span = tracing::Span::current();
     span.record("site", site.id.as_str());
     span.record("key", key_hash.log_id().as_str());
 
     let decision = app.limiter.decide(&key_hash, site.rate_limit).await;
-    let mut response = if decision.admitted {
-        admitted(app, site, request, evaluate).await
-    } else {
+    if !decision.admitted {
         app.metrics
             .rate_limited
             .get_or_create(&SiteLabels {
@@ -166,17 +202,29 @@ async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Respons
             })
             .inc();
         let seconds = decision.reset_after_s();
-        error(
+        let mut response = error(
             StatusCode::TOO_MANY_REQUESTS,
             "RateLimitExceeded",
             &format!(
                 "rate limit of {} requests per rolling 60 s exceeded for this API key; retry in {seconds} seconds",
                 decision.limit
             ),
-        )
+        );
+        decision.write_headers(response.headers_mut());
+        return Err(response);
+    }
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: Mode::of_key(key),
     };
-    decision.write_headers(response.headers_mut());
-    response
+    Ok((
+        Caller {
+            site,
+            scope,
+            key_hash,
+        },
+        decision,
+    ))
 }
 
 /// Steps 5 to 8 of the module docs, for a request the limiter admitted.
@@ -223,6 +271,8 @@ enum AuthFailure {
     Missing,
     Malformed,
     Unknown,
+    /// A publishable `pk_` key: it may only send events to the relay (SPEC 10).
+    Publishable,
 }
 
 /// The key of `Authorization: Bearer <key>` (API document section 5), well formed (SPEC 7).
@@ -235,10 +285,13 @@ fn bearer_key(headers: &HeaderMap) -> Result<&str, AuthFailure> {
     let value = value.to_str().map_err(|_| AuthFailure::Malformed)?;
     let (scheme, key) = value.trim().split_once(' ').ok_or(AuthFailure::Malformed)?;
     let key = key.trim_start_matches(' ');
-    if scheme.eq_ignore_ascii_case("bearer") && is_well_formed_key(key) {
-        Ok(key)
-    } else {
-        Err(AuthFailure::Malformed)
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthFailure::Malformed);
+    }
+    match key_kind(key) {
+        Some(KeyKind::Secret) => Ok(key),
+        Some(KeyKind::Publishable) => Err(AuthFailure::Publishable),
+        None => Err(AuthFailure::Malformed),
     }
 }
 
@@ -254,6 +307,10 @@ fn unauthorized(failure: AuthFailure) -> Response {
         ),
         AuthFailure::Unknown => (
             "the API key is not valid",
+            format!("Bearer realm=\"{REALM}\", error=\"invalid_token\""),
+        ),
+        AuthFailure::Publishable => (
+            "a publishable key (pk_) can only send events to POST /v1/events; this endpoint needs a secret key (sk_live_ or sk_test_)",
             format!("Bearer realm=\"{REALM}\", error=\"invalid_token\""),
         ),
     };
@@ -378,30 +435,15 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     error(
         StatusCode::NOT_FOUND,
         "NotFound",
-        &format!("no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}"),
+        &format!(
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}} and GET {}",
+            sessions::LIST_PATH,
+            nudges::LIST_PATH
+        ),
     )
 }
 
-/// The API document's error body (section 7): `{"error": NAME, "message": TEXT}`.
-pub fn error(status: StatusCode, name: &str, message: &str) -> Response {
-    let body = serde_json::json!({ "error": name, "message": message }).to_string();
-    json(status, body)
-}
-
-fn json(status: StatusCode, body: String) -> Response {
-    (
-        status,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        Body::from(body),
-    )
-        .into_response()
-}
+pub use crate::error::{error, json};
 
 #[cfg(test)]
 mod tests {

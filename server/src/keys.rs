@@ -8,6 +8,18 @@ use sha2::{Digest, Sha256};
 /// The two key prefixes of API document section 5: live keys and test keys.
 pub const KEY_PREFIXES: [&str; 2] = ["sk_live_", "sk_test_"];
 
+/// The prefixes of publishable keys (SPEC 10): they may only send events to the relay.
+pub const PUBLISHABLE_KEY_PREFIXES: [&str; 2] = ["pk_live_", "pk_test_"];
+
+/// What a well-formed key may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// `sk_live_`/`sk_test_`: the REST API (SPEC 7, 9); never in a page.
+    Secret,
+    /// `pk_live_`/`pk_test_`: the relay only (SPEC 10); safe in a page.
+    Publishable,
+}
+
 /// The fewest characters of `[A-Za-z0-9]` after the prefix (SPEC 7).
 pub const MIN_KEY_SECRET_CHARS: usize = 16;
 
@@ -80,18 +92,36 @@ impl fmt::Debug for KeyHash {
 /// Whether `text` has the form of an API key (SPEC 7): `sk_live_` or `sk_test_` followed by at
 /// least 16 characters, all of `[A-Za-z0-9]`.
 pub fn is_well_formed_key(text: &str) -> bool {
-    KEY_PREFIXES.iter().any(|prefix| {
-        text.strip_prefix(prefix).is_some_and(|secret| {
-            secret.len() >= MIN_KEY_SECRET_CHARS
-                && secret.bytes().all(|b| b.is_ascii_alphanumeric())
+    key_kind(text) == Some(KeyKind::Secret)
+}
+
+/// The kind of a well-formed key (secret or publishable, SPEC 7 and 10), `None` for anything
+/// else.
+pub fn key_kind(text: &str) -> Option<KeyKind> {
+    let well_formed = |prefixes: &[&str]| {
+        prefixes.iter().any(|prefix| {
+            text.strip_prefix(prefix).is_some_and(|secret| {
+                secret.len() >= MIN_KEY_SECRET_CHARS
+                    && secret.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
         })
-    })
+    };
+    if well_formed(&KEY_PREFIXES) {
+        Some(KeyKind::Secret)
+    } else if well_formed(&PUBLISHABLE_KEY_PREFIXES) {
+        Some(KeyKind::Publishable)
+    } else {
+        None
+    }
 }
 
 /// Whether `text` starts like a key, well formed or not (used to refuse clear keys in a sites
 /// file without echoing them).
 fn looks_like_key(text: &str) -> bool {
-    KEY_PREFIXES.iter().any(|prefix| text.starts_with(prefix))
+    KEY_PREFIXES
+        .iter()
+        .chain(&PUBLISHABLE_KEY_PREFIXES)
+        .any(|prefix| text.starts_with(prefix))
 }
 
 #[cfg(test)]
@@ -107,6 +137,12 @@ mod tests {
         assert!(!is_well_formed_key("pk_test_abcdefghijklmnop"));
         assert!(!is_well_formed_key("sk_test_abcdefghijklmnopé"));
         assert!(!is_well_formed_key(""));
+        assert_eq!(
+            key_kind("pk_test_abcdefghijklmnop"),
+            Some(KeyKind::Publishable)
+        );
+        assert_eq!(key_kind("pk_live_abcdefghijklmno"), None);
+        assert_eq!(key_kind("sk_live_abcdefghijklmnop"), Some(KeyKind::Secret));
     }
 
     #[test]

@@ -36,6 +36,8 @@
 
 pub mod admin;
 pub mod api;
+pub mod error;
+pub mod import;
 pub mod keys;
 pub mod limiter;
 pub mod metrics;
@@ -43,6 +45,7 @@ pub mod model;
 pub mod openapi;
 pub mod redis_limiter;
 pub mod registry;
+pub mod routes;
 pub mod server;
 pub mod sites;
 pub mod state;
@@ -55,3 +58,9 @@ pub const DEMO_CONFIG: &str = include_str!("../../examples/storefront.json");
 /// The demo site's one test key (`--demo`, `make serve`): public, so the README's `curl` works
 /// at once. `--demo` listens on loopback addresses only.
 pub const DEMO_KEY: &str = "sk_test_nudgeRulesDemoKey0001";
+
+/// The demo site's publishable relay key (SPEC 10), public like [`DEMO_KEY`].
+pub const DEMO_SITE_KEY: &str = "pk_test_nudgeRulesDemoKey0001";
+
+/// The demo's recorded sessions (`examples/sessions.jsonl`), imported in test mode at start.
+pub const DEMO_SESSIONS: &str = include_str!("../../examples/sessions.jsonl");

@@ -18,11 +18,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use nudge_rules_server::keys::{is_well_formed_key, KeyHash};
+use nudge_rules_server::import::{import, ImportOptions};
+use nudge_rules_server::keys::{key_kind, KeyHash, KeyKind};
 use nudge_rules_server::limiter::SystemClock;
+use nudge_rules_server::model::event::{Mode, Scope};
+use nudge_rules_server::model::retention::{Plan, Retention};
 use nudge_rules_server::registry::{ConfigSource, SiteDef};
 use nudge_rules_server::server::{Options, Server};
-use nudge_rules_server::{api, sites, DEMO_CONFIG, DEMO_KEY};
+use nudge_rules_server::store::Store;
+use nudge_rules_server::{api, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
 
 /// The preview server: POST /v1/nudges/preview for many sites, with API keys, an exact
 /// rolling-minute rate limit per key, hot config reload and an admin listener.
@@ -45,9 +49,30 @@ enum Command {
     /// Print the sites-file line for an API key (its SHA-256 hash); KEY `-` reads it from
     /// stdin, which keeps it out of the shell history.
     HashKey {
-        /// The API key: sk_live_ or sk_test_ and at least 16 letters or digits.
+        /// The key: sk_live_, sk_test_, pk_live_ or pk_test_ and at least 16 letters or digits.
         key: String,
     },
+    /// Import recorded sessions (API document 2.2: one per line, or an array) into the store,
+    /// as events, so every derived field is recomputed; running it twice changes nothing.
+    Import(ImportArgs),
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    /// The sites file (the site's config gives `case_sensitive`).
+    #[arg(long, value_name = "FILE")]
+    sites: PathBuf,
+    /// The store: sqlite:PATH or postgres://...
+    #[arg(long, value_name = "STORE")]
+    store: String,
+    /// The site the sessions belong to.
+    #[arg(long, value_name = "ID")]
+    site: String,
+    /// The mode the sessions are stored in.
+    #[arg(long, value_name = "MODE", value_parser = ["test", "live"])]
+    mode: String,
+    /// The sessions (JSONL or a JSON array); `-` reads stdin.
+    file: PathBuf,
 }
 
 #[derive(Args)]
@@ -88,6 +113,15 @@ struct ServeArgs {
     /// How long in-flight requests may take to finish after SIGTERM, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 30_000)]
     drain_timeout_ms: u64,
+    /// The store of sessions and nudge events: sqlite:PATH (one machine) or postgres://...
+    /// (several instances). Default: sqlite:nudge-rules.db beside the sites file; with --demo,
+    /// a fresh file in the temp folder.
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
+    /// A file whose bytes (at least 32; surrounding whitespace ignored) sign page cursors; give
+    /// every instance the same. Without it, a random secret: cursors die with the process.
+    #[arg(long, value_name = "FILE")]
+    secret_file: Option<PathBuf>,
     /// Also serve POST /v1/_bench/constant: the same pipeline answering a constant body (the
     /// load benchmark's baseline).
     #[arg(long)]
@@ -98,6 +132,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::HashKey { key }) => hash_key(&key),
+        Some(Command::Import(args)) => run_import(&args),
         None => serve(cli.serve),
     }
 }
@@ -113,16 +148,20 @@ fn hash_key(key: &str) -> ExitCode {
     } else {
         key.to_owned()
     };
-    if !is_well_formed_key(&key) {
+    let Some(kind) = key_kind(&key) else {
         eprintln!(
-            "nudge-rules-server hash-key: not an API key: expected sk_live_ or sk_test_ followed by at least 16 letters or digits"
+            "nudge-rules-server hash-key: not a key: expected sk_live_, sk_test_ (secret) or pk_live_, pk_test_ (publishable) followed by at least 16 letters or digits"
         );
         return ExitCode::from(2);
-    }
+    };
+    let field = match kind {
+        KeyKind::Secret => "keys",
+        KeyKind::Publishable => "site_keys",
+    };
     let hash = KeyHash::of_key(&key);
-    println!("keys = [\"{hash}\"]");
+    println!("{field} = [\"{hash}\"]");
     eprintln!(
-        "(add the quoted hash to the site's keys; log lines will name this key {})",
+        "(add the quoted hash to the site's {field}; log lines will name this key {})",
         hash.log_id()
     );
     ExitCode::SUCCESS
@@ -148,6 +187,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             source: ConfigSource::Embedded(DEMO_CONFIG),
             rate_limit: sites::DEFAULT_RATE_LIMIT,
             keys: vec![KeyHash::of_key(DEMO_KEY)],
+            site_keys: vec![KeyHash::of_key(DEMO_SITE_KEY)],
+            retention: Retention {
+                days: Plan::default().default_days(),
+            },
         }]
     } else {
         let file = args.sites.clone().unwrap_or_default();
@@ -159,7 +202,36 @@ fn serve(args: ServeArgs) -> ExitCode {
             }
         }
     };
+    let store = match (&args.store, args.demo) {
+        (Some(store), _) => store.clone(),
+        (None, true) => {
+            let path = demo_store_path();
+            remove_sqlite_files(&path);
+            format!("sqlite:{}", path.display())
+        }
+        (None, false) => {
+            let dir = args
+                .sites
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .unwrap_or_else(|| std::path::Path::new(""));
+            format!("sqlite:{}", dir.join("nudge-rules.db").display())
+        }
+    };
+    let cursor_secret = match &args.secret_file {
+        None => None,
+        Some(path) => match std::fs::read(path) {
+            Ok(bytes) => Some(bytes.trim_ascii().to_vec()),
+            Err(e) => {
+                eprintln!("nudge-rules-server: --secret-file {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
     let options = Options {
+        store: Some(store),
+        cursor_secret,
+        purge_interval: Duration::from_secs(3600),
         listen: args.listen,
         admin_listen: args.admin_listen,
         redis_url: args.redis.clone(),
@@ -192,6 +264,20 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if demo {
+        if let Some(store) = &server.state().store {
+            match import_demo_sessions(store).await {
+                Ok(n) => tracing::info!(
+                    sessions = n,
+                    "demo sessions imported in test mode, moved into the last 30 days"
+                ),
+                Err(e) => {
+                    eprintln!("nudge-rules-server: demo sessions: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
     let api_url = format!("http://{}{}", server.api_addr(), api::PREVIEW_PATH);
     let admin_url = format!("http://{}", server.admin_addr());
     let mut out = std::io::stdout().lock();
@@ -210,6 +296,11 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
             out,
             "demo site: the embedded storefront config; test key {DEMO_KEY}"
         );
+        let base = format!("http://{}", server.api_addr());
+        let _ = writeln!(
+            out,
+            "sessions: curl -s '{base}/v1/sessions?limit=2' -H 'Authorization: Bearer {DEMO_KEY}'"
+        );
         let _ = writeln!(
             out,
             "try: curl -s {api_url} -H 'Authorization: Bearer {DEMO_KEY}' -H 'Content-Type: application/json' -d '{{\"session_state\":{{\"intent_score\":82,\"page_url\":\"/products/linen-shirt\",\"idle_ms\":9000}}}}'"
@@ -226,7 +317,168 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
         () = termination.recv() => {}
     }
     server.shutdown().await;
+    if demo
+        && options
+            .store
+            .as_deref()
+            .is_some_and(|s| s.ends_with(&*demo_store_path().to_string_lossy()))
+    {
+        remove_sqlite_files(&demo_store_path());
+    }
     ExitCode::SUCCESS
+}
+
+/// The demo's store: a file of this process in the temp folder, removed at exit.
+fn demo_store_path() -> PathBuf {
+    std::env::temp_dir().join(format!("nudge-rules-demo-{}.db", std::process::id()))
+}
+
+fn remove_sqlite_files(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(name));
+    }
+}
+
+/// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago.
+async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
+    let sessions =
+        nudge_rules::replay::Sessions::from_text(DEMO_SESSIONS).map_err(|e| e.to_string())?;
+    let latest = sessions
+        .records()
+        .flat_map(|r| {
+            r.events()
+                .map(|e| e.occurred_at_ms)
+                .chain(r.nudges().map(|n| n.shown_at_ms))
+                .collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(0);
+    let now = nudge_rules_server::model::time::now_ms();
+    let options = ImportOptions {
+        case_sensitive: false,
+        shift_ms: now - 3_600_000 - latest,
+    };
+    let scope = Scope {
+        site: "demo".to_owned(),
+        mode: Mode::Test,
+    };
+    let report = import(store, &scope, DEMO_SESSIONS, &options, &mut |_, _| {})
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(report.sessions)
+}
+
+/// `nudge-rules-server import`: exit 0 when every record was imported, 1 when some could not
+/// be read (the others are imported), 2 for bad arguments or an unreachable store.
+fn run_import(args: &ImportArgs) -> ExitCode {
+    let specs = match sites::load(&args.sites) {
+        Ok(specs) => specs,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(site) = specs.iter().find(|s| s.id == args.site) else {
+        let ids: Vec<&str> = specs.iter().map(|s| s.id.as_str()).collect();
+        eprintln!(
+            "nudge-rules-server import: --site {:?} is not in {}; its sites are {}",
+            args.site,
+            args.sites.display(),
+            ids.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let case_sensitive = std::fs::read_to_string(&site.config_path)
+        .ok()
+        .and_then(|text| nudge_rules::Engine::compile(&text).ok())
+        .is_some_and(|engine| engine.config().case_sensitive);
+    let text = if args.file.as_os_str() == "-" {
+        let mut text = String::new();
+        if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            eprintln!("nudge-rules-server import: cannot read stdin: {e}");
+            return ExitCode::from(2);
+        }
+        text
+    } else {
+        match std::fs::read_to_string(&args.file) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!(
+                    "nudge-rules-server import: cannot read {}: {e}",
+                    args.file.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: match Mode::parse(&args.mode) {
+            Ok(mode) => mode,
+            Err(e) => {
+                eprintln!("nudge-rules-server import: --mode: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("nudge-rules-server: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let started = std::time::Instant::now();
+    let result = runtime.block_on(async {
+        let store = Store::open(&args.store).await?;
+        let options = ImportOptions {
+            case_sensitive,
+            shift_ms: 0,
+        };
+        let mut last_line = std::time::Instant::now();
+        let mut progress = |done: usize, total: usize| {
+            if last_line.elapsed() >= Duration::from_secs(1) || done == total {
+                last_line = std::time::Instant::now();
+                eprintln!(
+                    "imported {done} of {total} sessions ({:.1} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        };
+        import(&store, &scope, &text, &options, &mut progress).await
+    });
+    match result {
+        Ok(report) => {
+            for bad in &report.bad_records {
+                eprintln!("  {bad}");
+            }
+            let seconds = started.elapsed().as_secs_f64().max(1e-9);
+            println!(
+                "{} sessions into site {:?} ({} mode): {} events stored, {} already present, {} bad records; {:.0} events/s",
+                report.sessions,
+                scope.site,
+                scope.mode,
+                report.events,
+                report.duplicates,
+                report.bad_records.len(),
+                (report.events + report.duplicates) as f64 / seconds
+            );
+            if report.bad_records.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("nudge-rules-server import: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// SIGTERM or SIGINT (Ctrl-C), listened for from the start: a signal during loading drains

@@ -64,6 +64,12 @@ pub struct Metrics {
     pub redis_errors: Counter,
     /// `nudge_redis_up`: 1 while the last Redis call succeeded, else 0 (0 without Redis).
     pub redis_up: Gauge,
+    /// `nudge_store_errors_total`: requests answered 503 because the store failed.
+    pub store_errors: Counter,
+    /// `nudge_store_up`: 1 while the store answers, else 0 (0 without a store).
+    pub store_up: Gauge,
+    /// `nudge_store_purged_sessions_total`: sessions deleted past retention plus grace.
+    pub purged_sessions: Counter,
 }
 
 impl Metrics {
@@ -125,8 +131,29 @@ impl Metrics {
             "1 while the last Redis call succeeded, else 0 (always 0 without --redis)",
             redis_up.clone(),
         );
+        let store_errors = Counter::default();
+        registry.register(
+            "store_errors",
+            "Requests answered 503 because the store failed",
+            store_errors.clone(),
+        );
+        let store_up = Gauge::default();
+        registry.register(
+            "store_up",
+            "1 while the store answers, else 0 (always 0 without a store)",
+            store_up.clone(),
+        );
+        let purged_sessions = Counter::default();
+        registry.register(
+            "store_purged_sessions",
+            "Sessions deleted because they were older than their site's retention window plus 7 days",
+            purged_sessions.clone(),
+        );
         Metrics {
             registry,
+            store_errors,
+            store_up,
+            purged_sessions,
             requests,
             request_duration,
             engine_duration,

@@ -17,8 +17,9 @@ use nudge_rules::Engine;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::keys::KeyHash;
+use crate::keys::{KeyHash, KeyKind};
 use crate::metrics::{Metrics, ReloadLabels, SiteLabels};
+use crate::model::retention::Retention;
 use crate::sites::SiteSpec;
 
 /// Where a site's config comes from.
@@ -41,6 +42,10 @@ pub struct SiteDef {
     pub rate_limit: u32,
     /// Hashes of its API keys.
     pub keys: Vec<KeyHash>,
+    /// Hashes of its publishable relay keys (SPEC 10).
+    pub site_keys: Vec<KeyHash>,
+    /// How long its sessions stay visible (SPEC 9).
+    pub retention: Retention,
 }
 
 impl From<SiteSpec> for SiteDef {
@@ -50,6 +55,8 @@ impl From<SiteSpec> for SiteDef {
             source: ConfigSource::File(spec.config_path),
             rate_limit: spec.rate_limit,
             keys: spec.keys,
+            site_keys: spec.site_keys,
+            retention: spec.retention,
         }
     }
 }
@@ -80,6 +87,8 @@ pub struct Site {
     pub source: ConfigSource,
     /// Requests per rolling 60 s per key.
     pub rate_limit: u32,
+    /// How long its sessions stay visible (SPEC 9).
+    pub retention: Retention,
     key_count: usize,
     served: ArcSwap<Served>,
     status: Mutex<SiteStatus>,
@@ -136,7 +145,8 @@ impl Site {
             id: def.id,
             source: def.source,
             rate_limit: def.rate_limit,
-            key_count: def.keys.len(),
+            retention: def.retention,
+            key_count: def.keys.len() + def.site_keys.len(),
             served: ArcSwap::from_pointee(Served::Loading),
             status: Mutex::new(SiteStatus::default()),
         }
@@ -342,6 +352,7 @@ pub struct SiteReport {
 pub struct Sites {
     sites: Vec<Site>,
     by_key: HashMap<KeyHash, usize>,
+    by_site_key: HashMap<KeyHash, usize>,
 }
 
 impl Sites {
@@ -349,25 +360,50 @@ impl Sites {
     /// loaded yet: every site is [`Served::Loading`].
     pub fn new(defs: Vec<SiteDef>) -> Sites {
         let mut by_key = HashMap::new();
+        let mut by_site_key = HashMap::new();
         for (i, def) in defs.iter().enumerate() {
             for key in &def.keys {
                 by_key.insert(*key, i);
+            }
+            for key in &def.site_keys {
+                by_site_key.insert(*key, i);
             }
         }
         Sites {
             sites: defs.into_iter().map(Site::new).collect(),
             by_key,
+            by_site_key,
         }
     }
 
-    /// The site a key belongs to.
+    /// The site a secret key belongs to.
     pub fn site_of_key(&self, key: &KeyHash) -> Option<&Site> {
-        self.by_key.get(key).and_then(|&i| self.sites.get(i))
+        self.site_of(KeyKind::Secret, key)
     }
 
-    /// Every key of every site.
+    /// The site a key of `kind` belongs to: secret keys are looked up among the sites' `keys`,
+    /// publishable keys among their `site_keys`.
+    pub fn site_of(&self, kind: KeyKind, key: &KeyHash) -> Option<&Site> {
+        let table = match kind {
+            KeyKind::Secret => &self.by_key,
+            KeyKind::Publishable => &self.by_site_key,
+        };
+        table.get(key).and_then(|&i| self.sites.get(i))
+    }
+
+    /// Every site.
+    pub fn iter(&self) -> impl Iterator<Item = &Site> {
+        self.sites.iter()
+    }
+
+    /// The site with this id.
+    pub fn by_id(&self, id: &str) -> Option<&Site> {
+        self.sites.iter().find(|s| s.id == id)
+    }
+
+    /// Every key of every site, secret and publishable.
     pub fn keys(&self) -> impl Iterator<Item = KeyHash> + '_ {
-        self.by_key.keys().copied()
+        self.by_key.keys().chain(self.by_site_key.keys()).copied()
     }
 
     /// Loads every site whose config changed (every site on the first call). Blocking: reads

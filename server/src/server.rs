@@ -16,9 +16,11 @@ use tokio::task::JoinHandle;
 use crate::api::{self, ApiOptions};
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
+use crate::model::cursor::CursorKey;
 use crate::redis_limiter::RedisLimiter;
 use crate::registry::{SiteDef, Sites};
 use crate::state::{AppState, Limiter};
+use crate::store::Store;
 
 /// How the server runs; [`Options::default`] gives the documented defaults.
 #[derive(Clone, Debug)]
@@ -40,6 +42,15 @@ pub struct Options {
     pub reload_interval: Duration,
     /// Serve the benchmark's constant-body route ([`api::CONSTANT_PATH`]).
     pub constant_route: bool,
+    /// The store (SPEC 11): `sqlite:PATH` or `postgres://...`; `None`: no store, the read
+    /// endpoints answer 503.
+    pub store: Option<String>,
+    /// The secret that signs page cursors (at least 32 bytes), the same on every instance;
+    /// `None`: a random one (cursors then die with the process).
+    pub cursor_secret: Option<Vec<u8>>,
+    /// How often sessions past retention plus grace are deleted. Default 1 hour (SPEC 9: at
+    /// least once a day).
+    pub purge_interval: Duration,
 }
 
 impl Default for Options {
@@ -53,6 +64,9 @@ impl Default for Options {
             drain_timeout: Duration::from_secs(30),
             reload_interval: Duration::from_secs(1),
             constant_route: false,
+            store: None,
+            cursor_secret: None,
+            purge_interval: Duration::from_secs(3600),
         }
     }
 }
@@ -66,6 +80,10 @@ pub enum StartError {
     Redis(String),
     /// `docs/openapi.yaml` does not convert (a build defect; its test catches it).
     OpenApi(String),
+    /// The store cannot be opened or migrated.
+    Store(String),
+    /// The cursor secret is unusable.
+    Secret(String),
 }
 
 impl std::fmt::Display for StartError {
@@ -74,6 +92,8 @@ impl std::fmt::Display for StartError {
             StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
             StartError::Redis(e) => write!(f, "--redis: {e}"),
             StartError::OpenApi(e) => write!(f, "{e}"),
+            StartError::Store(e) => write!(f, "{e}"),
+            StartError::Secret(e) => write!(f, "--secret-file: {e}"),
         }
     }
 }
@@ -90,7 +110,9 @@ pub struct Server {
     api_task: JoinHandle<()>,
     admin_task: JoinHandle<()>,
     reloader: Option<JoinHandle<()>>,
+    purger: Option<JoinHandle<()>>,
     reload_interval: Duration,
+    purge_interval: Duration,
 }
 
 impl Server {
@@ -116,7 +138,34 @@ impl Server {
                     .map_err(|e| StartError::Redis(e.to_string()))?,
             )),
         };
-        let state = Arc::new(AppState::new(sites, limiter, metrics, openapi_json));
+        let store = match &options.store {
+            None => None,
+            Some(url) => {
+                let store = Store::open(url)
+                    .await
+                    .map_err(|e| StartError::Store(e.to_string()))?;
+                metrics.store_up.set(1);
+                tracing::info!(store = %store.url_shown(), "store open, migrations applied");
+                Some(store)
+            }
+        };
+        let cursor_key = match &options.cursor_secret {
+            Some(secret) => CursorKey::new(secret).map_err(StartError::Secret)?,
+            None => {
+                if store.is_some() {
+                    tracing::warn!("no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances");
+                }
+                CursorKey::random().map_err(StartError::Secret)?
+            }
+        };
+        let state = Arc::new(AppState::new(
+            sites,
+            limiter,
+            metrics,
+            openapi_json,
+            store,
+            cursor_key,
+        ));
 
         let api_listener = bind(options.listen).await?;
         let admin_listener = bind(options.admin_listen).await?;
@@ -156,7 +205,9 @@ impl Server {
             api_task,
             admin_task,
             reloader: None,
+            purger: None,
             reload_interval: options.reload_interval,
+            purge_interval: options.purge_interval,
         })
     }
 
@@ -191,6 +242,16 @@ impl Server {
                         .await;
             }
         }));
+        if self.state.store.is_some() {
+            let state = self.state.clone();
+            let interval = self.purge_interval;
+            self.purger = Some(tokio::spawn(async move {
+                loop {
+                    purge(&state).await;
+                    tokio::time::sleep(interval).await;
+                }
+            }));
+        }
     }
 
     /// Drains (SPEC 7): `/readyz` turns 503, the public listener stops accepting connections,
@@ -202,11 +263,38 @@ impl Server {
         if let Some(reloader) = &self.reloader {
             reloader.abort();
         }
+        if let Some(purger) = &self.purger {
+            purger.abort();
+        }
         let _ = self.api_stop.send(true);
         let _ = self.api_task.await;
         let _ = self.admin_stop.send(true);
         let _ = self.admin_task.await;
         tracing::info!("drained; bye");
+    }
+}
+
+/// Deletes every site's sessions older than its retention window plus the grace (SPEC 9), with
+/// their events and nudges.
+pub async fn purge(state: &AppState) {
+    let Some(store) = &state.store else {
+        return;
+    };
+    let now = crate::model::time::now_ms();
+    for site in state.sites.iter() {
+        match store
+            .purge(&site.id, site.retention.purge_before_ms(now))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => {
+                state.metrics.purged_sessions.inc_by(n);
+                tracing::info!(site = %site.id, sessions = n, "purged sessions past retention");
+            }
+            Err(e) => {
+                tracing::warn!(site = %site.id, error = %e, "purge failed; retried at the next interval")
+            }
+        }
     }
 }
 

@@ -7,6 +7,9 @@
 //! config = "storefront.json"        # relative to the sites file's folder
 //! rate_limit = 1000                 # requests per rolling 60 s per key, 1 to 100,000
 //! keys = ["sha256:3f9a..."]         # `nudge-rules-server hash-key KEY` prints one
+//! site_keys = ["sha256:77c1..."]    # publishable pk_ keys of the relay (SPEC 10); optional
+//! plan = "growth"                   # starter (default), growth, scale, enterprise
+//! retention_days = 365              # enterprise only: 90 to 730 (default 90)
 //! ```
 //!
 //! Every problem is reported at once, each with its path (`site[1].keys[0]`), line and column,
@@ -21,6 +24,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::keys::KeyHash;
+use crate::model::retention::{Plan, Retention, MAX_RETENTION_DAYS};
 
 /// The default of `rate_limit`: the API document's 1,000 requests per minute (section 8).
 pub const DEFAULT_RATE_LIMIT: u32 = 1000;
@@ -32,7 +36,15 @@ pub const MAX_RATE_LIMIT: u32 = 100_000;
 /// The longest site id, in characters.
 pub const MAX_SITE_ID_CHARS: usize = 64;
 
-const SITE_FIELDS: [&str; 4] = ["id", "config", "rate_limit", "keys"];
+const SITE_FIELDS: [&str; 7] = [
+    "id",
+    "config",
+    "rate_limit",
+    "keys",
+    "site_keys",
+    "plan",
+    "retention_days",
+];
 
 /// One `[[site]]` of a valid sites file.
 #[derive(Clone, Debug)]
@@ -46,6 +58,12 @@ pub struct SiteSpec {
     pub rate_limit: u32,
     /// The hashes of the site's API keys; no key belongs to two sites.
     pub keys: Vec<KeyHash>,
+    /// The hashes of the site's publishable relay keys (SPEC 10), possibly none.
+    pub site_keys: Vec<KeyHash>,
+    /// The plan (API document section 8), `starter` by default.
+    pub plan: Plan,
+    /// How long sessions stay visible (SPEC 9 "Retention").
+    pub retention: Retention,
 }
 
 /// One problem found in a sites file.
@@ -225,16 +243,27 @@ impl Checker<'_> {
                         format!("site id {:?} is already used by site[{first}]", site.id),
                     );
                 }
-                for (k, hash) in site.keys.iter().enumerate() {
-                    let previous = owners.insert(*hash, (format!("{path}.keys[{k}]"), i));
+                let listed = site
+                    .keys
+                    .iter()
+                    .enumerate()
+                    .map(|(k, hash)| ("keys", k, hash))
+                    .chain(
+                        site.site_keys
+                            .iter()
+                            .enumerate()
+                            .map(|(k, hash)| ("site_keys", k, hash)),
+                    );
+                for (field, k, hash) in listed {
+                    let previous = owners.insert(*hash, (format!("{path}.{field}[{k}]"), i));
                     if let Some((first, _)) = previous {
                         let span = table
-                            .get("keys")
+                            .get(field)
                             .and_then(|keys| keys.get_ref().as_array())
                             .and_then(|keys| keys.get(k))
                             .map(Spanned::span);
                         self.problem(
-                            &format!("{path}.keys[{k}]"),
+                            &format!("{path}.{field}[{k}]"),
                             span,
                             format!(
                                 "key {} is already listed at {first}; a key belongs to one site",
@@ -339,7 +368,64 @@ impl Checker<'_> {
                 parsed
             }
         };
-        let keys = self.keys(path, table, &span);
+        let keys = self.keys(path, table, &span, "keys");
+        let site_keys = match table.get("site_keys") {
+            None => Some(Vec::new()),
+            Some(_) => self.keys(path, table, &span, "site_keys"),
+        };
+        let plan = match table.get("plan") {
+            None => Some(Plan::default()),
+            Some(value) => {
+                let plan = value.get_ref().as_str().and_then(Plan::parse);
+                if plan.is_none() {
+                    let shown = self.text.get(value.span()).unwrap_or("?").to_owned();
+                    self.problem(
+                        &format!("{path}.plan"),
+                        Some(value.span()),
+                        format!(
+                            "plan must be one of \"starter\", \"growth\", \"scale\", \"enterprise\", got {shown}"
+                        ),
+                    );
+                }
+                plan
+            }
+        };
+        let retention = match (plan, table.get("retention_days")) {
+            (Some(plan), None) => Some(Retention {
+                days: plan.default_days(),
+            }),
+            (plan, Some(value)) => {
+                let days = value.get_ref().as_integer().and_then(|n| {
+                    i64::from_str_radix(n.as_str(), n.radix())
+                        .ok()
+                        .and_then(|n| u32::try_from(n).ok())
+                });
+                let shown = self.text.get(value.span()).unwrap_or("?").to_owned();
+                let message = match (plan, days) {
+                    (Some(Plan::Enterprise), Some(days)) if (90..=MAX_RETENTION_DAYS).contains(&days) => None,
+                    (Some(Plan::Enterprise), _) => Some(format!(
+                        "retention_days must be an integer from 90 to {MAX_RETENTION_DAYS} (days of sessions kept visible), got {shown}"
+                    )),
+                    (Some(other), _) => Some(format!(
+                        "retention_days is for plan = \"enterprise\" only; the {other} plan keeps {} days",
+                        other.default_days()
+                    )),
+                    (None, _) => None,
+                };
+                match message {
+                    Some(message) => {
+                        self.problem(
+                            &format!("{path}.retention_days"),
+                            Some(value.span()),
+                            message,
+                        );
+                        None
+                    }
+                    None => days.map(|days| Retention { days }),
+                }
+            }
+            (None, None) => None,
+        };
         if self.problems.len() > before {
             return None;
         }
@@ -348,16 +434,21 @@ impl Checker<'_> {
             config_path: config_path?,
             rate_limit: rate_limit?,
             keys: keys?,
+            site_keys: site_keys?,
+            plan: plan?,
+            retention: retention?,
         })
     }
 
+    /// `keys` (secret keys, at least one) or `site_keys` (publishable keys, possibly none).
     fn keys(
         &mut self,
         path: &str,
         table: &DeTable<'_>,
         site_span: &Range<usize>,
+        field: &str,
     ) -> Option<Vec<KeyHash>> {
-        let Some(value) = table.get("keys") else {
+        let Some(value) = table.get(field) else {
             self.problem(
                 &format!("{path}.keys"),
                 Some(site_span.clone()),
@@ -367,16 +458,16 @@ impl Checker<'_> {
         };
         let Some(array) = value.get_ref().as_array() else {
             self.problem(
-                &format!("{path}.keys"),
+                &format!("{path}.{field}"),
                 Some(value.span()),
                 format!(
-                    "keys must be an array of strings, got a {}",
+                    "{field} must be an array of strings, got a {}",
                     value.get_ref().type_str()
                 ),
             );
             return None;
         };
-        if array.is_empty() {
+        if array.is_empty() && field == "keys" {
             self.problem(
                 &format!("{path}.keys"),
                 Some(value.span()),
@@ -385,7 +476,7 @@ impl Checker<'_> {
         }
         let mut hashes = Vec::new();
         for (k, item) in array.iter().enumerate() {
-            let key_path = format!("{path}.keys[{k}]");
+            let key_path = format!("{path}.{field}[{k}]");
             match item.get_ref() {
                 DeValue::String(text) => match KeyHash::parse(text) {
                     Ok(hash) => hashes.push(hash),
@@ -401,7 +492,7 @@ impl Checker<'_> {
                 ),
             }
         }
-        (hashes.len() == array.len() && !array.is_empty()).then_some(hashes)
+        (hashes.len() == array.len() && !(array.is_empty() && field == "keys")).then_some(hashes)
     }
 
     fn required_string(

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use crate::keys::KeyHash;
 use crate::limiter::{Decision, LocalLimiter};
 use crate::metrics::Metrics;
+use crate::model::cursor::CursorKey;
 use crate::redis_limiter::RedisLimiter;
 use crate::registry::Sites;
+use crate::store::Store;
 
 /// The limiter in use: in-process, or shared through Redis (with an in-process fallback).
 pub enum Limiter {
@@ -38,6 +40,11 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The served API document, `docs/openapi.yaml` as JSON.
     pub openapi_json: String,
+    /// The store of sessions and nudge events (SPEC 11); without one, the read endpoints
+    /// answer 503.
+    pub store: Option<Store>,
+    /// The key that signs page cursors (SPEC 9 "Pagination").
+    pub cursor_key: CursorKey,
     /// Set once every site was loaded; a site never goes back to loading.
     loaded: AtomicBool,
     shutting_down: AtomicBool,
@@ -59,12 +66,16 @@ impl AppState {
         limiter: Limiter,
         metrics: Arc<Metrics>,
         openapi_json: String,
+        store: Option<Store>,
+        cursor_key: CursorKey,
     ) -> AppState {
         AppState {
             sites,
             limiter,
             metrics,
             openapi_json,
+            store,
+            cursor_key,
             loaded: AtomicBool::new(false),
             shutting_down: AtomicBool::new(false),
         }

@@ -1,0 +1,238 @@
+//! Query parameters of the read endpoints (SPEC 9 "Parameters"): each known once, none
+//! unknown, each value checked and named with its value when refused, never coerced.
+
+use crate::error::ApiError;
+use crate::model::event::NUDGE_TYPES;
+use crate::model::time::{parse_rfc3339_ms, MAX_MS, MIN_MS};
+
+/// `limit` when absent (API document 4.1, 4.3).
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The largest `limit`.
+pub const MAX_LIMIT: u32 = 200;
+
+/// The parameters of one request, by name; each at most once.
+#[derive(Debug, Default)]
+pub struct Params {
+    pairs: Vec<(String, String)>,
+}
+
+/// How much of a refused value a message shows.
+const SHOWN_CHARS: usize = 80;
+
+fn shown(value: &str) -> String {
+    let cut: String = value.chars().take(SHOWN_CHARS).collect();
+    if cut.len() < value.len() {
+        format!("{cut:?}...")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+impl Params {
+    /// Reads the query string (`None`: no `?`), refusing names outside `allowed` and names
+    /// given twice.
+    ///
+    /// # Errors
+    ///
+    /// 400 InvalidRequest naming the parameter.
+    pub fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Params, ApiError> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            if !allowed.contains(&name.as_ref()) {
+                let expected = allowed.join(", ");
+                return Err(ApiError::InvalidRequest(format!(
+                    "unknown query parameter {}; this endpoint takes {expected}",
+                    shown(&name)
+                )));
+            }
+            if pairs.iter().any(|(n, _)| *n == name) {
+                return Err(ApiError::InvalidRequest(format!(
+                    "query parameter {name} is given more than once; give it once"
+                )));
+            }
+            pairs.push((name.into_owned(), value.into_owned()));
+        }
+        Ok(Params { pairs })
+    }
+
+    /// The value of `name`, if given.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `limit`: 1 to 200, default 50.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `limit` and the value: not digits, a leading zero, out of range.
+    pub fn limit(&self) -> Result<u32, ApiError> {
+        let Some(text) = self.get("limit") else {
+            return Ok(DEFAULT_LIMIT);
+        };
+        let canonical = !text.is_empty()
+            && text.len() <= 3
+            && text.bytes().all(|b| b.is_ascii_digit())
+            && !text.starts_with('0');
+        match text.parse::<u32>() {
+            Ok(n) if canonical && (1..=MAX_LIMIT).contains(&n) => Ok(n),
+            _ => Err(ApiError::InvalidRequest(format!(
+                "limit must be an integer from 1 to {MAX_LIMIT}, got {}",
+                shown(text)
+            ))),
+        }
+    }
+
+    /// `from` or `to` (`name`), as Unix milliseconds, if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming the parameter and the value: not RFC 3339, more than three fraction digits,
+    /// a date that does not exist.
+    pub fn time(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        let Some(text) = self.get(name) else {
+            return Ok(None);
+        };
+        parse_rfc3339_ms(text, 3)
+            .map(Some)
+            .map_err(|e| {
+                ApiError::InvalidRequest(format!("{name} must be {e}, got {}", shown(text)))
+            })
+            .and_then(|ms| match ms {
+                Some(ms) if (MIN_MS..=MAX_MS).contains(&ms) => Ok(Some(ms)),
+                _ => Err(ApiError::InvalidRequest(format!(
+                    "{name} is out of range, got {}",
+                    shown(text)
+                ))),
+            })
+    }
+
+    /// `type`: one of the four nudge types, if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `type` and the value.
+    pub fn nudge_type(&self) -> Result<Option<String>, ApiError> {
+        match self.get("type") {
+            None => Ok(None),
+            Some(t) if NUDGE_TYPES.contains(&t) => Ok(Some(t.to_owned())),
+            Some(t) => Err(ApiError::InvalidRequest(format!(
+                "type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
+                shown(t)
+            ))),
+        }
+    }
+
+    /// `session_id`: a well-formed session id, if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `session_id` and the value.
+    pub fn session_id(&self) -> Result<Option<String>, ApiError> {
+        match self.get("session_id") {
+            None => Ok(None),
+            Some(id) if is_session_id(id) => Ok(Some(id.to_owned())),
+            Some(id) => Err(ApiError::InvalidRequest(format!(
+                "session_id must be sess_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got {}",
+                shown(id)
+            ))),
+        }
+    }
+}
+
+/// `sess_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+pub fn is_session_id(text: &str) -> bool {
+    is_prefixed_id(text, "sess_")
+}
+
+/// `nudg_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+pub fn is_nudge_id(text: &str) -> bool {
+    is_prefixed_id(text, "nudg_")
+}
+
+fn is_prefixed_id(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix).is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(q: &str) -> Result<Params, ApiError> {
+        Params::parse(
+            Some(q),
+            &["from", "to", "limit", "cursor", "type", "session_id"],
+        )
+    }
+
+    #[test]
+    fn limits_are_checked_never_coerced() {
+        assert_eq!(params("").unwrap().limit().unwrap(), 50);
+        assert_eq!(params("limit=200").unwrap().limit().unwrap(), 200);
+        assert_eq!(params("limit=1").unwrap().limit().unwrap(), 1);
+        for bad in [
+            "0",
+            "201",
+            "abc",
+            "",
+            "05",
+            "+5",
+            "5.0",
+            "-1",
+            "1e2",
+            "%205",
+            "99999999999",
+        ] {
+            let err = params(&format!("limit={bad}"))
+                .unwrap()
+                .limit()
+                .unwrap_err();
+            let ApiError::InvalidRequest(message) = err else {
+                panic!()
+            };
+            assert!(message.starts_with("limit must be"), "{message}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_repeated_parameters_are_named() {
+        let ApiError::InvalidRequest(m) = params("limt=5").unwrap_err() else {
+            panic!()
+        };
+        assert!(m.contains("\"limt\""), "{m}");
+        let ApiError::InvalidRequest(m) = params("limit=5&limit=6").unwrap_err() else {
+            panic!()
+        };
+        assert!(m.contains("limit is given more than once"), "{m}");
+    }
+
+    #[test]
+    fn ids_and_types() {
+        assert!(is_session_id("sess_a-b_C9"));
+        assert!(!is_session_id("sess_"));
+        assert!(!is_session_id(&format!("sess_{}", "a".repeat(65))));
+        assert!(!is_session_id("sess_a'b"));
+        assert!(is_nudge_id("nudg_1"));
+        assert!(params("type=popup").unwrap().nudge_type().is_err());
+        assert_eq!(
+            params("type=toast")
+                .unwrap()
+                .nudge_type()
+                .unwrap()
+                .as_deref(),
+            Some("toast")
+        );
+        assert!(params("session_id=x").unwrap().session_id().is_err());
+        assert!(params("from=2026-02-30T00:00:00Z")
+            .unwrap()
+            .time("from")
+            .is_err());
+    }
+}
