@@ -35,6 +35,8 @@ pub struct TestSite {
     pub config: String,
     pub rate_limit: u32,
     pub keys: Vec<String>,
+    /// More TOML lines of the site's table (`plan = "scale"`).
+    pub extra: String,
 }
 
 impl TestSite {
@@ -44,7 +46,15 @@ impl TestSite {
             config: config.to_owned(),
             rate_limit,
             keys: keys.to_vec(),
+            extra: String::new(),
         }
+    }
+
+    /// The site with one more TOML line in its table.
+    pub fn with(mut self, line: &str) -> TestSite {
+        self.extra.push_str(line);
+        self.extra.push('\n');
+        self
     }
 }
 
@@ -59,11 +69,12 @@ pub fn write_sites(dir: &Path, sites: &[TestSite]) -> PathBuf {
             .map(|k| format!("\"{}\"", KeyHash::of_key(k)))
             .collect();
         toml.push_str(&format!(
-            "[[site]]\nid = \"{}\"\nconfig = \"{}.json\"\nrate_limit = {}\nkeys = [{}]\n\n",
+            "[[site]]\nid = \"{}\"\nconfig = \"{}.json\"\nrate_limit = {}\nkeys = [{}]\n{}\n",
             site.id,
             site.id,
             site.rate_limit,
-            hashes.join(", ")
+            hashes.join(", "),
+            site.extra
         ));
     }
     let path = dir.join("sites.toml");
@@ -96,6 +107,22 @@ pub async fn bind(sites_toml: &Path, options: Options, clock: Arc<dyn Clock>) ->
     let specs = nudge_rules_server::sites::load(sites_toml).unwrap();
     let defs: Vec<SiteDef> = specs.into_iter().map(SiteDef::from).collect();
     Server::bind(defs, &options, clock).await.unwrap()
+}
+
+/// A live key, distinct per `n`.
+pub fn live_key(n: u32) -> String {
+    format!("sk_live_itKey{n:08}xYzAbCdEf")
+}
+
+/// Binds and loads an in-process server for `sites_toml` on the store `store_url`, with a
+/// fixed cursor secret.
+pub async fn start_with_store(sites_toml: &Path, store_url: &str) -> Server {
+    let options = Options {
+        store: Some(store_url.to_owned()),
+        cursor_secret: Some(vec![42; 32]),
+        ..options()
+    };
+    start(sites_toml, options, Arc::new(SystemClock::new())).await
 }
 
 /// A server with the storefront site (`rate_limit`) and keys `key(1)`, `key(2)`.

@@ -5,6 +5,9 @@
 mod api;
 mod binary;
 mod common;
+mod pg;
+mod read_api;
 mod redis;
 mod reload;
 mod schemathesis;
+mod store;

@@ -1,0 +1,1 @@
+//! The read API over HTTP (SPEC 9).

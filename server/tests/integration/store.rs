@@ -1,0 +1,446 @@
+//! The store on both backends (SPEC 9, 11): derived fields whatever order events arrive in,
+//! exactly-once by message_id, import, purge.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nudge_rules_server::import::{import, ImportOptions};
+use nudge_rules_server::model::event::{EventKind, Mode, NewEvent, Scope};
+use nudge_rules_server::store::{ListWindow, NudgeFilter, Store};
+
+use crate::pg::TestStore;
+
+/// A small deterministic generator (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+pub fn scope(site: &str, mode: Mode) -> Scope {
+    Scope {
+        site: site.to_owned(),
+        mode,
+    }
+}
+
+pub fn event(message_id: &str, session_id: &str, kind: EventKind, at: i64) -> NewEvent {
+    NewEvent {
+        message_id: message_id.to_owned(),
+        session_id: session_id.to_owned(),
+        kind,
+        occurred_at_ms: at,
+        url: None,
+        path_key: None,
+        intent_score: None,
+        nudge_id: None,
+        nudge_type: None,
+        rule_id: None,
+        outcome: None,
+    }
+}
+
+pub fn page_view(message_id: &str, session_id: &str, at: i64, path: &str) -> NewEvent {
+    NewEvent {
+        url: Some(path.to_owned()),
+        path_key: Some(path.to_owned()),
+        ..event(message_id, session_id, EventKind::PageView, at)
+    }
+}
+
+/// Every session of `scope` in the store, by id, as (started, ended, page_count, intent,
+/// converted, nudge_count) and its nudges as (id, shown_at, outcome, influenced).
+type Derived = BTreeMap<
+    String,
+    (
+        (i64, i64, i64, i64, bool, i64),
+        Vec<(String, i64, String, bool)>,
+    ),
+>;
+
+async fn stored(store: &Store, scope: &Scope) -> Derived {
+    let window = ListWindow {
+        from_ms: i64::MIN / 2,
+        to_ms: i64::MAX / 2,
+        visible_from_ms: i64::MIN / 2,
+    };
+    let mut out = Derived::new();
+    let mut after: Option<(i64, String)> = None;
+    loop {
+        let page = store
+            .list_sessions(
+                scope,
+                &window,
+                after.as_ref().map(|(a, i)| (*a, i.as_str())),
+                100,
+            )
+            .await
+            .unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some((last.started_at_ms, last.id.clone()));
+        for s in &page {
+            let detail = store
+                .session(scope, &s.id, i64::MIN / 2)
+                .await
+                .unwrap()
+                .unwrap();
+            let nudges = detail
+                .nudges
+                .iter()
+                .map(|n| {
+                    (
+                        n.id.clone(),
+                        n.shown_at_ms,
+                        n.outcome.clone(),
+                        n.influenced_conversion,
+                    )
+                })
+                .collect();
+            out.insert(
+                s.id.clone(),
+                (
+                    (
+                        s.started_at_ms,
+                        s.ended_at_ms,
+                        s.page_count,
+                        s.intent_score,
+                        s.converted,
+                        s.nudge_count,
+                    ),
+                    nudges,
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// The plain recomputation of SPEC 9's derived fields: each rule written out directly over the
+/// events in arrival order (`i` is the arrival index).
+fn recompute(events: &[NewEvent]) -> Derived {
+    let mut out = Derived::new();
+    let sessions: BTreeSet<&str> = events.iter().map(|e| e.session_id.as_str()).collect();
+    for sid in sessions {
+        let mine: Vec<(usize, &NewEvent)> = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.session_id == sid)
+            .collect();
+        let started = mine.iter().map(|(_, e)| e.occurred_at_ms).min().unwrap();
+        let ended = mine.iter().map(|(_, e)| e.occurred_at_ms).max().unwrap();
+        let pages: BTreeSet<&str> = mine
+            .iter()
+            .filter(|(_, e)| e.kind == EventKind::PageView)
+            .map(|(_, e)| e.path_key.as_deref().unwrap())
+            .collect();
+        let intent = mine
+            .iter()
+            .filter(|(_, e)| e.intent_score.is_some())
+            .max_by_key(|(i, e)| (e.occurred_at_ms, *i))
+            .map_or(0, |(_, e)| i64::from(e.intent_score.unwrap()));
+        let purchases: Vec<i64> = mine
+            .iter()
+            .filter(|(_, e)| e.kind == EventKind::Purchase)
+            .map(|(_, e)| e.occurred_at_ms)
+            .collect();
+        let shown_ids: BTreeSet<&str> = mine
+            .iter()
+            .filter(|(_, e)| e.kind == EventKind::NudgeShown)
+            .map(|(_, e)| e.nudge_id.as_deref().unwrap())
+            .collect();
+        let mut nudges = Vec::new();
+        for id in &shown_ids {
+            let shown_at = mine
+                .iter()
+                .filter(|(_, e)| {
+                    e.kind == EventKind::NudgeShown && e.nudge_id.as_deref() == Some(id)
+                })
+                .map(|(_, e)| e.occurred_at_ms)
+                .min()
+                .unwrap();
+            let latest = mine
+                .iter()
+                .filter(|(_, e)| {
+                    e.kind == EventKind::NudgeOutcome && e.nudge_id.as_deref() == Some(id)
+                })
+                .max_by_key(|(i, e)| (e.occurred_at_ms, *i));
+            let (outcome, interaction) = match latest {
+                Some((_, e)) => (e.outcome.clone().unwrap(), e.occurred_at_ms),
+                None => ("shown".to_owned(), shown_at),
+            };
+            let influenced = purchases
+                .iter()
+                .any(|&p| p >= interaction && p <= interaction + 30 * 60 * 1000);
+            nudges.push((id.to_string(), shown_at, outcome, influenced));
+        }
+        nudges.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        out.insert(
+            sid.to_owned(),
+            (
+                (
+                    started,
+                    ended,
+                    pages.len() as i64,
+                    intent,
+                    !purchases.is_empty(),
+                    shown_ids.len() as i64,
+                ),
+                nudges,
+            ),
+        );
+    }
+    out
+}
+
+/// Random sessions' events: pages, carts, purchases, nudges shown and outcomes (some before
+/// their NUDGE_SHOWN in time or arrival), intent scores, equal times.
+fn random_events(rng: &mut Rng, sessions: usize) -> Vec<NewEvent> {
+    let mut events = Vec::new();
+    let mut n = 0;
+    for s in 0..sessions {
+        let sid = format!("sess_gen{s}");
+        let base = 1_700_000_000_000 + (rng.below(50) as i64) * 1000;
+        for _ in 0..(1 + rng.below(12)) {
+            n += 1;
+            let at = base + (rng.below(40) as i64) * 60_000 / 4;
+            let id = format!("m{n}");
+            let mut e = match rng.below(10) {
+                0..=4 => page_view(
+                    &id,
+                    &sid,
+                    at,
+                    ["/", "/a", "/b", "/c"][rng.below(4) as usize],
+                ),
+                5 => event(&id, &sid, EventKind::AddToCart, at),
+                6 => event(&id, &sid, EventKind::Purchase, at),
+                7 | 8 => NewEvent {
+                    nudge_id: Some(format!("nudg_{s}x{}", rng.below(3))),
+                    nudge_type: Some("toast".into()),
+                    ..event(&id, &sid, EventKind::NudgeShown, at)
+                },
+                _ => NewEvent {
+                    nudge_id: Some(format!("nudg_{s}x{}", rng.below(3))),
+                    outcome: Some(["clicked", "dismissed"][rng.below(2) as usize].into()),
+                    ..event(&id, &sid, EventKind::NudgeOutcome, at)
+                },
+            };
+            if rng.below(3) == 0 {
+                e.intent_score = Some(rng.below(101) as u8);
+            }
+            events.push(e);
+        }
+    }
+    events
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn derived_fields_equal_a_plain_recomputation_whatever_the_arrival_order() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        for seed in 1..=6u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut events = random_events(&mut rng, 20);
+            // Shuffle the arrival order, then send in random batches.
+            for i in (1..events.len()).rev() {
+                events.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let scope = scope(&format!("gen{seed}"), Mode::Test);
+            let mut sent = 0;
+            while sent < events.len() {
+                let take = (1 + rng.below(15) as usize).min(events.len() - sent);
+                let outcome = store
+                    .insert_events(&scope, &events[sent..sent + take], 0)
+                    .await
+                    .unwrap();
+                assert_eq!(outcome.accepted, take);
+                sent += take;
+            }
+            let want = recompute(&events);
+            let got = stored(&store, &scope).await;
+            assert_eq!(got, want, "{} seed {seed}", test_store.backend);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resent_message_id_is_a_duplicate_and_changes_nothing() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let s = scope("dup", Mode::Live);
+        let first = [
+            page_view("m1", "sess_a", 1000, "/a"),
+            page_view("m2", "sess_a", 2000, "/b"),
+        ];
+        assert_eq!(
+            store.insert_events(&s, &first, 0).await.unwrap().accepted,
+            2
+        );
+        let again = [
+            page_view("m2", "sess_a", 9000, "/zzz"),
+            page_view("m3", "sess_a", 3000, "/a"),
+        ];
+        let outcome = store.insert_events(&s, &again, 0).await.unwrap();
+        assert_eq!(
+            (outcome.accepted, outcome.duplicates.clone()),
+            (1, vec![0]),
+            "{}",
+            test_store.backend
+        );
+        let detail = store.session(&s, "sess_a", 0).await.unwrap().unwrap();
+        assert_eq!(detail.summary.ended_at_ms, 3000);
+        assert_eq!(detail.summary.page_count, 2);
+        // The same message_id in the other mode or site is another event.
+        let other = store
+            .insert_events(&scope("dup", Mode::Test), &first, 0)
+            .await
+            .unwrap();
+        assert_eq!(other.accepted, 2);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_is_idempotent_and_keeps_what_the_file_says() {
+    let text = include_str!("../../../examples/sessions.jsonl");
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let s = scope("imp", Mode::Test);
+        let options = ImportOptions::default();
+        let first = import(&store, &s, text, &options, &mut |_, _| {})
+            .await
+            .unwrap();
+        assert_eq!(first.sessions, 250);
+        assert!(first.bad_records.is_empty());
+        assert!(first.events > 250 && first.duplicates == 0);
+        let second = import(&store, &s, text, &options, &mut |_, _| {})
+            .await
+            .unwrap();
+        assert_eq!(
+            (second.events, second.duplicates),
+            (0, first.events),
+            "{}",
+            test_store.backend
+        );
+        // Derived fields agree with the file where the file's own rules agree with SPEC 9.
+        let sessions = nudge_rules::replay::Sessions::from_text(text).unwrap();
+        for record in sessions.records() {
+            let stored = store
+                .session(&s, record.id(), i64::MIN / 2)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                stored.summary.intent_score,
+                i64::from(record.intent_score()),
+                "{}",
+                record.id()
+            );
+            assert_eq!(Some(stored.summary.converted), record.converted());
+            assert_eq!(stored.events.len(), record.events().len());
+            assert_eq!(stored.nudges.len(), record.nudges().len());
+            let outcomes: Vec<&str> = record.nudges().map(|n| n.outcome.as_str()).collect();
+            let mut stored_outcomes: Vec<&str> =
+                stored.nudges.iter().map(|n| n.outcome.as_str()).collect();
+            let mut want = outcomes.clone();
+            want.sort_unstable();
+            stored_outcomes.sort_unstable();
+            assert_eq!(stored_outcomes, want);
+        }
+        // A bad line is reported with its line number; the good lines are imported.
+        let mixed = format!("{}\n{{\"id\": \"sess_bad\", \"ended_at\": \"yesterday\", \"intent_score\": 5, \"events\": []}}\nnot json\n", text.lines().next().unwrap());
+        let report = import(
+            &store,
+            &scope("imp2", Mode::Test),
+            &mixed,
+            &options,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap();
+        assert_eq!(report.sessions, 1);
+        assert_eq!(report.bad_records.len(), 2, "{:?}", report.bad_records);
+        assert!(
+            report.bad_records[0].starts_with("line 2, column"),
+            "{:?}",
+            report.bad_records
+        );
+        assert!(
+            report.bad_records[0].contains("ended_at"),
+            "{:?}",
+            report.bad_records
+        );
+        assert!(
+            report.bad_records[1].starts_with("line 3"),
+            "{:?}",
+            report.bad_records
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_younger() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        for mode in [Mode::Live, Mode::Test] {
+            let s = scope("p", mode);
+            let shown = NewEvent {
+                nudge_id: Some("nudg_old".into()),
+                nudge_type: Some("toast".into()),
+                ..event("m3", "sess_old", EventKind::NudgeShown, 1500)
+            };
+            let events = [
+                page_view("m1", "sess_old", 1000, "/"),
+                shown,
+                page_view("m2", "sess_new", 5000, "/"),
+            ];
+            store.insert_events(&s, &events, 0).await.unwrap();
+        }
+        store
+            .insert_events(
+                &scope("other", Mode::Live),
+                &[page_view("m1", "sess_old", 1000, "/")],
+                0,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            store.purge("p", 5000).await.unwrap(),
+            2,
+            "{}",
+            test_store.backend
+        );
+        for mode in [Mode::Live, Mode::Test] {
+            let s = scope("p", mode);
+            assert!(store.session(&s, "sess_old", 0).await.unwrap().is_none());
+            assert!(store.session(&s, "sess_new", 0).await.unwrap().is_some());
+            let window = ListWindow {
+                from_ms: 0,
+                to_ms: 10_000,
+                visible_from_ms: 0,
+            };
+            assert!(store
+                .list_nudges(&s, &window, &NudgeFilter::default(), None, 10)
+                .await
+                .unwrap()
+                .is_empty());
+            // The purged events are gone: their message ids are free again.
+            let again = store
+                .insert_events(&s, &[page_view("m1", "sess_old", 1000, "/")], 0)
+                .await
+                .unwrap();
+            assert_eq!(again.accepted, 1);
+        }
+        assert!(store
+            .session(&scope("other", Mode::Live), "sess_old", 0)
+            .await
+            .unwrap()
+            .is_some());
+    }
+}
