@@ -36,9 +36,23 @@ async fn healthz() -> Response {
     json_response(StatusCode::OK, json!({ "status": "ok" }).to_string())
 }
 
-/// 200 once every site's config was read once; 503 before, and while shutting down.
+/// 200 once every site's config was read once and the store answers; 503 before, while the
+/// store is unreachable, and while shutting down.
 async fn readyz(State(app): State<Arc<AppState>>) -> Response {
+    let store_down = match &app.store {
+        None => false,
+        Some(store) => {
+            let ping = tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await;
+            let up = matches!(ping, Ok(Ok(())));
+            app.metrics.store_up.set(i64::from(up));
+            !up
+        }
+    };
     let (status, body) = match app.unavailable() {
+        None if store_down => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "store_unreachable" }),
+        ),
         None => (StatusCode::OK, json!({ "status": "ready" })),
         Some(Unavailable::Loading) => (
             StatusCode::SERVICE_UNAVAILABLE,

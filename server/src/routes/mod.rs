@@ -46,6 +46,9 @@ where
     };
     let mut response = match read(caller, request).await {
         Ok(body) => {
+            if app.store.is_some() {
+                app.metrics.store_up.set(1);
+            }
             let mut response = json(StatusCode::OK, body.to_string());
             response.headers_mut().insert(
                 header::CACHE_CONTROL,

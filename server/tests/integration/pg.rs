@@ -212,6 +212,18 @@ impl TestStore {
         }
     }
 
+    /// A database in a cluster of its own, for a test that stops the server.
+    pub fn postgres_alone() -> TestStore {
+        let pg = Arc::new(PgCluster::start());
+        let url = pg.database();
+        TestStore {
+            url,
+            backend: "postgres",
+            _dir: None,
+            pg: Some(pg),
+        }
+    }
+
     /// One store of each backend.
     pub fn both() -> [TestStore; 2] {
         [TestStore::sqlite(), TestStore::postgres()]
