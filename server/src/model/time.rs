@@ -7,8 +7,9 @@ use jiff::Timestamp;
 
 /// The earliest time the API reads or writes: 0001-01-01T00:00:00Z, in Unix milliseconds.
 pub const MIN_MS: i64 = -62_135_596_800_000;
-/// The latest: 9999-12-31T23:59:59.999Z, in Unix milliseconds.
-pub const MAX_MS: i64 = 253_402_300_799_999;
+/// The latest: 9999-12-29T23:59:59.999Z (within jiff's range whatever the offset), in Unix
+/// milliseconds.
+pub const MAX_MS: i64 = 253_402_127_999_999;
 
 /// Why a time was refused; `Display` completes "FIELD must be ...".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +102,7 @@ pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, T
 }
 
 /// Writes Unix milliseconds as UTC RFC 3339 with exactly three fraction digits; times outside
-/// years 0001 to 9999 are clamped to them.
+/// [`MIN_MS`]..=[`MAX_MS`] are clamped to them.
 pub fn format_ms(ms: i64) -> String {
     let ms = ms.clamp(MIN_MS, MAX_MS);
     let Ok(timestamp) = Timestamp::from_millisecond(ms) else {
@@ -181,6 +182,8 @@ mod tests {
     fn writes_three_fraction_digits_always() {
         assert_eq!(format_ms(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_ms(-1), "1969-12-31T23:59:59.999Z");
-        assert_eq!(format_ms(i64::MAX), "9999-12-31T23:59:59.999Z");
+        assert_eq!(format_ms(i64::MAX), "9999-12-29T23:59:59.999Z");
+        assert_eq!(format_ms(MAX_MS), "9999-12-29T23:59:59.999Z");
+        assert_eq!(format_ms(MIN_MS), "0001-01-01T00:00:00.000Z");
     }
 }

@@ -208,7 +208,7 @@ async fn every_status_with_headers_and_body() {
 
     // 404 and 405 (before authentication: no key needed, no rate-limit headers).
     let r = client
-        .get(format!("http://{api}/v1/sessions"))
+        .get(format!("http://{api}/v1/visitors"))
         .send()
         .await
         .unwrap();

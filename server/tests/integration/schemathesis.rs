@@ -6,12 +6,8 @@
 //! accepted, but a `page_url` is valid only under SPEC 4's URL policy, which no JSON Schema
 //! can express (`/%zz` is a string like any other); such requests rightly get 400.
 
-use std::process::Command;
-use std::sync::Arc;
-
-use nudge_rules_server::limiter::SystemClock;
-
 use crate::common::*;
+use std::process::Command;
 
 const OPENAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.yaml");
 const SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis.toml");
@@ -32,7 +28,32 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         dir.path(),
         &[TestSite::new("shop", STOREFRONT, 100_000, &[key(1)])],
     );
-    let server = start(&sites, options(), Arc::new(SystemClock::new())).await;
+    // A store full of data: the sample sessions in test mode, moved into the last 30 days.
+    let store_url = format!("sqlite:{}", dir.path().join("store.db").display());
+    let store = nudge_rules_server::store::Store::open(&store_url)
+        .await
+        .unwrap();
+    let sessions = include_str!("../../../examples/sessions.jsonl");
+    let shift = nudge_rules_server::model::time::now_ms() - 3_600_000 - 1_773_037_891_526;
+    let scope = nudge_rules_server::model::event::Scope {
+        site: "shop".to_owned(),
+        mode: nudge_rules_server::model::event::Mode::Test,
+    };
+    let options_import = nudge_rules_server::import::ImportOptions {
+        case_sensitive: false,
+        shift_ms: shift,
+    };
+    let report = nudge_rules_server::import::import(
+        &store,
+        &scope,
+        sessions,
+        &options_import,
+        &mut |_, _| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.sessions, 250);
+    let server = start_with_store(&sites, &store_url).await;
     let url = format!("http://{}", server.api_addr());
     let auth = format!("Authorization: Bearer {}", key(1));
     let work = dir.path().to_owned();
@@ -73,6 +94,16 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         answered_2xx >= 10.0,
         "schemathesis reached the engine only {answered_2xx} times"
     );
+    for route in ["/v1/sessions", "/v1/nudges"] {
+        let listed = metric(
+            &metrics,
+            &format!("nudge_http_requests_total{{route=\"{route}\",status=\"200\"}}"),
+        );
+        assert!(
+            listed >= 10.0,
+            "schemathesis listed {route} only {listed} times"
+        );
+    }
     println!("{report}");
     server.shutdown().await;
 }
