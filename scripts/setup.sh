@@ -3,7 +3,8 @@
 # present at the right version. Safe to re-run: a warm run takes a few seconds.
 #
 #   scripts/setup.sh               wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
-#                                  and the server tests' redis-server, wrk, curl, schemathesis
+#                                  and the server tests' redis-server, PostgreSQL, wrk, curl,
+#                                  schemathesis
 #   scripts/setup.sh --no-browser  the same without Chromium
 #   scripts/setup.sh --fuzz        also a nightly toolchain and cargo-fuzz (for `make fuzz`)
 #
@@ -12,7 +13,7 @@
 # Debian's binaryen (wasm-opt comes from the npm package `binaryen`).
 set -euo pipefail
 
-usage() { sed -n '2,7s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,9s/^# \{0,1\}//p' "$0"; }
 
 want_browser=1
 want_fuzz=0
@@ -123,13 +124,17 @@ fi
 node_modules/.bin/wasm-opt --version >/dev/null 2>&1 \
   || die "node_modules/.bin/wasm-opt does not run (npm package binaryen)"
 
-# --- 5. the server tests: redis-server, wrk (make bench-server), curl, schemathesis ---
+# --- 5. the server tests: redis-server, PostgreSQL, wrk (make bench-server), curl, schemathesis ---
+# PostgreSQL: the store tests start clusters of their own (initdb, pg_ctl from
+# /usr/lib/postgresql/N/bin, run as the `postgres` user); only the binaries are needed.
 missing=()
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+command -v runuser >/dev/null 2>&1 || missing+=(util-linux)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ "${#missing[@]}" = 0 ]; then
-  echo "ok: $(redis-server --version | cut -d' ' -f1-3), wrk, curl present"
+  echo "ok: $(redis-server --version | cut -d' ' -f1-3), PostgreSQL $(ls /usr/lib/postgresql | sort -n | tail -n 1), wrk, curl present"
 else
   apt_install "" "${missing[@]}"
 fi
