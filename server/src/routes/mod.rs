@@ -10,7 +10,7 @@ pub mod sessions;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::api::{self, Caller};
 use crate::error::{json, ApiError};
@@ -26,7 +26,7 @@ pub const READ_CACHE_CONTROL: &str = "private, max-age=60";
 pub(crate) async fn serve_read<'a, F, Fut>(app: &'a AppState, request: Request, read: F) -> Response
 where
     F: FnOnce(Caller<'a>, Request) -> Fut,
-    Fut: std::future::Future<Output = Result<Value, ApiError>>,
+    Fut: std::future::Future<Output = Result<String, ApiError>>,
 {
     if request.method() != Method::GET {
         let message = format!(
@@ -49,7 +49,7 @@ where
             if app.store.is_some() {
                 app.metrics.store_up.set(1);
             }
-            let mut response = json(StatusCode::OK, body.to_string());
+            let mut response = json(StatusCode::OK, body);
             response.headers_mut().insert(
                 header::CACHE_CONTROL,
                 HeaderValue::from_static(READ_CACHE_CONTROL),
@@ -157,15 +157,15 @@ impl ListPage {
 
     /// The list envelope (API document section 1) of `rows` fetched with `limit + 1`: at most
     /// `limit` items, `has_more`, and a signed `next_cursor` at the last item.
-    pub(crate) fn envelope<T>(
+    pub(crate) fn envelope<'r, T, I: Serialize>(
         &self,
         app: &AppState,
         caller: &Caller,
         endpoint: crate::model::cursor::Endpoint,
-        mut rows: Vec<T>,
+        rows: &'r mut Vec<T>,
         key: impl Fn(&T) -> (i64, String),
-        item: impl Fn(&T) -> Value,
-    ) -> Value {
+        item: impl Fn(&'r T) -> I,
+    ) -> String {
         let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
         let has_more = rows.len() > limit;
         rows.truncate(limit);
@@ -179,14 +179,34 @@ impl ListPage {
                     last_at_ms,
                     last_id,
                 };
-                Value::String(app.cursor_key.sign(endpoint, &caller.scope, &state))
+                Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
             }
-            _ => Value::Null,
+            _ => None,
         };
-        serde_json::json!({
-            "data": rows.iter().map(item).collect::<Vec<_>>(),
-            "next_cursor": next_cursor,
-            "has_more": has_more,
+        let rows: &'r Vec<T> = rows;
+        to_body(&ListEnvelope {
+            data: rows.iter().map(item).collect(),
+            next_cursor,
+            has_more,
         })
     }
+}
+
+/// API document section 1: the list envelope.
+#[derive(Serialize)]
+struct ListEnvelope<I> {
+    data: Vec<I>,
+    next_cursor: Option<String>,
+    has_more: bool,
+}
+
+/// API document section 1: the single-object envelope.
+#[derive(Serialize)]
+pub(crate) struct DataEnvelope<I> {
+    pub data: I,
+}
+
+/// The JSON text of a response body (fields in declaration order).
+pub(crate) fn to_body<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }

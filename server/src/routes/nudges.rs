@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::query::Params;
 use super::{serve_read, store_of, unavailable, ListPage};
@@ -37,7 +37,7 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
         };
         let store = store_of(app)?;
         let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
-        let rows = store
+        let mut rows = store
             .list_nudges(&caller.scope, &page.window, &filter, after, page.limit + 1)
             .await
             .map_err(|e| unavailable(app, &e))?;
@@ -45,22 +45,36 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             app,
             &caller,
             Endpoint::Nudges,
-            rows,
+            &mut rows,
             |n| (n.shown_at_ms, n.id.clone()),
-            nudge_item,
+            NudgeItem::of,
         ))
     })
     .await
 }
 
 /// A nudge event as a list item (API document 2.3).
-pub fn nudge_item(n: &NudgeSummary) -> Value {
-    json!({
-        "id": n.id,
-        "session_id": n.session_id,
-        "type": n.nudge_type,
-        "shown_at": format_ms(n.shown_at_ms),
-        "outcome": n.outcome,
-        "influenced_conversion": n.influenced_conversion,
-    })
+#[derive(Serialize)]
+pub struct NudgeItem<'a> {
+    id: &'a str,
+    session_id: &'a str,
+    #[serde(rename = "type")]
+    nudge_type: &'a str,
+    shown_at: String,
+    outcome: &'a str,
+    influenced_conversion: bool,
+}
+
+impl<'a> NudgeItem<'a> {
+    /// The wire form of a shown nudge.
+    pub fn of(n: &'a NudgeSummary) -> NudgeItem<'a> {
+        NudgeItem {
+            id: &n.id,
+            session_id: &n.session_id,
+            nudge_type: &n.nudge_type,
+            shown_at: format_ms(n.shown_at_ms),
+            outcome: &n.outcome,
+            influenced_conversion: n.influenced_conversion,
+        }
+    }
 }

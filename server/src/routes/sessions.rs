@@ -4,13 +4,13 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::query::{is_session_id, Params};
-use super::{serve_read, store_of, unavailable, ListPage};
+use super::{serve_read, store_of, to_body, unavailable, DataEnvelope, ListPage};
 use crate::error::ApiError;
 use crate::model::cursor::{Endpoint, Filters};
-use crate::model::derive::{NudgeSummary, SessionSummary};
+use crate::model::derive::SessionSummary;
 use crate::model::time::{format_ms, now_ms};
 use crate::state::AppState;
 use crate::store::SessionDetail;
@@ -34,7 +34,7 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
         )?;
         let store = store_of(app)?;
         let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
-        let rows = store
+        let mut rows = store
             .list_sessions(&caller.scope, &page.window, after, page.limit + 1)
             .await
             .map_err(|e| unavailable(app, &e))?;
@@ -42,9 +42,9 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             app,
             &caller,
             Endpoint::Sessions,
-            rows,
+            &mut rows,
             |s| (s.started_at_ms, s.id.clone()),
-            session_item,
+            SessionItem::of,
         ))
     })
     .await
@@ -74,57 +74,98 @@ pub async fn detail(
             .await
             .map_err(|e| unavailable(app, &e))?
             .ok_or_else(not_found)?;
-        Ok(json!({ "data": session_detail(&detail) }))
+        Ok(to_body(&DataEnvelope {
+            data: SessionDetailItem::of(&detail),
+        }))
     })
     .await
 }
 
 /// A session as a list item (API document 2.1).
-pub fn session_item(s: &SessionSummary) -> Value {
-    json!({
-        "id": s.id,
-        "started_at": format_ms(s.started_at_ms),
-        "ended_at": format_ms(s.ended_at_ms),
-        "page_count": s.page_count,
-        "intent_score": s.intent_score,
-        "converted": s.converted,
-        "nudge_count": s.nudge_count,
-    })
+#[derive(Serialize)]
+pub struct SessionItem<'a> {
+    id: &'a str,
+    started_at: String,
+    ended_at: String,
+    page_count: i64,
+    intent_score: i64,
+    converted: bool,
+    nudge_count: i64,
+}
+
+impl<'a> SessionItem<'a> {
+    /// The wire form of a session's derived fields.
+    pub fn of(s: &'a SessionSummary) -> SessionItem<'a> {
+        SessionItem {
+            id: &s.id,
+            started_at: format_ms(s.started_at_ms),
+            ended_at: format_ms(s.ended_at_ms),
+            page_count: s.page_count,
+            intent_score: s.intent_score,
+            converted: s.converted,
+            nudge_count: s.nudge_count,
+        }
+    }
 }
 
 /// A session with its log (API document 2.2).
-pub fn session_detail(d: &SessionDetail) -> Value {
-    let mut value = session_item(&d.summary);
-    let events: Vec<Value> = d
-        .events
-        .iter()
-        .map(|e| {
-            let mut event = json!({
-                "type": e.event_type,
-                "url": e.url,
-                "occurred_at": format_ms(e.occurred_at_ms),
-            });
-            if let (Some(score), Some(object)) = (e.intent_score, event.as_object_mut()) {
-                object.insert("intent_score".to_owned(), json!(score));
-            }
-            event
-        })
-        .collect();
-    let nudges: Vec<Value> = d.nudges.iter().map(session_nudge).collect();
-    if let Some(object) = value.as_object_mut() {
-        object.insert("events".to_owned(), Value::Array(events));
-        object.insert("nudges".to_owned(), Value::Array(nudges));
+#[derive(Serialize)]
+pub struct SessionDetailItem<'a> {
+    #[serde(flatten)]
+    session: SessionItem<'a>,
+    events: Vec<EventItem<'a>>,
+    nudges: Vec<SessionNudgeItem<'a>>,
+}
+
+impl<'a> SessionDetailItem<'a> {
+    /// The wire form of a session with its events and nudges.
+    pub fn of(d: &'a SessionDetail) -> SessionDetailItem<'a> {
+        SessionDetailItem {
+            session: SessionItem::of(&d.summary),
+            events: d
+                .events
+                .iter()
+                .map(|e| EventItem {
+                    event_type: &e.event_type,
+                    url: &e.url,
+                    occurred_at: format_ms(e.occurred_at_ms),
+                    intent_score: e.intent_score,
+                })
+                .collect(),
+            nudges: d
+                .nudges
+                .iter()
+                .map(|n| SessionNudgeItem {
+                    nudge_id: &n.id,
+                    nudge_type: &n.nudge_type,
+                    shown_at: format_ms(n.shown_at_ms),
+                    outcome: &n.outcome,
+                    influenced_conversion: n.influenced_conversion,
+                })
+                .collect(),
+        }
     }
-    value
+}
+
+/// A page event (API document 2.2 "Session event"), with the SDK's intent score when it sent
+/// one (SPEC 8 replay reads it).
+#[derive(Serialize)]
+struct EventItem<'a> {
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    url: &'a str,
+    occurred_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intent_score: Option<i64>,
 }
 
 /// A nudge inside a session (API document 2.2 "Session nudge").
-fn session_nudge(n: &NudgeSummary) -> Value {
-    json!({
-        "nudge_id": n.id,
-        "type": n.nudge_type,
-        "shown_at": format_ms(n.shown_at_ms),
-        "outcome": n.outcome,
-        "influenced_conversion": n.influenced_conversion,
-    })
+#[derive(Serialize)]
+struct SessionNudgeItem<'a> {
+    nudge_id: &'a str,
+    #[serde(rename = "type")]
+    nudge_type: &'a str,
+    shown_at: String,
+    outcome: &'a str,
+    influenced_conversion: bool,
 }
