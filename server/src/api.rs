@@ -25,6 +25,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::any;
+use axum::Extension;
 use axum::Router;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use nudge_rules::limits::MAX_REQUEST_BYTES;
@@ -60,6 +61,8 @@ const REALM: &str = "nudge-rules";
 pub struct ApiOptions {
     /// How long the body may take to arrive between two chunks before 408.
     pub body_read_timeout: Duration,
+    /// How long the whole body may take to arrive before 408.
+    pub body_total_timeout: Duration,
     /// Whether [`CONSTANT_PATH`] is served.
     pub constant_route: bool,
 }
@@ -77,6 +80,8 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
     router
         .fallback(not_found)
         .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
+        .layer(Extension(options))
+        .layer(middleware::from_fn(connection_rules))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(
             TraceLayer::new_for_http()
@@ -137,15 +142,79 @@ enum Evaluate {
     Constant,
 }
 
-async fn preview(State(app): State<Arc<AppState>>, request: Request) -> Response {
-    handle(&app, request, Evaluate::Engine).await
+async fn preview(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    handle(&app, request, Evaluate::Engine, &options).await
 }
 
-async fn constant(State(app): State<Arc<AppState>>, request: Request) -> Response {
-    handle(&app, request, Evaluate::Constant).await
+async fn constant(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    handle(&app, request, Evaluate::Constant, &options).await
 }
 
-async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Response {
+/// Marks a response whose request body was read to its end: the connection can carry another
+/// request.
+#[derive(Clone, Copy, Debug)]
+struct BodyRead;
+
+/// HTTP rules of every request (RFC 9112), before any route, and the connection after an early
+/// answer:
+/// - HTTP/1.1 with no `Host` or more than one: 400;
+/// - a `Transfer-Encoding` other than `chunked` (a `gzip, chunked` body would be read with the
+///   coding ignored): 400;
+/// - an answer given without reading a request body the client sent (401, 404, 405, 415, 429,
+///   503, ...) says `Connection: close`, so a keep-alive client does not send its next request
+///   into the unread body.
+async fn connection_rules(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let hosts = headers.get_all(header::HOST).iter().count();
+    let refusal = if request.version() == axum::http::Version::HTTP_11 && hosts != 1 {
+        Some(format!(
+            "an HTTP/1.1 request carries exactly one Host header; this one has {hosts}"
+        ))
+    } else {
+        headers
+            .get_all(header::TRANSFER_ENCODING)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .map(str::trim)
+            .find(|coding| !coding.eq_ignore_ascii_case("chunked"))
+            .map(|coding| {
+                format!(
+                    "Transfer-Encoding {:?} is not supported; send the body as it is, with Content-Length or chunked",
+                    coding.chars().take(40).collect::<String>()
+                )
+            })
+    };
+    let body_sent = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    let mut response = match refusal {
+        Some(message) => error(StatusCode::BAD_REQUEST, "InvalidRequest", &message),
+        None => next.run(request).await,
+    };
+    if body_sent && response.extensions().get::<BodyRead>().is_none() {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn handle(
+    app: &AppState,
+    request: Request,
+    evaluate: Evaluate,
+    options: &ApiOptions,
+) -> Response {
     if request.method() != Method::POST {
         return method_not_allowed(request.method(), request.uri().path());
     }
@@ -153,7 +222,7 @@ async fn handle(app: &AppState, request: Request, evaluate: Evaluate) -> Respons
         Ok(admitted) => admitted,
         Err(refusal) => return refusal,
     };
-    let mut response = admitted(app, caller.site, request, evaluate).await;
+    let mut response = admitted(app, caller.site, request, evaluate, options).await;
     decision.write_headers(response.headers_mut());
     response
 }
@@ -228,11 +297,34 @@ pub async fn admit<'a>(
 }
 
 /// Steps 5 to 8 of the module docs, for a request the limiter admitted.
-async fn admitted(app: &AppState, site: &Site, request: Request, evaluate: Evaluate) -> Response {
+async fn admitted(
+    app: &AppState,
+    site: &Site,
+    request: Request,
+    evaluate: Evaluate,
+    options: &ApiOptions,
+) -> Response {
+    let mut response = answer(app, site, request, evaluate, options).await;
+    if response.status() != StatusCode::PAYLOAD_TOO_LARGE
+        && response.status() != StatusCode::REQUEST_TIMEOUT
+        && response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE
+    {
+        response.extensions_mut().insert(BodyRead);
+    }
+    response
+}
+
+async fn answer(
+    app: &AppState,
+    site: &Site,
+    request: Request,
+    evaluate: Evaluate,
+    options: &ApiOptions,
+) -> Response {
     if let Some(refusal) = refuse_content_type(request.headers()) {
         return refusal;
     }
-    let body = match read_body(request).await {
+    let body = match read_body(request, options.body_total_timeout).await {
         Ok(body) => body,
         Err(refusal) => return *refusal,
     };
@@ -325,6 +417,13 @@ fn unauthorized(failure: AuthFailure) -> Response {
 
 /// 415 unless the media type is `application/json` (parameters such as `charset` allowed).
 fn refuse_content_type(headers: &HeaderMap) -> Option<Response> {
+    if headers.get_all(header::CONTENT_TYPE).iter().count() > 1 {
+        return Some(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UnsupportedMediaType",
+            "the request has more than one Content-Type header; send one: Content-Type: application/json",
+        ));
+    }
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
@@ -348,7 +447,7 @@ fn refuse_content_type(headers: &HeaderMap) -> Option<Response> {
 
 /// The whole body, at most [`MAX_REQUEST_BYTES`]: refused on its `Content-Length` before a
 /// byte is read, or as soon as a chunked body passes the limit.
-async fn read_body(request: Request) -> Result<Bytes, Box<Response>> {
+async fn read_body(request: Request, total_timeout: Duration) -> Result<Bytes, Box<Response>> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -360,7 +459,17 @@ async fn read_body(request: Request) -> Result<Bytes, Box<Response>> {
         ))));
     }
     let limited = Limited::new(request.into_body(), MAX_REQUEST_BYTES);
-    let refusal = match limited.collect().await {
+    let Ok(collected) = tokio::time::timeout(total_timeout, limited.collect()).await else {
+        return Err(Box::new(error(
+            StatusCode::REQUEST_TIMEOUT,
+            "RequestTimeout",
+            &format!(
+                "the request body did not arrive within {} ms",
+                total_timeout.as_millis()
+            ),
+        )));
+    };
+    let refusal = match collected {
         Ok(collected) => return Ok(collected.to_bytes()),
         Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => too_large(&format!(
             "the request body is larger than {MAX_REQUEST_BYTES} bytes (64 KiB), the most allowed"

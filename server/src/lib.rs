@@ -36,6 +36,7 @@
 
 pub mod admin;
 pub mod api;
+pub mod conn;
 pub mod error;
 pub mod import;
 pub mod keys;

@@ -110,6 +110,13 @@ struct ServeArgs {
     /// How long a request body may pause between chunks before 408, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     body_read_timeout_ms: u64,
+    /// How long a whole request body may take to arrive before 408, in milliseconds (however
+    /// slowly it trickles).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    body_total_timeout_ms: u64,
+    /// The most connections the public listener keeps open; more are answered 503 and closed.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
     /// How long in-flight requests may take to finish after SIGTERM, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 30_000)]
     drain_timeout_ms: u64,
@@ -237,6 +244,8 @@ fn serve(args: ServeArgs) -> ExitCode {
         redis_url: args.redis.clone(),
         header_read_timeout: Duration::from_millis(args.header_read_timeout_ms),
         body_read_timeout: Duration::from_millis(args.body_read_timeout_ms),
+        body_total_timeout: Duration::from_millis(args.body_total_timeout_ms),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         drain_timeout: Duration::from_millis(args.drain_timeout_ms),
         reload_interval: Duration::from_millis(args.reload_interval_ms),
         constant_route: args.constant_route,

@@ -64,6 +64,14 @@ pub struct Metrics {
     pub redis_errors: Counter,
     /// `nudge_redis_up`: 1 while the last Redis call succeeded, else 0 (0 without Redis).
     pub redis_up: Gauge,
+    /// `nudge_connections_open`: connections of the public listener open now.
+    pub connections_open: Gauge,
+    /// `nudge_connections_refused_total`: connections answered 503 and closed because the
+    /// listener had its most open.
+    pub connections_refused: Counter,
+    /// `nudge_redis_key_errors_total`: limiter calls Redis refused for one key (a key of the
+    /// wrong type, say); decided locally for that request, Redis stays in use.
+    pub redis_key_errors: Counter,
     /// `nudge_store_errors_total`: requests answered 503 because the store failed.
     pub store_errors: Counter,
     /// `nudge_store_up`: 1 while the store answers, else 0 (0 without a store).
@@ -131,6 +139,24 @@ impl Metrics {
             "1 while the last Redis call succeeded, else 0 (always 0 without --redis)",
             redis_up.clone(),
         );
+        let connections_open = Gauge::default();
+        registry.register(
+            "connections_open",
+            "Connections of the public listener open now",
+            connections_open.clone(),
+        );
+        let connections_refused = Counter::default();
+        registry.register(
+            "connections_refused",
+            "Connections answered 503 and closed because the public listener had its most open (--max-connections)",
+            connections_refused.clone(),
+        );
+        let redis_key_errors = Counter::default();
+        registry.register(
+            "redis_key_errors",
+            "Limiter calls that Redis refused for one key (such as a key of the wrong type); that request is decided locally",
+            redis_key_errors.clone(),
+        );
         let store_errors = Counter::default();
         registry.register(
             "store_errors",
@@ -151,6 +177,9 @@ impl Metrics {
         );
         Metrics {
             registry,
+            connections_open,
+            connections_refused,
+            redis_key_errors,
             store_errors,
             store_up,
             purged_sessions,

@@ -104,6 +104,14 @@ impl RedisLimiter {
                     return decision;
                 }
                 Err(Failure::StillDown) => {}
+                Err(Failure::Key(reason)) => {
+                    self.metrics.redis_key_errors.inc();
+                    tracing::warn!(
+                        key = %key.log_id(),
+                        error = %reason,
+                        "redis refused this key's rate-limit call (not an outage): this request is decided by the local limiter"
+                    );
+                }
                 Err(Failure::Down(reason)) => {
                     self.connection.store(None);
                     self.down_until_us.store(
@@ -142,7 +150,13 @@ impl RedisLimiter {
                 .map_err(|_| {
                     Failure::Down(format!("no answer within {} ms", REDIS_TIMEOUT.as_millis()))
                 })?
-                .map_err(|e| Failure::Down(e.to_string()))?;
+                .map_err(|e| {
+                    if is_outage(&e) {
+                        Failure::Down(e.to_string())
+                    } else {
+                        Failure::Key(e.to_string())
+                    }
+                })?;
         let (admitted, count, oldest_us, now_us) = reply;
         let to_u64 =
             |v: i64| u64::try_from(v).map_err(|_| Failure::Down(format!("bad reply value {v}")));
@@ -186,4 +200,17 @@ enum Failure {
     Down(String),
     /// Another request's attempt failed while this one waited for it: fall back.
     StillDown,
+    /// Redis answered, refusing this key's script (a key of the wrong type, say): this request
+    /// is decided locally; Redis stays in use for every other key.
+    Key(String),
+}
+
+/// Whether a Redis error means Redis (the connection, the server) is down, rather than a refusal
+/// of one call.
+fn is_outage(e: &redis::RedisError) -> bool {
+    e.is_io_error()
+        || e.is_timeout()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_unrecoverable_error()
 }

@@ -10,10 +10,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 
 use crate::api::{self, ApiOptions};
+use crate::conn::{JsonErrors, MAX_HEAD_BYTES, OVER_CONNECTION_LIMIT};
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
@@ -36,6 +37,11 @@ pub struct Options {
     pub header_read_timeout: Duration,
     /// How long the body may pause between two chunks before 408. Default 10 s.
     pub body_read_timeout: Duration,
+    /// How long a whole body may take to arrive before 408, however it trickles. Default 30 s.
+    pub body_total_timeout: Duration,
+    /// The most connections the public listener keeps open; more are answered 503 and closed
+    /// at once. Default 4,096.
+    pub max_connections: usize,
     /// How long in-flight requests may take to finish after SIGTERM. Default 30 s.
     pub drain_timeout: Duration,
     /// How often config files are checked for changes. Default 1 s.
@@ -61,6 +67,8 @@ impl Default for Options {
             redis_url: None,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(10),
+            body_total_timeout: Duration::from_secs(30),
+            max_connections: 4096,
             drain_timeout: Duration::from_secs(30),
             reload_interval: Duration::from_secs(1),
             constant_route: false,
@@ -176,25 +184,33 @@ impl Server {
             state.clone(),
             ApiOptions {
                 body_read_timeout: options.body_read_timeout,
+                body_total_timeout: options.body_total_timeout,
                 constant_route: options.constant_route,
             },
         );
         let admin_router = crate::admin::router(state.clone());
         let (api_stop, api_stopped) = watch::channel(false);
         let (admin_stop, admin_stopped) = watch::channel(false);
+        let connections = Arc::new(Semaphore::new(options.max_connections));
         let api_task = tokio::spawn(serve(
             api_listener,
             api_router,
-            options.header_read_timeout,
+            Listening {
+                header_read_timeout: options.header_read_timeout,
+                drain_timeout: options.drain_timeout,
+                connections: Some((connections, state.metrics.clone())),
+            },
             api_stopped,
-            options.drain_timeout,
         ));
         let admin_task = tokio::spawn(serve(
             admin_listener,
             admin_router,
-            options.header_read_timeout,
+            Listening {
+                header_read_timeout: options.header_read_timeout,
+                drain_timeout: options.drain_timeout,
+                connections: None,
+            },
             admin_stopped,
-            options.drain_timeout,
         ));
         Ok(Server {
             state,
@@ -310,29 +326,59 @@ fn local_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAddr, S
         .map_err(|e| StartError::Bind(asked, e))
 }
 
-/// Accepts HTTP/1.1 connections until `stop`, then lets each finish its request in flight.
+/// How a listener treats its connections.
+struct Listening {
+    header_read_timeout: Duration,
+    drain_timeout: Duration,
+    /// The public listener's bound on open connections, and where refusals are counted.
+    connections: Option<(Arc<Semaphore>, Arc<Metrics>)>,
+}
+
+/// Accepts HTTP/1.1 connections until `stop`, then lets each finish its request in flight. A
+/// connection over the bound is answered 503 at once and closed; a request head may take at
+/// most [`MAX_HEAD_BYTES`]; hyper's own error answers get a JSON body ([`JsonErrors`]).
 async fn serve(
     listener: TcpListener,
     router: Router,
-    header_read_timeout: Duration,
+    listening: Listening,
     mut stop: watch::Receiver<bool>,
-    drain_timeout: Duration,
 ) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout)
+        .header_read_timeout(listening.header_read_timeout)
+        .max_buf_size(MAX_HEAD_BYTES)
         .max_headers(100);
     let graceful = GracefulShutdown::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
+                    let permit = match &listening.connections {
+                        None => None,
+                        Some((limit, metrics)) => match limit.clone().try_acquire_owned() {
+                            Ok(permit) => {
+                                metrics.connections_open.inc();
+                                Some((permit, metrics.clone()))
+                            }
+                            Err(_) => {
+                                metrics.connections_refused.inc();
+                                let _ = stream.try_write(OVER_CONNECTION_LIMIT);
+                                drop(stream);
+                                continue;
+                            }
+                        },
+                    };
                     let _ = stream.set_nodelay(true);
                     let service = TowerToHyperService::new(router.clone());
-                    let connection = http.serve_connection(TokioIo::new(stream), service);
+                    let connection =
+                        http.serve_connection(TokioIo::new(JsonErrors::new(stream)), service);
                     let connection = graceful.watch(connection);
                     tokio::spawn(async move {
                         let _ = connection.await;
+                        if let Some((permit, metrics)) = permit {
+                            metrics.connections_open.dec();
+                            drop(permit);
+                        }
                     });
                 }
                 Err(e) => {
@@ -346,7 +392,7 @@ async fn serve(
     }
     drop(listener);
     let open = graceful.count();
-    if tokio::time::timeout(drain_timeout, graceful.shutdown())
+    if tokio::time::timeout(listening.drain_timeout, graceful.shutdown())
         .await
         .is_err()
     {

@@ -5,6 +5,7 @@
 mod api;
 mod binary;
 mod common;
+mod hardening;
 mod pg;
 mod read_api;
 mod redis;

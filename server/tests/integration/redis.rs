@@ -117,3 +117,79 @@ async fn redis_killed_mid_run_falls_back_without_a_500() {
     a.shutdown().await;
     b.shutdown().await;
 }
+
+/// Sends one command to `redis` in RESP and returns the reply's first line.
+fn redis_command(redis: &Redis, args: &[&str]) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
+    let mut request = format!("*{}\r\n", args.len());
+    for arg in args {
+        request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+    }
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut buf = [0u8; 256];
+    let n = stream.read(&mut buf).unwrap();
+    String::from_utf8_lossy(&buf[..n])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_key_of_the_wrong_type_stays_that_keys_problem() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sites = write_sites(
+        dir.path(),
+        &[TestSite::new("shop", STOREFRONT, 1000, &[key(1), key(2)])],
+    );
+    let options = Options {
+        redis_url: Some(redis.url()),
+        ..options()
+    };
+    let server = start(&sites, options, Arc::new(SystemClock::new())).await;
+    let client = client();
+    // key(1)'s sliding log made a string: its script fails with WRONGTYPE.
+    let hash = nudge_rules_server::keys::KeyHash::of_key(&key(1));
+    let log_key = format!("nudge-rules:rl:{{{hash}}}");
+    assert_eq!(redis_command(&redis, &["SET", &log_key, "x"]), "+OK");
+    for _ in 0..3 {
+        assert_eq!(
+            preview(&client, server.api_addr(), &key(1), REQUEST)
+                .await
+                .status(),
+            200
+        );
+    }
+    for _ in 0..5 {
+        assert_eq!(
+            preview(&client, server.api_addr(), &key(2), REQUEST)
+                .await
+                .status(),
+            200
+        );
+    }
+    let (_, metrics) = admin_get(server.admin_addr(), "/metrics").await;
+    assert_eq!(
+        metric(&metrics, "nudge_redis_key_errors_total"),
+        3.0,
+        "{metrics}"
+    );
+    assert_eq!(metric(&metrics, "nudge_redis_up"), 1.0, "Redis is not down");
+    assert_eq!(metric(&metrics, "nudge_redis_errors_total"), 0.0);
+    // Only key(1)'s three requests were decided locally; key(2) stayed in Redis.
+    assert_eq!(metric(&metrics, "nudge_rate_limit_fallback_total"), 3.0);
+    let zcard = redis_command(
+        &redis,
+        &[
+            "ZCARD",
+            &format!(
+                "nudge-rules:rl:{{{}}}",
+                nudge_rules_server::keys::KeyHash::of_key(&key(2))
+            ),
+        ],
+    );
+    assert_eq!(zcard, ":5");
+    server.shutdown().await;
+}
