@@ -22,7 +22,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/sites", get(sites))
         .fallback(|| async {
-            crate::api::error(
+            crate::error::error(
                 StatusCode::NOT_FOUND,
                 "NotFound",
                 "the admin listener serves /healthz, /readyz, /metrics, /openapi.json and /sites",

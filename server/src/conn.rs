@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// The answer to a connection over the limit, written without reading the request.
-pub const OVER_CONNECTION_LIMIT: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 101\r\n\r\n{\"error\":\"ServiceUnavailable\",\"message\":\"too many open connections; retry in 1 second on a new one\"}";
+pub const OVER_CONNECTION_LIMIT: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 100\r\n\r\n{\"error\":\"ServiceUnavailable\",\"message\":\"too many open connections; retry in 1 second on a new one\"}";
 
 /// A stream whose writes are watched for hyper's bodiless error answers, which are replaced by
 /// the same status with a JSON error body.

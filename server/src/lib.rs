@@ -35,7 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
-pub mod api;
+pub mod auth;
 pub mod conn;
 pub mod error;
 pub mod import;
@@ -44,7 +44,6 @@ pub mod limiter;
 pub mod metrics;
 pub mod model;
 pub mod openapi;
-pub mod redis_limiter;
 pub mod registry;
 pub mod routes;
 pub mod server;

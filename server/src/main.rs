@@ -26,7 +26,7 @@ use nudge_rules_server::model::retention::{Plan, Retention};
 use nudge_rules_server::registry::{ConfigSource, SiteDef};
 use nudge_rules_server::server::{Options, Server};
 use nudge_rules_server::store::Store;
-use nudge_rules_server::{api, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
+use nudge_rules_server::{routes, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
 
 /// The preview server: POST /v1/nudges/preview for many sites, with API keys, an exact
 /// rolling-minute rate limit per key, hot config reload and an admin listener.
@@ -287,7 +287,11 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
             }
         }
     }
-    let api_url = format!("http://{}{}", server.api_addr(), api::PREVIEW_PATH);
+    let api_url = format!(
+        "http://{}{}",
+        server.api_addr(),
+        routes::preview::PREVIEW_PATH
+    );
     let admin_url = format!("http://{}", server.admin_addr());
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "API:   {api_url}");

@@ -13,14 +13,15 @@ use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 
-use crate::api::{self, ApiOptions};
 use crate::conn::{JsonErrors, MAX_HEAD_BYTES, OVER_CONNECTION_LIMIT};
+use crate::limiter::redis::RedisLimiter;
+use crate::limiter::Limiter;
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
-use crate::redis_limiter::RedisLimiter;
 use crate::registry::{SiteDef, Sites};
-use crate::state::{AppState, Limiter};
+use crate::routes::{self, ApiOptions};
+use crate::state::AppState;
 use crate::store::Store;
 
 /// How the server runs; [`Options::default`] gives the documented defaults.
@@ -46,7 +47,7 @@ pub struct Options {
     pub drain_timeout: Duration,
     /// How often config files are checked for changes. Default 1 s.
     pub reload_interval: Duration,
-    /// Serve the benchmark's constant-body route ([`api::CONSTANT_PATH`]).
+    /// Serve the benchmark's constant-body route ([`routes::preview::CONSTANT_PATH`]).
     pub constant_route: bool,
     /// The store (SPEC 11): `sqlite:PATH` or `postgres://...`; `None`: no store, the read
     /// endpoints answer 503.
@@ -180,7 +181,7 @@ impl Server {
         let api_addr = local_addr(&api_listener, options.listen)?;
         let admin_addr = local_addr(&admin_listener, options.admin_listen)?;
 
-        let api_router = api::router(
+        let api_router = routes::router(
             state.clone(),
             ApiOptions {
                 body_read_timeout: options.body_read_timeout,

@@ -4,31 +4,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::keys::KeyHash;
-use crate::limiter::{Decision, LocalLimiter};
+use crate::limiter::Limiter;
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
-use crate::redis_limiter::RedisLimiter;
 use crate::registry::Sites;
 use crate::store::Store;
-
-/// The limiter in use: in-process, or shared through Redis (with an in-process fallback).
-pub enum Limiter {
-    /// One instance: the sliding logs live in this process.
-    Local(LocalLimiter),
-    /// Several instances: the sliding logs live in Redis.
-    Redis(Box<RedisLimiter>),
-}
-
-impl Limiter {
-    /// Decides one request of `key` against `limit` requests per rolling 60 s.
-    pub async fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
-        match self {
-            Limiter::Local(local) => local.decide(key, limit),
-            Limiter::Redis(redis) => redis.decide(key, limit).await,
-        }
-    }
-}
 
 /// The state shared by the public and the admin listener.
 pub struct AppState {

@@ -1,21 +1,196 @@
-//! The read endpoints of SPEC 9: `GET /v1/sessions`, `GET /v1/sessions/{id}` and
-//! `GET /v1/nudges`, on the store of SPEC 11. They share the preview's pipeline (api.rs: route
-//! and method, lifecycle, secret key, the key's one rolling window) and then read their query
-//! parameters ([`query`]) and the store.
+//! The public listener's routes and what they share (API document 4, 5, 7, 8; SPEC 7, 9):
+//! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
+//! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), each a room of its own, behind one pipeline.
+//!
+//! The order of the checks, each refusal an [`ApiError`] with the `{"error", "message"}` body
+//! (docs/SERVER.md has the whole table):
+//!
+//! 1. HTTP rules ([`connection_rules`]): one `Host`, no transfer coding but `chunked` (400);
+//! 2. route and method: 404 NotFound, 405 MethodNotAllowed with `Allow` (no key needed);
+//! 3. the server's lifecycle: 503 ServiceUnavailable while loading or shutting down;
+//! 4. `Authorization: Bearer <secret key>`: 401 Unauthorized with `WWW-Authenticate`;
+//! 5. the key's one rolling window: 429 RateLimitExceeded with `Retry-After` (not counted);
+//! 6. the route's own checks: the preview's media type, body and config; the reads' query
+//!    parameters (400) and the store (503 while unreachable).
+//!
+//! Every response from step 5 on carries the rate-limit headers of the decision.
 
 pub mod nudges;
+pub mod preview;
 pub mod query;
 pub mod sessions;
 
-use axum::extract::Request;
-use axum::http::{header, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use crate::api::{self, Caller};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::{Extension, Router};
+use serde::Serialize;
+use tower_http::timeout::RequestBodyTimeoutLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
+use tracing::field::Empty;
+use tracing::Level;
+
+use crate::auth::{admit, Caller};
 use crate::error::{json, ApiError};
+use crate::metrics::{RequestLabels, RouteLabels};
 use crate::state::AppState;
 use crate::store::Store;
+use preview::{CONSTANT_PATH, PREVIEW_PATH};
+
+/// How the public listener behaves beyond the contract's fixed parts.
+#[derive(Clone, Copy, Debug)]
+pub struct ApiOptions {
+    /// How long the body may take to arrive between two chunks before 408.
+    pub body_read_timeout: Duration,
+    /// How long the whole body may take to arrive before 408.
+    pub body_total_timeout: Duration,
+    /// Whether [`CONSTANT_PATH`] is served.
+    pub constant_route: bool,
+}
+
+/// The public router.
+pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
+    let mut router = Router::new()
+        .route(PREVIEW_PATH, any(preview::preview))
+        .route(sessions::LIST_PATH, any(sessions::list))
+        .route(sessions::DETAIL_PATH, any(sessions::detail))
+        .route(nudges::LIST_PATH, any(nudges::list));
+    if options.constant_route {
+        router = router.route(CONSTANT_PATH, any(preview::constant));
+    }
+    router
+        .fallback(not_found)
+        .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
+        .layer(Extension(options))
+        .layer(middleware::from_fn(connection_rules))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    // The route, never the raw path or query: a key pasted there stays out of
+                    // logs.
+                    tracing::debug_span!(
+                        "request",
+                        method = %request.method(),
+                        route = route_of(request),
+                        site = Empty,
+                        key = Empty,
+                    )
+                })
+                // A 500 InvalidConfig is the site's config, logged once when it was refused;
+                // not an error line per request.
+                .on_failure(DefaultOnFailure::new().level(Level::DEBUG)),
+        )
+        .with_state(state)
+}
+
+/// Which route label a request gets: the matched path, or `unmatched`.
+fn route_of(request: &Request) -> &'static str {
+    match request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str)
+    {
+        Some(PREVIEW_PATH) => PREVIEW_PATH,
+        Some(CONSTANT_PATH) => CONSTANT_PATH,
+        Some(sessions::LIST_PATH) => sessions::LIST_PATH,
+        Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
+        Some(nudges::LIST_PATH) => nudges::LIST_PATH,
+        _ => "unmatched",
+    }
+}
+
+/// Counts every public response by route and status and times it.
+async fn observe(State(app): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let route = route_of(&request);
+    let start = Instant::now();
+    let response = next.run(request).await;
+    let labels = RequestLabels {
+        route,
+        status: response.status().as_u16(),
+    };
+    app.metrics.requests.get_or_create(&labels).inc();
+    app.metrics
+        .request_duration
+        .get_or_create(&RouteLabels { route })
+        .observe(start.elapsed().as_secs_f64());
+    response
+}
+
+/// Marks a response whose request body was read to its end: the connection can carry another
+/// request.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyRead;
+
+/// HTTP rules of every request (RFC 9112), before any route, and the connection after an early
+/// answer:
+/// - HTTP/1.1 with no `Host` or more than one: 400;
+/// - a `Transfer-Encoding` other than `chunked` (a `gzip, chunked` body would be read with the
+///   coding ignored): 400;
+/// - an answer given without reading a request body the client sent (401, 404, 405, 415, 429,
+///   503, ...) says `Connection: close`, so a keep-alive client does not send its next request
+///   into the unread body.
+async fn connection_rules(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let hosts = headers.get_all(header::HOST).iter().count();
+    let refusal = if request.version() == axum::http::Version::HTTP_11 && hosts != 1 {
+        Some(format!(
+            "an HTTP/1.1 request carries exactly one Host header; this one has {hosts}"
+        ))
+    } else {
+        headers
+            .get_all(header::TRANSFER_ENCODING)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .map(str::trim)
+            .find(|coding| !coding.eq_ignore_ascii_case("chunked"))
+            .map(|coding| {
+                format!(
+                    "Transfer-Encoding {:?} is not supported; send the body as it is, with Content-Length or chunked",
+                    coding.chars().take(40).collect::<String>()
+                )
+            })
+    };
+    let body_sent = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    let mut response = match refusal {
+        Some(message) => ApiError::InvalidRequest(message).into_response(),
+        None => next.run(request).await,
+    };
+    if body_sent && response.extensions().get::<BodyRead>().is_none() {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// 405 with `Allow: allow`.
+pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static str) -> ApiError {
+    let path: String = path.chars().take(200).collect();
+    ApiError::MethodNotAllowed {
+        allow,
+        message: format!("{method} is not allowed on {path}; use {allow}"),
+    }
+}
+
+async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    ApiError::NotFound(format!(
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}} and GET {}",
+            sessions::LIST_PATH,
+            nudges::LIST_PATH
+        ),
+    ).into_response()
+}
 
 /// `Cache-Control` of a successful read (SPEC 9; API document section 8 recommends caching
 /// session and nudge data for 60 to 300 s).
@@ -29,20 +204,11 @@ where
     Fut: std::future::Future<Output = Result<String, ApiError>>,
 {
     if request.method() != Method::GET {
-        let message = format!(
-            "{} is not allowed on {}; use GET",
-            request.method(),
-            request.uri().path().chars().take(200).collect::<String>()
-        );
-        return ApiError::MethodNotAllowed {
-            allow: "GET",
-            message,
-        }
-        .into_response();
+        return method_not_allowed(request.method(), request.uri().path(), "GET").into_response();
     }
-    let (caller, decision) = match api::admit(app, request.headers()).await {
+    let (caller, decision) = match admit(app, request.headers()).await {
         Ok(admitted) => admitted,
-        Err(refusal) => return refusal,
+        Err(refusal) => return refusal.into_response(),
     };
     let mut response = match read(caller, request).await {
         Ok(body) => {

@@ -1,16 +1,5 @@
-//! The rate limiter (SPEC 7 "Rate limit"; API document section 8): an exact sliding log per
-//! API key over a rolling 60 s window.
-//!
-//! Each key keeps the times of the requests it was admitted in the last 60 s. A request at time
-//! `now` first drops the times `t <= now - 60 s`; it is admitted when fewer than `limit` remain,
-//! and its time is appended. In any interval of 60 s at most `limit` requests of a key are
-//! admitted, and a refused request is refused only because `limit` requests were admitted in the
-//! 60 s before it: the limit is exact, not approximated (unlike a GCRA or token bucket, which
-//! admit up to twice the limit in some 60 s window after an idle period).
-//!
-//! The values of the response headers come from the [`Decision`], which is taken under the same
-//! lock as the admission itself (or, with Redis, in the same script), so the headers of a
-//! response always describe the state that decided it. docs/SERVER.md defines every header.
+//! The in-process limiter: each key's sliding log in this process, with the clock it reads and
+//! the [`Decision`] it takes (the Redis limiter takes the same decisions in Redis).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

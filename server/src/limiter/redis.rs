@@ -16,8 +16,8 @@ use arc_swap::ArcSwapOption;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, Script};
 
+use super::{Decision, LocalLimiter, WINDOW_US};
 use crate::keys::KeyHash;
-use crate::limiter::{Decision, LocalLimiter, WINDOW_US};
 use crate::metrics::Metrics;
 
 /// How long a connection attempt or a script call may take before the instance falls back.

@@ -1,0 +1,248 @@
+//! `POST /v1/nudges/preview` (API document 4.4, 2.4; SPEC 5, 7): after the shared pipeline
+//! (routes/mod.rs), the media type (415), the body (at most 64 KiB: 413, refused on its
+//! `Content-Length` before a byte is read; 408 when it does not arrive in time), the site's
+//! config (500 InvalidConfig when it never had a valid one), then the engine (200, or 400
+//! InvalidRequest).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use nudge_rules::limits::MAX_REQUEST_BYTES;
+use tower_http::timeout::TimeoutError;
+
+use super::{ApiOptions, BodyRead};
+use crate::auth::admit;
+use crate::error::{json, ApiError};
+use crate::registry::{Served, Site};
+use crate::state::{AppState, Unavailable};
+
+/// The preview endpoint (API document 4.4).
+pub const PREVIEW_PATH: &str = "/v1/nudges/preview";
+
+/// The benchmark's baseline: the same pipeline as the preview (lifecycle, key, limiter,
+/// content type, body, site) answering a constant body instead of calling the engine. Served
+/// only with `--constant-route`; not part of the API.
+pub const CONSTANT_PATH: &str = "/v1/_bench/constant";
+
+/// What the constant route answers: a preview result of typical size.
+const CONSTANT_BODY: &str = r#"{"data":{"would_fire":true,"nudge":{"type":"chat_bubble","message":"Not sure about the fit? Ask a stylist.","cta":"Start chat","reason":"constant body: the benchmark's baseline, no engine call"}}}"#;
+
+#[derive(Clone, Copy)]
+enum Evaluate {
+    Engine,
+    Constant,
+}
+
+/// `POST /v1/nudges/preview`.
+pub async fn preview(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    handle(&app, request, Evaluate::Engine, &options).await
+}
+
+/// `POST /v1/_bench/constant`.
+pub async fn constant(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    handle(&app, request, Evaluate::Constant, &options).await
+}
+
+async fn handle(
+    app: &AppState,
+    request: Request,
+    evaluate: Evaluate,
+    options: &ApiOptions,
+) -> Response {
+    if request.method() != Method::POST {
+        return super::method_not_allowed(request.method(), request.uri().path(), "POST")
+            .into_response();
+    }
+    let (caller, decision) = match admit(app, request.headers()).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let mut response = match answer(app, caller.site, request, evaluate, options).await {
+        Ok(response) => response,
+        Err(refusal) => {
+            let body_read = !matches!(
+                refusal,
+                ApiError::PayloadTooLarge(_)
+                    | ApiError::RequestTimeout(_)
+                    | ApiError::UnsupportedMediaType(_)
+            );
+            let mut response = refusal.into_response();
+            if body_read {
+                response.extensions_mut().insert(BodyRead);
+            }
+            response
+        }
+    };
+    decision.write_headers(response.headers_mut());
+    response
+}
+
+/// Everything after the key and the limit, for an admitted request.
+async fn answer(
+    app: &AppState,
+    site: &Site,
+    request: Request,
+    evaluate: Evaluate,
+    options: &ApiOptions,
+) -> Result<Response, ApiError> {
+    check_content_type(request.headers())?;
+    let body = read_body(request, options.body_total_timeout).await?;
+    let served = site.served();
+    let engine = match &**served {
+        Served::Valid { engine, .. } => engine,
+        Served::NeverValid { body } => return Err(ApiError::InvalidConfig(body.clone())),
+        Served::Loading => return Err(ApiError::Unavailable(Unavailable::Loading)),
+    };
+    let mut response = match evaluate {
+        Evaluate::Constant => json(StatusCode::OK, CONSTANT_BODY.to_owned()),
+        Evaluate::Engine => {
+            let start = Instant::now();
+            let result = engine.preview_body(&body);
+            app.metrics
+                .engine_duration
+                .observe(start.elapsed().as_secs_f64());
+            json(StatusCode::OK, result.map_err(ApiError::Engine)?)
+        }
+    };
+    response.extensions_mut().insert(BodyRead);
+    Ok(response)
+}
+
+/// 415 unless there is one `Content-Type` and its media type is `application/json`
+/// (parameters such as `charset` allowed).
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ApiError::UnsupportedMediaType(
+            "the request has more than one Content-Type header; send one: Content-Type: application/json".to_owned(),
+        ));
+    }
+    let content_type = first.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let media_type = content_type
+        .as_deref()
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    if media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json")) {
+        return Ok(());
+    }
+    let shown = match &content_type {
+        None => "no Content-Type".to_owned(),
+        Some(v) => format!("Content-Type {:?}", v.chars().take(100).collect::<String>()),
+    };
+    Err(ApiError::UnsupportedMediaType(format!(
+        "the request body must be JSON with Content-Type: application/json; got {shown}"
+    )))
+}
+
+/// The whole body, at most [`MAX_REQUEST_BYTES`]: refused on its `Content-Length` before a
+/// byte is read, or as soon as a chunked body passes the limit; cut after `total_timeout`
+/// however slowly it trickles.
+async fn read_body(request: Request, total_timeout: Duration) -> Result<Bytes, ApiError> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(length) = declared.filter(|&n| n > MAX_REQUEST_BYTES as u64) {
+        return Err(ApiError::PayloadTooLarge(format!(
+            "the request body has {length} bytes; at most {MAX_REQUEST_BYTES} (64 KiB) are allowed"
+        )));
+    }
+    let limited = Limited::new(request.into_body(), MAX_REQUEST_BYTES);
+    let Ok(collected) = tokio::time::timeout(total_timeout, limited.collect()).await else {
+        return Err(ApiError::RequestTimeout(format!(
+            "the request body did not arrive within {} ms",
+            total_timeout.as_millis()
+        )));
+    };
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => {
+            Err(ApiError::PayloadTooLarge(format!(
+            "the request body is larger than {MAX_REQUEST_BYTES} bytes (64 KiB), the most allowed"
+        )))
+        }
+        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => Err(ApiError::RequestTimeout(
+            "the request body did not arrive in time".to_owned(),
+        )),
+        Err(_) => Err(ApiError::InvalidRequest(
+            "the request body could not be read".to_owned(),
+        )),
+    }
+}
+
+/// Whether `error` or any error in its source chain is a `T`.
+fn caused_by<T: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.is::<T>() {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn content_types() {
+        for ok in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            " application/json ;x=y",
+        ] {
+            assert!(
+                check_content_type(&headers(&[("content-type", ok)])).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "text/plain",
+            "application/json-seq",
+            "application/x-www-form-urlencoded",
+            "",
+        ] {
+            assert!(
+                check_content_type(&headers(&[("content-type", bad)])).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(check_content_type(&headers(&[])).is_err());
+        let two = headers(&[
+            ("content-type", "application/json"),
+            ("content-type", "text/plain"),
+        ]);
+        assert!(check_content_type(&two).is_err());
+    }
+}
