@@ -57,6 +57,14 @@ const SESSION_COLUMNS: &str =
     "id, started_at, ended_at, page_count, intent_score, converted, nudge_count";
 const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
 
+/// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
+/// 65,535 parameters per statement.
+const EVENTS_PER_STATEMENT: usize = 1000;
+/// Sessions recomputed per statement (an `IN` list of ids).
+const SESSIONS_PER_STATEMENT: usize = 500;
+/// Nudge rows per INSERT statement (9 parameters each).
+const NUDGES_PER_STATEMENT: usize = 2000;
+
 /// Clamps a page size to what SQL's LIMIT takes.
 fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
@@ -64,7 +72,9 @@ fn limit_param(limit: u32) -> i64 {
 
 macro_rules! queries {
     ($db:ty, $row:ty) => {
-        use sqlx::{Pool, Row};
+        use std::collections::{HashMap, HashSet};
+
+        use sqlx::{Pool, QueryBuilder, Row};
 
         use super::*;
 
@@ -120,98 +130,143 @@ macro_rules! queries {
             received_at_ms: i64,
         ) -> Result<InsertOutcome, StoreError> {
             let mode = scope.mode.as_str();
-            let mut tx = pool.begin().await?;
-            let mut outcome = InsertOutcome::default();
-            let mut touched: Vec<&str> = Vec::new();
+            // A message id twice in one batch: the later ones are duplicates.
+            let mut first_index: HashMap<&str, usize> = HashMap::new();
             for (index, e) in events.iter().enumerate() {
-                let inserted = sqlx::query(
-                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
-                     ON CONFLICT (site, mode, message_id) DO NOTHING",
-                )
-                .bind(&scope.site)
-                .bind(mode)
-                .bind(&e.message_id)
-                .bind(&e.session_id)
-                .bind(e.kind.as_str())
-                .bind(e.occurred_at_ms)
-                .bind(e.url.as_deref())
-                .bind(e.path_key.as_deref())
-                .bind(e.intent_score.map(i64::from))
-                .bind(e.nudge_id.as_deref())
-                .bind(e.nudge_type.as_deref())
-                .bind(e.rule_id.as_deref())
-                .bind(e.outcome.as_deref())
-                .bind(received_at_ms)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if inserted == 0 {
-                    outcome.duplicates.push(index);
-                } else {
-                    outcome.accepted += 1;
-                    if !touched.contains(&e.session_id.as_str()) {
-                        touched.push(&e.session_id);
-                    }
+                first_index.entry(e.message_id.as_str()).or_insert(index);
+            }
+            let unique: Vec<&NewEvent> = events
+                .iter()
+                .enumerate()
+                .filter(|(index, e)| first_index.get(e.message_id.as_str()) == Some(index))
+                .map(|(_, e)| e)
+                .collect();
+            let mut tx = pool.begin().await?;
+            let mut stored: HashSet<String> = HashSet::new();
+            for chunk in unique.chunks(EVENTS_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
+                );
+                insert.push_values(chunk, |mut row, e| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(e.message_id.as_str())
+                        .push_bind(e.session_id.as_str())
+                        .push_bind(e.kind.as_str())
+                        .push_bind(e.occurred_at_ms)
+                        .push_bind(e.url.as_deref())
+                        .push_bind(e.path_key.as_deref())
+                        .push_bind(e.intent_score.map(i64::from))
+                        .push_bind(e.nudge_id.as_deref())
+                        .push_bind(e.nudge_type.as_deref())
+                        .push_bind(e.rule_id.as_deref())
+                        .push_bind(e.outcome.as_deref())
+                        .push_bind(received_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, message_id) DO NOTHING RETURNING message_id");
+                for row in insert.build().fetch_all(&mut *tx).await? {
+                    stored.insert(row.try_get("message_id")?);
                 }
             }
-            for session_id in touched {
-                let rows = sqlx::query(&format!(
-                    "SELECT {EVENT_COLUMNS} FROM events WHERE site = $1 AND mode = $2 AND session_id = $3 ORDER BY occurred_at, seq"
-                ))
-                .bind(&scope.site)
-                .bind(mode)
-                .bind(session_id)
-                .fetch_all(&mut *tx)
-                .await?;
-                let stored = rows.iter().map(read_event).collect::<Result<Vec<_>, _>>()?;
-                let Some((summary, nudges)) = derive(session_id, &stored) else {
-                    continue;
-                };
-                sqlx::query(
-                    "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-                     ON CONFLICT (site, mode, id) DO UPDATE SET started_at = excluded.started_at, ended_at = excluded.ended_at, \
-                     page_count = excluded.page_count, intent_score = excluded.intent_score, converted = excluded.converted, \
-                     nudge_count = excluded.nudge_count",
-                )
-                .bind(&scope.site)
-                .bind(mode)
-                .bind(session_id)
-                .bind(summary.started_at_ms)
-                .bind(summary.ended_at_ms)
-                .bind(summary.page_count)
-                .bind(summary.intent_score)
-                .bind(i64::from(summary.converted))
-                .bind(summary.nudge_count)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query("DELETE FROM nudges WHERE site = $1 AND mode = $2 AND session_id = $3")
-                    .bind(&scope.site)
-                    .bind(mode)
-                    .bind(session_id)
-                    .execute(&mut *tx)
-                    .await?;
-                for n in &nudges {
-                    sqlx::query(
-                        "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (site, mode, id) DO NOTHING",
-                    )
-                    .bind(&scope.site)
-                    .bind(mode)
-                    .bind(&n.id)
-                    .bind(session_id)
-                    .bind(&n.nudge_type)
-                    .bind(n.shown_at_ms)
-                    .bind(&n.outcome)
-                    .bind(i64::from(n.influenced_conversion))
-                    .bind(summary.started_at_ms)
-                    .execute(&mut *tx)
-                    .await?;
+            let mut outcome = InsertOutcome::default();
+            let mut touched: Vec<&str> = Vec::new();
+            let mut touched_set: HashSet<&str> = HashSet::new();
+            for (index, e) in events.iter().enumerate() {
+                let first = first_index.get(e.message_id.as_str()) == Some(&index);
+                if first && stored.contains(&e.message_id) {
+                    outcome.accepted += 1;
+                    if touched_set.insert(e.session_id.as_str()) {
+                        touched.push(e.session_id.as_str());
+                    }
+                } else {
+                    outcome.duplicates.push(index);
                 }
+            }
+            for sessions in touched.chunks(SESSIONS_PER_STATEMENT) {
+                recompute(&mut tx, scope, sessions).await?;
             }
             tx.commit().await?;
             Ok(outcome)
+        }
+
+        /// Recomputes the derived fields of `sessions` from all their stored events, and
+        /// writes their session rows and nudge rows.
+        async fn recompute(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            sessions: &[&str],
+        ) -> Result<(), StoreError> {
+            let mode = scope.mode.as_str();
+            let mut select = QueryBuilder::<$db>::new(format!("SELECT {EVENT_COLUMNS} FROM events WHERE site = "));
+            select.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+            let mut ids = select.separated(", ");
+            for id in sessions {
+                ids.push_bind(*id);
+            }
+            ids.push_unseparated(") ORDER BY session_id, occurred_at, seq");
+            let rows = select.build().fetch_all(&mut **tx).await?;
+            let mut by_session: HashMap<String, Vec<StoredEvent>> = HashMap::new();
+            for row in &rows {
+                let event = read_event(row)?;
+                by_session.entry(event.event.session_id.clone()).or_default().push(event);
+            }
+            let mut summaries = Vec::new();
+            let mut nudges = Vec::new();
+            for id in sessions {
+                if let Some((summary, mut shown)) = by_session.get(*id).and_then(|events| derive(id, events)) {
+                    nudges.extend(shown.drain(..).map(|n| (n, summary.started_at_ms)));
+                    summaries.push(summary);
+                }
+            }
+            if !summaries.is_empty() {
+                let mut upsert = QueryBuilder::<$db>::new(
+                    "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) ",
+                );
+                upsert.push_values(&summaries, |mut row, s| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(s.id.as_str())
+                        .push_bind(s.started_at_ms)
+                        .push_bind(s.ended_at_ms)
+                        .push_bind(s.page_count)
+                        .push_bind(s.intent_score)
+                        .push_bind(i64::from(s.converted))
+                        .push_bind(s.nudge_count);
+                });
+                upsert.push(
+                    " ON CONFLICT (site, mode, id) DO UPDATE SET started_at = excluded.started_at, ended_at = excluded.ended_at, \
+                     page_count = excluded.page_count, intent_score = excluded.intent_score, converted = excluded.converted, \
+                     nudge_count = excluded.nudge_count",
+                );
+                upsert.build().execute(&mut **tx).await?;
+            }
+            let mut delete = QueryBuilder::<$db>::new("DELETE FROM nudges WHERE site = ");
+            delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+            let mut ids = delete.separated(", ");
+            for id in sessions {
+                ids.push_bind(*id);
+            }
+            ids.push_unseparated(")");
+            delete.build().execute(&mut **tx).await?;
+            for chunk in nudges.chunks(NUDGES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) ",
+                );
+                insert.push_values(chunk, |mut row, (n, started_at_ms)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(n.id.as_str())
+                        .push_bind(n.session_id.as_str())
+                        .push_bind(n.nudge_type.as_str())
+                        .push_bind(n.shown_at_ms)
+                        .push_bind(n.outcome.as_str())
+                        .push_bind(i64::from(n.influenced_conversion))
+                        .push_bind(*started_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, id) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
+            Ok(())
         }
 
         pub(crate) async fn list_sessions(

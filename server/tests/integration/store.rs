@@ -297,6 +297,15 @@ async fn a_resent_message_id_is_a_duplicate_and_changes_nothing() {
         let detail = store.session(&s, "sess_a", 0).await.unwrap().unwrap();
         assert_eq!(detail.summary.ended_at_ms, 3000);
         assert_eq!(detail.summary.page_count, 2);
+        // The same message_id twice in one batch: the second is the duplicate.
+        let twice = [
+            page_view("m9", "sess_b", 1000, "/a"),
+            page_view("m9", "sess_b", 5000, "/b"),
+        ];
+        let outcome = store.insert_events(&s, &twice, 0).await.unwrap();
+        assert_eq!((outcome.accepted, outcome.duplicates), (1, vec![1]));
+        let detail = store.session(&s, "sess_b", 0).await.unwrap().unwrap();
+        assert_eq!(detail.summary.ended_at_ms, 1000);
         // The same message_id in the other mode or site is another event.
         let other = store
             .insert_events(&scope("dup", Mode::Test), &first, 0)
