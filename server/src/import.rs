@@ -190,6 +190,8 @@ pub async fn import(
     flush(store, scope, &mut batch, received_at, &mut report).await?;
     report.sessions += in_batch;
     progress(report.sessions, total);
+    // A bulk load changes the tables' shape: fresh statistics keep the reads on their indexes.
+    store.analyze().await?;
     Ok(report)
 }
 

@@ -25,6 +25,10 @@ use crate::model::event::{NewEvent, Scope};
 
 pub use queries::{ListWindow, NudgeFilter, SessionDetail, SessionEvent};
 
+/// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
+/// driver; 16 measured no faster than 4 on 2 cores).
+const SQLITE_READERS: u32 = 4;
+
 /// How long a request waits for a database connection before the store counts as unreachable.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -140,14 +144,18 @@ impl Store {
                 .await?;
             sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
             let reader = SqlitePoolOptions::new()
-                .max_connections(4)
+                .max_connections(SQLITE_READERS)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.read_only(true))
                 .await?;
             Backend::Sqlite { writer, reader }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            // Custom plans for every execution: a generic plan cached while a table was empty
+            // (a fresh database) would keep scanning it whole as it grows (an import of 20,000
+            // sessions into a new database ran at 3,000 events/s instead of 30,000).
             let options = PgConnectOptions::from_str(url)
-                .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?;
+                .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?
+                .options([("plan_cache_mode", "force_custom_plan")]);
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
@@ -194,6 +202,26 @@ impl Store {
             }
             Backend::Postgres { pool } => {
                 sqlx::query("SELECT 1").execute(pool).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refreshes the planner's statistics (PostgreSQL `ANALYZE`, SQLite `PRAGMA optimize`):
+    /// run after a bulk load, so that queries keep their index plans on tables that grew.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn analyze(&self) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => {
+                sqlx::query("PRAGMA optimize").execute(writer).await?;
+            }
+            Backend::Postgres { pool } => {
+                sqlx::query("ANALYZE events, sessions, nudges")
+                    .execute(pool)
+                    .await?;
             }
         }
         Ok(())
