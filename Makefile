@@ -15,7 +15,7 @@ help:
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
 	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
 	@echo "make bench-levels  WASM size and speed at each opt-level (the build profile's choice)"
-	@echo "make bench-server  30 s load runs of the preview server with wrk (docs/SERVER.md)"
+	@echo "make bench-server  load runs of the server with wrk: preview, and the read API on SQLite and PostgreSQL (docs/SERVER.md)"
 	@echo "make fuzz          long fuzz runs (docs/RELIABILITY.md)"
 
 setup:
@@ -76,10 +76,12 @@ bench-node: wasm
 	node benches/node.mjs --json target/bench-node.json
 
 # 30 s wrk runs against the release server: the preview route and its constant-body baseline,
-# local and Redis limiter; writes docs/SERVER.md's figures.
+# local and Redis limiter; then the read routes on SQLite and PostgreSQL stores of 10,000 and
+# 1,000,000 sessions (scripts/bench-store.py); writes docs/SERVER.md's figures.
 bench-server:
 	cargo build --release -p nudge-rules-server
 	python3 scripts/bench-server.py --write
+	python3 scripts/bench-store.py --write
 
 # The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
 bench-levels:
