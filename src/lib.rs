@@ -83,6 +83,7 @@ pub use code::DiagnosticCode;
 pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 pub use engine::Engine;
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
+pub use json::{line_column, suggest_name};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
 pub use normalize::{normalize_page_url, UrlError};

@@ -23,8 +23,8 @@ use nudge_rules_server::keys::{key_kind, KeyHash, KeyKind};
 use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::model::event::{Mode, Scope};
 use nudge_rules_server::model::retention::{Plan, Retention};
-use nudge_rules_server::registry::{ConfigSource, SiteDef};
 use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::sites::{ConfigSource, SiteDef};
 use nudge_rules_server::store::Store;
 use nudge_rules_server::{routes, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
 
@@ -195,6 +195,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             rate_limit: sites::DEFAULT_RATE_LIMIT,
             keys: vec![KeyHash::of_key(DEMO_KEY)],
             site_keys: vec![KeyHash::of_key(DEMO_SITE_KEY)],
+            plan: Plan::default(),
             retention: Retention {
                 days: Plan::default().default_days(),
             },
@@ -202,7 +203,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     } else {
         let file = args.sites.clone().unwrap_or_default();
         match sites::load(&file) {
-            Ok(specs) => specs.into_iter().map(SiteDef::from).collect(),
+            Ok(defs) => defs,
             Err(e) => {
                 eprintln!("{e}");
                 return ExitCode::from(2);
@@ -403,10 +404,12 @@ fn run_import(args: &ImportArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let case_sensitive = std::fs::read_to_string(&site.config_path)
-        .ok()
-        .and_then(|text| nudge_rules::Engine::compile(&text).ok())
-        .is_some_and(|engine| engine.config().case_sensitive);
+    let case_sensitive = match &site.source {
+        ConfigSource::File(path) => std::fs::read_to_string(path).ok(),
+        ConfigSource::Embedded(text) => Some((*text).to_owned()),
+    }
+    .and_then(|text| nudge_rules::Engine::compile(&text).ok())
+    .is_some_and(|engine| engine.config().case_sensitive);
     let text = if args.file.as_os_str() == "-" {
         let mut text = String::new();
         if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {

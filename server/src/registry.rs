@@ -8,7 +8,6 @@
 //! diagnostic is logged, counted and shown on the admin listener's `/sites`.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -20,46 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::keys::{KeyHash, KeyKind};
 use crate::metrics::{Metrics, ReloadLabels, SiteLabels};
 use crate::model::retention::Retention;
-use crate::sites::SiteSpec;
-
-/// Where a site's config comes from.
-#[derive(Clone, Debug)]
-pub enum ConfigSource {
-    /// A file, polled for changes.
-    File(PathBuf),
-    /// A text built into the binary (the demo site: `examples/storefront.json`).
-    Embedded(&'static str),
-}
-
-/// A site to serve: a [`SiteSpec`] of the sites file, or the demo site.
-#[derive(Clone, Debug)]
-pub struct SiteDef {
-    /// The site id.
-    pub id: String,
-    /// Its config.
-    pub source: ConfigSource,
-    /// Requests per rolling 60 s per key.
-    pub rate_limit: u32,
-    /// Hashes of its API keys.
-    pub keys: Vec<KeyHash>,
-    /// Hashes of its publishable relay keys (SPEC 10).
-    pub site_keys: Vec<KeyHash>,
-    /// How long its sessions stay visible (SPEC 9).
-    pub retention: Retention,
-}
-
-impl From<SiteSpec> for SiteDef {
-    fn from(spec: SiteSpec) -> SiteDef {
-        SiteDef {
-            id: spec.id,
-            source: ConfigSource::File(spec.config_path),
-            rate_limit: spec.rate_limit,
-            keys: spec.keys,
-            site_keys: spec.site_keys,
-            retention: spec.retention,
-        }
-    }
-}
+use crate::sites::{ConfigSource, SiteDef};
 
 /// What a site answers with right now.
 pub enum Served {

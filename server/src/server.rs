@@ -19,8 +19,9 @@ use crate::limiter::Limiter;
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
-use crate::registry::{SiteDef, Sites};
+use crate::registry::Sites;
 use crate::routes::{self, ApiOptions};
+use crate::sites::SiteDef;
 use crate::state::AppState;
 use crate::store::Store;
 

@@ -46,23 +46,32 @@ const SITE_FIELDS: [&str; 7] = [
     "retention_days",
 ];
 
-/// One `[[site]]` of a valid sites file.
+/// Where a site's config comes from.
 #[derive(Clone, Debug)]
-pub struct SiteSpec {
-    /// The site's id (`A-Za-z0-9_-`, 1 to 64 characters), unique in the file.
+pub enum ConfigSource {
+    /// A file, polled for changes.
+    File(PathBuf),
+    /// A text built into the binary (the demo site: `examples/storefront.json`).
+    Embedded(&'static str),
+}
+
+/// A site as defined: a `[[site]]` of the sites file ([`load`]), or the demo site. The
+/// registry ([`crate::registry::Sites`]) serves it.
+#[derive(Clone, Debug)]
+pub struct SiteDef {
+    /// The site id.
     pub id: String,
-    /// Where the site's config (SPEC 2, JSON) lives; relative paths are resolved against the
-    /// sites file's folder.
-    pub config_path: PathBuf,
-    /// Requests admitted per key in any rolling 60 s (SPEC 7), 1 to [`MAX_RATE_LIMIT`].
+    /// Its config.
+    pub source: ConfigSource,
+    /// Requests per rolling 60 s per key.
     pub rate_limit: u32,
-    /// The hashes of the site's API keys; no key belongs to two sites.
+    /// Hashes of its API keys.
     pub keys: Vec<KeyHash>,
-    /// The hashes of the site's publishable relay keys (SPEC 10), possibly none.
+    /// Hashes of its publishable relay keys (SPEC 10).
     pub site_keys: Vec<KeyHash>,
-    /// The plan (API document section 8), `starter` by default.
+    /// Its plan (API document section 8).
     pub plan: Plan,
-    /// How long sessions stay visible (SPEC 9 "Retention").
+    /// How long its sessions stay visible (SPEC 9).
     pub retention: Retention,
 }
 
@@ -128,7 +137,7 @@ impl std::error::Error for SitesError {}
 ///
 /// [`SitesError`] with every problem: TOML syntax, unknown or missing fields, bad values,
 /// duplicate ids or keys, unreadable config files.
-pub fn load(file: &Path) -> Result<Vec<SiteSpec>, SitesError> {
+pub fn load(file: &Path) -> Result<Vec<SiteDef>, SitesError> {
     let error = |problems| SitesError {
         file: file.to_owned(),
         problems,
@@ -150,7 +159,7 @@ pub fn load(file: &Path) -> Result<Vec<SiteSpec>, SitesError> {
 /// # Errors
 ///
 /// Every problem found, in document order.
-pub fn parse(text: &str, base: &Path) -> Result<Vec<SiteSpec>, Vec<Problem>> {
+pub fn parse(text: &str, base: &Path) -> Result<Vec<SiteDef>, Vec<Problem>> {
     let mut checker = Checker {
         text,
         problems: Vec::new(),
@@ -192,7 +201,7 @@ impl Checker<'_> {
         });
     }
 
-    fn document(&mut self, document: &DeTable<'_>, base: &Path) -> Vec<SiteSpec> {
+    fn document(&mut self, document: &DeTable<'_>, base: &Path) -> Vec<SiteDef> {
         let mut site_tables = None;
         for (key, value) in document {
             if key.get_ref() == "site" {
@@ -292,7 +301,7 @@ impl Checker<'_> {
         table: &DeTable<'_>,
         span: Range<usize>,
         base: &Path,
-    ) -> Option<SiteSpec> {
+    ) -> Option<SiteDef> {
         let before = self.problems.len();
         for (key, _) in table {
             if !SITE_FIELDS.contains(&key.get_ref().as_ref()) {
@@ -429,9 +438,9 @@ impl Checker<'_> {
         if self.problems.len() > before {
             return None;
         }
-        Some(SiteSpec {
+        Some(SiteDef {
             id: id?,
-            config_path: config_path?,
+            source: ConfigSource::File(config_path?),
             rate_limit: rate_limit?,
             keys: keys?,
             site_keys: site_keys?,
@@ -529,15 +538,11 @@ impl Checker<'_> {
     }
 }
 
-/// `unknown field "rate_limt"; did you mean "rate_limit"?`
-fn unknown_field(name: &str, expected: &[&str]) -> String {
-    let closest = expected
-        .iter()
-        .map(|e| (strsim::jaro_winkler(name, e), e))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match closest {
-        Some((_, e)) => format!("unknown field {name:?}; did you mean {e:?}?"),
+/// `unknown field "rate_limt"; did you mean "rate_limit"?`, with the core's suggestion (the
+/// same as `nudge-rules check` makes for a config).
+fn unknown_field(name: &str, expected: &[&'static str]) -> String {
+    match nudge_rules::suggest_name(name, expected) {
+        Some(e) => format!("unknown field {name:?}; did you mean {e:?}?"),
         None => format!(
             "unknown field {name:?}; expected one of {}",
             expected
@@ -549,13 +554,10 @@ fn unknown_field(name: &str, expected: &[&str]) -> String {
     }
 }
 
-/// 1-based line and column (in characters) of a byte offset.
+/// 1-based line and column (in characters) of a byte offset, as the core counts them.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, column)
+    let (line, column) = nudge_rules::line_column(text, offset.min(text.len())).unwrap_or((1, 1));
+    (line as usize, column as usize)
 }
 
 #[cfg(test)]
@@ -586,7 +588,9 @@ mod tests {
         assert_eq!(sites[0].rate_limit, DEFAULT_RATE_LIMIT);
         assert_eq!(sites[1].rate_limit, 5);
         assert_eq!(sites[1].keys.len(), 2);
-        assert_eq!(sites[0].config_path, dir.path().join("a.json"));
+        assert!(
+            matches!(&sites[0].source, ConfigSource::File(p) if *p == dir.path().join("a.json"))
+        );
     }
 
     #[test]

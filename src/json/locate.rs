@@ -194,6 +194,16 @@ fn escaped(bytes: &[u8], quote: usize) -> bool {
     n % 2 == 1
 }
 
+/// The 1-based line and column (in characters) of a byte offset of `text`, as every diagnostic
+/// of this crate gives them; `None` when the offset is past the end or inside a character.
+///
+/// ```
+/// assert_eq!(nudge_rules::line_column("ab\néé = 1", 7), Some((2, 3)));
+/// ```
+pub fn line_column(text: &str, byte: usize) -> Option<(u32, u32)> {
+    position(text, byte)
+}
+
 fn position(text: &str, byte: usize) -> Option<(u32, u32)> {
     let before = text.get(..byte)?;
     let line = before.matches('\n').count() + 1;

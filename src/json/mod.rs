@@ -11,6 +11,8 @@
 mod document;
 mod findings;
 mod locate;
+
+pub use locate::line_column;
 mod path;
 
 use std::borrow::Cow;
@@ -426,6 +428,19 @@ pub(crate) fn items_at_most<'a, T>(
             .map(|(i, v)| item(v, &path.index(i), findings))
             .collect(),
     )
+}
+
+/// The known name closest to a misspelled one, if it is close enough to be a likely typo: the
+/// "did you mean" of every unknown-field error of this crate (`quiet_zone` gets
+/// `quiet_zones`), for programs that check other files in the same words (the server's sites
+/// file).
+///
+/// ```
+/// assert_eq!(nudge_rules::suggest_name("rate_limt", &["rate_limit", "keys"]), Some("rate_limit"));
+/// assert_eq!(nudge_rules::suggest_name("colour", &["rate_limit", "keys"]), None);
+/// ```
+pub fn suggest_name(key: &str, known: &[&'static str]) -> Option<&'static str> {
+    closest(key, known)
 }
 
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo.

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use nudge_rules_server::keys::KeyHash;
 use nudge_rules_server::limiter::{Clock, SystemClock};
-use nudge_rules_server::registry::SiteDef;
 use nudge_rules_server::server::{Options, Server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -104,8 +103,7 @@ pub async fn start(sites_toml: &Path, options: Options, clock: Arc<dyn Clock>) -
 
 /// Binds an in-process server without loading it (it answers 503 until loaded).
 pub async fn bind(sites_toml: &Path, options: Options, clock: Arc<dyn Clock>) -> Server {
-    let specs = nudge_rules_server::sites::load(sites_toml).unwrap();
-    let defs: Vec<SiteDef> = specs.into_iter().map(SiteDef::from).collect();
+    let defs = nudge_rules_server::sites::load(sites_toml).unwrap();
     Server::bind(defs, &options, clock).await.unwrap()
 }
 
