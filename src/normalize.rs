@@ -128,13 +128,23 @@ pub enum UrlError {
         /// resolution).
         browser_path: String,
     },
+    /// A segment that is empty only because its `;` parameters are cut (SPEC 4 step 6):
+    /// `/orders/;a/invoice`, `/checkout/;jsessionid=1`, `/checkout/;`. SPEC 4's steps drop it;
+    /// a server that keeps path parameters routes it as a page of its own.
+    #[error("page_url has the segment {segment:?} at byte {at}, which is empty once its ';' parameters are cut: servers that keep path parameters read it as a page of its own, servers that cut them drop it; ambiguous, rejected (put the parameters on a segment with a name, as in \"/checkout;jsessionid=1\", or remove them)")]
+    ParameterOnlySegment {
+        /// Byte offset of the segment in the input.
+        at: usize,
+        /// The segment as written (`;a`, `%3Bx`).
+        segment: String,
+    },
 }
 
 impl UrlError {
     /// A stable machine-readable name of the rejection: `empty`, `too_long`,
     /// `control_character`, `space`, `backslash`, `double_slash`, `unsupported_scheme`,
     /// `relative`, `malformed_url`, `malformed_escape`, `forbidden_escape`, `invalid_utf8`,
-    /// `ambiguous_unicode`, `ambiguous_dot_segment`.
+    /// `ambiguous_unicode`, `ambiguous_dot_segment`, `parameter_only_segment`.
     pub fn code(&self) -> DiagnosticCode {
         match self {
             UrlError::Empty => DiagnosticCode::Empty,
@@ -151,6 +161,7 @@ impl UrlError {
             UrlError::InvalidUtf8 { .. } => DiagnosticCode::InvalidUtf8,
             UrlError::AmbiguousUnicode { .. } => DiagnosticCode::AmbiguousUnicode,
             UrlError::AmbiguousDotSegment { .. } => DiagnosticCode::AmbiguousDotSegment,
+            UrlError::ParameterOnlySegment { .. } => DiagnosticCode::ParameterOnlySegment,
         }
     }
 }
@@ -293,11 +304,19 @@ fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlErr
         }
     }
     let (raw_path, offset) = raw_path(page_url)?;
-    let (path, saw_dot_segment) = read_path(raw_path, offset, case_sensitive, Dots::Resolve)?;
+    let Joined {
+        path,
+        saw_dot_segment,
+        saw_parameter_only_segment,
+    } = read_path(raw_path, offset, case_sensitive, Dots::Resolve)?;
+    if saw_parameter_only_segment {
+        // SPEC 4 step 6: servers read a `;`-only segment two ways.
+        return Err(parameter_only_error(raw_path, offset));
+    }
     if saw_dot_segment {
         // SPEC 4 step 6: only dot segments can make the two readings differ.
         let browser = browser_resolved(raw_path);
-        let (browser_path, _) = read_path(&browser, offset, case_sensitive, Dots::Keep)?;
+        let browser_path = read_path(&browser, offset, case_sensitive, Dots::Keep)?.path;
         if browser_path != path {
             return Err(UrlError::AmbiguousDotSegment {
                 spec_path: path,
@@ -516,16 +535,53 @@ enum Dots {
     Keep,
 }
 
+/// The [`UrlError::ParameterOnlySegment`] of a raw path that has a segment empty once cut at its
+/// first `;`: the first segment, as written, that starts with `;` or `%3B` (any case; decoding
+/// precedes the cut, so `%3B` cuts as `;` does). `offset` is the raw path's byte offset in the
+/// input.
+fn parameter_only_error(raw_path: &str, offset: usize) -> UrlError {
+    let mut start = 0;
+    for segment in raw_path.split('/') {
+        let cut_to_nothing = segment.starts_with(';')
+            || segment
+                .get(..3)
+                .is_some_and(|head| head.eq_ignore_ascii_case("%3b"));
+        if cut_to_nothing {
+            return UrlError::ParameterOnlySegment {
+                at: offset + start,
+                segment: segment.to_owned(),
+            };
+        }
+        start += segment.len() + 1;
+    }
+    // Unreachable when called as intended (NFKC never creates a `;`: that is rejected first);
+    // the whole path is named rather than nothing.
+    UrlError::ParameterOnlySegment {
+        at: offset,
+        segment: raw_path.to_owned(),
+    }
+}
+
+/// A path read by [`read_path`], with what step 6 needs to know about its segments.
+struct Joined {
+    /// The canonical path.
+    path: String,
+    /// A `.` or `..` segment was seen (dot segments resolved): the browser's reading may differ.
+    saw_dot_segment: bool,
+    /// A segment was empty only because of its `;` parameters (`;a`, `;`).
+    saw_parameter_only_segment: bool,
+}
+
 /// SPEC 4 steps 3 to 5 on a raw path (without query and fragment; `offset` is its byte offset in
 /// the input, for messages): decoded once, NFKC, lowercased unless `case_sensitive`, split on `/`,
 /// each segment cut at `;`, empty segments dropped, dot segments handled as `dots` says. Returns
-/// the path and whether a `.` or `..` segment was seen (then step 6 compares the readings).
+/// the path and what step 6 needs to know about its segments.
 fn read_path(
     raw_path: &str,
     offset: usize,
     case_sensitive: bool,
     dots: Dots,
-) -> Result<(String, bool), UrlError> {
+) -> Result<Joined, UrlError> {
     let decoded = percent_decode(raw_path, offset)?;
     let normalized = nfkc_checked(&decoded)?;
     Ok(if case_sensitive {
@@ -537,13 +593,14 @@ fn read_path(
 
 /// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty segments, handle dot
 /// segments as `dots` says (`..` stops at the root), join with a leading `/`. Also says whether a
-/// `.` or `..` segment was seen.
-fn join_segments(path: &str, dots: Dots) -> (String, bool) {
+/// `.` or `..` segment, and a segment empty only because of its `;` parameters, were seen.
+fn join_segments(path: &str, dots: Dots) -> Joined {
     let mut kept: SmallVec<[&str; 16]> = SmallVec::new();
     let mut saw_dot_segment = false;
+    let mut saw_parameter_only_segment = false;
     for raw_segment in path.split('/') {
         match raw_segment.split(';').next().unwrap_or("") {
-            "" => {}
+            "" => saw_parameter_only_segment |= !raw_segment.is_empty(),
             segment @ ("." | "..") if dots == Dots::Resolve => {
                 saw_dot_segment = true;
                 if segment == ".." {
@@ -561,7 +618,11 @@ fn join_segments(path: &str, dots: Dots) -> (String, bool) {
     if out.is_empty() {
         out.push('/');
     }
-    (out, saw_dot_segment)
+    Joined {
+        path: out,
+        saw_dot_segment,
+        saw_parameter_only_segment,
+    }
 }
 
 /// A raw path as a browser leaves it (WHATWG URL's path state for http(s)): split on `/`, a
@@ -681,6 +742,15 @@ mod tests {
             ("/cart//%2e/..", DiagnosticCode::AmbiguousDotSegment),
             ("/checkout/\u{2025}/pay", DiagnosticCode::AmbiguousUnicode),
             ("/a\u{ff0f}b", DiagnosticCode::AmbiguousUnicode),
+            ("/orders/;a/invoice", DiagnosticCode::ParameterOnlySegment),
+            (
+                "/checkout/;jsessionid=1",
+                DiagnosticCode::ParameterOnlySegment,
+            ),
+            ("/checkout/;", DiagnosticCode::ParameterOnlySegment),
+            ("/;a/", DiagnosticCode::ParameterOnlySegment),
+            ("/x/%3Bjsessionid=1/y", DiagnosticCode::ParameterOnlySegment),
+            ("/checkout/;a/../pay", DiagnosticCode::ParameterOnlySegment),
             ("/\u{ff05}2e", DiagnosticCode::AmbiguousUnicode),
         ];
         for (input, code) in cases {
@@ -697,6 +767,37 @@ mod tests {
             Err(DiagnosticCode::TooLong)
         );
         assert!(norm(&format!("/{}", "a".repeat(8191))).is_ok());
+    }
+
+    /// SPEC 4 step 6: a segment cut to nothing by its `;` parameters is named as written, with
+    /// its byte offset; a segment that keeps a name before its `;` is accepted.
+    #[test]
+    fn parameter_only_segments() {
+        let err = normalize_page_url("https://h.example/Orders/;A=1/invoice", false).unwrap_err();
+        assert_eq!(
+            err,
+            UrlError::ParameterOnlySegment {
+                at: 25,
+                segment: ";A=1".to_owned()
+            }
+        );
+        assert!(err.to_string().contains("\";A=1\" at byte 25"), "{err}");
+        assert_eq!(
+            normalize_page_url("/x/%3bjsessionid=1", false).unwrap_err(),
+            UrlError::ParameterOnlySegment {
+                at: 3,
+                segment: "%3bjsessionid=1".to_owned()
+            }
+        );
+        for (input, want) in [
+            ("/checkout;jsessionid=1", "/checkout"),
+            ("/checkout%3Bjsessionid=1", "/checkout"),
+            ("/checkout;", "/checkout"),
+            ("/checkout/a;b;c", "/checkout/a"),
+            ("/checkout?x=/;a/", "/checkout"),
+        ] {
+            assert_eq!(norm(input), Ok(want.to_owned()), "{input}");
+        }
     }
 
     #[test]
