@@ -66,7 +66,6 @@ impl<O> Default for SegmentIndex<O> {
 }
 
 /// Where a glob goes without the fixed-position index, by the rules' order of preference.
-#[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
     Prefix(Vec<u8>, usize),
     FirstStart(Vec<u8>),
@@ -95,6 +94,32 @@ impl Key {
             _ => 0,
         }
     }
+
+    /// The key as one byte string (see [`key_code`]); `None` for [`Key::Unindexed`].
+    fn code(&self) -> Option<Box<[u8]>> {
+        match self {
+            Key::Prefix(text, _) => Some(key_code(0, 0, text)),
+            Key::FirstStart(text) => Some(key_code(1, 0, text)),
+            Key::Suffix(text, _) => Some(key_code(2, 0, text)),
+            Key::Unindexed => None,
+        }
+    }
+}
+
+/// A key of any index as one byte string, `kind`, `position` and `text`, so that how many globs
+/// share each key is counted in one map of the type the indexes already use (one hash map type
+/// less in the WASM package).
+fn key_code(kind: u8, position: usize, text: &[u8]) -> Box<[u8]> {
+    let mut code = Vec::with_capacity(text.len() + 5);
+    code.push(kind);
+    code.extend_from_slice(&u32::try_from(position).unwrap_or(u32::MAX).to_le_bytes());
+    code.extend_from_slice(text);
+    code.into()
+}
+
+/// The [`key_code`] of a literal segment `text` at fixed position `position`.
+fn fixed_code(position: usize, text: &[u8]) -> Box<[u8]> {
+    key_code(3, position, text)
 }
 
 impl<O: Copy> SegmentIndex<O> {
@@ -103,11 +128,7 @@ impl<O: Copy> SegmentIndex<O> {
     pub(crate) fn build(globs: Vec<(SegmentGlob, O)>) -> Self {
         let mut index = SegmentIndex::default();
         let keys: Vec<Key> = globs.iter().map(|(glob, _)| Key::of(glob)).collect();
-        let mut key_counts: FxHashMap<&Key, usize> = FxHashMap::default();
-        for key in &keys {
-            *key_counts.entry(key).or_default() += 1;
-        }
-        // Each glob's fixed literal segments after a wildcard, and how many globs have each.
+        // Each glob's fixed literal segments after a wildcard.
         let fixed: Vec<Vec<(usize, &[u8])>> = globs
             .iter()
             .zip(&keys)
@@ -117,37 +138,48 @@ impl<O: Copy> SegmentIndex<O> {
                     .collect()
             })
             .collect();
-        let mut fixed_counts: FxHashMap<(usize, &[u8]), usize> = FxHashMap::default();
-        for &entry in fixed.iter().flatten() {
-            *fixed_counts.entry(entry).or_default() += 1;
+        // The globs that have each key, fixed-position keys included.
+        let mut sharing = ByKey::default();
+        for (id, (key, fixed)) in (0u32..).zip(keys.iter().zip(&fixed)) {
+            let codes = key.code().into_iter();
+            for code in codes.chain(fixed.iter().map(|&(k, text)| fixed_code(k, text))) {
+                sharing.entry(code).or_default().push(id);
+            }
         }
-        let mut by_segment: FxHashMap<usize, ByKey> = FxHashMap::default();
-        for (id, ((key, fixed), (glob, owner))) in keys.iter().zip(&fixed).zip(&globs).enumerate() {
-            let Ok(id) = u32::try_from(id) else {
-                break;
-            };
-            let shared = |entry| fixed_counts.get(&entry).copied().unwrap_or(usize::MAX);
-            let best = fixed.iter().copied().min_by_key(|&entry| shared(entry));
-            let key_shared = match key {
-                Key::Unindexed => usize::MAX,
-                key => key_counts.get(key).copied().unwrap_or(usize::MAX),
-            };
+        let shared = |code: &[u8]| sharing.get(code).map_or(usize::MAX, Vec::len);
+        for (id, ((key, fixed), (glob, owner))) in (0u32..).zip(keys.iter().zip(&fixed).zip(&globs))
+        {
+            let best = fixed
+                .iter()
+                .map(|&(k, text)| (shared(&fixed_code(k, text)), k, text))
+                .min_by_key(|(sharing, _, _)| *sharing);
+            let key_shared = key.code().map_or(usize::MAX, |code| shared(&code));
             match best {
-                Some(entry @ (k, text)) if shared(entry) <= key_shared => {
-                    by_segment
-                        .entry(k)
-                        .or_default()
-                        .entry(text.into())
-                        .or_default()
-                        .push(id);
+                Some((sharing, k, text)) if sharing <= key_shared => {
+                    index.add_by_segment(id, k, text);
                 }
                 _ => index.add_by_key(id, key),
             }
             index.globs.push((glob.clone(), *owner));
         }
-        index.by_segment = by_segment.into_iter().collect();
-        index.by_segment.sort_unstable_by_key(|(k, _)| *k);
         index
+    }
+
+    /// Files glob `id` under its literal segment `text` at fixed position `k`.
+    fn add_by_segment(&mut self, id: u32, k: usize, text: &[u8]) {
+        let at = match self
+            .by_segment
+            .binary_search_by_key(&k, |(position, _)| *position)
+        {
+            Ok(at) => at,
+            Err(at) => {
+                self.by_segment.insert(at, (k, ByKey::default()));
+                at
+            }
+        };
+        if let Some((_, by_text)) = self.by_segment.get_mut(at) {
+            by_text.entry(text.into()).or_default().push(id);
+        }
     }
 
     /// Files glob `id` under `key`.
