@@ -6,10 +6,13 @@
 //!   (quiet-zone hits, first-rule hits, last-rule hits, no match, URLs needing full normalization)
 //!   against the embedded storefront config, per iteration the whole mix; `floor` is a
 //!   hand-written `match` for this config, using the crate's own normalization.
-//! - `scale/{rules,quiet_zones,glob_rules,prefix_glob_rules}/N`: worst case, only the last rule
+//! - `scale/{rules,quiet_zones,glob_rules,prefix_glob_rules,infix_glob_rules,
+//!   infix_glob_tree_rules}/N`: worst case, only the last rule
 //!   can match; rules with literal and `X/**` patterns, (`glob_rules`) with a wildcard pattern
 //!   each, and (`prefix_glob_rules`) with one glob `/collections/c{i}/*` each, globs that share
-//!   a literal prefix as catalogs do.
+//!   a literal prefix as catalogs do; (`infix_glob_rules`, `infix_glob_tree_rules`) with one
+//!   glob `/shop/*/c{i}/*-sale` or `/brands/*/b{i}/**` each, globs whose distinguishing literal
+//!   follows a wildcard under a prefix they all share.
 //! - `normalize/*`: URL shapes; `canonical_short` takes the fast path, `slow_same_path` is the same
 //!   page with a trailing slash, which takes full normalization.
 //! - `compile/{rules,glob_rules}/N`: config text to engine, JSON parse included.
@@ -198,15 +201,16 @@ fn scaled_config(rules: usize, quiet: usize, wildcards: bool) -> String {
     json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string()
 }
 
-/// A catalog config: `rules` rules whose page is `/collections/c{i}/*` (globs that share the
-/// literal prefix `/collections/`), ten quiet zones; the last rule's collection is the page.
-fn catalog_config(rules: usize) -> String {
+/// A catalog config: `rules` rules whose page is `pattern` with `{i}` replaced by the rule's
+/// number (`/collections/c{i}/*`: globs that share the literal prefix `/collections/`), ten quiet
+/// zones.
+fn catalog_config(rules: usize, pattern: &str) -> String {
     let rules: Vec<_> = (0..rules)
         .map(|i| {
             json!({
                 "id": format!("collection-{i}"),
                 "nudge": {"type": "toast", "message": "m", "cta": "c"},
-                "when": {"min_intent_score": 10, "pages": [format!("/collections/c{i}/*")]}
+                "when": {"min_intent_score": 10, "pages": [pattern.replace("{i}", &i.to_string())]}
             })
         })
         .collect();
@@ -240,18 +244,38 @@ fn scale(c: &mut Criterion) {
             });
         }
     }
-    // Globs sharing a literal prefix (`/collections/c{i}/*`), as real catalogs have them.
-    for n in [10usize, 100, 1000] {
-        let engine = Engine::compile(&catalog_config(n)).unwrap();
-        let state = SessionState {
-            intent_score: 50,
-            page_url: format!("/collections/c{}/linen-shirt", n - 1),
-            idle_ms: 5000,
-        };
-        assert_eq!(engine.preview(&state).unwrap().rule_index(), Some(n - 1));
-        g.bench_with_input(BenchmarkId::new("prefix_glob_rules", n), &state, |b, s| {
-            b.iter(|| engine.preview(black_box(s)).map(|p| p.rule_index()).ok())
-        });
+    // Globs sharing a literal prefix (`/collections/c{i}/*`), as real catalogs have them; and
+    // globs whose distinguishing literal follows a wildcard, under a prefix they all share
+    // (`/shop/*/c{i}/*-sale`, `/brands/*/b{i}/**`). The page is the last rule's.
+    for (kind, pattern, page) in [
+        (
+            "prefix_glob_rules",
+            "/collections/c{i}/*",
+            "/collections/c{i}/linen-shirt",
+        ),
+        (
+            "infix_glob_rules",
+            "/shop/*/c{i}/*-sale",
+            "/shop/summer/c{i}/linen-sale",
+        ),
+        (
+            "infix_glob_tree_rules",
+            "/brands/*/b{i}/**",
+            "/brands/acme/b{i}/shirts/linen",
+        ),
+    ] {
+        for n in [10usize, 100, 1000] {
+            let engine = Engine::compile(&catalog_config(n, pattern)).unwrap();
+            let state = SessionState {
+                intent_score: 50,
+                page_url: page.replace("{i}", &(n - 1).to_string()),
+                idle_ms: 5000,
+            };
+            assert_eq!(engine.preview(&state).unwrap().rule_index(), Some(n - 1));
+            g.bench_with_input(BenchmarkId::new(kind, n), &state, |b, s| {
+                b.iter(|| engine.preview(black_box(s)).map(|p| p.rule_index()).ok())
+            });
+        }
     }
     g.finish();
 }

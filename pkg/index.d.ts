@@ -84,7 +84,8 @@ export type UrlErrorCode =
   | "forbidden_escape"
   | "invalid_utf8"
   | "ambiguous_unicode"
-  | "ambiguous_dot_segment";
+  | "ambiguous_dot_segment"
+  | "parameter_only_segment";
 
 /** What `normalizePageUrl` throws for a rejected URL. */
 export interface PageUrlError extends NudgeRulesError {

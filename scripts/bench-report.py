@@ -65,10 +65,13 @@ for kind, label in (("rules", "literal and X/** patterns"), ("glob_rules", "plus
     r = ratio(b, a)
     row(f"1,000 vs 10 {kind.replace('_', ' ')} worst case ({label})",
         f"{fmt_time(b)} vs {fmt_time(a)}: {r:.2f}x" if r else "n/a", "at most 3x", r is not None and r <= 3)
-a, b = ns("scale/prefix_glob_rules/10"), ns("scale/prefix_glob_rules/1000")
-r = ratio(b, a)
-row("1,000 vs 10 rules `/collections/c{i}/*` (globs sharing a literal prefix)",
-    f"{fmt_time(b)} vs {fmt_time(a)}: {r:.2f}x" if r else "n/a", "at most 1.2x", r is not None and r <= 1.2)
+for kind, label in (("prefix_glob_rules", "`/collections/c{i}/*` (globs sharing a literal prefix)"),
+                    ("infix_glob_rules", "`/shop/*/c{i}/*-sale` (the distinguishing literal after a wildcard)"),
+                    ("infix_glob_tree_rules", "`/brands/*/b{i}/**` (the same, then `**`)")):
+    a, b = ns(f"scale/{kind}/10"), ns(f"scale/{kind}/1000")
+    r = ratio(b, a)
+    row(f"1,000 vs 10 rules {label}",
+        f"{fmt_time(b)} vs {fmt_time(a)}: {r:.2f}x" if r else "n/a", "at most 1.2x", r is not None and r <= 1.2)
 ten = ns("scale/rules/10")
 row("10 rules worst case", fmt_time(ten), "about 120 ns or less", ten is not None and ten <= 130)
 fast, slow = ns("normalize/canonical_short"), ns("normalize/slow_same_path")

@@ -1,42 +1,142 @@
 #!/usr/bin/env python3
-"""Checks that the library's top-level modules do not depend on each other in a cycle.
+"""Checks that no modules of src/ depend on each other in a cycle, at every level of folders.
 
-Reads every `crate::NAME` reference in src/ (use declarations and paths), builds the graph of
-top-level modules (src/NAME.rs or src/NAME/), and fails when it has a cycle, printing it.
-`lib.rs` (the root, which declares everything) and the binaries are not nodes.
+A folder's graph has one node per child module of that folder (a file NAME.rs or a folder
+NAME/); the folder's own root (`lib.rs` and `main.rs` for src/, `mod.rs` for the others), which
+declares and wires the children, is not a node. There is an edge from A to B when any code of A
+(A.rs, or any file under A/) names B through a path: `crate::` paths (use declarations and
+paths, `{...}` groups included), `super::` paths (chains of `super` included) and `self::`
+paths, each resolved from the file that holds it. So src/'s graph is the graph of top-level
+modules (`crate::engine` -> engine), and src/cli/'s graph has an edge test -> junit for
+`super::junit::render` in src/cli/test.rs. Test modules (`#[cfg(test)] mod tests` at the end of a
+file, and files named tests.rs) may use anything and are not read. The script fails on the first
+cycle it finds, printing it.
 
     scripts/check-modules.py          check (make lint)
-    scripts/check-modules.py --dot    print the graph in Graphviz dot form
+    scripts/check-modules.py --dot    print every folder's graph in Graphviz dot form
 """
 import re
 import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+# The roots of the library and of the binary: crate roots, not nodes.
 ROOTS = {"lib", "main"}
 
+# `crate::`, `self::` or one or more `super::`, then the rest of the path (an identifier, `*`,
+# or a `{...}` group).
+PREFIX = re.compile(r"\b(crate|self|(?:super::)*super)::")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-def module_of(path: Path) -> str:
+
+def module_path(path: Path) -> tuple[str, ...]:
+    """The module path of a file under src/: src/cli/test.rs -> ("cli", "test"); src/cli/mod.rs
+    -> ("cli",); src/lib.rs -> ()."""
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "mod" or (len(parts) == 1 and parts[0] in ROOTS):
+        parts.pop()
+    return tuple(parts)
+
+
+def is_root_file(path: Path) -> bool:
+    """A file that declares its folder's children (lib.rs, main.rs, NAME/mod.rs)."""
     rel = path.relative_to(SRC)
-    return rel.parts[0].removesuffix(".rs")
+    return rel.name == "mod.rs" or (len(rel.parts) == 1 and rel.stem in ROOTS)
 
 
-def graph() -> dict[str, set[str]]:
-    edges: dict[str, set[str]] = {}
-    for path in sorted(SRC.rglob("*.rs")):
-        module = module_of(path)
-        if module in ROOTS:
-            continue
-        text = path.read_text(encoding="utf-8")
-        # Test modules may use anything; only the library's own code counts.
-        text = text.split("#[cfg(test)]\nmod tests", 1)[0]
-        targets = set(re.findall(r"\bcrate::(\w+)", text))
-        # `use crate::{a, b::c}` groups.
-        for group in re.findall(r"\bcrate::\{([^}]*)\}", text):
-            targets |= {name.split("::")[0].strip() for name in group.split(",") if name.strip()}
-        known = {module_of(p) for p in SRC.rglob("*.rs")} - ROOTS
-        edges.setdefault(module, set()).update(t for t in targets if t in known and t != module)
-    return edges
+def parse_tree(text: str, at: int) -> tuple[list[list[str]], int]:
+    """Reads a use tree at `at` (after `prefix::`): `a::b`, `a::{b, c::d}`, `{a, b}`, `*`, `a as
+    b`. Returns its paths (lists of identifiers, `*` dropped) and the position after it."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at < len(text) and text[at] == "{":
+        paths: list[list[str]] = []
+        at += 1
+        while at < len(text):
+            while at < len(text) and (text[at].isspace() or text[at] == ","):
+                at += 1
+            if at >= len(text) or text[at] == "}":
+                return paths, at + 1
+            sub, nxt = parse_tree(text, at)
+            if nxt == at:  # not a tree: give up on this group
+                return paths, at + 1
+            paths.extend(sub)
+            at = nxt
+        return paths, at
+    m = IDENT.match(text, at)
+    if not m:
+        return ([[]] if text.startswith("*", at) else []), at + (1 if text.startswith("*", at) else 0)
+    name = m.group(0)
+    at = m.end()
+    if text.startswith("::", at):
+        subs, at = parse_tree(text, at + 2)
+        return [[name] + s for s in subs] or [[name]], at
+    return [[name]], at
+
+
+def references(path: Path) -> set[tuple[str, ...]]:
+    """Absolute module paths (possibly followed by item names) that the file names."""
+    text = path.read_text(encoding="utf-8")
+    # Test modules may use anything; only the library's own code counts.
+    text = text.split("#[cfg(test)]\nmod tests", 1)[0]
+    here = module_path(path)
+    # A file's `self` is its module; its `super` is the module above (for mod.rs, lib.rs and
+    # main.rs the module is the folder itself).
+    out: set[tuple[str, ...]] = set()
+    for m in PREFIX.finditer(text):
+        prefix = m.group(1)
+        if prefix == "crate":
+            base: tuple[str, ...] = ()
+        elif prefix == "self":
+            base = here
+        else:
+            ups = prefix.count("super")
+            if ups > len(here):
+                continue
+            base = here[: len(here) - ups]
+        for rest in parse_tree(text, m.end())[0]:
+            out.add(base + tuple(rest))
+    return out
+
+
+def child_modules(folder: Path) -> set[str]:
+    """The child modules of a folder of src/ (files and subfolders), without its root files and
+    test-only files."""
+    names = set()
+    for p in folder.iterdir():
+        if p.is_file() and p.suffix == ".rs" and not is_root_file(p) and p.stem != "tests":
+            names.add(p.stem)
+        elif p.is_dir() and any(p.rglob("*.rs")):
+            names.add(p.name)
+    return names
+
+
+def graphs() -> dict[tuple[str, ...], dict[str, set[str]]]:
+    """For every folder (by module path; src/ is ()), the graph of its child modules."""
+    refs = {p: references(p) for p in sorted(SRC.rglob("*.rs")) if p.name != "tests.rs"}
+    folders = [SRC] + sorted(p for p in SRC.rglob("*") if p.is_dir() and any(p.rglob("*.rs")))
+    out = {}
+    for folder in folders:
+        prefix = tuple(folder.relative_to(SRC).parts)
+        children = child_modules(folder)
+        edges: dict[str, set[str]] = {c: set() for c in sorted(children)}
+        for path, targets in refs.items():
+            if is_root_file(path) and path.parent == folder:
+                continue
+            mod = module_path(path)
+            if mod[: len(prefix)] != prefix or len(mod) <= len(prefix):
+                continue
+            source = mod[len(prefix)]
+            if source not in children:
+                continue
+            for target in targets:
+                if target[: len(prefix)] != prefix or len(target) <= len(prefix):
+                    continue
+                name = target[len(prefix)]
+                if name in children and name != source:
+                    edges[source].add(name)
+        out[prefix] = edges
+    return out
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
@@ -65,20 +165,35 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def folder_name(prefix: tuple[str, ...]) -> str:
+    return "src/" + "".join(p + "/" for p in prefix)
+
+
 def main() -> int:
-    edges = graph()
+    all_graphs = graphs()
     if "--dot" in sys.argv:
         print("digraph modules {")
-        for node, targets in sorted(edges.items()):
-            for t in sorted(targets):
-                print(f"  {node} -> {t};")
+        for prefix, edges in sorted(all_graphs.items()):
+            for node, targets in sorted(edges.items()):
+                for t in sorted(targets):
+                    a = "::".join(prefix + (node,))
+                    b = "::".join(prefix + (t,))
+                    print(f'  "{a}" -> "{b}";')
         print("}")
         return 0
-    cycle = find_cycle(edges)
-    if cycle:
-        print("module cycle: " + " -> ".join(cycle), file=sys.stderr)
+    failed = False
+    for prefix, edges in sorted(all_graphs.items()):
+        cycle = find_cycle(edges)
+        if cycle:
+            print(f"module cycle in {folder_name(prefix)}: " + " -> ".join(cycle), file=sys.stderr)
+            failed = True
+    if failed:
         return 1
-    print(f"modules: {len(edges)} top-level modules, no cycle")
+    top = len(all_graphs.get((), {}))
+    nodes = sum(len(e) for e in all_graphs.values())
+    print(
+        f"modules: {top} top-level modules, {len(all_graphs)} folders, {nodes} modules in all, no cycle"
+    )
     return 0
 
 

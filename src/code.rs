@@ -77,6 +77,7 @@ diagnostic_codes! {
     InvalidUtf8 = "invalid_utf8": "percent-decoded bytes that are not UTF-8.",
     AmbiguousUnicode = "ambiguous_unicode": "Unicode normalization (NFKC) would change the path's structure.",
     AmbiguousDotSegment = "ambiguous_dot_segment": "a dot segment that a browser and SPEC 4's steps resolve differently.",
+    ParameterOnlySegment = "parameter_only_segment": "a segment that is empty only because its `;` parameters are cut (`/orders/;a/invoice`), which servers read two ways.",
     // --- Lint warnings (SPEC 6) ----------------------------------------------------------
     ShadowedRule = "shadowed_rule": "earlier rules fire in every state in which this rule could fire.",
     CatchAllRule = "catch_all_rule": "a rule without conditions, so every later rule can never fire.",

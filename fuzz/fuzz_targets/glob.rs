@@ -2,7 +2,10 @@
 //! give the same verdict for every pattern on every normalized path, and accept the same patterns.
 //!
 //! The input is read as choices: the pattern is built from glob pieces (or, when the first byte
-//! says so, taken as raw text up to a 0xFF byte), the path from normalized segments.
+//! says so, taken as raw text up to a 0xFF byte), the path from normalized segments. A glob with a
+//! literal segment after a wildcard (`/a/*/b`) goes, alone in its set, into the segment index's
+//! fixed-position tier (its key is then shared by no more globs than its prefix), so the target
+//! covers that index as well as the prefix, first-start and suffix ones.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -205,6 +205,7 @@ function normalizeNative(c) {
       assert.ok(typeof e.code === 'string' && e.code.length > 0, 'code');
       assert.equal(e.code, e.diagnostics[0].code);
       if (c.expect_code !== undefined) assert.equal(e.code, c.expect_code);
+      containsAll(e.diagnostics[0].message, c.message_contains);
       return true;
     },
     'accepted, want rejected',

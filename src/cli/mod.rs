@@ -5,6 +5,7 @@
 pub(crate) mod diff;
 mod junit;
 pub(crate) mod replay;
+mod report;
 pub(crate) mod test;
 
 use std::io::{ErrorKind, Read, Write};

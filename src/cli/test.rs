@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use nudge_rules::coverage::Coverage;
-use nudge_rules::scenarios::{Expectation, Scenario, ScenarioFile, ScenarioResult, TestReport};
+use nudge_rules::scenarios::{Scenario, ScenarioFile};
 use nudge_rules::{Diagnostic, Engine};
 use serde::Serialize;
 
+use super::report::{failure_text, FileReport};
 use super::{invalid, read_input, share, table};
 
 /// How `test` prints its results.
@@ -31,14 +32,6 @@ pub(crate) struct Options {
     pub(crate) format: Format,
     pub(crate) coverage: bool,
     pub(crate) verbose: bool,
-}
-
-/// One scenario file's results.
-#[derive(Serialize)]
-pub(crate) struct FileReport {
-    pub(crate) file: String,
-    #[serde(flatten)]
-    pub(crate) report: TestReport,
 }
 
 #[derive(Serialize)]
@@ -142,22 +135,6 @@ fn text(engine: &Engine, reports: &[FileReport], verbose: bool) -> String {
         passed + failed
     );
     out
-}
-
-/// What a failed scenario gave, one labelled line each (`expected:`, `got:`, `reason:`, and
-/// `note:` when it expects a rule id the config does not have: a typo, or a rule renamed since
-/// the scenario was saved); the text output indents it, JUnit's `<failure>` holds it.
-pub(super) fn failure_text(engine: &Engine, result: &ScenarioResult) -> String {
-    let mut text = format!(
-        "expected: {}\ngot:      {}\nreason:   {}",
-        result.expected, result.got, result.reason
-    );
-    if let Expectation::Rule(id) = &result.expected {
-        if !engine.config().rules.iter().any(|rule| &rule.id == id) {
-            let _ = write!(text, "\nnote:     the config has no rule with id {id:?}");
-        }
-    }
-    text
 }
 
 /// The coverage report as text: totals, a row per rule, and what was never exercised.

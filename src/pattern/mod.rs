@@ -10,7 +10,8 @@
 //! 1. literal and literal-prefix patterns (`/search`, `/products/**`): the literal index of hash
 //!    lookups of the path and its ancestors (`literal.rs`, with brace expansion);
 //! 2. segment globs (`/products/*/reviews`, `**/p-[0-9]?`, `/a[!x]b`): our own matcher and its
-//!    index (`segment/`);
+//!    index (`segment/`: by literal prefix, by a literal segment at a fixed position such as `c1`
+//!    of `/shop/*/c1/*-sale`, by literal suffix);
 //! 3. the rest (escapes, classes listing `/`, alternates holding `**`, classes or groups):
 //!    position automata compiled from globset's own translation of each glob (`automaton.rs`),
 //!    tried on every path after a literal-prefix check. No regex engine is compiled or linked.
@@ -65,15 +66,15 @@ impl<O: Copy + Ord> PatternSet<O> {
     pub(crate) fn build(patterns: &[(O, &str)]) -> Result<Self, Vec<usize>> {
         let mut set = PatternSet::default();
         let mut bad = Vec::new();
+        // The segment index chooses each glob's key knowing every glob of the set.
+        let mut segment = Vec::new();
         for (i, (owner, text)) in patterns.iter().enumerate() {
             if let Some(forms) = literal_forms(text) {
                 for form in forms {
                     set.literal.add(*owner, form);
                 }
             } else if let Some(globs) = segment_globs(text) {
-                for glob in globs {
-                    set.segment.add(*owner, glob);
-                }
+                segment.extend(globs.into_iter().map(|glob| (glob, *owner)));
             } else {
                 let automata = globs_of(text).ok().and_then(|globs| {
                     globs
@@ -89,6 +90,7 @@ impl<O: Copy + Ord> PatternSet<O> {
                 }
             }
         }
+        set.segment = SegmentIndex::build(segment);
         if bad.is_empty() {
             Ok(set)
         } else {

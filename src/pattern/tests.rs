@@ -188,6 +188,8 @@ fn segment_globs_agree_with_globset() {
     ];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut covered, mut automata, mut compared) = (0, 0, 0);
+    // Patterns that the segment index files by a literal segment at a fixed position.
+    let mut by_fixed_position = 0;
     let mut all = Vec::new();
     // GLOB_PATTERNS=N for a longer run.
     let count: usize = std::env::var("GLOB_PATTERNS")
@@ -228,6 +230,8 @@ fn segment_globs_agree_with_globset() {
         }
         // Every pattern check() accepts compiles: no regex, so no size limit can refuse it.
         let ours = ours.unwrap_or_else(|_| panic!("{normalized} accepted by check, not compiled"));
+        let [_, _, fixed, _, _] = ours.segment.index_sizes();
+        by_fixed_position += usize::from(fixed > 0);
         let Ok(reference) = reference else {
             continue;
         };
@@ -258,8 +262,8 @@ fn segment_globs_agree_with_globset() {
         }
     }
     assert!(
-        covered > 1000 && automata > 1000 && compared > 200_000,
-        "{covered} segment globs, {automata} automata, {compared} comparisons"
+        covered > 1000 && automata > 1000 && compared > 200_000 && by_fixed_position > 100,
+        "{covered} segment globs ({by_fixed_position} by a fixed-position segment), {automata} automata, {compared} comparisons"
     );
     // All of them in one set: each path gets exactly the owners whose pattern matches it.
     let texts: Vec<(u32, &str)> = (0..).zip(all.iter().map(|(p, _)| p.as_str())).collect();
@@ -289,4 +293,74 @@ fn owners_are_sorted_and_deduplicated() {
     let s = PatternSet::build(&[(7, "/a/**"), (3, "/a"), (7, "/**")]).unwrap();
     assert_eq!(owners(&s, "/a"), vec![3, 7]);
     assert_eq!(s.first_owner("/a"), Some(3));
+}
+
+/// Sets of globs whose distinguishing literal follows a wildcard (`/shop/*/c1/*-sale`,
+/// `/brands/*/b2/**`), the shapes that the segment index files by a literal segment at a fixed
+/// position, mixed with globs that share those literals at other places: every owner that
+/// globset finds, and no other, on generated paths. The literals come from a small pool, so that
+/// keys are shared by few or many globs and each index gets some.
+#[test]
+fn fixed_position_index_agrees_with_globset() {
+    let literals = ["a", "b", "c1", "c2", "shop", "x"];
+    let wilds = ["*", "?", "*-sale", "c*", "[ab]", "**"];
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut compared = 0;
+    let mut sizes = [0; 5];
+    for round in 0..200 {
+        let mut patterns = Vec::new();
+        for _ in 0..1 + round % 40 {
+            let mut pattern = String::new();
+            for _ in 0..1 + rng.pick(&["1", "2", "3", "4"]).parse::<usize>().unwrap() {
+                pattern.push('/');
+                // Literals and wildcards half and half: most patterns have a literal after a
+                // wildcard, some start with one (prefix index) or end with one (suffix index).
+                let from: &[&str] = if rng.pick(&["l", "w"]) == "l" {
+                    &literals
+                } else {
+                    &wilds
+                };
+                pattern.push_str(rng.pick(from));
+            }
+            if rng.pick(&["", "", "/**"]) == "/**" {
+                pattern.push_str("/**");
+            }
+            patterns.push(pattern);
+        }
+        let texts: Vec<(u32, &str)> = (0..).zip(patterns.iter().map(String::as_str)).collect();
+        let ours = PatternSet::build(&texts).unwrap();
+        for (total, n) in sizes.iter_mut().zip(ours.segment.index_sizes()) {
+            *total += n;
+        }
+        let reference: Vec<GlobSet> = patterns
+            .iter()
+            .map(|p| GlobSet::new(globs_of(p).unwrap()).unwrap())
+            .collect();
+        for _ in 0..50 {
+            let mut path = String::new();
+            for _ in 0..rng
+                .pick(&["1", "2", "3", "4", "5"])
+                .parse::<usize>()
+                .unwrap()
+            {
+                path.push('/');
+                path.push_str(rng.pick(&["a", "b", "c1", "c2", "shop", "x", "q-sale", "cz"]));
+            }
+            let want: Vec<u32> = (0..)
+                .zip(&reference)
+                .filter(|(_, r)| r.is_match_candidate(&Candidate::from_bytes(&path)))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(owners(&ours, &path), want, "{path} in {patterns:?}");
+            assert_eq!(ours.first_owner(&path), want.first().copied());
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 10_000);
+    // The fixed-position index and the others each get a good share.
+    let [prefix, first_start, fixed, suffix, _] = sizes;
+    assert!(
+        prefix > 500 && first_start > 50 && fixed > 500 && suffix > 200,
+        "globs by index (prefix, first start, fixed position, suffix, none): {sizes:?}"
+    );
 }

@@ -133,6 +133,22 @@ impl SegmentGlob {
         Some((text, count))
     }
 
+    /// The literal segments at fixed positions: `(k, text)` when every matching path's segment `k`
+    /// after the leading `/` is `text` (a non-empty literal item `k` of an anchored glob, before
+    /// its first `**`: each item before it matches exactly one segment). `/shop/*/c1/*-sale` gives
+    /// `(0, shop)` and `(2, c1)`.
+    pub(crate) fn fixed_literals(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        let items: &[Item] = if self.anchored { &self.items } else { &[] };
+        items
+            .iter()
+            .take_while(|item| !matches!(item, Item::Segments { .. }))
+            .enumerate()
+            .filter_map(|(k, item)| match item {
+                Item::Literal(text) if !text.is_empty() => Some((k, &**text)),
+                _ => None,
+            })
+    }
+
     /// The path's first segment after the leading `/` must start with these bytes (at least one),
     /// when the glob's first segment is a wildcard that starts with a literal (`/product-*/x`).
     pub(crate) fn first_prefix(&self) -> Option<Vec<u8>> {
