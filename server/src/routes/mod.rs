@@ -5,7 +5,7 @@
 //! The order of the checks, each refusal an [`ApiError`] with the `{"error", "message"}` body
 //! (docs/SERVER.md has the whole table):
 //!
-//! 1. HTTP rules ([`connection_rules`]): one `Host`, no transfer coding but `chunked` (400);
+//! 1. HTTP rules (`connection_rules`): one `Host`, no transfer coding but `chunked` (400);
 //! 2. route and method: 404 NotFound, 405 MethodNotAllowed with `Allow` (no key needed);
 //! 3. the server's lifecycle: 503 ServiceUnavailable while loading or shutting down;
 //! 4. `Authorization: Bearer <secret key>`: 401 Unauthorized with `WWW-Authenticate`;
