@@ -71,7 +71,7 @@ fn limit_param(limit: u32) -> i64 {
 }
 
 macro_rules! queries {
-    ($db:ty, $row:ty) => {
+    ($db:ty, $row:ty, $group:literal, $array:literal) => {
         use std::collections::{HashMap, HashSet};
 
         use sqlx::{Pool, QueryBuilder, Row};
@@ -282,11 +282,15 @@ macro_rules! queries {
                 Some((at, id)) => (at, id),
                 None => (window.to_ms, ""),
             };
-            let rows = sqlx::query(&format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions \
+            // One row holding the page as a JSON array: a driver's cost per row (sqlx's SQLite
+            // driver hands each row between threads) is paid once per page.
+            let row = sqlx::query(&format!(
+                "SELECT CAST({}({}({SESSION_COLUMNS}) ORDER BY started_at DESC, id DESC) AS TEXT) AS page FROM \
+                 (SELECT {SESSION_COLUMNS} FROM sessions \
                  WHERE site = $1 AND mode = $2 AND started_at >= $3 AND started_at < $4 \
                  AND (started_at < $5 OR (started_at = $5 AND id < $6)) \
-                 ORDER BY started_at DESC, id DESC LIMIT $7"
+                 ORDER BY started_at DESC, id DESC LIMIT $7) page",
+                $group, $array
             ))
             .bind(&scope.site)
             .bind(scope.mode.as_str())
@@ -295,9 +299,30 @@ macro_rules! queries {
             .bind(before_at)
             .bind(before_id)
             .bind(limit_param(limit))
-            .fetch_all(pool)
+            .fetch_one(pool)
             .await?;
-            Ok(rows.iter().map(read_session).collect::<Result<Vec<_>, _>>()?)
+            let page: Vec<(String, i64, i64, i64, i64, i64, i64)> = json_page(&row)?;
+            Ok(page
+                .into_iter()
+                .map(|(id, started_at_ms, ended_at_ms, page_count, intent_score, converted, nudge_count)| SessionSummary {
+                    id,
+                    started_at_ms,
+                    ended_at_ms,
+                    page_count,
+                    intent_score,
+                    converted: converted != 0,
+                    nudge_count,
+                })
+                .collect())
+        }
+
+        /// The rows of a page read as one JSON array (`NULL` for none).
+        fn json_page<T: serde::de::DeserializeOwned>(row: &$row) -> Result<Vec<T>, StoreError> {
+            match row.try_get::<Option<String>, _>("page")? {
+                None => Ok(Vec::new()),
+                Some(text) => serde_json::from_str(&text)
+                    .map_err(|e| StoreError::new(format!("a page of rows did not read back: {e}"))),
+            }
         }
 
         pub(crate) async fn session(
@@ -366,9 +391,11 @@ macro_rules! queries {
                 None => (window.to_ms, ""),
             };
             let mut sql = format!(
-                "SELECT {NUDGE_COLUMNS} FROM nudges \
+                "SELECT CAST({}({}({NUDGE_COLUMNS}) ORDER BY shown_at DESC, id DESC) AS TEXT) AS page FROM \
+                 (SELECT {NUDGE_COLUMNS} FROM nudges \
                  WHERE site = $1 AND mode = $2 AND shown_at >= $3 AND shown_at < $4 AND session_started_at >= $5 \
-                 AND (shown_at < $6 OR (shown_at = $6 AND id < $7))"
+                 AND (shown_at < $6 OR (shown_at = $6 AND id < $7))",
+                $group, $array
             );
             let mut next = 8;
             if filter.session_id.is_some() {
@@ -379,7 +406,7 @@ macro_rules! queries {
                 sql.push_str(&format!(" AND type = ${next}"));
                 next += 1;
             }
-            sql.push_str(&format!(" ORDER BY shown_at DESC, id DESC LIMIT ${next}"));
+            sql.push_str(&format!(" ORDER BY shown_at DESC, id DESC LIMIT ${next}) page"));
             let mut query = sqlx::query(&sql)
                 .bind(&scope.site)
                 .bind(scope.mode.as_str())
@@ -394,8 +421,19 @@ macro_rules! queries {
             if let Some(nudge_type) = &filter.nudge_type {
                 query = query.bind(nudge_type);
             }
-            let rows = query.bind(limit_param(limit)).fetch_all(pool).await?;
-            Ok(rows.iter().map(read_nudge).collect::<Result<Vec<_>, _>>()?)
+            let row = query.bind(limit_param(limit)).fetch_one(pool).await?;
+            let page: Vec<(String, String, String, i64, String, i64)> = json_page(&row)?;
+            Ok(page
+                .into_iter()
+                .map(|(id, session_id, nudge_type, shown_at_ms, outcome, influenced)| NudgeSummary {
+                    id,
+                    session_id,
+                    nudge_type,
+                    shown_at_ms,
+                    outcome,
+                    influenced_conversion: influenced != 0,
+                })
+                .collect())
         }
 
         pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
@@ -427,10 +465,10 @@ macro_rules! queries {
 
 /// The queries on SQLite.
 pub(crate) mod sqlite {
-    queries!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
+    queries!(sqlx::Sqlite, sqlx::sqlite::SqliteRow, "json_group_array", "json_array");
 }
 
 /// The queries on PostgreSQL.
 pub(crate) mod postgres {
-    queries!(sqlx::Postgres, sqlx::postgres::PgRow);
+    queries!(sqlx::Postgres, sqlx::postgres::PgRow, "json_agg", "json_build_array");
 }
