@@ -39,7 +39,8 @@ CREATE TABLE sessions (
     nudge_count  BIGINT NOT NULL,
     PRIMARY KEY (site, mode, id)
 );
-CREATE INDEX sessions_by_start ON sessions (site, mode, started_at, id);
+-- Covering: a page of the list is read from the index alone.
+CREATE INDEX sessions_by_start ON sessions (site, mode, started_at, id) INCLUDE (ended_at, page_count, intent_score, converted, nudge_count);
 
 -- One row per shown nudge (a NUDGE_SHOWN event), with its derived outcome and influence;
 -- session_started_at decides its visibility (a nudge is visible exactly when its session is).
@@ -55,6 +56,7 @@ CREATE TABLE nudges (
     session_started_at    BIGINT NOT NULL,
     PRIMARY KEY (site, mode, id)
 );
-CREATE INDEX nudges_by_shown ON nudges (site, mode, shown_at, id);
+-- Covering, like sessions_by_start.
+CREATE INDEX nudges_by_shown ON nudges (site, mode, shown_at, id) INCLUDE (session_started_at, session_id, type, outcome, influenced_conversion);
 CREATE INDEX nudges_by_type ON nudges (site, mode, type, shown_at, id);
 CREATE INDEX nudges_by_session ON nudges (site, mode, session_id, shown_at, id);

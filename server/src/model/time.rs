@@ -2,7 +2,6 @@
 //! fraction digits), kept as Unix milliseconds, written in UTC with exactly three fraction
 //! digits (`2026-11-24T10:00:00.120Z`). jiff checks the calendar (no February 30, no hour 25).
 
-use jiff::tz::TimeZone;
 use jiff::Timestamp;
 
 /// The earliest time the API reads or writes: 0001-01-01T00:00:00Z, in Unix milliseconds.
@@ -103,22 +102,37 @@ pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, T
 
 /// Writes Unix milliseconds as UTC RFC 3339 with exactly three fraction digits; times outside
 /// [`MIN_MS`]..=[`MAX_MS`] are clamped to them.
+///
+/// The calendar arithmetic is the days-to-civil algorithm of H. Hinnant's `chrono`-compatible
+/// date algorithms (a hot path: two per listed session); jiff is its reference in the tests.
 pub fn format_ms(ms: i64) -> String {
     let ms = ms.clamp(MIN_MS, MAX_MS);
-    let Ok(timestamp) = Timestamp::from_millisecond(ms) else {
-        return String::from("1970-01-01T00:00:00.000Z");
-    };
-    let dt = timestamp.to_zoned(TimeZone::UTC).datetime();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        dt.year(),
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second(),
-        dt.millisecond()
-    )
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    let mut out = String::with_capacity(24);
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z"
+    );
+    out
+}
+
+/// (year, month 1 to 12, day 1 to 31) of a day counted from 1970-01-01 (proleptic Gregorian).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// The current time in Unix milliseconds.
@@ -128,6 +142,8 @@ pub fn now_ms() -> i64 {
 
 #[cfg(test)]
 mod tests {
+    use jiff::tz::TimeZone;
+
     use super::*;
 
     #[test]
@@ -175,6 +191,32 @@ mod tests {
             "2026-12-31T23:59:60Z",
         ] {
             assert_eq!(parse_rfc3339_ms(bad, 3), Err(TimeError::Calendar), "{bad}");
+        }
+    }
+
+    #[test]
+    fn writes_what_jiff_writes() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ms = MIN_MS + (x % ((MAX_MS - MIN_MS) as u64)) as i64;
+            let dt = jiff::Timestamp::from_millisecond(ms)
+                .unwrap()
+                .to_zoned(TimeZone::UTC)
+                .datetime();
+            let want = format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                dt.year(),
+                dt.month(),
+                dt.day(),
+                dt.hour(),
+                dt.minute(),
+                dt.second(),
+                dt.millisecond()
+            );
+            assert_eq!(format_ms(ms), want, "{ms}");
         }
     }
 

@@ -465,10 +465,20 @@ macro_rules! queries {
 
 /// The queries on SQLite.
 pub(crate) mod sqlite {
-    queries!(sqlx::Sqlite, sqlx::sqlite::SqliteRow, "json_group_array", "json_array");
+    queries!(
+        sqlx::Sqlite,
+        sqlx::sqlite::SqliteRow,
+        "json_group_array",
+        "json_array"
+    );
 }
 
 /// The queries on PostgreSQL.
 pub(crate) mod postgres {
-    queries!(sqlx::Postgres, sqlx::postgres::PgRow, "json_agg", "json_build_array");
+    queries!(
+        sqlx::Postgres,
+        sqlx::postgres::PgRow,
+        "json_agg",
+        "json_build_array"
+    );
 }
