@@ -27,6 +27,8 @@ pub enum AuthFailure {
     Unknown,
     /// A publishable `pk_` key: it may only send events to the relay (SPEC 10).
     Publishable,
+    /// A secret `sk_` key sent to the relay, which pages call (SPEC 10).
+    SecretInPage,
 }
 
 impl AuthFailure {
@@ -34,9 +36,10 @@ impl AuthFailure {
     pub fn message(self) -> &'static str {
         match self {
             AuthFailure::Missing => "missing Authorization header; send Authorization: Bearer <API key>",
-            AuthFailure::Malformed => "the Authorization header must be \"Bearer \" followed by an API key: sk_live_ or sk_test_ and at least 16 letters or digits",
+            AuthFailure::Malformed => "the Authorization header must be \"Bearer \" followed by an API key: sk_live_ or sk_test_ (pk_live_ or pk_test_ for POST /v1/events) and at least 16 letters or digits",
             AuthFailure::Unknown => "the API key is not valid",
             AuthFailure::Publishable => "a publishable key (pk_) can only send events to POST /v1/events; this endpoint needs a secret key (sk_live_ or sk_test_)",
+            AuthFailure::SecretInPage => "a secret key (sk_) must never be put in a page, where anyone can read it; send events with the site's publishable key (pk_live_ or pk_test_), and replace this secret key",
         }
     }
 

@@ -38,6 +38,8 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     /// 429 RateLimitExceeded with `Retry-After` and the decision's headers (SPEC 7).
     RateLimited(Decision),
+    /// 429 RateLimitExceeded for a relay batch of this many events, refused whole (SPEC 10).
+    EventsRateLimited(Decision, u32),
     /// 500 InvalidConfig: the site never had a valid config; the body names every diagnostic.
     InvalidConfig(String),
     /// The engine's refusal of a request (400 InvalidRequest), with the engine's body.
@@ -71,6 +73,16 @@ impl IntoResponse for ApiError {
                 format!(
                     "rate limit of {} requests per rolling 60 s exceeded for this API key; retry in {} seconds",
                     decision.limit,
+                    decision.reset_after_s()
+                ),
+            ),
+            ApiError::EventsRateLimited(decision, events) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "RateLimitExceeded",
+                format!(
+                    "the batch of {events} events does not fit in this key's limit of {} events per rolling 60 s ({} used); nothing was stored; retry in {} seconds",
+                    decision.limit,
+                    decision.count,
                     decision.reset_after_s()
                 ),
             ),
@@ -108,7 +120,9 @@ impl IntoResponse for ApiError {
             ApiError::PayloadTooLarge(_) => {
                 headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
-            ApiError::RateLimited(decision) => decision.write_headers(headers),
+            ApiError::RateLimited(decision) | ApiError::EventsRateLimited(decision, _) => {
+                decision.write_headers(headers);
+            }
             ApiError::Unavailable(why) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
                 if *why == Unavailable::ShuttingDown {

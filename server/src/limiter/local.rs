@@ -161,6 +161,13 @@ impl SlidingLog {
     /// Decides one request at `now_us` against `limit` (SPEC 7): drops what left the window,
     /// admits when fewer than `limit` remain, and records the admission.
     pub fn decide(&mut self, now_us: u64, limit: u32) -> Decision {
+        self.decide_cost(now_us, limit, 1)
+    }
+
+    /// Decides a request that costs `cost` admissions at once (a relay batch of `cost` events,
+    /// SPEC 10): admitted when `cost` more fit under `limit`, all recorded at `now_us`; refused
+    /// whole otherwise, with `oldest_us` the admission whose leaving makes room for `cost`.
+    pub fn decide_cost(&mut self, now_us: u64, limit: u32, cost: u32) -> Decision {
         while self
             .admitted_us
             .front()
@@ -168,20 +175,35 @@ impl SlidingLog {
         {
             self.admitted_us.pop_front();
         }
-        let admitted = self.admitted_us.len() < limit as usize;
+        let count = self.admitted_us.len();
+        let cost_n = cost as usize;
+        let admitted = count + cost_n <= limit as usize;
         if admitted {
             // A clock that stepped back must not unsort the log.
             let t = self
                 .admitted_us
                 .back()
                 .map_or(now_us, |&last| last.max(now_us));
-            self.admitted_us.push_back(t);
+            self.admitted_us.extend(std::iter::repeat_n(t, cost_n));
         }
+        // Refused: room for `cost` comes when the (count + cost - limit)-th oldest leaves.
+        let frees = if admitted {
+            0
+        } else {
+            (count + cost_n)
+                .saturating_sub(limit as usize)
+                .saturating_sub(1)
+        };
         Decision {
             admitted,
             limit,
             count: u32::try_from(self.admitted_us.len()).unwrap_or(u32::MAX),
-            oldest_us: self.admitted_us.front().copied().unwrap_or(now_us),
+            oldest_us: self
+                .admitted_us
+                .get(frees)
+                .or(self.admitted_us.front())
+                .copied()
+                .unwrap_or(now_us),
             now_us,
         }
     }
@@ -206,15 +228,15 @@ impl LocalLimiter {
         }
     }
 
-    /// Decides one request of `key`. A key the limiter does not know (never the case for a key
-    /// that passed authentication) is refused.
-    pub fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
+    /// Decides one request of `key` costing `cost` admissions. A key the limiter does not know
+    /// (never the case for a key that passed authentication) is refused.
+    pub fn decide(&self, key: &KeyHash, limit: u32, cost: u32) -> Decision {
         let now_us = self.clock.now_us();
         match self.logs.get(key) {
             Some(log) => log
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .decide(now_us, limit),
+                .decide_cost(now_us, limit, cost),
             None => Decision {
                 admitted: false,
                 limit,
@@ -236,6 +258,26 @@ mod tests {
     use super::*;
 
     const T0: u64 = 1_700_000_000_250_000; // a Unix time with a fractional second
+
+    #[test]
+    fn a_batch_is_admitted_whole_or_refused_whole_with_the_wait_until_it_fits() {
+        let mut log = SlidingLog::default();
+        // 6 at T0, 3 at T0 + 10 s: 9 of 10 used.
+        assert!(log.decide_cost(T0, 10, 6).admitted);
+        assert!(log.decide_cost(T0 + 10_000_000, 10, 3).admitted);
+        // 5 more do not fit; they fit once the 4th oldest (T0) leaves: at T0 + 60 s.
+        let d = log.decide_cost(T0 + 20_000_000, 10, 5);
+        assert!(!d.admitted);
+        assert_eq!(d.count, 9, "nothing recorded");
+        assert_eq!(d.oldest_us, T0);
+        // 8 more fit only once the 7th oldest (T0 + 10 s) leaves.
+        let d = log.decide_cost(T0 + 20_000_000, 10, 8);
+        assert_eq!(d.oldest_us, T0 + 10_000_000);
+        // One fits now.
+        assert!(log.decide_cost(T0 + 20_000_000, 10, 1).admitted);
+        // After T0 + 60 s, the 6 of T0 left: 6 fit.
+        assert!(log.decide_cost(T0 + 60_000_000, 10, 6).admitted);
+    }
 
     #[test]
     fn admits_exactly_limit_in_any_window() {
@@ -321,7 +363,7 @@ mod tests {
         let limiter = LocalLimiter::new([], Arc::new(ManualClock::new(T0)));
         assert!(
             !limiter
-                .decide(&KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"), 5)
+                .decide(&KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"), 5, 1)
                 .admitted
         );
     }

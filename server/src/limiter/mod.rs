@@ -35,9 +35,15 @@ pub enum Limiter {
 impl Limiter {
     /// Decides one request of `key` against `limit` requests per rolling 60 s.
     pub async fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
+        self.decide_cost(key, limit, 1).await
+    }
+
+    /// Decides a request of `key` that costs `cost` admissions at once (a relay batch of
+    /// `cost` events, SPEC 10): admitted whole or refused whole.
+    pub async fn decide_cost(&self, key: &KeyHash, limit: u32, cost: u32) -> Decision {
         match self {
-            Limiter::Local(local) => local.decide(key, limit),
-            Limiter::Redis(redis) => redis.decide(key, limit).await,
+            Limiter::Local(local) => local.decide(key, limit, cost),
+            Limiter::Redis(redis) => redis.decide(key, limit, cost).await,
         }
     }
 }

@@ -28,24 +28,36 @@ pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 /// The sliding log in one atomic script. KEYS[1]: the key's sorted set of admission times
 /// (score: Unix µs); KEYS[2]: a counter that makes members unique. ARGV[1]: the limit;
-/// ARGV[2]: the window in µs. Returns {admitted, count, oldest_us, now_us}; Lua numbers are
-/// doubles, exact for Unix microseconds (< 2^53), and become integer replies.
+/// ARGV[2]: the window in µs; ARGV[3]: the request's cost (events of a relay batch, else 1).
+/// Returns {admitted, count, oldest_us, now_us}, `oldest_us` being, when refused, the admission
+/// whose leaving makes room for the cost; Lua numbers are doubles, exact for Unix microseconds
+/// (< 2^53), and become integer replies.
 const SLIDING_LOG_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local admitted = 0
-if count < limit then
-  local seq = redis.call('INCR', KEYS[2])
-  redis.call('ZADD', KEYS[1], now, seq)
-  count = count + 1
+local frees = 0
+if count + cost <= limit then
+  local last = redis.call('INCRBY', KEYS[2], cost)
+  local members = {}
+  for i = last - cost + 1, last do
+    members[#members + 1] = now
+    members[#members + 1] = i
+  end
+  redis.call('ZADD', KEYS[1], unpack(members))
+  count = count + cost
   admitted = 1
+else
+  frees = count + cost - limit - 1
+  if frees < 0 then frees = 0 end
 end
 local oldest = now
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local first = redis.call('ZRANGE', KEYS[1], frees, frees, 'WITHSCORES')
 if first[2] then oldest = tonumber(first[2]) end
 local ttl_ms = math.ceil(window / 1000)
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
@@ -91,11 +103,12 @@ impl RedisLimiter {
         })
     }
 
-    /// Decides one request of `key` against `limit`: in Redis, or locally while Redis is down.
-    pub async fn decide(&self, key: &KeyHash, limit: u32) -> Decision {
+    /// Decides one request of `key` costing `cost` admissions against `limit`: in Redis, or
+    /// locally while Redis is down.
+    pub async fn decide(&self, key: &KeyHash, limit: u32, cost: u32) -> Decision {
         let now_us = self.local.clock().now_us();
         if now_us >= self.down_until_us.load(Ordering::Relaxed) {
-            match self.decide_in_redis(key, limit).await {
+            match self.decide_in_redis(key, limit, cost).await {
                 Ok(decision) => {
                     if !self.up.swap(true, Ordering::Relaxed) {
                         tracing::info!("redis reachable: rate limits are shared");
@@ -132,10 +145,15 @@ impl RedisLimiter {
             }
         }
         self.metrics.rate_limit_fallback.inc();
-        self.local.decide(key, limit)
+        self.local.decide(key, limit, cost)
     }
 
-    async fn decide_in_redis(&self, key: &KeyHash, limit: u32) -> Result<Decision, Failure> {
+    async fn decide_in_redis(
+        &self,
+        key: &KeyHash,
+        limit: u32,
+        cost: u32,
+    ) -> Result<Decision, Failure> {
         let mut connection = match self.connection.load_full() {
             Some(connection) => MultiplexedConnection::clone(&connection),
             None => self.connect().await?,
@@ -143,7 +161,7 @@ impl RedisLimiter {
         let log_key = format!("nudge-rules:rl:{{{key}}}");
         let seq_key = format!("{log_key}:seq");
         let mut invocation = self.script.key(&log_key);
-        invocation.key(&seq_key).arg(limit).arg(WINDOW_US);
+        invocation.key(&seq_key).arg(limit).arg(WINDOW_US).arg(cost);
         let reply: (i64, i64, i64, i64) =
             tokio::time::timeout(REDIS_TIMEOUT, invocation.invoke_async(&mut connection))
                 .await

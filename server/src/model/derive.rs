@@ -5,8 +5,8 @@
 //!   exact text; the path key is computed when the event is stored);
 //! - `intent_score`: that of the latest event carrying one (ties: the later arrival), else 0;
 //! - `converted`: a PURCHASE exists; `nudge_count`: distinct shown nudges;
-//! - a nudge's `outcome`: that of its latest outcome event (ties: the later arrival), `shown`
-//!   when none; `influenced_conversion`: a PURCHASE at or after the interaction time and at
+//! - a nudge's `outcome`: that of its latest outcome event (ties: the later arrival; a
+//!   `chat_opened` of a nudge that is not a chat bubble does not count), `shown` when none; `influenced_conversion`: a PURCHASE at or after the interaction time and at
 //!   most [`INFLUENCE_WINDOW_MS`] later, the interaction time being that of the latest outcome
 //!   event, or `shown_at` when none.
 
@@ -53,6 +53,9 @@ pub struct NudgeSummary {
     pub influenced_conversion: bool,
 }
 
+/// An event's place in time: (occurred_at, arrival seq).
+type Order = (i64, i64);
+
 /// The derived fields of one session from all its events (any order); `None` for no events.
 /// The nudges are by `shown_at`, then id.
 pub fn derive(
@@ -68,8 +71,8 @@ pub fn derive(
     let mut purchases: Vec<i64> = Vec::new();
     // nudge id -> (shown_at, type)
     let mut shown: HashMap<&str, (i64, &str)> = HashMap::new();
-    // nudge id -> ((time, seq), outcome) of its latest outcome event
-    let mut outcomes: HashMap<&str, ((i64, i64), &str)> = HashMap::new();
+    // nudge id -> ((time, seq), outcome) of its outcome events
+    let mut outcomes: HashMap<&str, Vec<(Order, &str)>> = HashMap::new();
     for stored in events {
         let e = &stored.event;
         let at = e.occurred_at_ms;
@@ -101,10 +104,7 @@ pub fn derive(
             }
             EventKind::NudgeOutcome => {
                 if let (Some(id), Some(outcome)) = (e.nudge_id.as_deref(), e.outcome.as_deref()) {
-                    let entry = outcomes.entry(id).or_insert((order, outcome));
-                    if order > entry.0 {
-                        *entry = (order, outcome);
-                    }
+                    outcomes.entry(id).or_default().push((order, outcome));
                 }
             }
         }
@@ -112,7 +112,15 @@ pub fn derive(
     let mut nudges: Vec<NudgeSummary> = shown
         .iter()
         .map(|(&id, &(shown_at_ms, nudge_type))| {
-            let (interaction_ms, outcome) = match outcomes.get(id) {
+            // The latest outcome that the nudge's type allows (`chat_opened`: chat bubbles
+            // only; SPEC 10), whichever arrived first.
+            let latest = outcomes
+                .get(id)
+                .into_iter()
+                .flatten()
+                .filter(|(_, outcome)| *outcome != "chat_opened" || nudge_type == "chat_bubble")
+                .max_by_key(|(order, _)| *order);
+            let (interaction_ms, outcome) = match latest {
                 Some(&((at, _), outcome)) => (at, outcome),
                 None => (shown_at_ms, "shown"),
             };
@@ -275,6 +283,25 @@ mod tests {
         assert_eq!(nudges[0].outcome, "shown");
         let (_, nudges) = derive("sess_a", &[outcome(1, 100, "nudg_1", "clicked")]).unwrap();
         assert!(nudges.is_empty(), "an outcome waits for its NUDGE_SHOWN");
+    }
+
+    #[test]
+    fn chat_opened_counts_for_chat_bubbles_only() {
+        let mut bubble = shown(1, 100, "nudg_1");
+        bubble.event.nudge_type = Some("chat_bubble".into());
+        let (_, n) = derive(
+            "sess_a",
+            &[bubble, outcome(2, 200, "nudg_1", "chat_opened")],
+        )
+        .unwrap();
+        assert_eq!(n[0].outcome, "chat_opened");
+        let events = [
+            shown(1, 100, "nudg_1"),
+            outcome(2, 150, "nudg_1", "clicked"),
+            outcome(3, 200, "nudg_1", "chat_opened"),
+        ];
+        let (_, n) = derive("sess_a", &events).unwrap();
+        assert_eq!(n[0].outcome, "clicked", "a toast cannot open a chat");
     }
 
     #[test]

@@ -5,5 +5,6 @@
 pub mod cursor;
 pub mod derive;
 pub mod event;
+pub mod ingest;
 pub mod retention;
 pub mod time;

@@ -15,6 +15,7 @@
 //!
 //! Every response from step 5 on carries the rate-limit headers of the decision.
 
+pub mod events;
 pub mod nudges;
 pub mod preview;
 pub mod query;
@@ -23,14 +24,16 @@ pub mod sessions;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::body::Bytes;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::{Extension, Router};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
-use tower_http::timeout::RequestBodyTimeoutLayer;
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use tracing::field::Empty;
 use tracing::Level;
@@ -59,7 +62,8 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .route(PREVIEW_PATH, any(preview::preview))
         .route(sessions::LIST_PATH, any(sessions::list))
         .route(sessions::DETAIL_PATH, any(sessions::detail))
-        .route(nudges::LIST_PATH, any(nudges::list));
+        .route(nudges::LIST_PATH, any(nudges::list))
+        .route(events::EVENTS_PATH, any(events::events));
     if options.constant_route {
         router = router.route(CONSTANT_PATH, any(preview::constant));
     }
@@ -101,6 +105,7 @@ fn route_of(request: &Request) -> &'static str {
         Some(sessions::LIST_PATH) => sessions::LIST_PATH,
         Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
         Some(nudges::LIST_PATH) => nudges::LIST_PATH,
+        Some(events::EVENTS_PATH) => events::EVENTS_PATH,
         _ => "unmatched",
     }
 }
@@ -185,11 +190,72 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
 async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!(
-            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}} and GET {}",
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {} and POST {}",
             sessions::LIST_PATH,
-            nudges::LIST_PATH
+            nudges::LIST_PATH,
+            events::EVENTS_PATH
         ),
     ).into_response()
+}
+
+/// The whole body, at most `max_bytes`: refused on its `Content-Length` before a byte is read,
+/// or as soon as a chunked body passes the limit; cut after `total_timeout` however slowly it
+/// trickles.
+pub(crate) async fn read_body(
+    request: Request,
+    max_bytes: usize,
+    total_timeout: Duration,
+) -> Result<Bytes, ApiError> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(length) = declared.filter(|&n| n > max_bytes as u64) {
+        return Err(ApiError::PayloadTooLarge(format!(
+            "the request body has {length} bytes; at most {max_bytes} ({}) are allowed",
+            kib(max_bytes)
+        )));
+    }
+    let limited = Limited::new(request.into_body(), max_bytes);
+    let Ok(collected) = tokio::time::timeout(total_timeout, limited.collect()).await else {
+        return Err(ApiError::RequestTimeout(format!(
+            "the request body did not arrive within {} ms",
+            total_timeout.as_millis()
+        )));
+    };
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => {
+            Err(ApiError::PayloadTooLarge(format!(
+                "the request body is larger than {max_bytes} bytes ({}), the most allowed",
+                kib(max_bytes)
+            )))
+        }
+        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => Err(ApiError::RequestTimeout(
+            "the request body did not arrive in time".to_owned(),
+        )),
+        Err(_) => Err(ApiError::InvalidRequest(
+            "the request body could not be read".to_owned(),
+        )),
+    }
+}
+
+/// Whether `error` or any error in its source chain is a `T`.
+fn caused_by<T: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.is::<T>() {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+/// `64 KiB`.
+fn kib(bytes: usize) -> String {
+    format!("{} KiB", bytes / 1024)
 }
 
 /// `Cache-Control` of a successful read (SPEC 9; API document section 8 recommends caching

@@ -5,16 +5,13 @@
 //! InvalidRequest).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use nudge_rules::limits::MAX_REQUEST_BYTES;
-use tower_http::timeout::TimeoutError;
 
 use super::{ApiOptions, BodyRead};
 use crate::auth::admit;
@@ -100,7 +97,7 @@ async fn answer(
     options: &ApiOptions,
 ) -> Result<Response, ApiError> {
     check_content_type(request.headers())?;
-    let body = read_body(request, options.body_total_timeout).await?;
+    let body = super::read_body(request, MAX_REQUEST_BYTES, options.body_total_timeout).await?;
     let served = site.served();
     let engine = match &**served {
         Served::Valid { engine, .. } => engine,
@@ -147,55 +144,6 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     Err(ApiError::UnsupportedMediaType(format!(
         "the request body must be JSON with Content-Type: application/json; got {shown}"
     )))
-}
-
-/// The whole body, at most [`MAX_REQUEST_BYTES`]: refused on its `Content-Length` before a
-/// byte is read, or as soon as a chunked body passes the limit; cut after `total_timeout`
-/// however slowly it trickles.
-async fn read_body(request: Request, total_timeout: Duration) -> Result<Bytes, ApiError> {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if let Some(length) = declared.filter(|&n| n > MAX_REQUEST_BYTES as u64) {
-        return Err(ApiError::PayloadTooLarge(format!(
-            "the request body has {length} bytes; at most {MAX_REQUEST_BYTES} (64 KiB) are allowed"
-        )));
-    }
-    let limited = Limited::new(request.into_body(), MAX_REQUEST_BYTES);
-    let Ok(collected) = tokio::time::timeout(total_timeout, limited.collect()).await else {
-        return Err(ApiError::RequestTimeout(format!(
-            "the request body did not arrive within {} ms",
-            total_timeout.as_millis()
-        )));
-    };
-    match collected {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if caused_by::<LengthLimitError>(e.as_ref()) => {
-            Err(ApiError::PayloadTooLarge(format!(
-            "the request body is larger than {MAX_REQUEST_BYTES} bytes (64 KiB), the most allowed"
-        )))
-        }
-        Err(e) if caused_by::<TimeoutError>(e.as_ref()) => Err(ApiError::RequestTimeout(
-            "the request body did not arrive in time".to_owned(),
-        )),
-        Err(_) => Err(ApiError::InvalidRequest(
-            "the request body could not be read".to_owned(),
-        )),
-    }
-}
-
-/// Whether `error` or any error in its source chain is a `T`.
-fn caused_by<T: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut current = Some(error);
-    while let Some(e) = current {
-        if e.is::<T>() {
-            return true;
-        }
-        current = e.source();
-    }
-    false
 }
 
 #[cfg(test)]

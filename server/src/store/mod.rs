@@ -292,6 +292,19 @@ impl Store {
         dispatch!(self, read, list_nudges(scope, window, filter, after, limit))
     }
 
+    /// When each of these sessions started (Unix ms), for those the store has.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn session_starts(
+        &self,
+        scope: &Scope,
+        ids: &[&str],
+    ) -> Result<std::collections::HashMap<String, i64>, StoreError> {
+        dispatch!(self, read, session_starts(scope, ids))
+    }
+
     /// Deletes the sessions of `site` (both modes) that started before `before_ms`, with
     /// their events and nudges; returns how many sessions.
     ///

@@ -436,6 +436,27 @@ macro_rules! queries {
                 .collect())
         }
 
+        pub(crate) async fn session_starts(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            ids: &[&str],
+        ) -> Result<HashMap<String, i64>, StoreError> {
+            let mut starts = HashMap::new();
+            for chunk in ids.chunks(SESSIONS_PER_STATEMENT) {
+                let mut select = QueryBuilder::<$db>::new("SELECT id, started_at FROM sessions WHERE site = ");
+                select.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(scope.mode.as_str()).push(" AND id IN (");
+                let mut list = select.separated(", ");
+                for id in chunk {
+                    list.push_bind(*id);
+                }
+                list.push_unseparated(")");
+                for row in select.build().fetch_all(pool).await? {
+                    starts.insert(row.try_get("id")?, row.try_get("started_at")?);
+                }
+            }
+            Ok(starts)
+        }
+
         pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
             let mut tx = pool.begin().await?;
             sqlx::query(

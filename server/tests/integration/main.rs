@@ -9,6 +9,7 @@ mod hardening;
 mod pg;
 mod read_api;
 mod redis;
+mod relay;
 mod reload;
 mod schemathesis;
 mod store;

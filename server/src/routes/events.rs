@@ -1,0 +1,302 @@
+//! `POST /v1/events`, the SDK relay (SPEC 10): storefront pages send batches of events with a
+//! publishable key; each event is judged alone, every accepted one is committed before the 202,
+//! and each key may send 10,000 events per rolling minute.
+//!
+//! Checks, in order: the method (`OPTIONS` is the CORS preflight, 204), the lifecycle (503), the
+//! media type (`application/json` or `text/plain`, 415), the body (at most 512 KiB, 413; a body
+//! that cannot be read as a batch, 400), the key (`Authorization: Bearer pk_...` or the body's
+//! `site_key`; both and different, 400; a secret key, missing or unknown, 401), the key's
+//! window counting the batch's events (429, refused whole), each event, the store (503). Every
+//! answer carries `Access-Control-Allow-Origin: *`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use serde::Serialize;
+
+use super::{read_body, ApiOptions, BodyRead};
+use crate::auth::AuthFailure;
+use crate::error::{json, ApiError};
+use crate::keys::{key_kind, KeyHash, KeyKind};
+use crate::limiter::Decision;
+use crate::metrics::SiteLabels;
+use crate::model::event::{Mode, NewEvent, Scope};
+use crate::model::ingest::{read_batch, read_event, Clocks, MAX_AGE_MS, MAX_BODY_BYTES};
+use crate::model::time::now_ms;
+use crate::registry::Served;
+use crate::state::AppState;
+
+/// The relay's path.
+pub const EVENTS_PATH: &str = "/v1/events";
+
+/// Events per rolling 60 s per publishable key (API document section 8).
+pub const EVENTS_PER_MINUTE: u32 = 10_000;
+
+/// `POST /v1/events` and its preflight.
+pub async fn events(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    let mut response = if request.method() == Method::OPTIONS {
+        preflight()
+    } else if request.method() != Method::POST {
+        super::method_not_allowed(request.method(), request.uri().path(), "POST, OPTIONS")
+            .into_response()
+    } else {
+        let (mut response, decision) = match relay(&app, request, &options).await {
+            Ok((response, decision)) => (response, Some(decision)),
+            Err((refusal, decision)) => {
+                let body_read = !matches!(
+                    refusal,
+                    ApiError::PayloadTooLarge(_)
+                        | ApiError::RequestTimeout(_)
+                        | ApiError::UnsupportedMediaType(_)
+                        | ApiError::Unavailable(_)
+                );
+                let mut response = refusal.into_response();
+                if body_read {
+                    response.extensions_mut().insert(BodyRead);
+                }
+                (response, decision)
+            }
+        };
+        if let Some(decision) = decision {
+            decision.write_headers(response.headers_mut());
+        }
+        response
+    };
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(
+            "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+        ),
+    );
+    response
+}
+
+/// The CORS preflight: any origin may send events (storefront pages do).
+fn preflight() -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST, OPTIONS"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("Authorization, Content-Type"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    response
+}
+
+/// The 202's body (SPEC 10 "Answer").
+#[derive(Serialize)]
+struct Accepted {
+    accepted: usize,
+    duplicates: usize,
+    rejected: Vec<Rejected>,
+}
+
+/// One refused event: its index in the batch and why.
+#[derive(Serialize)]
+struct Rejected {
+    index: usize,
+    error: &'static str,
+    message: String,
+}
+
+type Refusal = (ApiError, Option<Decision>);
+
+async fn relay(
+    app: &AppState,
+    request: Request,
+    options: &ApiOptions,
+) -> Result<(Response, Decision), Refusal> {
+    if let Some(why) = app.unavailable() {
+        return Err((ApiError::Unavailable(why), None));
+    }
+    check_content_type(request.headers()).map_err(|e| (e, None))?;
+    let header_key = header_key(request.headers()).map_err(|e| (e, None))?;
+    let body = read_body(request, MAX_BODY_BYTES, options.body_total_timeout)
+        .await
+        .map_err(|e| (e, None))?;
+    let received_at_ms = now_ms();
+    let batch = read_batch(&body).map_err(|m| (ApiError::InvalidRequest(m), None))?;
+    let key = match (header_key.as_deref(), batch.site_key.as_deref()) {
+        (Some(a), Some(b)) if a != b => return Err((
+            ApiError::InvalidRequest(
+                "the Authorization header and the body's site_key name different keys; send one"
+                    .to_owned(),
+            ),
+            None,
+        )),
+        (Some(key), _) | (None, Some(key)) => key.to_owned(),
+        (None, None) => return Err((ApiError::Unauthorized(AuthFailure::Missing), None)),
+    };
+    match key_kind(&key) {
+        Some(KeyKind::Publishable) => {}
+        Some(KeyKind::Secret) => {
+            return Err((ApiError::Unauthorized(AuthFailure::SecretInPage), None));
+        }
+        None => return Err((ApiError::Unauthorized(AuthFailure::Malformed), None)),
+    }
+    let key_hash = KeyHash::of_key(&key);
+    let Some(site) = app.sites.site_of(KeyKind::Publishable, &key_hash) else {
+        return Err((ApiError::Unauthorized(AuthFailure::Unknown), None));
+    };
+    let span = tracing::Span::current();
+    span.record("site", site.id.as_str());
+    span.record("key", key_hash.log_id().as_str());
+    let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
+    let decision = app
+        .limiter
+        .decide_cost(&key_hash, EVENTS_PER_MINUTE, cost)
+        .await;
+    if !decision.admitted {
+        app.metrics
+            .rate_limited
+            .get_or_create(&SiteLabels {
+                site: site.id.clone(),
+            })
+            .inc();
+        return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
+    }
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: Mode::of_key(&key),
+    };
+    let case_sensitive = match &**site.served() {
+        Served::Valid { engine, .. } => engine.config().case_sensitive,
+        _ => false,
+    };
+    let clocks = Clocks {
+        received_at_ms,
+        sent_at_ms: batch.sent_at_ms,
+    };
+    let mut rejected = Vec::new();
+    let mut events: Vec<(usize, NewEvent)> = Vec::new();
+    for (index, raw) in batch.events.iter().enumerate() {
+        match read_event(raw, &clocks, case_sensitive) {
+            Ok(event) => events.push((index, event)),
+            Err(message) => rejected.push(Rejected {
+                index,
+                error: "InvalidEvent",
+                message,
+            }),
+        }
+    }
+    let Some(store) = &app.store else {
+        return Err((ApiError::StoreUnavailable, Some(decision)));
+    };
+    let unavailable = |e: crate::store::StoreError| {
+        app.metrics.store_errors.inc();
+        app.metrics.store_up.set(0);
+        tracing::warn!(error = %e, "store unreachable: answering 503");
+        (ApiError::StoreUnavailable, Some(decision))
+    };
+    // An event more than 24 hours after its session's start is refused (SPEC 10 "Clocks").
+    let session_ids: Vec<&str> = {
+        let mut ids: Vec<&str> = events.iter().map(|(_, e)| e.session_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let mut starts: HashMap<String, i64> = store
+        .session_starts(&scope, &session_ids)
+        .await
+        .map_err(unavailable)?;
+    for (_, e) in &events {
+        let start = starts
+            .entry(e.session_id.clone())
+            .or_insert(e.occurred_at_ms);
+        *start = (*start).min(e.occurred_at_ms);
+    }
+    let mut kept = Vec::with_capacity(events.len());
+    for (index, event) in events {
+        let start = starts
+            .get(&event.session_id)
+            .copied()
+            .unwrap_or(event.occurred_at_ms);
+        if event.occurred_at_ms.saturating_sub(start) > MAX_AGE_MS {
+            rejected.push(Rejected {
+                index,
+                error: "InvalidEvent",
+                message: format!(
+                    "occurred_at is more than 24 hours after its session {} started; start a new session",
+                    event.session_id
+                ),
+            });
+        } else {
+            kept.push(event);
+        }
+    }
+    rejected.sort_by_key(|r| r.index);
+    let outcome = store
+        .insert_events(&scope, &kept, received_at_ms)
+        .await
+        .map_err(unavailable)?;
+    app.metrics.store_up.set(1);
+    let body = super::to_body(&super::DataEnvelope {
+        data: Accepted {
+            accepted: outcome.accepted,
+            duplicates: outcome.duplicates.len(),
+            rejected,
+        },
+    });
+    let mut response = json(StatusCode::ACCEPTED, body);
+    response.extensions_mut().insert(BodyRead);
+    Ok((response, decision))
+}
+
+/// 415 unless there is one `Content-Type`, `application/json` or `text/plain` (what
+/// `navigator.sendBeacon` sends a string as), parameters allowed.
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let first = values.next();
+    let media_type = first
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    let ok = values.next().is_none()
+        && media_type.is_some_and(|m| {
+            m.eq_ignore_ascii_case("application/json") || m.eq_ignore_ascii_case("text/plain")
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::UnsupportedMediaType(
+            "send the batch as JSON with one Content-Type: application/json or text/plain"
+                .to_owned(),
+        ))
+    }
+}
+
+/// The key of `Authorization: Bearer <key>`, if the header is there.
+fn header_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(None);
+    }
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().and_then(|v| v.to_str().ok());
+    let key = value
+        .filter(|_| values.next().is_none())
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, key)| key.trim().to_owned());
+    key.map(Some)
+        .ok_or(ApiError::Unauthorized(AuthFailure::Malformed))
+}
