@@ -55,6 +55,7 @@ const app = {
   explanation: null,
   ready: false,
   lastHash: null,
+  undoAfter: null, // the text a destructive card edit left, while its toast offers Undo
   timings: [], // { kind, ms } of each rendered answer: keystroke (or control) to preview
   patternWaiters: new Map(),
   bootStart: performance.now(),
@@ -78,7 +79,8 @@ const editor = new CodeEditor($('#editor'), {
   onSave: () => saveConfig(),
 });
 const rulesEditor = new RulesEditor($('#rules-view'), {
-  applyEdits: (edits) => editor.applyEdits(edits),
+  applyEdits: (edits, options) => editor.applyEdits(edits, options),
+  offerUndo: (message) => offerUndo(message),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
 });
@@ -101,7 +103,7 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   send: (job) => request(job),
   currentState: () => session.sessionState(),
   setState: (st) => session.set(pick({ intent: st.intent_score, idle: st.idle_ms, url: st.page_url })),
-  notify: (text) => notify(text),
+  notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   badge: $('#scenarios-badge'),
 });
@@ -124,6 +126,11 @@ function onTextChange(text) {
   request({ text, sentAt: performance.now() });
   drafts.save(text);
   els.dirtyDot.hidden = !drafts.isDirty(text);
+  // An Undo offered for an edit goes once the text changes again (Ctrl+Z still takes it back).
+  if (app.undoAfter !== null && text !== app.undoAfter) {
+    app.undoAfter = null;
+    els.toast.hidden = true;
+  }
   rulesEditor.update({ text });
   scheduleHash();
 }
@@ -379,6 +386,7 @@ async function writeHash() {
 }
 
 function notify(text, action = null) {
+  app.undoAfter = null;
   els.toastText.textContent = text;
   els.toastAction.hidden = !action;
   if (action) {
@@ -393,6 +401,39 @@ function notify(text, action = null) {
   notify.timer = setTimeout(() => {
     els.toast.hidden = true;
   }, action ? 8000 : 3200);
+}
+
+/**
+ * Says what a destructive edit of the config did (a rule deleted, a chip removed), with an Undo
+ * that takes that step back: the history's last step, as long as the text is what it left.
+ */
+function offerUndo(message) {
+  const after = editor.value;
+  notify(message, { label: 'Undo', run: () => editor.value === after && undoStep('undo') });
+  app.undoAfter = after;
+}
+
+/** One step of the config's history back or forward (the Rules and JSON views share it). */
+function undoStep(which) {
+  const done = which === 'undo' ? editor.undo() : editor.redo();
+  if (done) rulesEditor.syncFocused();
+  return done;
+}
+
+/**
+ * Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) outside the JSON text, which handles its own: in the rule
+ * cards and anywhere that is not a field of its own (the URL, the bench, a scenario's name).
+ */
+function onUndoKey(e) {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey || e.defaultPrevented) return;
+  const key = e.key.toLowerCase();
+  const redo = key === 'y' || (key === 'z' && e.shiftKey);
+  if (key !== 'z' && !redo) return;
+  const t = e.target;
+  const ownField = t instanceof HTMLElement && t.matches('input, textarea, select, [contenteditable]') && !els.rulesView.contains(t);
+  if (ownField || els.jsonView.contains(t)) return;
+  e.preventDefault();
+  undoStep(redo ? 'redo' : 'undo');
 }
 
 /** Downloads the config (the Save button, Ctrl+S anywhere on the page). */
@@ -410,7 +451,7 @@ async function mayDiscard(what) {
   if (!drafts.isDirty(editor.value)) return true;
   return confirmDialog(els.dialog, {
     title: 'Discard your edits?',
-    body: `Your changes since ${drafts.baseLabel} are replaced by ${what}. Ctrl+Z in the JSON view brings them back.`,
+    body: `Your changes since ${drafts.baseLabel} are replaced by ${what}. Undo (or Ctrl+Z) brings them back.`,
     confirm: 'Discard my edits',
   });
 }
@@ -466,6 +507,7 @@ function wire() {
     if (await mayDiscard(name)) replaceText(text, name, `Loaded ${name}.`);
   });
   $('#save-btn').addEventListener('click', () => saveConfig());
+  window.addEventListener('keydown', onUndoKey);
   window.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's' && !e.defaultPrevented) {
       e.preventDefault();

@@ -2,15 +2,15 @@
 // search (Ctrl+F), grouped undo, completion and hover docs from the config's JSON Schema, and the
 // engine's diagnostics as lint markers with their message written under the line they concern.
 
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory, redo, undo } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
 import {
   bracketMatching, codeFolding, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting, HighlightStyle,
 } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
-import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Compartment, EditorState, StateEffect, StateField, Transaction } from '@codemirror/state';
 import {
   Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap,
   lineNumbers,
@@ -148,6 +148,8 @@ export class CodeEditor {
       const state = this.detached.update({ effects: this.language.reconfigure(json()) }).state;
       this.detached = null;
       this.view.setState(state);
+      // Text typed in a card is `input.type` (one undo step per word): no completion from it.
+      closeCompletion(this.view);
     }
   }
 
@@ -156,13 +158,13 @@ export class CodeEditor {
     return this.detached ?? this.view.state;
   }
 
-  /** Applies a transaction to the view, or to the detached state while hidden. */
+  /** Applies a transaction (or specs) to the view, or to the detached state while hidden. */
   dispatch(...specs) {
     if (!this.detached) {
       this.view.dispatch(...specs);
       return;
     }
-    const tr = this.detached.update(...specs);
+    const tr = specs[0] instanceof Transaction ? specs[0] : this.detached.update(...specs);
     this.detached = tr.state;
     if (tr.docChanged) this.onChange(tr.state.doc.toString(), [tr]);
   }
@@ -196,13 +198,32 @@ export class CodeEditor {
     this.dispatch({ changes: { from, to, insert }, userEvent });
   }
 
-  /** Applies jsonc-parser edits ({offset, length, content}) as one transaction (one undo step). */
-  applyEdits(edits, userEvent = 'input.visual') {
+  /**
+   * Applies jsonc-parser edits ({offset, length, content}) as one transaction. `typing` (text
+   * typed into a card, a slider moved) joins the previous typing step as typing in the JSON view
+   * does, so a word is one undo step; any other edit (a delete, a move) is a step of its own.
+   */
+  applyEdits(edits, { typing = false } = {}) {
     if (!edits.length) return;
     this.dispatch({
       changes: edits.map((e) => ({ from: e.offset, to: e.offset + e.length, insert: e.content })),
-      userEvent,
+      userEvent: typing ? 'input.type.card' : 'input.visual',
+      annotations: typing ? [] : [isolateHistory.of('full')],
     });
+  }
+
+  /** Takes one step of the document's history back (in either view); false when there is none. */
+  undo() {
+    return undo(this.historyTarget());
+  }
+
+  /** Takes one undone step forward again; false when there is none. */
+  redo() {
+    return redo(this.historyTarget());
+  }
+
+  historyTarget() {
+    return { state: this.state, dispatch: (tr) => this.dispatch(tr) };
   }
 
   focus() {

@@ -41,8 +41,8 @@ function label(text, control) {
 export class RulesEditor {
   /**
    * @param {HTMLElement} root
-   * @param {{getText: () => string, applyEdits: (edits) => void, checkPattern: (text, cb) => void,
-   *          jumpToJson: (line, column) => void}} host
+   * @param {{applyEdits: (edits, options?: {typing?: boolean}) => void, checkPattern: (text, cb) => void,
+   *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void}} host
    */
   constructor(root, host) {
     this.root = root;
@@ -85,7 +85,7 @@ export class RulesEditor {
    * keystroke in a card of a 1,000-rule config touches one string); anything else goes through
    * jsonc-parser's `modify`.
    */
-  setValueAt(path, value) {
+  setValueAt(path, value, options) {
     const edit = value === undefined ? null : this.index.replaceScalar(this.text, path, value);
     if (edit && this.parsed?.syntaxOk && this.parsedText === this.text) {
       // The parsed config follows the edit too, so the refresh parses nothing; only the edited
@@ -98,7 +98,7 @@ export class RulesEditor {
         if (path[0] === 'rules' && typeof path[1] === 'number') this.ruleKeys[path[1]] = undefined;
       }
     }
-    this.edit(edit ? [edit] : setAt(this.text, path, value));
+    this.edit(edit ? [edit] : setAt(this.text, path, value), options);
   }
 
   update({ text, diagnostics, pageReports, coverage }) {
@@ -187,7 +187,13 @@ export class RulesEditor {
       return { index, count: rules.length, rule, diags, hits, coverage, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
     });
     this.items = items;
-    this.cards.setItems(items);
+    forceValues = Boolean(this.forceSync);
+    this.forceSync = false;
+    try {
+      this.cards.setItems(items);
+    } finally {
+      forceValues = false;
+    }
     this.prepareIndex();
   }
 
@@ -205,8 +211,22 @@ export class RulesEditor {
     });
   }
 
-  edit(edits) {
-    if (edits.length) this.host.applyEdits(edits);
+  edit(edits, options) {
+    if (edits.length) this.host.applyEdits(edits, options);
+  }
+
+  /** A destructive edit: made, then said with an Undo (app.js `offerUndo`). */
+  remove(path, message) {
+    this.edit(setAt(this.text, path, undefined));
+    this.host.offerUndo(message);
+  }
+
+  /**
+   * After an undo or redo: the next refresh puts the text's values into the focused control too
+   * (otherwise left alone while the person types in it), so the field shows what was undone.
+   */
+  syncFocused() {
+    this.forceSync = true;
   }
 
   // ------------------------------------------------------------------ site settings
@@ -294,9 +314,11 @@ export class RulesEditor {
   }
 }
 
+let forceValues = false; // RulesEditor.syncFocused: into the focused control too
+
 /** Sets an input's value unless the person is typing in it. */
 function setValue(el, value) {
-  if (document.activeElement !== el && el.value !== value) el.value = value;
+  if ((forceValues || document.activeElement !== el) && el.value !== value) el.value = value;
 }
 
 /**
@@ -305,9 +327,10 @@ function setValue(el, value) {
  * the text being typed survives updates.
  */
 class ChipsField {
-  constructor(editor, { what, path }) {
+  constructor(editor, { what, path, owner = null }) {
     this.editor = editor;
     this.what = what;
+    this.owner = owner; // () => whose list it is, in words (a rule), for the Undo toast
     this.path = path; // () => the list's JSON path (a card's index can change)
     this.values = [];
     this.hits = [];
@@ -343,7 +366,7 @@ class ChipsField {
       h('code', {}, String(pattern)),
       h('button', {
         type: 'button', class: 'chip-x', 'aria-label': `Remove ${this.what} ${pattern}`,
-        onclick: () => this.editor.edit(setAt(this.editor.text, [...this.path(), k], undefined)),
+        onclick: () => this.editor.remove([...this.path(), k], `Removed ${this.what} ${pattern}${this.owner ? ` from ${this.owner()}` : ''}.`),
       }, '×'));
     });
     if (!values.length && absentText) chips.push(h('li', { class: 'chip-empty' }, absentText));
@@ -400,6 +423,9 @@ class RuleCard {
     this.slot = slot;
     this.item = null;
     const set = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value);
+    // Typed text and sliders: one undo step per word or drag, as typing in the JSON view.
+    const type = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value, { typing: true });
+    const owner = () => `rule “${this.item.rule?.id ?? this.item.index + 1}”`;
 
     // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
     // takes Alt+Up and Alt+Down from the keyboard.
@@ -449,7 +475,7 @@ class RuleCard {
     this.order = h('span', { class: 'rc-order', title: 'Checked in this order; the first rule that matches fires' });
     this.id = h('input', {
       type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: '64',
-      oninput: (e) => set(['id'], e.target.value),
+      oninput: (e) => type(['id'], e.target.value),
     });
     this.enabled = h('input', {
       type: 'checkbox', class: 'switch', onchange: (e) => set(['enabled'], e.target.checked ? undefined : false),
@@ -459,37 +485,37 @@ class RuleCard {
     this.down = h('button', { type: 'button', class: 'icon-btn small', title: 'Move down', html: ICONS.down, onclick: () => editor.move(this.item.index, this.item.index + 1, true) });
     this.dup = h('button', { type: 'button', class: 'icon-btn small', title: 'Duplicate', html: ICONS.copy, onclick: () => editor.duplicate(this.item.index) });
     this.del = h('button', {
-      type: 'button', class: 'icon-btn small danger', title: 'Delete (Ctrl+Z in the JSON view brings it back)', html: ICONS.trash,
-      onclick: () => editor.edit(setAt(editor.text, ['rules', this.item.index], undefined)),
+      type: 'button', class: 'icon-btn small danger', title: 'Delete (Undo or Ctrl+Z brings it back)', html: ICONS.trash,
+      onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
     });
     this.errors = h('ul', { class: 'card-errors' });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
-    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => set(['nudge', 'cta'], e.target.value) });
-    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => set(['nudge', 'message'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => type(['nudge', 'message'], e.target.value) });
     this.intentText = h('b', {});
     this.intentMin = h('input', {
       type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Lowest intent score',
-      oninput: (e) => set(['when', 'min_intent_score'], Number(e.target.value)),
+      oninput: (e) => type(['when', 'min_intent_score'], Number(e.target.value)),
     });
     this.intentMax = h('input', {
       type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Highest intent score',
-      oninput: (e) => set(['when', 'max_intent_score'], Number(e.target.value)),
+      oninput: (e) => type(['when', 'max_intent_score'], Number(e.target.value)),
     });
     this.idleText = h('b', {});
     this.idleRange = h('input', {
       type: 'range', min: '0', max: String(IDLE_SLIDER_MAX_S), step: '1', 'aria-label': 'Idle time before it shows, in seconds',
-      oninput: (e) => set(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
+      oninput: (e) => type(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
     });
     this.idleSeconds = h('input', {
       type: 'number', min: '0', max: '86400', step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
       oninput: (e) => {
         const s = Number(e.target.value);
-        if (e.target.value !== '' && Number.isFinite(s)) set(['when', 'min_idle_ms'], Math.round(s * 1000));
+        if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));
       },
     });
-    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'] });
-    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'] });
+    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'], owner });
+    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'], owner });
 
     slot.replaceChildren(
       h('div', { class: 'rc-head' },

@@ -1,0 +1,189 @@
+// One browser test per finding of issue 24 (the editor tried as a merchant would). Each failed on
+// the editor of the commit before its change and passes now:
+//
+//   node --test www/test/merchant.test.mjs
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { ROOT, configText, freshPage, launch, open, setConfig, settled, showJson } from './helpers.mjs';
+
+const STOREFRONT = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
+const EXAMPLE_SCENARIOS = JSON.parse(readFileSync(path.join(ROOT, 'examples/scenarios.json'), 'utf8')).scenarios;
+
+let env;
+
+before(async () => {
+  env = await launch({ width: 1440, height: 1000 });
+});
+
+after(async () => {
+  await env?.close();
+});
+
+/** A page of the editor with the example config and empty local storage. */
+async function editorPage(hash = '', viewport = { width: 1440, height: 1000 }) {
+  const page = await freshPage(env);
+  await page.setViewportSize(viewport);
+  await open(page, env.server, hash);
+  return page;
+}
+
+/** The ids of the config's rules, as the text says. */
+async function ruleIds(page) {
+  return JSON.parse(await configText(page)).rules.map((r) => r.id);
+}
+
+/** The card of rule `index` (0-based), built. */
+async function card(page, index) {
+  await page.evaluate((i) => window.nudgePlayground.rulesEditor.cards.element(i)?.scrollIntoView({ block: 'center' }), index);
+  return page.locator(`.rule-card-slot[data-index="${index}"]`);
+}
+
+/** Opens the Scenarios panel (its module loads) and waits for its first check. */
+async function openScenarios(page) {
+  if (!(await page.locator('#scenarios-panel').evaluate((el) => el.open))) await page.locator('#scenarios-panel > summary').click();
+  await page.locator('#scenarios-body .sc-summary:not(:empty)').waitFor();
+  await settled(page);
+}
+
+/** The names in the Scenarios list, once it has `n` items. */
+async function scenarioNames(page, n) {
+  await page.waitForFunction((k) => document.querySelectorAll('#scenarios-body .sc-item').length === k, n);
+  return page.locator('#scenarios-body .sc-item').evaluateAll((els) => els.map((el) => el.dataset.name));
+}
+
+/** Saves the current visitor as a scenario named `name`. */
+async function saveVisitor(page, name) {
+  await page.locator('#sc-name').fill(name);
+  await page.locator('#scenarios-body .sc-save button[type=submit]').click();
+  await page.locator(`#scenarios-body .sc-item[data-name="${name}"]`).waitFor();
+  await settled(page);
+}
+
+/** The toast's Undo button, visible. */
+async function clickUndo(page) {
+  const undo = page.locator('#toast-action', { hasText: 'Undo' });
+  await undo.waitFor({ state: 'visible', timeout: 2000 });
+  await undo.click();
+  await settled(page);
+}
+
+describe('issue 24 findings', () => {
+  test('1. deleting a rule or a chip offers Undo, and Ctrl+Z / Ctrl+Shift+Z work in the Rules view on one history', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    assert.equal(ids.length, 9);
+
+    // Delete, then the toast's Undo: the same text as before.
+    await (await card(page, 1)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ids.filter((_, i) => i !== 1));
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Deleted rule “${ids[1]}”`));
+    await clickUndo(page);
+    assert.equal(await configText(page), STOREFRONT);
+
+    // Delete, then Ctrl+Z in the Rules view (focus on the page, not in the JSON), Ctrl+Shift+Z.
+    await (await card(page, 2)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    assert.equal((await ruleIds(page)).length, 8);
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.keyboard.press('Control+Shift+z');
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ids.filter((_, i) => i !== 2));
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+
+    // Removing a page chip: Undo brings it back.
+    const first = await card(page, 0);
+    const chip = first.locator('.chip-x').first();
+    const label = await chip.getAttribute('aria-label');
+    await chip.click();
+    await settled(page);
+    assert.notEqual(await configText(page), STOREFRONT);
+    assert.match(await page.locator('#toast-text').textContent(), /Removed/);
+    await clickUndo(page);
+    assert.equal(await configText(page), STOREFRONT, `${label}: Undo did not bring the chip back`);
+
+    // Typing a word in a card is one step: one Ctrl+Z takes the whole word back, with the focus
+    // still in the field, which shows the text as it was.
+    const message = first.locator('textarea');
+    const before = await message.inputValue();
+    await message.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Really', { delay: 20 });
+    await settled(page);
+    assert.equal(JSON.parse(await configText(page)).rules[0].nudge.message, `${before} Really`);
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.equal(await message.inputValue(), before);
+    await page.keyboard.press('Control+Shift+z');
+    await settled(page);
+    assert.equal(await message.inputValue(), `${before} Really`);
+
+    // The same history in the JSON view: a rule deleted in the cards comes back with Ctrl+Z there.
+    await page.keyboard.press('Control+z');
+    await (await card(page, 3)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    await showJson(page);
+    await page.locator('#editor .cm-content').click();
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.close();
+  });
+
+  test('2. loading the example scenarios and importing a file add to the merchant\'s scenarios, say so, and can be undone', async () => {
+    const page = await editorPage();
+    await openScenarios(page);
+    const clash = EXAMPLE_SCENARIOS[0].name;
+    await saveVisitor(page, 'my own shopper');
+    await page.locator('#intent').evaluate((el) => {
+      el.value = '10';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await settled(page);
+    await saveVisitor(page, clash); // the same name as an example scenario, another visitor
+    const mine = await scenarioNames(page, 2);
+
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    const names = await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+    assert.deepEqual(names.slice(0, 2), mine, 'the merchant\'s scenarios are kept, first');
+    assert.ok(names.includes(`${clash} (2)`), names.join(' | '));
+    const said = await page.locator('#toast-text').textContent();
+    assert.match(said, new RegExp(`Added ${EXAMPLE_SCENARIOS.length} scenarios from the example scenarios; your 2 scenarios are kept`));
+    assert.match(said, /1 had a name already in use, added as “.* \(2\)”/);
+
+    // Undo: the merchant's two again.
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, 2), mine);
+
+    // Loaded twice: the second time adds nothing, they are there already.
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await page.locator('#toast-text', { hasText: 'Added 0 scenarios' }).waitFor();
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`${EXAMPLE_SCENARIOS.length} were here already`));
+    const all = await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+
+    // Import a file: added the same way; Undo takes the import back.
+    const file = { scenarios: [{ ...EXAMPLE_SCENARIOS[1], name: 'imported one' }] };
+    await page.locator('#scenarios-body input[type=file]').setInputFiles({ name: 'team.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    assert.deepEqual(await scenarioNames(page, all.length + 1), [...all, 'imported one']);
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Added 1 scenario from team\\.json; your ${all.length} scenarios are kept`));
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, all.length), all);
+
+    // Deleting a scenario offers Undo too.
+    await page.getByRole('button', { name: `Delete scenario ${mine[0]}`, exact: true }).click();
+    assert.deepEqual(await scenarioNames(page, all.length - 1), all.slice(1));
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, all.length), all);
+    await page.close();
+  });
+});
