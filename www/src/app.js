@@ -52,6 +52,8 @@ const app = {
   config: null,
   summary: new Map(),
   warningsByRule: new Map(),
+  scenarioFailures: [], // { index, name, expected, got } of each failing scenario
+  failuresKey: '[]',
   explanation: null,
   ready: false,
   lastHash: null,
@@ -81,6 +83,7 @@ const editor = new CodeEditor($('#editor'), {
 const rulesEditor = new RulesEditor($('#rules-view'), {
   applyEdits: (edits, options) => editor.applyEdits(edits, options),
   offerUndo: (message) => offerUndo(message),
+  showScenario: (index) => scenarios.reveal(index),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
 });
@@ -105,6 +108,7 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   setState: (st) => session.set(pick({ intent: st.intent_score, idle: st.idle_ms, url: st.page_url })),
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
+  onFailures: (failures) => setScenarioFailures(failures),
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -231,9 +235,11 @@ function renderDiagnostics() {
   renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
     errors: app.errors,
     warnings: app.warnings,
+    failures: app.scenarioFailures,
     valid: app.valid,
     ruleCount: app.config?.rules.length ?? 0,
     onJump: (line, column) => jumpTo(line, column),
+    onShowScenario: (index) => scenarios.reveal(index),
   });
   // Positions belong to the compiled text: mark them only if no keystroke came since, and only
   // when they changed (an unchanged empty list is no transaction for the editor).
@@ -245,6 +251,20 @@ function renderDiagnostics() {
     editor.setDiagnostics(all);
   }
   rulesEditor.update({ diagnostics: all });
+}
+
+/**
+ * The scenarios that fail now (scenarios-panel.js): in the status pill and the Problems list where
+ * the merchant edits, and on the card of each rule a failing scenario expects to fire. Redrawn
+ * only when they change (most keystrokes change no scenario's result).
+ */
+function setScenarioFailures(failures) {
+  const key = JSON.stringify(failures);
+  if (key === app.failuresKey) return;
+  app.failuresKey = key;
+  app.scenarioFailures = failures;
+  renderDiagnostics();
+  rulesEditor.update({ failures });
 }
 
 /**

@@ -8,6 +8,7 @@
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
 import { seconds } from './plain.js';
+import { describeExpectation } from './scenarios-panel.js';
 import { STORE_PAGES } from './storefront.js';
 import { NUDGE_LABELS, h, ruleColor } from './util.js';
 
@@ -42,7 +43,8 @@ export class RulesEditor {
   /**
    * @param {HTMLElement} root
    * @param {{applyEdits: (edits, options?: {typing?: boolean}) => void, checkPattern: (text, cb) => void,
-   *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void}} host
+   *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void,
+   *          showScenario: (index: number) => void}} host
    */
   constructor(root, host) {
     this.root = root;
@@ -101,7 +103,7 @@ export class RulesEditor {
     this.edit(edit ? [edit] : setAt(this.text, path, value), options);
   }
 
-  update({ text, diagnostics, pageReports, coverage }) {
+  update({ text, diagnostics, pageReports, coverage, failures }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) {
       const key = JSON.stringify(diagnostics);
@@ -110,6 +112,17 @@ export class RulesEditor {
         this.diagnostics = diagnostics;
         this.extrasGen += 1;
       }
+    }
+    // Failing scenarios (scenarios-panel.js), by the id of the rule each expects to fire.
+    if (failures) {
+      this.failures = new Map();
+      for (const f of failures) {
+        const id = f.expected?.rule;
+        if (id === undefined) continue;
+        if (!this.failures.has(id)) this.failures.set(id, []);
+        this.failures.get(id).push(f);
+      }
+      this.extrasGen += 1;
     }
     // Scenario coverage (scenarios-panel.js): per rule index, or null without scenarios.
     if (coverage !== undefined) {
@@ -182,9 +195,10 @@ export class RulesEditor {
       }
       this.ruleKeys[index] ??= JSON.stringify(rule);
       const coverage = this.coverage?.get(index) ?? null;
-      const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage ? JSON.stringify([diags, hits, coverage]) : '';
+      const failing = this.failures?.get(rule?.id) ?? null;
+      const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage || failing ? JSON.stringify([diags, hits, coverage, failing]) : '';
       const ruleKey = this.ruleKeys[index];
-      return { index, count: rules.length, rule, diags, hits, coverage, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
+      return { index, count: rules.length, rule, diags, hits, coverage, failing, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
     });
     this.items = items;
     forceValues = Boolean(this.forceSync);
@@ -489,6 +503,7 @@ class RuleCard {
       onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
     });
     this.errors = h('ul', { class: 'card-errors' });
+    this.failing = h('ul', { class: 'card-errors rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
     this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
@@ -523,6 +538,7 @@ class RuleCard {
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
         h('div', { class: 'rc-actions' }, this.up, this.down, this.dup, this.del)),
       this.errors,
+      this.failing,
       this.coverage,
       h('div', { class: 'rc-grid' },
         label('Shows a', this.type),
@@ -574,6 +590,11 @@ class RuleCard {
     this.del.setAttribute('aria-label', `Delete ${name}`);
 
     renderCoverage(this.coverage, item.coverage);
+    this.failing.hidden = !item.failing;
+    this.failing.replaceChildren(...(item.failing ?? []).map((f) => h('li', { class: 'card-diag error' },
+      h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✗'),
+      h('span', {}, `Scenario “${f.name}” expects this rule to fire; it now gets ${describeExpectation(f.got)}.`),
+      h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
 
     const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));
     this.errors.hidden = !other.length;

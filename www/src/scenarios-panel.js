@@ -72,7 +72,8 @@ export class ScenariosPanel {
   /**
    * @param {HTMLElement} root  the panel's body (index.html `#scenarios-body`)
    * @param {{ send: (job) => void, currentState: () => object, setState: (s) => void,
-   *           notify: (text, action?) => void, onCoverage: (coverage) => void, badge: HTMLElement }} host
+   *           notify: (text, action?) => void, onCoverage: (coverage) => void, badge: HTMLElement,
+   *           onFailures: (failures: {index, name, expected, got}[]) => void }} host
    */
   constructor(root, host) {
     this.root = root;
@@ -257,6 +258,7 @@ export class ScenariosPanel {
       ? 'No scenarios yet. Move the visitor, then save it here.'
       : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.${fired}`;
     this.list.replaceChildren(...report.results.map((r, i) => this.item(r, i)));
+    this.host.onFailures(report.results.flatMap((r, index) => (r.passed ? [] : [{ index, name: r.name, expected: r.expected, got: r.got }])));
     if (!fresh) return;
     const gaps = coverage.unexercised;
     this.gaps.hidden = n === 0 || gaps.length === 0;
@@ -266,6 +268,18 @@ export class ScenariosPanel {
     if (gaps.length > GAPS_SHOWN) items.push(Object.assign(document.createElement('li'), { className: 'muted', textContent: `and ${formatInt(gaps.length - GAPS_SHOWN)} more` }));
     this.gaps.querySelector('ul').replaceChildren(...items);
     this.host.onCoverage(n ? coverage : null);
+  }
+
+  /** Opens the panel at scenario `i`: scrolled into view, its name focused, marked a moment. */
+  reveal(i) {
+    const panel = this.root.closest('details');
+    if (panel && !panel.open) panel.open = true;
+    const item = this.list.children[i];
+    if (!item) return;
+    item.scrollIntoView({ block: 'center' });
+    item.querySelector('.sc-name')?.focus({ preventScroll: true });
+    item.classList.remove('flash');
+    requestAnimationFrame(() => item.classList.add('flash'));
   }
 
   item(result, i) {

@@ -186,4 +186,52 @@ describe('issue 24 findings', () => {
     assert.deepEqual(await scenarioNames(page, all.length), all);
     await page.close();
   });
+
+  test('3. a failing scenario shows in the status, in Problems (a button opens it in Scenarios) and on the card of the rule it expects', async () => {
+    const page = await editorPage();
+    await openScenarios(page);
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await scenarioNames(page, EXAMPLE_SCENARIOS.length);
+    await page.locator('#scenarios-panel > summary').click(); // closed again, as the merchant leaves it
+    await settled(page);
+    assert.match(await page.locator('#config-status').textContent(), /^Valid · 9 rules$/);
+
+    // Switch sizing-help off in its card: the scenarios that expect it fail.
+    const expecting = EXAMPLE_SCENARIOS.filter((s) => s.expect.rule === 'sizing-help');
+    assert.ok(expecting.length >= 1);
+    const sizing = await card(page, (await ruleIds(page)).indexOf('sizing-help'));
+    await sizing.locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    await page.locator('#config-status', { hasText: 'fail' }).waitFor();
+    const n = expecting.length;
+    assert.equal(await page.locator('#config-status').textContent(), `Valid · 9 rules · ${n} ${n === 1 ? 'scenario fails' : 'scenarios fail'}`);
+    assert.match(await page.locator('#config-status').getAttribute('class'), /pill-error/);
+    const problems = page.locator('#diagnostics li.scenario-fail');
+    assert.equal(await problems.count(), n);
+    assert.match(await problems.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” fails: it should get rule “sizing-help” fires, now gets`));
+    assert.equal(await page.locator('#diagnostics li.ok').count(), 0, 'Problems does not say "No problems"');
+
+    // The card of sizing-help says so.
+    const onCard = sizing.locator('.rc-failing li');
+    assert.equal(await onCard.count(), n);
+    assert.match(await onCard.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” expects this rule to fire; it now gets`));
+
+    // The Problems button opens the Scenarios panel at the failure.
+    await problems.first().locator('button').click();
+    assert.equal(await page.locator('#scenarios-panel').evaluate((el) => el.open), true);
+    const item = page.locator(`#scenarios-body .sc-item[data-name="${expecting[0].name}"]`);
+    assert.match(await item.getAttribute('class'), /\bfail\b/);
+    await page.waitForFunction((name) => document.activeElement?.closest('.sc-item')?.dataset.name === name, expecting[0].name);
+    assert.ok(await item.isVisible());
+    const box = await item.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 1000, `the failing scenario is on screen (y ${box.y})`);
+
+    // Back on: no failure left anywhere.
+    await sizing.locator('.rc-head input[type=checkbox]').check();
+    await settled(page);
+    await page.locator('#config-status', { hasText: /^Valid · 9 rules$/ }).waitFor();
+    assert.equal(await page.locator('#diagnostics li.scenario-fail').count(), 0);
+    assert.equal(await sizing.locator('.rc-failing li').count(), 0);
+    await page.close();
+  });
 });
