@@ -18,7 +18,7 @@ import { EngineClient } from './engine-client.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
-import { renderProblems } from './problems.js';
+import { SHOWN, renderProblems } from './problems.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
@@ -248,7 +248,7 @@ function renderDiagnostics() {
   if (app.compiledText === app.text && !unchanged) {
     app.markedKey = key;
     app.markedText = app.text;
-    editor.setDiagnostics(all);
+    editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
   }
   rulesEditor.update({ diagnostics: all });
 }

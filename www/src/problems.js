@@ -3,7 +3,13 @@
 // scenarios that fail (scenarios-panel.js), each a button that shows it in the Scenarios panel.
 
 import { describeExpectation } from './scenarios-panel.js';
-import { h } from './util.js';
+import { formatInt, h } from './util.js';
+
+/**
+ * Problems shown (and marked in the JSON) at most: a one-line config can have thousands of
+ * errors, and the first ones are the ones to fix first; the rest are counted.
+ */
+export const SHOWN = 100;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -23,8 +29,8 @@ export function renderProblems({ list, count, pill }, { errors, warnings, failur
   count.textContent = String(all.length + failures.length);
   count.dataset.severity = errors.length || failures.length ? 'error' : warnings.length ? 'warning' : 'ok';
   list.replaceChildren(
-    ...failureItems(failures, onShowScenario),
-    ...all.slice(0, 500).map((d) =>
+    ...failureItems(failures.slice(0, SHOWN), onShowScenario),
+    ...all.slice(0, Math.max(0, SHOWN - failures.length)).map((d) =>
       h('li', { class: `diag ${d.severity}`, dataset: { code: d.code, line: d.line ?? '' } },
         h('button', {
           type: 'button',
@@ -45,7 +51,8 @@ export function renderProblems({ list, count, pill }, { errors, warnings, failur
       ),
     ),
   );
-  if (all.length > 500) list.append(h('li', { class: 'diag more' }, `… and ${all.length - 500} more`));
+  const rest = all.length + failures.length - SHOWN;
+  if (rest > 0) list.append(h('li', { class: 'diag more' }, `and ${formatInt(rest)} more`));
   if (!all.length && !failures.length) {
     list.append(h('li', { class: 'diag ok' }, h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✓'), 'No problems: every rule can fire somewhere.'));
   }

@@ -234,4 +234,35 @@ describe('issue 24 findings', () => {
     assert.equal(await sizing.locator('.rc-failing li').count(), 0);
     await page.close();
   });
+
+  test('4. a one-line 1,000-rule config with 2,000 errors: no long task over 200 ms, the first 100 errors and "and 1,900 more"', async (t) => {
+    const page = await editorPage();
+    const rules = [];
+    for (let i = 0; i < 1000; i++) {
+      // Two errors a rule: a score above 100 and an unknown field.
+      rules.push({ id: `r${i}`, nudge: { type: 'toast', message: `Message ${i}`, cta: 'Go' }, when: { min_intent_score: 101, pages: [`/c${i}/**`] }, colour: 'red' });
+    }
+    const minified = JSON.stringify({ version: 1, rules });
+    for (const view of ['rules', 'json']) {
+      await page.evaluate((v) => window.nudgePlayground.setView(v), view);
+      await setConfig(page, STOREFRONT);
+      await page.evaluate(() => {
+        window.longTasks = [];
+        window.longTaskObserver?.disconnect();
+        window.longTaskObserver = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.longTasks.push(Math.round(e.duration));
+        });
+        window.longTaskObserver.observe({ type: 'longtask' });
+      });
+      await setConfig(page, minified);
+      await page.locator('#config-status', { hasText: '2000 errors' }).waitFor();
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300))); // the Why panel and lint a frame later
+      const longTasks = await page.evaluate(() => window.longTasks);
+      t.diagnostic(`${view} view: long tasks of [${longTasks.join(', ')}] ms`);
+      assert.ok(Math.max(0, ...longTasks) < 200, `${view} view: long tasks of ${longTasks.join(', ')} ms`);
+      assert.equal(await page.locator('#diagnostics li.diag.error').count(), 100);
+      assert.equal((await page.locator('#diagnostics li.more').textContent()).trim(), 'and 1,900 more');
+    }
+    await page.close();
+  });
 });
