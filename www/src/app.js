@@ -17,6 +17,7 @@ import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
+import { Notice } from './notice.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { SHOWN, renderProblems } from './problems.js';
 import { ReplayPanel } from './replay-panel.js';
@@ -64,6 +65,7 @@ const app = {
 };
 
 const client = new EngineClient(onAnswer);
+const notice = new Notice($('#notice'));
 const drafts = new Drafts();
 const storefront = new StorefrontView($('#storefront'));
 const map = new DecisionMapView(els.map, {
@@ -496,8 +498,24 @@ function pick(parsed) {
   return out;
 }
 
-function damagedLinkMessage(parsed) {
-  return `This link's config could not be read (${parsed.configError}); it may have been cut short when copied. Showing ${parsed.fallbackLabel}; the page, intent and idle time from the link are kept.`;
+/** A share link whose config could not be read: said until dismissed (the page looks fine). */
+function damagedLink(parsed, fallbackLabel) {
+  notice.show(`This link's config could not be read (${parsed.configError}); it may have been cut short when copied. The editor shows ${fallbackLabel}, not the shared config; the page, intent and idle time from the link are kept. Ask whoever sent it for the link again.`);
+}
+
+/** A file Open refuses: said until dismissed; nothing is replaced. */
+function refuseFile(why) {
+  notice.show(`${why}. It was not opened: your config is unchanged. Open takes a site config saved as JSON, such as nudge-config.json.`);
+}
+
+/** Why `text` is not JSON (the parser's words), or null when it is. */
+function jsonError(text) {
+  try {
+    JSON.parse(text);
+    return null;
+  } catch (err) {
+    return err.message;
+  }
 }
 
 // ---------------------------------------------------------------- wiring
@@ -524,8 +542,14 @@ function wire() {
   $('#scenarios-panel').addEventListener('toggle', (e) => e.target.open && scenarios.activate());
 
   onTextFileChosen($('#open-btn'), els.fileInput, async (text, name) => {
+    const notJson = jsonError(text);
+    if (notJson) {
+      refuseFile(`“${name}” is not JSON (${notJson})`);
+      return;
+    }
+    notice.hide();
     if (await mayDiscard(name)) replaceText(text, name, `Loaded ${name}.`);
-  });
+  }, (why) => refuseFile(why));
   $('#save-btn').addEventListener('click', () => saveConfig());
   window.addEventListener('keydown', onUndoKey);
   window.addEventListener('keydown', (e) => {
@@ -557,7 +581,7 @@ function wire() {
     const parsed = await parseHash(location.hash);
     app.lastHash = location.hash;
     session.set(pick(parsed));
-    if (parsed.configError) notify(damagedLinkMessage({ ...parsed, fallbackLabel: 'the config you had' }));
+    if (parsed.configError) damagedLink(parsed, 'the config you had');
     else if (parsed.configText !== undefined && parsed.configText !== editor.value && (await mayDiscard('the link\'s config'))) {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
     }
@@ -604,7 +628,7 @@ async function boot() {
   const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== app.defaultConfig;
   if (draftSetAside) drafts.stash(draft);
   if (parsed.configError) {
-    notify(damagedLinkMessage({ ...parsed, fallbackLabel: draft ? 'your draft' : 'the example config' }));
+    damagedLink(parsed, draft ? 'your draft' : 'the example config');
   } else if (draftSetAside) {
     notify('Opened the config of the link. Your unsaved edits from before are kept aside.', {
       label: 'Open my edits',

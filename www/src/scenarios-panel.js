@@ -116,7 +116,7 @@ export class ScenariosPanel {
       this.saveVisitor();
     });
     onTextFileChosen(root.querySelector('[data-act=import]'), root.querySelector('input[type=file]'), (text, name) =>
-      this.importText(text, name),
+      this.importText(text, name), (why) => this.showError(`${why}: it was not imported; your scenarios are unchanged.`),
     );
     root.querySelector('[data-act=export]').addEventListener('click', () => this.exportFile());
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());

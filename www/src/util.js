@@ -149,15 +149,39 @@ export function downloadText(text, filename) {
 }
 
 /**
- * Makes `button` open the hidden file `input`, and calls `onText(text, fileName)` with the text of
- * the file chosen (the input is cleared, so choosing the same file again reads it again).
+ * The text of a chosen file, or an Error that says, naming the file, why it is not text: a NUL
+ * byte (an image, a spreadsheet, an archive) or bytes that are not UTF-8.
  */
-export function onTextFileChosen(button, input, onText) {
+export async function readTextFile(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const notText = () => new Error(`“${file.name}” is not a text file (it looks like an image, an archive or another binary file)`);
+  if (bytes.includes(0)) throw notText();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw notText();
+  }
+}
+
+/**
+ * Makes `button` open the hidden file `input`, and calls `onText(text, fileName)` with the text of
+ * the file chosen, or `onRefused(message, fileName)` when it is not text (the input is cleared, so
+ * choosing the same file again reads it again).
+ */
+export function onTextFileChosen(button, input, onText, onRefused) {
   button.addEventListener('click', () => input.click());
   input.addEventListener('change', async () => {
     const file = input.files[0];
     input.value = '';
-    if (file) onText(await file.text(), file.name);
+    if (!file) return;
+    let text;
+    try {
+      text = await readTextFile(file);
+    } catch (err) {
+      onRefused(err.message, file.name);
+      return;
+    }
+    onText(text, file.name);
   });
 }
 

@@ -265,4 +265,55 @@ describe('issue 24 findings', () => {
     }
     await page.close();
   });
+
+  test('5. a damaged share link: the notice stays until dismissed and says the page shows the example, not the shared config', async () => {
+    // A link cut short: the first 60 characters of the example config's deflated text.
+    const page = await editorPage('#i=50&t=1000&u=%2Fblog%2Fcare&c=zrZZRb9s2EMff_SkOwoYChbU4adO1fjGyou1DgfQhBYZhCIQTeRI506RKHuOo');
+    const notice = page.locator('#notice');
+    await notice.waitFor();
+    const text = await notice.textContent();
+    assert.match(text, /This link's config could not be read/);
+    assert.match(text, /The editor shows the example config, not the shared config/);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.equal(await page.locator('#intent').inputValue(), '50', 'the link\'s visitor is kept');
+    await page.waitForTimeout(4000); // the toast of before was gone after 3.2 s
+    assert.ok(await notice.isVisible(), 'the notice is still there after 4 s');
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    assert.ok(await notice.isHidden());
+    await page.close();
+  });
+
+  test('7. Open refuses a binary file and a text file that is not JSON, naming it, and replaces nothing', async () => {
+    const page = await editorPage();
+    let dialogs = 0;
+    page.on('dialog', (d) => {
+      dialogs += 1;
+      d.dismiss();
+    });
+    const edited = STOREFRONT.replace('Not sure about the fit? Ask a stylist.', 'Edited by hand');
+    await setConfig(page, edited);
+    const notice = page.locator('#notice');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+    await page.locator('#file-input').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: png });
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /“photo\.png” is not a text file .*It was not opened: your config is unchanged/);
+    assert.equal(await page.locator('dialog[open]').count(), 0, 'nothing to discard: no question asked');
+    assert.equal(await configText(page), edited);
+
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('#file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('rules: sizing-help first\n') });
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /“notes\.txt” is not JSON \(.+\)\. It was not opened: your config is unchanged/);
+    assert.equal(await page.locator('dialog[open]').count(), 0);
+    assert.equal(await configText(page), edited);
+    assert.equal(dialogs, 0);
+
+    // A JSON file opens (after the usual question about the edits), and the notice goes.
+    await page.locator('#file-input').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(STOREFRONT) });
+    await page.locator('dialog[open] button', { hasText: 'Discard' }).click();
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.ok(await notice.isHidden());
+    await page.close();
+  });
 });
