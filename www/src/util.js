@@ -76,10 +76,13 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** "950 ms", "9.0 s", "45 s", "5 min", "1 h 30 min", "24 h". */
+/**
+ * "950 ms", "9.0 s", "45 s", "5 min", "1 h 30 min", "24 h". Cut, never rounded up: 7,999 ms is
+ * "7.9 s", not the "8.0 s" that a rule waiting for 8 s would contradict.
+ */
 export function formatMs(ms) {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return `${Math.floor(ms)} ms`;
+  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1).replace(/\.0$/, '')} s`;
   const totalSeconds = Math.floor(ms / 1000);
   if (ms < 3_600_000) {

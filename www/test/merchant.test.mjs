@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { ROOT, configText, freshPage, launch, open, setConfig, settled, showJson } from './helpers.mjs';
+import { ROOT, configText, freshPage, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
 
 const STOREFRONT = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
 const EXAMPLE_SCENARIOS = JSON.parse(readFileSync(path.join(ROOT, 'examples/scenarios.json'), 'utf8')).scenarios;
@@ -314,6 +314,24 @@ describe('issue 24 findings', () => {
     await settled(page);
     assert.equal(await configText(page), STOREFRONT);
     assert.ok(await notice.isHidden());
+    await page.close();
+  });
+
+  test('6. idle 7,999 ms against a rule waiting 8 s: no text reads as 8 s, the verdict says 7.999 s of the 8 s', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 7999 });
+    const condition = page.locator('#explain-rules [data-rule="sizing-help"] .cond[data-condition="min_idle_ms"]');
+    await condition.waitFor();
+    assert.match(await condition.innerText(), /Waits 7\.999 s of the 8 s this rule needs/);
+    const shown = await page.locator('#idle-out').textContent();
+    assert.ok(parseFloat(shown) < 8, `the idle time control says ${shown}`);
+    assert.equal(await page.locator('#idle').getAttribute('aria-valuetext'), shown);
+
+    // At 8,000 ms it holds, and says so with the same figures.
+    await setState(page, { idle: 8000 });
+    await page.locator('#explain-rules [data-rule="sizing-help"] .cond.holds[data-condition="min_idle_ms"]').waitFor();
+    assert.match(await condition.innerText(), /Idle 8 s, past the 8 s this rule waits for/);
+    assert.equal(await page.locator('#idle-out').textContent(), '8.0 s');
     await page.close();
   });
 });
