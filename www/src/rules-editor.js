@@ -503,7 +503,7 @@ class RuleCard {
       onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
     });
     this.errors = h('ul', { class: 'card-errors' });
-    this.failing = h('ul', { class: 'card-errors rc-failing', hidden: true });
+    this.failing = h('ul', { class: 'rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
     this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
@@ -593,7 +593,7 @@ class RuleCard {
     this.failing.hidden = !item.failing;
     this.failing.replaceChildren(...(item.failing ?? []).map((f) => h('li', { class: 'card-diag error' },
       h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✗'),
-      h('span', {}, `Scenario “${f.name}” expects this rule to fire; it now gets ${describeExpectation(f.got)}.`),
+      h('span', {}, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.`),
       h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
 
     const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));

@@ -208,13 +208,13 @@ describe('issue 24 findings', () => {
     assert.match(await page.locator('#config-status').getAttribute('class'), /pill-error/);
     const problems = page.locator('#diagnostics li.scenario-fail');
     assert.equal(await problems.count(), n);
-    assert.match(await problems.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” fails: it should get rule “sizing-help” fires, now gets`));
+    assert.match(await problems.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” fails\\. Expected: rule “sizing-help” fires; now: `));
     assert.equal(await page.locator('#diagnostics li.ok').count(), 0, 'Problems does not say "No problems"');
 
     // The card of sizing-help says so.
     const onCard = sizing.locator('.rc-failing li');
     assert.equal(await onCard.count(), n);
-    assert.match(await onCard.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” expects this rule to fire; it now gets`));
+    assert.match(await onCard.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” expects this rule to fire; now: `));
 
     // The Problems button opens the Scenarios panel at the failure.
     await problems.first().locator('button').click();
