@@ -509,14 +509,20 @@ class RuleCard {
     this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
     this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => type(['nudge', 'message'], e.target.value) });
     this.intentText = h('b', {});
-    this.intentMin = h('input', {
-      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Lowest intent score',
-      oninput: (e) => type(['when', 'min_intent_score'], Number(e.target.value)),
+    // One track with two ends that cannot cross: each stops at the other.
+    const end = (which, label) => h('input', {
+      type: 'range', min: '0', max: '100', step: '1', 'aria-label': label,
+      oninput: (e) => {
+        const other = Number((which === 'min' ? this.intentMax : this.intentMin).value);
+        const v = which === 'min' ? Math.min(Number(e.target.value), other) : Math.max(Number(e.target.value), other);
+        e.target.value = String(v);
+        this.drawIntentFill();
+        type(['when', `${which}_intent_score`], v);
+      },
     });
-    this.intentMax = h('input', {
-      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Highest intent score',
-      oninput: (e) => type(['when', 'max_intent_score'], Number(e.target.value)),
-    });
+    this.intentMin = end('min', 'Lowest intent score');
+    this.intentMax = end('max', 'Highest intent score');
+    this.intentFill = h('span', { class: 'dr-fill' });
     this.idleText = h('b', {});
     this.idleRange = h('input', {
       type: 'range', min: '0', max: String(IDLE_SLIDER_MAX_S), step: '1', 'aria-label': 'Idle time before it shows, in seconds',
@@ -547,13 +553,26 @@ class RuleCard {
       h('div', { class: 'rc-when' },
         h('div', { class: 'field' },
           h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
-          h('div', { class: 'dual-range' }, this.intentMin, this.intentMax)),
+          h('div', { class: 'dual-range', role: 'group', 'aria-label': 'Intent score, lowest to highest' },
+            h('span', { class: 'dr-track', 'aria-hidden': 'true' }, this.intentFill), this.intentMin, this.intentMax)),
         h('div', { class: 'field' },
           h('span', { class: 'field-label' }, 'Shows after idle ', this.idleText),
           h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')))),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
     );
+  }
+
+  /**
+   * The stretch between the two ends; the lower end on top when both sit high, so that ends
+   * that meet at 100 can still be pulled apart.
+   */
+  drawIntentFill() {
+    const lo = Number(this.intentMin.value);
+    const hi = Number(this.intentMax.value);
+    this.intentFill.style.left = `${Math.min(lo, hi)}%`;
+    this.intentFill.style.right = `${100 - Math.max(lo, hi)}%`;
+    this.intentMin.classList.toggle('on-top', lo > 50);
   }
 
   update(item) {
@@ -621,6 +640,7 @@ class RuleCard {
     this.intentText.textContent = minIntent === 0 && maxIntent === 100 ? 'any' : `${minIntent} to ${maxIntent}`;
     setValue(this.intentMin, String(minIntent));
     setValue(this.intentMax, String(maxIntent));
+    this.drawIntentFill();
     fieldInvalid(this.intentMin, '.when.min_intent_score');
     fieldInvalid(this.intentMax, '.when.max_intent_score');
     this.idleText.textContent = idleMs ? seconds(idleMs) : 'at once';

@@ -334,4 +334,39 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
+
+  test('8. the intent range is one control whose ends cannot cross', async () => {
+    const page = await editorPage();
+    const index = (await ruleIds(page)).indexOf('sizing-help');
+    const range = (await card(page, index)).locator('.dual-range[role=group]');
+    const lo = range.locator('input[aria-label="Lowest intent score"]');
+    const hi = range.locator('input[aria-label="Highest intent score"]');
+    const when = async () => JSON.parse(await configText(page)).rules[index].when;
+    assert.deepEqual([(await when()).min_intent_score, (await when()).max_intent_score ?? 100], [60, 100]);
+    const drag = (el, v) => el.evaluate((input, value) => {
+      input.value = String(value);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, v);
+
+    // The upper end pulled below the lower one stops at it, and the other way round.
+    await drag(hi, 40);
+    await settled(page);
+    assert.equal(await hi.inputValue(), '60');
+    assert.equal((await when()).max_intent_score, 60);
+    await drag(lo, 90);
+    await settled(page);
+    assert.equal(await lo.inputValue(), '60');
+    assert.equal((await when()).min_intent_score, 60);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0, 'no "min above max" error');
+
+    // Ends that meet can be pulled apart from the keyboard.
+    await hi.focus();
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+    await lo.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+    await settled(page);
+    assert.deepEqual([(await when()).min_intent_score, (await when()).max_intent_score], [57, 65]);
+    assert.match(await (await card(page, index)).locator('.field-label b').first().textContent(), /^57 to 65$/);
+    await page.close();
+  });
 });
