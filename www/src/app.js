@@ -86,6 +86,7 @@ const rulesEditor = new RulesEditor($('#rules-view'), {
   applyEdits: (edits, options) => editor.applyEdits(edits, options),
   offerUndo: (message) => offerUndo(message),
   showScenario: (index) => scenarios.reveal(index),
+  notify: (text, action) => notify(text, action),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
 });

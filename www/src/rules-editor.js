@@ -18,6 +18,7 @@ const IDLE_SLIDER_MAX_S = 120;
 const svg = (d) => `<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" d="${d}"/></svg>`;
 const ICONS = {
   up: svg('M8 13V3M4 7l4-4 4 4'),
+  top: svg('M3 2.5h10M8 14V6M4 10l4-4 4 4'),
   down: svg('M8 3v10M4 9l4 4 4-4'),
   copy: svg('M5.5 5.5h7v7h-7zM3.5 10.5v-7h7'),
   trash: svg('M3 4.5h10M6.5 4.5V3h3v1.5M4.5 4.5l.7 8.5h5.6l.7-8.5'),
@@ -44,7 +45,7 @@ export class RulesEditor {
    * @param {HTMLElement} root
    * @param {{applyEdits: (edits, options?: {typing?: boolean}) => void, checkPattern: (text, cb) => void,
    *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void,
-   *          showScenario: (index: number) => void}} host
+   *          showScenario: (index: number) => void, notify: (text, action?) => void}} host
    */
   constructor(root, host) {
     this.root = root;
@@ -74,6 +75,12 @@ export class RulesEditor {
       estimate: 260,
     });
     this.dragFrom = null;
+    // Where the merchant is: the card last worked in (a new rule goes after it).
+    this.lastIndex = null;
+    this.list.addEventListener('focusin', (e) => {
+      const slot = e.target.closest?.('.rule-card-slot');
+      if (slot?.dataset.index) this.lastIndex = Number(slot.dataset.index);
+    });
   }
 
   show(on) {
@@ -309,6 +316,11 @@ export class RulesEditor {
     this.edit(insertAt(this.text, ['rules'], index + 1, copy));
   }
 
+  /**
+   * Adds a rule switched off (it changes no visitor's nudge until the merchant switches it on),
+   * after the card the merchant last worked in (the end of the list if none), and says where it
+   * went, offering "Move to top": rules are checked in order.
+   */
   addRule() {
     const rules = Array.isArray(this.value?.rules) ? this.value.rules : [];
     const used = new Set(rules.map((r) => r?.id));
@@ -316,12 +328,20 @@ export class RulesEditor {
     while (used.has(`rule-${n}`)) n += 1;
     const rule = {
       id: `rule-${n}`,
+      enabled: false,
       nudge: { type: 'toast', message: 'Free shipping on orders over $50.', cta: 'Shop now' },
       when: { min_intent_score: 50, min_idle_ms: 5000, pages: ['/products/**'] },
     };
-    this.edit(insertAt(this.text, ['rules'], rules.length, rule));
+    const at = this.lastIndex !== null && this.lastIndex < rules.length ? this.lastIndex + 1 : rules.length;
+    const after = at > 0 ? ` after “${rules[at - 1]?.id ?? `rule ${at}`}”` : '';
+    this.edit(insertAt(this.text, ['rules'], at, rule));
+    this.lastIndex = at;
+    this.host.notify(`Added “${rule.id}”${after}, switched off: no visitor sees it until you switch it on.`, at > 0 ? {
+      label: 'Move to top',
+      run: () => this.move(at, 0, false),
+    } : null);
     requestAnimationFrame(() => {
-      const el = this.cards.element(rules.length);
+      const el = this.cards.element(at);
       el?.scrollIntoView({ block: 'nearest' });
       el?.querySelector('.rc-id')?.focus();
     });
@@ -496,6 +516,7 @@ class RuleCard {
     });
     this.enabledText = h('span', {});
     this.up = h('button', { type: 'button', class: 'icon-btn small', title: 'Move up', html: ICONS.up, onclick: () => editor.move(this.item.index, this.item.index - 1, true) });
+    this.top = h('button', { type: 'button', class: 'icon-btn small', title: 'Move to top (checked first)', html: ICONS.top, onclick: () => editor.move(this.item.index, 0, true) });
     this.down = h('button', { type: 'button', class: 'icon-btn small', title: 'Move down', html: ICONS.down, onclick: () => editor.move(this.item.index, this.item.index + 1, true) });
     this.dup = h('button', { type: 'button', class: 'icon-btn small', title: 'Duplicate', html: ICONS.copy, onclick: () => editor.duplicate(this.item.index) });
     this.del = h('button', {
@@ -542,7 +563,7 @@ class RuleCard {
       h('div', { class: 'rc-head' },
         this.handle, this.swatch, this.order, this.id,
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
-        h('div', { class: 'rc-actions' }, this.up, this.down, this.dup, this.del)),
+        h('div', { class: 'rc-actions' }, this.top, this.up, this.down, this.dup, this.del)),
       this.errors,
       this.failing,
       this.coverage,
@@ -602,6 +623,8 @@ class RuleCard {
     this.enabled.setAttribute('aria-label', `${name} is ${enabled ? 'on' : 'off'}`);
     this.enabledText.textContent = enabled ? 'On' : 'Off';
     this.up.disabled = index === 0;
+    this.top.disabled = index === 0;
+    this.top.setAttribute('aria-label', `Move ${name} to the top`);
     this.down.disabled = index === count - 1;
     this.up.setAttribute('aria-label', `Move ${name} up`);
     this.down.setAttribute('aria-label', `Move ${name} down`);

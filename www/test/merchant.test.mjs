@@ -369,4 +369,30 @@ describe('issue 24 findings', () => {
     assert.match(await (await card(page, index)).locator('.field-label b').first().textContent(), /^57 to 65$/);
     await page.close();
   });
+
+  test('9. a new rule is added switched off, after the card the merchant works in, with "Move to top"', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const before = await page.locator('#preview-badge').textContent();
+    const ids = await ruleIds(page);
+    await (await card(page, 1)).locator('.rc-id').click();
+    await page.locator('#rules-view .add-rule').click();
+    await settled(page);
+    const rules = JSON.parse(await configText(page)).rules;
+    assert.equal(rules.length, 10);
+    assert.equal(rules[2].id, 'rule-10');
+    assert.equal(rules[2].enabled, false);
+    assert.equal(await page.locator('#preview-badge').textContent(), before, 'the visitor\'s nudge is unchanged');
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Added “rule-10” after “${ids[1]}”, switched off`));
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.rule-card-slot')?.dataset.rule), 'rule-10');
+
+    // The toast's "Move to top", then a card's own.
+    await page.locator('#toast-action', { hasText: 'Move to top' }).click();
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ['rule-10', ...ids]);
+    await (await card(page, 5)).getByRole('button', { name: `Move ${ids[4]} to the top` }).click();
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), [ids[4], 'rule-10']);
+    await page.close();
+  });
 });
