@@ -17,8 +17,9 @@ import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
+import { Notice } from './notice.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
-import { renderProblems } from './problems.js';
+import { SHOWN, renderProblems } from './problems.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
@@ -52,15 +53,19 @@ const app = {
   config: null,
   summary: new Map(),
   warningsByRule: new Map(),
+  scenarioFailures: [], // { index, name, expected, got } of each failing scenario
+  failuresKey: '[]',
   explanation: null,
   ready: false,
   lastHash: null,
+  undoAfter: null, // the text a destructive card edit left, while its toast offers Undo
   timings: [], // { kind, ms } of each rendered answer: keystroke (or control) to preview
   patternWaiters: new Map(),
   bootStart: performance.now(),
 };
 
 const client = new EngineClient(onAnswer);
+const notice = new Notice($('#notice'));
 const drafts = new Drafts();
 const storefront = new StorefrontView($('#storefront'));
 const map = new DecisionMapView(els.map, {
@@ -78,7 +83,10 @@ const editor = new CodeEditor($('#editor'), {
   onSave: () => saveConfig(),
 });
 const rulesEditor = new RulesEditor($('#rules-view'), {
-  applyEdits: (edits) => editor.applyEdits(edits),
+  applyEdits: (edits, options) => editor.applyEdits(edits, options),
+  offerUndo: (message) => offerUndo(message),
+  showScenario: (index) => scenarios.reveal(index),
+  notify: (text, action) => notify(text, action),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
 });
@@ -101,8 +109,9 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   send: (job) => request(job),
   currentState: () => session.sessionState(),
   setState: (st) => session.set(pick({ intent: st.intent_score, idle: st.idle_ms, url: st.page_url })),
-  notify: (text) => notify(text),
+  notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
+  onFailures: (failures) => setScenarioFailures(failures),
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -124,6 +133,11 @@ function onTextChange(text) {
   request({ text, sentAt: performance.now() });
   drafts.save(text);
   els.dirtyDot.hidden = !drafts.isDirty(text);
+  // An Undo offered for an edit goes once the text changes again (Ctrl+Z still takes it back).
+  if (app.undoAfter !== null && text !== app.undoAfter) {
+    app.undoAfter = null;
+    els.toast.hidden = true;
+  }
   rulesEditor.update({ text });
   scheduleHash();
 }
@@ -224,9 +238,11 @@ function renderDiagnostics() {
   renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
     errors: app.errors,
     warnings: app.warnings,
+    failures: app.scenarioFailures,
     valid: app.valid,
     ruleCount: app.config?.rules.length ?? 0,
     onJump: (line, column) => jumpTo(line, column),
+    onShowScenario: (index) => scenarios.reveal(index),
   });
   // Positions belong to the compiled text: mark them only if no keystroke came since, and only
   // when they changed (an unchanged empty list is no transaction for the editor).
@@ -235,9 +251,23 @@ function renderDiagnostics() {
   if (app.compiledText === app.text && !unchanged) {
     app.markedKey = key;
     app.markedText = app.text;
-    editor.setDiagnostics(all);
+    editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
   }
   rulesEditor.update({ diagnostics: all });
+}
+
+/**
+ * The scenarios that fail now (scenarios-panel.js): in the status pill and the Problems list where
+ * the merchant edits, and on the card of each rule a failing scenario expects to fire. Redrawn
+ * only when they change (most keystrokes change no scenario's result).
+ */
+function setScenarioFailures(failures) {
+  const key = JSON.stringify(failures);
+  if (key === app.failuresKey) return;
+  app.failuresKey = key;
+  app.scenarioFailures = failures;
+  renderDiagnostics();
+  rulesEditor.update({ failures });
 }
 
 /**
@@ -379,6 +409,7 @@ async function writeHash() {
 }
 
 function notify(text, action = null) {
+  app.undoAfter = null;
   els.toastText.textContent = text;
   els.toastAction.hidden = !action;
   if (action) {
@@ -393,6 +424,39 @@ function notify(text, action = null) {
   notify.timer = setTimeout(() => {
     els.toast.hidden = true;
   }, action ? 8000 : 3200);
+}
+
+/**
+ * Says what a destructive edit of the config did (a rule deleted, a chip removed), with an Undo
+ * that takes that step back: the history's last step, as long as the text is what it left.
+ */
+function offerUndo(message) {
+  const after = editor.value;
+  notify(message, { label: 'Undo', run: () => editor.value === after && undoStep('undo') });
+  app.undoAfter = after;
+}
+
+/** One step of the config's history back or forward (the Rules and JSON views share it). */
+function undoStep(which) {
+  const done = which === 'undo' ? editor.undo() : editor.redo();
+  if (done) rulesEditor.syncFocused();
+  return done;
+}
+
+/**
+ * Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) outside the JSON text, which handles its own: in the rule
+ * cards and anywhere that is not a field of its own (the URL, the bench, a scenario's name).
+ */
+function onUndoKey(e) {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey || e.defaultPrevented) return;
+  const key = e.key.toLowerCase();
+  const redo = key === 'y' || (key === 'z' && e.shiftKey);
+  if (key !== 'z' && !redo) return;
+  const t = e.target;
+  const ownField = t instanceof HTMLElement && t.matches('input, textarea, select, [contenteditable]') && !els.rulesView.contains(t);
+  if (ownField || els.jsonView.contains(t)) return;
+  e.preventDefault();
+  undoStep(redo ? 'redo' : 'undo');
 }
 
 /** Downloads the config (the Save button, Ctrl+S anywhere on the page). */
@@ -410,7 +474,7 @@ async function mayDiscard(what) {
   if (!drafts.isDirty(editor.value)) return true;
   return confirmDialog(els.dialog, {
     title: 'Discard your edits?',
-    body: `Your changes since ${drafts.baseLabel} are replaced by ${what}. Ctrl+Z in the JSON view brings them back.`,
+    body: `Your changes since ${drafts.baseLabel} are replaced by ${what}. Undo (or Ctrl+Z) brings them back.`,
     confirm: 'Discard my edits',
   });
 }
@@ -435,8 +499,24 @@ function pick(parsed) {
   return out;
 }
 
-function damagedLinkMessage(parsed) {
-  return `This link's config could not be read (${parsed.configError}); it may have been cut short when copied. Showing ${parsed.fallbackLabel}; the page, intent and idle time from the link are kept.`;
+/** A share link whose config could not be read: said until dismissed (the page looks fine). */
+function damagedLink(parsed, fallbackLabel) {
+  notice.show(`This link's config could not be read (${parsed.configError}); it may have been cut short when copied. The editor shows ${fallbackLabel}, not the shared config; the page, intent and idle time from the link are kept. Ask whoever sent it for the link again.`);
+}
+
+/** A file Open refuses: said until dismissed; nothing is replaced. */
+function refuseFile(why) {
+  notice.show(`${why}. It was not opened: your config is unchanged. Open takes a site config saved as JSON, such as nudge-config.json.`);
+}
+
+/** Why `text` is not JSON (the parser's words), or null when it is. */
+function jsonError(text) {
+  try {
+    JSON.parse(text);
+    return null;
+  } catch (err) {
+    return err.message;
+  }
 }
 
 // ---------------------------------------------------------------- wiring
@@ -463,9 +543,16 @@ function wire() {
   $('#scenarios-panel').addEventListener('toggle', (e) => e.target.open && scenarios.activate());
 
   onTextFileChosen($('#open-btn'), els.fileInput, async (text, name) => {
+    const notJson = jsonError(text);
+    if (notJson) {
+      refuseFile(`“${name}” is not JSON (${notJson})`);
+      return;
+    }
+    notice.hide();
     if (await mayDiscard(name)) replaceText(text, name, `Loaded ${name}.`);
-  });
+  }, (why) => refuseFile(why));
   $('#save-btn').addEventListener('click', () => saveConfig());
+  window.addEventListener('keydown', onUndoKey);
   window.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's' && !e.defaultPrevented) {
       e.preventDefault();
@@ -495,7 +582,7 @@ function wire() {
     const parsed = await parseHash(location.hash);
     app.lastHash = location.hash;
     session.set(pick(parsed));
-    if (parsed.configError) notify(damagedLinkMessage({ ...parsed, fallbackLabel: 'the config you had' }));
+    if (parsed.configError) damagedLink(parsed, 'the config you had');
     else if (parsed.configText !== undefined && parsed.configText !== editor.value && (await mayDiscard('the link\'s config'))) {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
     }
@@ -542,7 +629,7 @@ async function boot() {
   const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== app.defaultConfig;
   if (draftSetAside) drafts.stash(draft);
   if (parsed.configError) {
-    notify(damagedLinkMessage({ ...parsed, fallbackLabel: draft ? 'your draft' : 'the example config' }));
+    damagedLink(parsed, draft ? 'your draft' : 'the example config');
   } else if (draftSetAside) {
     notify('Opened the config of the link. Your unsaved edits from before are kept aside.', {
       label: 'Open my edits',

@@ -56,7 +56,9 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
     const key = `${gen}\u0000${state.scenarios}`;
     const checked = key === state.scenariosKey && !job.force;
     const covered = key === state.coverageKey && !job.force;
-    if (!checked || (full && !covered)) {
+    // A file the page sends is answered even when it was checked before (an import of the same
+    // file again: the page waits for its answer).
+    if (job.scenarios !== undefined || !checked || (full && !covered)) {
       state.scenariosKey = key;
       let answer;
       try {

@@ -2,15 +2,15 @@
 // search (Ctrl+F), grouped undo, completion and hover docs from the config's JSON Schema, and the
 // engine's diagnostics as lint markers with their message written under the line they concern.
 
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory, redo, undo } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
 import {
   bracketMatching, codeFolding, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting, HighlightStyle,
 } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
-import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Compartment, EditorState, StateEffect, StateField, Transaction } from '@codemirror/state';
 import {
   Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap,
   lineNumbers,
@@ -70,10 +70,38 @@ function offsetOf(doc, line, column = 1) {
   return l.from + Math.min(chars.length, l.length);
 }
 
+/**
+ * UTF-16 offsets of diagnostics' 1-based lines and character columns (null without a line). Each
+ * line is walked once, from one column to the next: the cost is the text up to the last column,
+ * not (as with one walk per diagnostic) the line's length times the number of diagnostics, which
+ * froze the page for seconds on a one-line config with thousands of errors.
+ */
+function offsetsOf(doc, diagnostics) {
+  const out = diagnostics.map(() => null);
+  const order = diagnostics.map((_, i) => i).filter((i) => diagnostics[i].line);
+  order.sort((a, b) => diagnostics[a].line - diagnostics[b].line || (diagnostics[a].column || 1) - (diagnostics[b].column || 1));
+  let line = null;
+  let pos = 0; // UTF-16 offset in the line after `chars` characters
+  let chars = 0;
+  for (const i of order) {
+    const n = Math.max(1, Math.min(doc.lines, diagnostics[i].line));
+    if (line?.number !== n) {
+      line = doc.line(n);
+      pos = 0;
+      chars = 0;
+    }
+    const want = Math.max(0, (diagnostics[i].column || 1) - 1);
+    for (; chars < want && pos < line.length; chars++) pos += line.text.codePointAt(pos) > 0xffff ? 2 : 1;
+    out[i] = line.from + pos;
+  }
+  return out;
+}
+
 /** End of the token that starts at `from` (a string, a number or word, or one character). */
 function tokenEnd(doc, from) {
   const line = doc.lineAt(from);
-  const rest = line.text.slice(from - line.from);
+  // At most 500 characters ahead: not the rest of a 400 KB line.
+  const rest = doc.sliceString(from, Math.min(line.to, from + 500));
   const m = /^("(?:[^"\\]|\\.)*"?|[\w.+-]+)/.exec(rest);
   return Math.min(line.to, from + (m ? m[0].length : 1));
 }
@@ -148,6 +176,8 @@ export class CodeEditor {
       const state = this.detached.update({ effects: this.language.reconfigure(json()) }).state;
       this.detached = null;
       this.view.setState(state);
+      // Text typed in a card is `input.type` (one undo step per word): no completion from it.
+      closeCompletion(this.view);
     }
   }
 
@@ -156,13 +186,13 @@ export class CodeEditor {
     return this.detached ?? this.view.state;
   }
 
-  /** Applies a transaction to the view, or to the detached state while hidden. */
+  /** Applies a transaction (or specs) to the view, or to the detached state while hidden. */
   dispatch(...specs) {
     if (!this.detached) {
       this.view.dispatch(...specs);
       return;
     }
-    const tr = this.detached.update(...specs);
+    const tr = specs[0] instanceof Transaction ? specs[0] : this.detached.update(...specs);
     this.detached = tr.state;
     if (tr.docChanged) this.onChange(tr.state.doc.toString(), [tr]);
   }
@@ -196,13 +226,32 @@ export class CodeEditor {
     this.dispatch({ changes: { from, to, insert }, userEvent });
   }
 
-  /** Applies jsonc-parser edits ({offset, length, content}) as one transaction (one undo step). */
-  applyEdits(edits, userEvent = 'input.visual') {
+  /**
+   * Applies jsonc-parser edits ({offset, length, content}) as one transaction. `typing` (text
+   * typed into a card, a slider moved) joins the previous typing step as typing in the JSON view
+   * does, so a word is one undo step; any other edit (a delete, a move) is a step of its own.
+   */
+  applyEdits(edits, { typing = false } = {}) {
     if (!edits.length) return;
     this.dispatch({
       changes: edits.map((e) => ({ from: e.offset, to: e.offset + e.length, insert: e.content })),
-      userEvent,
+      userEvent: typing ? 'input.type.card' : 'input.visual',
+      annotations: typing ? [] : [isolateHistory.of('full')],
     });
+  }
+
+  /** Takes one step of the document's history back (in either view); false when there is none. */
+  undo() {
+    return undo(this.historyTarget());
+  }
+
+  /** Takes one undone step forward again; false when there is none. */
+  redo() {
+    return redo(this.historyTarget());
+  }
+
+  historyTarget() {
+    return { state: this.state, dispatch: (tr) => this.dispatch(tr) };
   }
 
   focus() {
@@ -226,14 +275,15 @@ export class CodeEditor {
     const doc = state.doc;
     const marks = [];
     const byLine = new Map();
-    for (const d of diagnostics) {
-      if (!d.line) continue;
-      const from = offsetOf(doc, d.line, d.column);
+    const offsets = offsetsOf(doc, diagnostics);
+    diagnostics.forEach((d, i) => {
+      if (!d.line) return;
+      const from = offsets[i];
       marks.push({ from, to: tokenEnd(doc, from), severity: d.severity === 'error' ? 'error' : 'warning', message: d.message, source: d.code });
       const line = doc.lineAt(from).number;
       if (!byLine.has(line)) byLine.set(line, []);
       byLine.get(line).push(d);
-    }
+    });
     const notes = [];
     for (const [line, list] of [...byLine].sort((a, b) => a[0] - b[0])) {
       list.sort((a, b) => (a.severity === 'error' ? 0 : 1) - (b.severity === 'error' ? 0 : 1));

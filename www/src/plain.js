@@ -4,11 +4,32 @@
 
 import { formatMs } from './util.js';
 
-/** "9 s", "8.5 s", "1 min 30 s": idle times as a merchant reads them. */
+/**
+ * "9 s", "8.5 s", "1 min 30 s": idle times as a merchant reads them, cut and never rounded up
+ * (7,999 ms is "7.9 s": not "8 s", which a rule waiting for 8 s would contradict).
+ */
 export function seconds(ms) {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))} s`;
+  if (ms < 1000) return `${Math.floor(ms)} ms`;
+  if (ms < 60_000) return `${Math.floor(ms / 100) / 10} s`;
   return formatMs(ms);
+}
+
+/** To the millisecond: "7.999 s", "8 s", "90.5 s". */
+function exactSeconds(ms) {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/**
+ * An idle time and a rule's threshold, worded so that the verdict between them reads true: when
+ * they differ by less than what `seconds` shows (a tenth of a second under a minute, a second
+ * above), or read the same, both are written to the millisecond: "Waits 7.999 s of the 8 s", not
+ * "Waits 8 s of the 8 s" (nor "7.9 s", which reads as 7,900 ms).
+ */
+export function secondsPair(a, b) {
+  const sa = seconds(a);
+  const sb = seconds(b);
+  const close = Math.abs(a - b) < (Math.max(a, b) < 60_000 ? 100 : 1000);
+  return a !== b && (close || sa === sb) ? [exactSeconds(a), exactSeconds(b)] : [sa, sb];
 }
 
 function list(patterns, max = 3) {
@@ -36,10 +57,12 @@ export function conditionSentence(c, rule, ex, matched) {
       return c.holds
         ? `Intent ${i} is at most this rule's limit of ${when.max_intent_score}`
         : `Intent ${i} is above this rule's limit of ${when.max_intent_score}`;
-    case 'min_idle_ms':
+    case 'min_idle_ms': {
+      const [idle, needed] = secondsPair(ex.idle_ms, when.min_idle_ms);
       return c.holds
-        ? `Idle ${seconds(ex.idle_ms)}, past the ${seconds(when.min_idle_ms)} this rule waits for`
-        : `Waits ${seconds(ex.idle_ms)} of the ${seconds(when.min_idle_ms)} this rule needs`;
+        ? `Idle ${idle}, past the ${needed} this rule waits for`
+        : `Waits ${idle} of the ${needed} this rule needs`;
+    }
     case 'pages':
       if (c.holds) return `Page ${page} is one of this rule's pages (${list(matched)})`;
       return when.pages?.length

@@ -1,14 +1,36 @@
 // The Problems list under the editor and the config's status pill: every error and lint warning
-// with its place, a button that jumps there, and the engine's code for engineers.
+// with its place, a button that jumps there, and the engine's code for engineers; and the
+// scenarios that fail (scenarios-panel.js), each a button that shows it in the Scenarios panel.
 
-import { h } from './util.js';
+import { describeExpectation } from './scenarios-panel.js';
+import { formatInt, h } from './util.js';
 
-export function renderProblems({ list, count, pill }, { errors, warnings, valid, ruleCount, onJump }) {
+/**
+ * Problems shown (and marked in the JSON) at most: a one-line config can have thousands of
+ * errors, and the first ones are the ones to fix first; the rest are counted.
+ */
+export const SHOWN = 100;
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The failing scenarios as Problems items: what each should get and gets now. */
+function failureItems(failures, onShowScenario) {
+  return failures.map((f) =>
+    h('li', { class: 'diag error scenario-fail', dataset: { scenario: f.name } },
+      h('button', { type: 'button', class: 'diag-btn', onclick: () => onShowScenario(f.index), title: 'Show it in the Scenarios panel' },
+        h('span', { class: 'diag-icon', 'aria-label': 'failing scenario' }, '✗'),
+        h('span', { class: 'diag-body' },
+          h('span', { class: 'diag-msg' }, `Scenario “${f.name}” fails. Expected: ${describeExpectation(f.expected)}; now: ${describeExpectation(f.got)}.`),
+          h('span', { class: 'diag-where' }, 'Show it in Scenarios')))));
+}
+
+export function renderProblems({ list, count, pill }, { errors, warnings, failures = [], valid, ruleCount, onJump, onShowScenario }) {
   const all = [...errors, ...warnings];
-  count.textContent = String(all.length);
-  count.dataset.severity = errors.length ? 'error' : warnings.length ? 'warning' : 'ok';
+  count.textContent = String(all.length + failures.length);
+  count.dataset.severity = errors.length || failures.length ? 'error' : warnings.length ? 'warning' : 'ok';
   list.replaceChildren(
-    ...all.slice(0, 500).map((d) =>
+    ...failureItems(failures.slice(0, SHOWN), onShowScenario),
+    ...all.slice(0, Math.max(0, SHOWN - failures.length)).map((d) =>
       h('li', { class: `diag ${d.severity}`, dataset: { code: d.code, line: d.line ?? '' } },
         h('button', {
           type: 'button',
@@ -29,14 +51,18 @@ export function renderProblems({ list, count, pill }, { errors, warnings, valid,
       ),
     ),
   );
-  if (all.length > 500) list.append(h('li', { class: 'diag more' }, `… and ${all.length - 500} more`));
-  if (!all.length) {
+  const rest = all.length + failures.length - SHOWN;
+  if (rest > 0) list.append(h('li', { class: 'diag more' }, `and ${formatInt(rest)} more`));
+  if (!all.length && !failures.length) {
     list.append(h('li', { class: 'diag ok' }, h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✓'), 'No problems: every rule can fire somewhere.'));
   }
-  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const failing = failures.length ? ` · ${failures.length} ${failures.length === 1 ? 'scenario fails' : 'scenarios fail'}` : '';
   if (!valid) {
     pill.className = 'pill pill-error';
-    pill.textContent = plural(errors.length, 'error');
+    pill.textContent = plural(errors.length, 'error') + failing;
+  } else if (failures.length) {
+    pill.className = 'pill pill-error';
+    pill.textContent = `Valid · ${plural(ruleCount, 'rule')}${failing}`;
   } else if (warnings.length) {
     pill.className = 'pill pill-warning';
     pill.textContent = `Valid · ${plural(ruleCount, 'rule')} · ${plural(warnings.length, 'warning')}`;

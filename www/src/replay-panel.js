@@ -66,7 +66,7 @@ export class ReplayPanel {
     });
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
     onTextFileChosen(root.querySelector('[data-act=open]'), root.querySelector('input[type=file]'), (text, name) =>
-      this.load(text, name),
+      this.load(text, name), (why) => this.showError(`${why}: it was not replayed.`),
     );
     this.rebaseBtn.addEventListener('click', () => {
       this.baseLabel = 'the config when you pressed “Compare from the current config”';

@@ -8,6 +8,7 @@
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
 import { seconds } from './plain.js';
+import { describeExpectation } from './scenarios-panel.js';
 import { STORE_PAGES } from './storefront.js';
 import { NUDGE_LABELS, h, ruleColor } from './util.js';
 
@@ -17,6 +18,7 @@ const IDLE_SLIDER_MAX_S = 120;
 const svg = (d) => `<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" d="${d}"/></svg>`;
 const ICONS = {
   up: svg('M8 13V3M4 7l4-4 4 4'),
+  top: svg('M3 2.5h10M8 14V6M4 10l4-4 4 4'),
   down: svg('M8 3v10M4 9l4 4 4-4'),
   copy: svg('M5.5 5.5h7v7h-7zM3.5 10.5v-7h7'),
   trash: svg('M3 4.5h10M6.5 4.5V3h3v1.5M4.5 4.5l.7 8.5h5.6l.7-8.5'),
@@ -41,8 +43,9 @@ function label(text, control) {
 export class RulesEditor {
   /**
    * @param {HTMLElement} root
-   * @param {{getText: () => string, applyEdits: (edits) => void, checkPattern: (text, cb) => void,
-   *          jumpToJson: (line, column) => void}} host
+   * @param {{applyEdits: (edits, options?: {typing?: boolean}) => void, checkPattern: (text, cb) => void,
+   *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void,
+   *          showScenario: (index: number) => void, notify: (text, action?) => void}} host
    */
   constructor(root, host) {
     this.root = root;
@@ -72,6 +75,12 @@ export class RulesEditor {
       estimate: 260,
     });
     this.dragFrom = null;
+    // Where the merchant is: the card last worked in (a new rule goes after it).
+    this.lastIndex = null;
+    this.list.addEventListener('focusin', (e) => {
+      const slot = e.target.closest?.('.rule-card-slot');
+      if (slot?.dataset.index) this.lastIndex = Number(slot.dataset.index);
+    });
   }
 
   show(on) {
@@ -85,7 +94,7 @@ export class RulesEditor {
    * keystroke in a card of a 1,000-rule config touches one string); anything else goes through
    * jsonc-parser's `modify`.
    */
-  setValueAt(path, value) {
+  setValueAt(path, value, options) {
     const edit = value === undefined ? null : this.index.replaceScalar(this.text, path, value);
     if (edit && this.parsed?.syntaxOk && this.parsedText === this.text) {
       // The parsed config follows the edit too, so the refresh parses nothing; only the edited
@@ -98,10 +107,10 @@ export class RulesEditor {
         if (path[0] === 'rules' && typeof path[1] === 'number') this.ruleKeys[path[1]] = undefined;
       }
     }
-    this.edit(edit ? [edit] : setAt(this.text, path, value));
+    this.edit(edit ? [edit] : setAt(this.text, path, value), options);
   }
 
-  update({ text, diagnostics, pageReports, coverage }) {
+  update({ text, diagnostics, pageReports, coverage, failures }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) {
       const key = JSON.stringify(diagnostics);
@@ -110,6 +119,17 @@ export class RulesEditor {
         this.diagnostics = diagnostics;
         this.extrasGen += 1;
       }
+    }
+    // Failing scenarios (scenarios-panel.js), by the id of the rule each expects to fire.
+    if (failures) {
+      this.failures = new Map();
+      for (const f of failures) {
+        const id = f.expected?.rule;
+        if (id === undefined) continue;
+        if (!this.failures.has(id)) this.failures.set(id, []);
+        this.failures.get(id).push(f);
+      }
+      this.extrasGen += 1;
     }
     // Scenario coverage (scenarios-panel.js): per rule index, or null without scenarios.
     if (coverage !== undefined) {
@@ -182,12 +202,19 @@ export class RulesEditor {
       }
       this.ruleKeys[index] ??= JSON.stringify(rule);
       const coverage = this.coverage?.get(index) ?? null;
-      const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage ? JSON.stringify([diags, hits, coverage]) : '';
+      const failing = this.failures?.get(rule?.id) ?? null;
+      const extra = diags.length || hits.pages.length || hits.exclude_pages.length || coverage || failing ? JSON.stringify([diags, hits, coverage, failing]) : '';
       const ruleKey = this.ruleKeys[index];
-      return { index, count: rules.length, rule, diags, hits, coverage, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
+      return { index, count: rules.length, rule, diags, hits, coverage, failing, gen: this.extrasGen, ruleKey, key: `${index}/${rules.length}\u0000${ruleKey}\u0000${extra}` };
     });
     this.items = items;
-    this.cards.setItems(items);
+    forceValues = Boolean(this.forceSync);
+    this.forceSync = false;
+    try {
+      this.cards.setItems(items);
+    } finally {
+      forceValues = false;
+    }
     this.prepareIndex();
   }
 
@@ -205,8 +232,22 @@ export class RulesEditor {
     });
   }
 
-  edit(edits) {
-    if (edits.length) this.host.applyEdits(edits);
+  edit(edits, options) {
+    if (edits.length) this.host.applyEdits(edits, options);
+  }
+
+  /** A destructive edit: made, then said with an Undo (app.js `offerUndo`). */
+  remove(path, message) {
+    this.edit(setAt(this.text, path, undefined));
+    this.host.offerUndo(message);
+  }
+
+  /**
+   * After an undo or redo: the next refresh puts the text's values into the focused control too
+   * (otherwise left alone while the person types in it), so the field shows what was undone.
+   */
+  syncFocused() {
+    this.forceSync = true;
   }
 
   // ------------------------------------------------------------------ site settings
@@ -275,6 +316,11 @@ export class RulesEditor {
     this.edit(insertAt(this.text, ['rules'], index + 1, copy));
   }
 
+  /**
+   * Adds a rule switched off (it changes no visitor's nudge until the merchant switches it on),
+   * after the card the merchant last worked in (the end of the list if none), and says where it
+   * went, offering "Move to top": rules are checked in order.
+   */
   addRule() {
     const rules = Array.isArray(this.value?.rules) ? this.value.rules : [];
     const used = new Set(rules.map((r) => r?.id));
@@ -282,21 +328,31 @@ export class RulesEditor {
     while (used.has(`rule-${n}`)) n += 1;
     const rule = {
       id: `rule-${n}`,
+      enabled: false,
       nudge: { type: 'toast', message: 'Free shipping on orders over $50.', cta: 'Shop now' },
       when: { min_intent_score: 50, min_idle_ms: 5000, pages: ['/products/**'] },
     };
-    this.edit(insertAt(this.text, ['rules'], rules.length, rule));
+    const at = this.lastIndex !== null && this.lastIndex < rules.length ? this.lastIndex + 1 : rules.length;
+    const after = at > 0 ? ` after “${rules[at - 1]?.id ?? `rule ${at}`}”` : '';
+    this.edit(insertAt(this.text, ['rules'], at, rule));
+    this.lastIndex = at;
+    this.host.notify(`Added “${rule.id}”${after}, switched off: no visitor sees it until you switch it on.`, at > 0 ? {
+      label: 'Move to top',
+      run: () => this.move(at, 0, false),
+    } : null);
     requestAnimationFrame(() => {
-      const el = this.cards.element(rules.length);
+      const el = this.cards.element(at);
       el?.scrollIntoView({ block: 'nearest' });
       el?.querySelector('.rc-id')?.focus();
     });
   }
 }
 
+let forceValues = false; // RulesEditor.syncFocused: into the focused control too
+
 /** Sets an input's value unless the person is typing in it. */
 function setValue(el, value) {
-  if (document.activeElement !== el && el.value !== value) el.value = value;
+  if ((forceValues || document.activeElement !== el) && el.value !== value) el.value = value;
 }
 
 /**
@@ -305,9 +361,10 @@ function setValue(el, value) {
  * the text being typed survives updates.
  */
 class ChipsField {
-  constructor(editor, { what, path }) {
+  constructor(editor, { what, path, owner = null }) {
     this.editor = editor;
     this.what = what;
+    this.owner = owner; // () => whose list it is, in words (a rule), for the Undo toast
     this.path = path; // () => the list's JSON path (a card's index can change)
     this.values = [];
     this.hits = [];
@@ -343,7 +400,7 @@ class ChipsField {
       h('code', {}, String(pattern)),
       h('button', {
         type: 'button', class: 'chip-x', 'aria-label': `Remove ${this.what} ${pattern}`,
-        onclick: () => this.editor.edit(setAt(this.editor.text, [...this.path(), k], undefined)),
+        onclick: () => this.editor.remove([...this.path(), k], `Removed ${this.what} ${pattern}${this.owner ? ` from ${this.owner()}` : ''}.`),
       }, '×'));
     });
     if (!values.length && absentText) chips.push(h('li', { class: 'chip-empty' }, absentText));
@@ -400,6 +457,9 @@ class RuleCard {
     this.slot = slot;
     this.item = null;
     const set = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value);
+    // Typed text and sliders: one undo step per word or drag, as typing in the JSON view.
+    const type = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value, { typing: true });
+    const owner = () => `rule “${this.item.rule?.id ?? this.item.index + 1}”`;
 
     // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
     // takes Alt+Up and Alt+Down from the keyboard.
@@ -449,54 +509,63 @@ class RuleCard {
     this.order = h('span', { class: 'rc-order', title: 'Checked in this order; the first rule that matches fires' });
     this.id = h('input', {
       type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: '64',
-      oninput: (e) => set(['id'], e.target.value),
+      oninput: (e) => type(['id'], e.target.value),
     });
     this.enabled = h('input', {
       type: 'checkbox', class: 'switch', onchange: (e) => set(['enabled'], e.target.checked ? undefined : false),
     });
     this.enabledText = h('span', {});
     this.up = h('button', { type: 'button', class: 'icon-btn small', title: 'Move up', html: ICONS.up, onclick: () => editor.move(this.item.index, this.item.index - 1, true) });
+    this.top = h('button', { type: 'button', class: 'icon-btn small', title: 'Move to top (checked first)', html: ICONS.top, onclick: () => editor.move(this.item.index, 0, true) });
     this.down = h('button', { type: 'button', class: 'icon-btn small', title: 'Move down', html: ICONS.down, onclick: () => editor.move(this.item.index, this.item.index + 1, true) });
     this.dup = h('button', { type: 'button', class: 'icon-btn small', title: 'Duplicate', html: ICONS.copy, onclick: () => editor.duplicate(this.item.index) });
     this.del = h('button', {
-      type: 'button', class: 'icon-btn small danger', title: 'Delete (Ctrl+Z in the JSON view brings it back)', html: ICONS.trash,
-      onclick: () => editor.edit(setAt(editor.text, ['rules', this.item.index], undefined)),
+      type: 'button', class: 'icon-btn small danger', title: 'Delete (Undo or Ctrl+Z brings it back)', html: ICONS.trash,
+      onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
     });
     this.errors = h('ul', { class: 'card-errors' });
+    this.failing = h('ul', { class: 'rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
-    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => set(['nudge', 'cta'], e.target.value) });
-    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => set(['nudge', 'message'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => type(['nudge', 'message'], e.target.value) });
     this.intentText = h('b', {});
-    this.intentMin = h('input', {
-      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Lowest intent score',
-      oninput: (e) => set(['when', 'min_intent_score'], Number(e.target.value)),
+    // One track with two ends that cannot cross: each stops at the other.
+    const end = (which, label) => h('input', {
+      type: 'range', min: '0', max: '100', step: '1', 'aria-label': label,
+      oninput: (e) => {
+        const other = Number((which === 'min' ? this.intentMax : this.intentMin).value);
+        const v = which === 'min' ? Math.min(Number(e.target.value), other) : Math.max(Number(e.target.value), other);
+        e.target.value = String(v);
+        this.drawIntentFill();
+        type(['when', `${which}_intent_score`], v);
+      },
     });
-    this.intentMax = h('input', {
-      type: 'range', min: '0', max: '100', step: '1', 'aria-label': 'Highest intent score',
-      oninput: (e) => set(['when', 'max_intent_score'], Number(e.target.value)),
-    });
+    this.intentMin = end('min', 'Lowest intent score');
+    this.intentMax = end('max', 'Highest intent score');
+    this.intentFill = h('span', { class: 'dr-fill' });
     this.idleText = h('b', {});
     this.idleRange = h('input', {
       type: 'range', min: '0', max: String(IDLE_SLIDER_MAX_S), step: '1', 'aria-label': 'Idle time before it shows, in seconds',
-      oninput: (e) => set(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
+      oninput: (e) => type(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
     });
     this.idleSeconds = h('input', {
       type: 'number', min: '0', max: '86400', step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
       oninput: (e) => {
         const s = Number(e.target.value);
-        if (e.target.value !== '' && Number.isFinite(s)) set(['when', 'min_idle_ms'], Math.round(s * 1000));
+        if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));
       },
     });
-    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'] });
-    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'] });
+    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'], owner });
+    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'], owner });
 
     slot.replaceChildren(
       h('div', { class: 'rc-head' },
         this.handle, this.swatch, this.order, this.id,
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
-        h('div', { class: 'rc-actions' }, this.up, this.down, this.dup, this.del)),
+        h('div', { class: 'rc-actions' }, this.top, this.up, this.down, this.dup, this.del)),
       this.errors,
+      this.failing,
       this.coverage,
       h('div', { class: 'rc-grid' },
         label('Shows a', this.type),
@@ -505,13 +574,26 @@ class RuleCard {
       h('div', { class: 'rc-when' },
         h('div', { class: 'field' },
           h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
-          h('div', { class: 'dual-range' }, this.intentMin, this.intentMax)),
+          h('div', { class: 'dual-range', role: 'group', 'aria-label': 'Intent score, lowest to highest' },
+            h('span', { class: 'dr-track', 'aria-hidden': 'true' }, this.intentFill), this.intentMin, this.intentMax)),
         h('div', { class: 'field' },
           h('span', { class: 'field-label' }, 'Shows after idle ', this.idleText),
           h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')))),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
     );
+  }
+
+  /**
+   * The stretch between the two ends; the lower end on top when both sit high, so that ends
+   * that meet at 100 can still be pulled apart.
+   */
+  drawIntentFill() {
+    const lo = Number(this.intentMin.value);
+    const hi = Number(this.intentMax.value);
+    this.intentFill.style.left = `${Math.min(lo, hi)}%`;
+    this.intentFill.style.right = `${100 - Math.max(lo, hi)}%`;
+    this.intentMin.classList.toggle('on-top', lo > 50);
   }
 
   update(item) {
@@ -541,6 +623,8 @@ class RuleCard {
     this.enabled.setAttribute('aria-label', `${name} is ${enabled ? 'on' : 'off'}`);
     this.enabledText.textContent = enabled ? 'On' : 'Off';
     this.up.disabled = index === 0;
+    this.top.disabled = index === 0;
+    this.top.setAttribute('aria-label', `Move ${name} to the top`);
     this.down.disabled = index === count - 1;
     this.up.setAttribute('aria-label', `Move ${name} up`);
     this.down.setAttribute('aria-label', `Move ${name} down`);
@@ -548,6 +632,11 @@ class RuleCard {
     this.del.setAttribute('aria-label', `Delete ${name}`);
 
     renderCoverage(this.coverage, item.coverage);
+    this.failing.hidden = !item.failing;
+    this.failing.replaceChildren(...(item.failing ?? []).map((f) => h('li', { class: 'card-diag error' },
+      h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✗'),
+      h('span', {}, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.`),
+      h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
 
     const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));
     this.errors.hidden = !other.length;
@@ -574,6 +663,7 @@ class RuleCard {
     this.intentText.textContent = minIntent === 0 && maxIntent === 100 ? 'any' : `${minIntent} to ${maxIntent}`;
     setValue(this.intentMin, String(minIntent));
     setValue(this.intentMax, String(maxIntent));
+    this.drawIntentFill();
     fieldInvalid(this.intentMin, '.when.min_intent_score');
     fieldInvalid(this.intentMax, '.when.max_intent_score');
     this.idleText.textContent = idleMs ? seconds(idleMs) : 'at once';

@@ -19,11 +19,61 @@ export function describeExpectation(e) {
   return JSON.stringify(e);
 }
 
+const MAX_NAME_CHARS = 200; // MAX_SCENARIO_NAME_CHARS of src/limits.rs
+
+/** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most 200 characters). */
+export function uniqueName(name, taken) {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) {
+    const suffix = ` (${n})`;
+    const candidate = Array.from(name).slice(0, MAX_NAME_CHARS - suffix.length).join('') + suffix;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+const plural = (n, one, many) => `${formatInt(n)} ${n === 1 ? one : many}`;
+
+/**
+ * Adds the scenarios of `incoming` to the merchant's `file` and keeps all of theirs: a scenario
+ * already there (the same visitor and expectation under the same name, or that name with the
+ * ` (2)` of an earlier merge) is skipped; another one with a name in use is added as `name (2)`.
+ * Returns the merged file and a sentence saying what happened.
+ */
+export function mergeScenarios(file, incoming, label) {
+  const mine = file.scenarios;
+  // A scenario's name without the ` (2)` a merge may have added, and what it checks.
+  const key = (s) => `${s.name.replace(/ \(\d+\)$/, '')}\u0000${JSON.stringify([s.session_state, s.expect])}`;
+  const here = new Set(mine.map(key));
+  const taken = new Set(mine.map((s) => s.name));
+  const added = [];
+  const renamed = [];
+  let already = 0;
+  for (const s of incoming.scenarios) {
+    if (here.has(key(s))) {
+      already += 1;
+      continue;
+    }
+    const name = uniqueName(s.name, taken);
+    taken.add(name);
+    if (name !== s.name) renamed.push(name);
+    added.push({ ...s, name });
+  }
+  const parts = [`Added ${plural(added.length, 'scenario', 'scenarios')} from ${label}`];
+  if (mine.length) parts[0] += `; your ${plural(mine.length, 'scenario is', 'scenarios are')} kept`;
+  if (renamed.length) {
+    const shown = renamed.slice(0, 3).map((n) => `“${n}”`).join(', ');
+    parts.push(`${plural(renamed.length, 'had a name', 'had names')} already in use, added as ${shown}${renamed.length > 3 ? ` and ${formatInt(renamed.length - 3)} more` : ''}`);
+  }
+  if (already) parts.push(`${plural(already, 'was', 'were')} here already`);
+  return { file: { ...file, scenarios: [...mine, ...added] }, message: `${parts.join('. ')}.` };
+}
+
 export class ScenariosPanel {
   /**
    * @param {HTMLElement} root  the panel's body (index.html `#scenarios-body`)
    * @param {{ send: (job) => void, currentState: () => object, setState: (s) => void,
-   *           notify: (text) => void, onCoverage: (coverage) => void, badge: HTMLElement }} host
+   *           notify: (text, action?) => void, onCoverage: (coverage) => void, badge: HTMLElement,
+   *           onFailures: (failures: {index, name, expected, got}[]) => void }} host
    */
   constructor(root, host) {
     this.root = root;
@@ -66,7 +116,7 @@ export class ScenariosPanel {
       this.saveVisitor();
     });
     onTextFileChosen(root.querySelector('[data-act=import]'), root.querySelector('input[type=file]'), (text, name) =>
-      this.importText(text, name),
+      this.importText(text, name), (why) => this.showError(`${why}: it was not imported; your scenarios are unchanged.`),
     );
     root.querySelector('[data-act=export]').addEventListener('click', () => this.exportFile());
     root.querySelector('[data-act=sample]').addEventListener('click', () => this.loadSample());
@@ -107,9 +157,7 @@ export class ScenariosPanel {
     this.showError(null);
     const state = this.host.currentState();
     const name = this.name.value.trim() || this.defaultName(state);
-    const taken = new Set(this.file.scenarios.map((s) => s.name));
-    let unique = name;
-    for (let n = 2; taken.has(unique); n++) unique = `${name} (${n})`;
+    const unique = uniqueName(name, new Set(this.file.scenarios.map((s) => s.name)));
     this.host.send({ saveScenario: { name: unique, state } });
     this.name.value = '';
   }
@@ -131,13 +179,28 @@ export class ScenariosPanel {
   }
 
   remove(i) {
-    const [gone] = this.file.scenarios.splice(i, 1);
-    this.persist();
-    this.sendFile();
-    if (gone) this.host.notify(`Deleted “${gone.name}”.`);
+    const gone = this.file.scenarios[i];
+    if (!gone) return;
+    this.change({ ...this.file, scenarios: this.file.scenarios.filter((_, k) => k !== i) }, `Deleted “${gone.name}”.`);
   }
 
-  /** Checks a scenario file's text in the worker; it replaces the panel's file if it is valid. */
+  /** Replaces the file (kept and checked), says what changed, and offers to undo it. */
+  change(file, message) {
+    const before = this.file;
+    this.file = file;
+    this.persist();
+    this.sendFile();
+    this.host.notify(message, {
+      label: 'Undo',
+      run: () => {
+        this.file = before;
+        this.persist();
+        this.sendFile();
+      },
+    });
+  }
+
+  /** Checks a scenario file's text in the worker; if it is valid, its scenarios are added. */
   importText(text, label) {
     this.showError(null);
     this.pendingImport = { label, text };
@@ -174,10 +237,11 @@ export class ScenariosPanel {
       return;
     }
     if (importing) {
-      this.file = JSON.parse(importing.text);
-      this.persist();
-      this.host.notify(`Imported ${this.file.scenarios.length} scenarios from ${importing.label}.`);
-      this.sendFile();
+      // Merged into the merchant's scenarios, never replacing them; the merged file's check
+      // draws the list.
+      const { file, message } = mergeScenarios(this.file, JSON.parse(importing.text), importing.label);
+      this.change(file, message);
+      return;
     }
     // A keystroke's answer has the test report; the coverage follows once typing pauses
     // (as-code.js `later`): until then the last one stays.
@@ -194,6 +258,7 @@ export class ScenariosPanel {
       ? 'No scenarios yet. Move the visitor, then save it here.'
       : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.${fired}`;
     this.list.replaceChildren(...report.results.map((r, i) => this.item(r, i)));
+    this.host.onFailures(report.results.flatMap((r, index) => (r.passed ? [] : [{ index, name: r.name, expected: r.expected, got: r.got }])));
     if (!fresh) return;
     const gaps = coverage.unexercised;
     this.gaps.hidden = n === 0 || gaps.length === 0;
@@ -203,6 +268,18 @@ export class ScenariosPanel {
     if (gaps.length > GAPS_SHOWN) items.push(Object.assign(document.createElement('li'), { className: 'muted', textContent: `and ${formatInt(gaps.length - GAPS_SHOWN)} more` }));
     this.gaps.querySelector('ul').replaceChildren(...items);
     this.host.onCoverage(n ? coverage : null);
+  }
+
+  /** Opens the panel at scenario `i`: scrolled into view, its name focused, marked a moment. */
+  reveal(i) {
+    const panel = this.root.closest('details');
+    if (panel && !panel.open) panel.open = true;
+    const item = this.list.children[i];
+    if (!item) return;
+    item.scrollIntoView({ block: 'center' });
+    item.querySelector('.sc-name')?.focus({ preventScroll: true });
+    item.classList.remove('flash');
+    requestAnimationFrame(() => item.classList.add('flash'));
   }
 
   item(result, i) {

