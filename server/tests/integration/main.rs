@@ -10,6 +10,7 @@ mod pg;
 mod read_api;
 mod redis;
 mod relay;
+mod relay_load;
 mod reload;
 mod schemathesis;
 mod store;

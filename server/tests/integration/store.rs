@@ -58,7 +58,7 @@ pub fn page_view(message_id: &str, session_id: &str, at: i64, path: &str) -> New
 
 /// Every session of `scope` in the store, by id, as (started, ended, page_count, intent,
 /// converted, nudge_count) and its nudges as (id, shown_at, outcome, influenced).
-type Derived = BTreeMap<
+pub type Derived = BTreeMap<
     String,
     (
         (i64, i64, i64, i64, bool, i64),
@@ -125,7 +125,7 @@ async fn stored(store: &Store, scope: &Scope) -> Derived {
 
 /// The plain recomputation of SPEC 9's derived fields: each rule written out directly over the
 /// events in arrival order (`i` is the arrival index).
-fn recompute(events: &[NewEvent]) -> Derived {
+pub fn recompute(events: &[NewEvent]) -> Derived {
     let mut out = Derived::new();
     let sessions: BTreeSet<&str> = events.iter().map(|e| e.session_id.as_str()).collect();
     for sid in sessions {
