@@ -82,6 +82,7 @@ bench-server:
 	cargo build --release -p nudge-rules-server
 	python3 scripts/bench-server.py --write
 	python3 scripts/bench-store.py --write
+	python3 scripts/bench-relay.py --write
 
 # The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
 bench-levels:

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Sustained event ingestion through the relay (`make bench-server`; docs/SERVER.md, "Relay figures").
+
+For each backend (SQLite in a file, then PostgreSQL in a cluster of its own), a release server
+runs on an empty store and wrk sends batches of 50 events (one session each, unique message ids)
+from 16 connections over 1,000 publishable keys (so the 10,000 events per key and minute never
+bind), for `--duration` seconds. Reported: events per second (202 answers times 50), p50 and
+p99 of a batch, the server's peak RSS, and the floor: the same rows (the `events` table's
+columns) inserted by a bare batched insert into the same kind of store in the same run (Python's
+sqlite3 with 50 rows per transaction and the server's pragmas; psql with 50-row INSERTs per
+transaction for PostgreSQL), with the relay's ratio to it.
+
+    python3 scripts/bench-relay.py [--duration 20] [--write]
+"""
+import argparse
+import hashlib
+import importlib.util
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from doc_markers import write_between  # noqa: E402
+
+spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench-store.py")
+store_bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(store_bench)
+bench = store_bench.bench
+
+KEYS = 1000
+BATCH = 50
+
+WRK_SCRIPT = r"""
+local keys = {}
+for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
+local occurred = os.getenv("BENCH_TIME")
+local counter = 0
+local thread_id = 0
+local threads = {}
+setup = function(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+init = function(args)
+  thread_id = id
+end
+request = function()
+  counter = counter + 1
+  local sid = string.format("sess_w%dr%d", thread_id, counter)
+  local parts = {}
+  for i = 1, 50 do
+    parts[i] = string.format(
+      '{"message_id":"w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d}',
+      thread_id, counter, i, sid, occurred, i, i)
+  end
+  local body = '{"events":[' .. table.concat(parts, ",") .. ']}'
+  local key = keys[(counter * 7 + thread_id) % #keys + 1]
+  return wrk.format("POST", wrk.path, {
+    ["Authorization"] = "Bearer " .. key,
+    ["Content-Type"] = "application/json",
+  }, body)
+end
+done = function(summary, latency, requests)
+  io.write(string.format(
+    'BENCH {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d}\n',
+    summary.requests, summary.duration, summary.errors.status,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+  local out = io.open(os.getenv("BENCH_HISTOGRAM"), "w")
+  for i = 1, #latency do
+    local value, count = latency(i)
+    out:write(string.format("%d %d\n", value, count))
+  end
+  out:close()
+end
+"""
+
+COLUMNS = ("site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, "
+           "nudge_id, nudge_type, rule_id, outcome, received_at")
+
+
+def floor_rows(n, now_ms):
+    for r in range(n // BATCH):
+        yield [("bench", "test", f"f-{r}-{i}", f"sess_f{r}", "PAGE_VIEW", now_ms, f"/p{i}", f"/p{i}", i,
+                None, None, None, None, now_ms) for i in range(BATCH)]
+
+
+def sqlite_floor(path, seconds, now_ms):
+    """Rows per second of 50-row transactions into the events table of a migrated store."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    done = 0
+    t = time.monotonic()
+    for batch in floor_rows(10_000_000, now_ms):
+        db.execute("BEGIN")
+        db.executemany(f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                       "ON CONFLICT (site, mode, message_id) DO NOTHING", batch)
+        db.execute("COMMIT")
+        done += len(batch)
+        if time.monotonic() - t >= seconds:
+            break
+    return done / (time.monotonic() - t)
+
+
+def pg_floor(pg, seconds, now_ms):
+    """Rows per second of 50-row INSERT transactions sent by psql."""
+    sql = pathlib.Path(tempfile.mkstemp(suffix=".sql")[1])
+    rows_total = 0
+    with sql.open("w") as f:
+        for r, batch in enumerate(floor_rows(400_000, now_ms)):
+            values = ",".join(
+                f"('bench','test','f-{r}-{i}','sess_f{r}','PAGE_VIEW',{now_ms},'/p{i}','/p{i}',{i},NULL,NULL,NULL,NULL,{now_ms})"
+                for i in range(BATCH))
+            f.write(f"BEGIN; INSERT INTO events ({COLUMNS}) VALUES {values} ON CONFLICT DO NOTHING; COMMIT;\n")
+            rows_total += BATCH
+    t = time.monotonic()
+    proc = subprocess.Popen(["psql", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", "-d", "bench",
+                             "-f", str(sql)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        proc.wait()
+    elapsed = time.monotonic() - t
+    out = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", "-d", "bench", "-Atc",
+                          "SELECT count(*) FROM events WHERE message_id LIKE 'f-%'"],
+                         capture_output=True, text=True, check=True).stdout
+    sql.unlink()
+    return int(out.strip()) / elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=int, default=20)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    if not bench.BINARY.exists():
+        sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
+    rows = []
+    now_ms = int(time.time() * 1000)
+    occurred = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now_ms // 1000 - 10)) + ".000Z"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        keys = [f"pk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
+        (tmp / "keys.txt").write_text("\n".join(keys) + "\n")
+        shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
+        secret = "sk_test_benchSecretKey0001"
+        hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
+        sites = tmp / "sites.toml"
+        sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
+                         f'keys = ["sha256:{hashlib.sha256(secret.encode()).hexdigest()}"]\nsite_keys = [{hashes}]\n')
+        (tmp / "relay.lua").write_text(WRK_SCRIPT)
+        env = {"BENCH_KEYS": str(tmp / "keys.txt"), "BENCH_TIME": occurred, "BENCH_SCRIPT": str(tmp / "relay.lua")}
+        for backend in args.backends.split(","):
+            pg = None
+            if backend == "sqlite":
+                db = tmp / "relay.db"
+                store = f"sqlite:{db}"
+            else:
+                pg = store_bench.Postgres(tmp)
+                store = pg.url
+            try:
+                server, api, admin = store_bench.start_server(sites, store)
+                try:
+                    bench.wrk(api, "/v1/events", 2, args.connections, env)
+                    r = bench.merge([bench.wrk(api, "/v1/events", args.duration, args.connections, env)])
+                    rss = bench.peak_rss_mib(server.pid)
+                    errors_5xx = bench.five_xx(admin)
+                finally:
+                    server.terminate()
+                    server.wait(timeout=60)
+                floor = sqlite_floor(db, args.duration, now_ms) if pg is None else pg_floor(pg, args.duration, now_ms)
+            finally:
+                if pg:
+                    pg.stop()
+            events_per_s = r["rps"] * BATCH
+            print(f"{backend}: {events_per_s:,.0f} events/s (floor {floor:,.0f} rows/s), p50 {r['p50_us'] / 1000:.2f} ms, "
+                  f"p99 {r['p99_us'] / 1000:.2f} ms, non-2xx {r['non2xx']}, RSS {rss:.0f} MiB", flush=True)
+            rows.append((backend, events_per_s, r, floor, rss, errors_5xx))
+    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    lines = [
+        f"Run of `scripts/bench-relay.py` (part of `make bench-server`) on {time.strftime('%Y-%m-%d')}, tree {commit}; "
+        f"{os.cpu_count()} cores shared by the server, the database and wrk ({args.connections} connections, batches of "
+        f"{BATCH} events, {args.duration} s, {KEYS} publishable keys; load average {os.getloadavg()[0]:.1f} at the end).",
+        "",
+        "| store | events/s through the relay | batch p50 | batch p99 | non-2xx | floor: bare 50-row inserts, rows/s | relay / floor | server peak RSS |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for backend, eps, r, floor, rss, _ in rows:
+        lines.append(f"| {backend} | {eps:,.0f} | {r['p50_us'] / 1000:.2f} ms | {r['p99_us'] / 1000:.2f} ms | "
+                     f"{r['non2xx'] + r['socket_errors']} | {floor:,.0f} | **{eps / floor:.2f}x** | {rss:.0f} MiB |")
+    lines += ["", "5xx answers counted by the servers' /metrics: "
+              f"{sum(r[5] for r in rows):.0f}. One site sending 10,000 events per minute is 167 events/s: at the "
+              "rates above, one instance carries "
+              + ", ".join(f"{backend} about {eps / (10_000 / 60):,.0f} such sites" for backend, eps, *_ in rows) + "."]
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text)
+    if args.write:
+        write_between("relay-bench", text, doc=ROOT / "docs" / "SERVER.md")
+
+
+if __name__ == "__main__":
+    main()
