@@ -590,6 +590,59 @@ describe('relay client against the server', () => {
   });
 });
 
+describe('relay client against the server\'s event limit', () => {
+  let server;
+  before(async () => {
+    server = await startServer(['--demo', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('a 429 is retried after the Retry-After the server sent', async () => {
+    // Fill the key's 10,000 events per minute with 20 batches of 500.
+    const at = new Date().toISOString();
+    for (let b = 0; b < 20; b++) {
+      const events = Array.from({ length: 500 }, (_, i) => ({
+        message_id: `fill_${b}_${i}`, session_id: `sess_fill${b}`, type: 'PAGE_VIEW', occurred_at: at, url: `/fill/${i}`,
+      }));
+      const response = await fetch(`${server.base}/v1/events`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${PK}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ events }),
+      });
+      assert.equal(response.status, 202, await response.text());
+    }
+    const answers = [];
+    const watching = async (url, init) => {
+      const response = await fetch(url, init);
+      answers.push({ status: response.status, retryAfter: response.headers.get('retry-after') });
+      return response;
+    };
+    const timers = [];
+    const errors = [];
+    const relay = createRelay({
+      endpoint: `${server.base}/v1/events`,
+      siteKey: PK,
+      flushIntervalMs: 0,
+      fetch: watching,
+      setTimeout: (cb, ms) => { timers.push({ cb, ms }); return timers.length; },
+      clearTimeout: () => {},
+      onError: (e) => errors.push(e),
+    });
+    relay.pageView('/over-the-limit');
+    const result = await relay.flush();
+    assert.equal(answers[0].status, 429);
+    const seconds = Number(answers[0].retryAfter);
+    assert.ok(Number.isInteger(seconds) && seconds >= 1 && seconds <= 61, `Retry-After: ${answers[0].retryAfter}`);
+    assert.equal(result.retried, 1);
+    assert.equal(result.pending, 1);
+    assert.deepEqual(timers.map((t) => t.ms), [seconds * 1000], 'the retry waits exactly the server\'s Retry-After');
+    assert.equal(errors[0].status, 429);
+    assert.equal(errors[0].retryInMs, seconds * 1000);
+  });
+});
+
 describe('relay client across a server restart', () => {
   let dir;
   before(() => {
