@@ -55,7 +55,9 @@ test-server:
 wasm:
 	scripts/build-wasm.sh
 
+# pkg/test/relay.test.mjs starts the server binary (target/debug/nudge-rules-server).
 test-node: wasm
+	cargo build -p nudge-rules-server
 	node --test pkg/test/*.test.mjs
 	node_modules/.bin/tsc --noEmit -p pkg
 
