@@ -67,20 +67,7 @@ request = function()
     ["Content-Type"] = "application/json",
   }, body)
 end
-done = function(summary, latency, requests)
-  io.write(string.format(
-    'BENCH {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d}\n',
-    summary.requests, summary.duration, summary.errors.status,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
-  local out = io.open(os.getenv("BENCH_HISTOGRAM"), "w")
-  for i = 1, #latency do
-    local value, count = latency(i)
-    out:write(string.format("%d %d\n", value, count))
-  end
-  out:close()
-end
-"""
-
+""" + bench.WRK_DONE
 COLUMNS = ("site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, "
            "nudge_id, nudge_type, rule_id, outcome, received_at")
 

@@ -39,6 +39,24 @@ REQUEST = '{"session_state":{"intent_score":82,"page_url":"/products/linen-shirt
 KEYS = 256
 ROUTES = [("preview", "/v1/nudges/preview"), ("constant", "/v1/_bench/constant")]
 
+# wrk's end of run, shared by every bench script: one BENCH line with the totals, and the latency
+# histogram (microseconds: count) written to BENCH_HISTOGRAM for the Python side to merge.
+WRK_DONE = r"""
+done = function(summary, latency, requests)
+  io.write(string.format(
+    'BENCH {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d}\n',
+    summary.requests, summary.duration, summary.errors.status,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+  -- The latency histogram (microseconds: count), merged over rounds by the Python side.
+  local out = io.open(os.getenv("BENCH_HISTOGRAM"), "w")
+  for i = 1, #latency do
+    local value, count = latency(i)
+    out:write(string.format("%d %d\n", value, count))
+  end
+  out:close()
+end
+"""
+
 WRK_SCRIPT = r"""
 local keys = {}
 for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
@@ -58,22 +76,7 @@ request = function()
   n = n % #requests + 1
   return requests[n]
 end
-done = function(summary, latency, requests)
-  io.write(string.format(
-    'BENCH {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d}\n',
-    summary.requests, summary.duration, summary.errors.status,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
-  -- The latency histogram (microseconds: count), merged over rounds by the Python side.
-  local out = io.open(os.getenv("BENCH_HISTOGRAM"), "w")
-  for i = 1, #latency do
-    local value, count = latency(i)
-    out:write(string.format("%d %d\n", value, count))
-  end
-  out:close()
-end
-"""
-
-
+""" + WRK_DONE
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -101,9 +104,10 @@ def start_redis():
     sys.exit("redis-server did not answer PING")
 
 
-def start_server(sites, redis_url):
+def start_server(sites, redis_url=None, extra_args=("--constant-route",)):
+    """A release server on free loopback ports, ready: (process, API address, admin address)."""
     args = [str(BINARY), "--sites", str(sites), "--listen", "127.0.0.1:0",
-            "--admin-listen", "127.0.0.1:0", "--constant-route"]
+            "--admin-listen", "127.0.0.1:0", *extra_args]
     if redis_url:
         args += ["--redis", redis_url]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

@@ -63,21 +63,7 @@ request = function()
   n = n % #requests + 1
   return requests[n]
 end
-done = function(summary, latency, requests)
-  io.write(string.format(
-    'BENCH {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d}\n',
-    summary.requests, summary.duration, summary.errors.status,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
-  local out = io.open(os.getenv("BENCH_HISTOGRAM"), "w")
-  for i = 1, #latency do
-    local value, count = latency(i)
-    out:write(string.format("%d %d\n", value, count))
-  end
-  out:close()
-end
-"""
-
-
+""" + bench.WRK_DONE
 def iso(ms):
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
@@ -160,28 +146,7 @@ def sqlite_size_bytes(path):
 
 
 def start_server(sites, store):
-    args = [str(BINARY), "--sites", str(sites), "--store", store, "--listen", "127.0.0.1:0",
-            "--admin-listen", "127.0.0.1:0"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "RUST_LOG": "warn"})
-    api = admin = None
-    while api is None or admin is None:
-        line = proc.stdout.readline()
-        if not line:
-            sys.exit("the server exited before printing its addresses")
-        if m := re.match(r"API:\s+http://([^/\s]+)", line):
-            api = m.group(1)
-        if m := re.match(r"admin:\s+http://([^/\s]+)", line):
-            admin = m.group(1)
-    for _ in range(500):
-        try:
-            import urllib.request
-            with urllib.request.urlopen(f"http://{admin}/readyz", timeout=1) as r:
-                if r.status == 200:
-                    return proc, api, admin
-        except OSError:
-            time.sleep(0.02)
-    sys.exit("the server did not become ready")
+    return bench.start_server(sites, extra_args=("--store", store))
 
 
 def measure(api, routes, args, env):
