@@ -8,11 +8,12 @@ use std::process::ExitCode;
 
 use nudge_rules::coverage::Coverage;
 use nudge_rules::scenarios::{Scenario, ScenarioFile};
-use nudge_rules::{Diagnostic, Engine};
+use nudge_rules::Engine;
 use serde::Serialize;
 
 use super::report::{failure_text, FileReport};
-use super::{invalid, read_input, share, table};
+use super::{share, table};
+use crate::io::{emit, invalid, read_input};
 
 /// How `test` prints its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -44,11 +45,7 @@ struct JsonReport<'a> {
 }
 
 /// Runs `test`; `Err` is a message for exit 2 (an invalid config or scenario file).
-pub(crate) fn run(
-    engine: &Engine,
-    options: &Options,
-    list: fn(&[Diagnostic]) -> String,
-) -> Result<ExitCode, String> {
+pub(crate) fn run(engine: &Engine, options: &Options) -> Result<ExitCode, String> {
     let mut files: Vec<(String, ScenarioFile)> = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for path in &options.files {
@@ -56,7 +53,7 @@ pub(crate) fn run(
         let text = read_input(path)?;
         match ScenarioFile::from_text(&text) {
             Ok(file) => files.push((name, file)),
-            Err(e) => problems.push(invalid(&name, &e, list)),
+            Err(e) => problems.push(invalid(&name, &e)),
         }
     }
     if !problems.is_empty() {
@@ -98,7 +95,7 @@ pub(crate) fn run(
             out
         }
     };
-    super::emit(&out)?;
+    emit(&out)?;
     Ok(ExitCode::from(u8::from(failed > 0)))
 }
 
