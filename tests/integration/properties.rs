@@ -136,7 +136,7 @@ proptest! {
     #[test]
     fn compile_and_preview_never_panic(text in ".{0,300}", url in ".{0,100}", intent in any::<u8>(), idle in any::<u32>()) {
         let _ = Engine::compile(&text);
-        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
         let _ = engine.preview_fields(intent, &url, idle);
         let _ = engine.preview_body(text.as_bytes());
         let _ = engine.decision_map(&url);
@@ -283,7 +283,7 @@ proptest! {
         field in "[a-z_]{0,12}",
         number in any::<i64>(),
     ) {
-        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
         let session = json!({"id": junk, "intent_score": number, "ended_at": stamp, field.clone(): [number],
             "events": [{"type": junk, "url": junk, "occurred_at": stamp, "intent_score": number}],
             "nudges": [{"type": junk, "shown_at": stamp, "outcome": field, "influenced_conversion": number}]}).to_string();
