@@ -54,7 +54,7 @@
         clippy::indexing_slicing
     )
 )]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod analysis;
 mod code;
