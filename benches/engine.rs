@@ -26,6 +26,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nudge_rules::analysis::Analysis;
 use nudge_rules::{normalize_page_url, Engine, SessionState};
 use serde_json::json;
 
@@ -351,7 +352,12 @@ fn map(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("map");
     g.bench_function("decision_map", |b| {
-        b.iter(|| engine.decision_map(black_box(page)).regions.len())
+        b.iter(|| {
+            Analysis::new(&engine)
+                .decision_map(black_box(page))
+                .regions
+                .len()
+        })
     });
     g.bench_function("previews_200", |b| {
         b.iter(|| {

@@ -3,13 +3,14 @@
 //! was never exercised, by name.
 //!
 //! Built from the engine's own analysis, not a second evaluation: each scenario's state is
-//! explained ([`Engine::explain`]: every rule's conditions with their outcomes) and its page
-//! tested against every pattern ([`Engine::page_report`]).
+//! explained ([`Analysis::explain`]: every rule's conditions with their outcomes) and its page
+//! tested against every pattern ([`Analysis::page_report`]).
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::analysis::Analysis;
 use crate::config::{Conditions, NudgeType};
 use crate::engine::Engine;
 use crate::scenarios::Scenario;
@@ -79,7 +80,7 @@ pub struct CoverageTotals {
 ///
 /// A rule's conditions count over the scenarios whose state SPEC 5 accepts and whose page is in
 /// no quiet zone, for every enabled rule, whether or not an earlier rule fired (as
-/// [`Engine::explain`] reports them); patterns count over every accepted page, quiet ones
+/// [`Analysis::explain`] reports them); patterns count over every accepted page, quiet ones
 /// included.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -181,7 +182,10 @@ impl Engine {
 
         let mut rejected = 0;
         for scenario in scenarios {
-            let Some(explanation) = scenario.state().and_then(|s| self.explain(s).ok()) else {
+            let Some(explanation) = scenario
+                .state()
+                .and_then(|s| Analysis::new(self).explain(s).ok())
+            else {
                 rejected += 1;
                 continue;
             };
@@ -189,7 +193,7 @@ impl Engine {
                 rejected += 1;
                 continue;
             };
-            for m in self.page_report(path).matches {
+            for m in Analysis::new(self).page_report(path).matches {
                 let slot = match m.json_path.strip_prefix("quiet_zones[") {
                     Some(rest) => rest
                         .trim_end_matches(']')

@@ -6,6 +6,19 @@
 //! the rules the page can reach, whatever the number of rules. Evaluation allocates nothing on the
 //! canonical-path fast path (scratch buffers are per thread). The result with its reason is
 //! [`Preview`](crate::Preview) (`preview.rs`); the wire format is `wire.rs`.
+//!
+//! ## The seam
+//!
+//! The layers above the engine, analysis (`src/analysis/`: `Analysis`) and config as code
+//! (scenarios, coverage, replay, diff), are types that hold an `&Engine` and read it only through
+//! these methods, never its compiled patterns:
+//!
+//! - [`Engine::config`] and [`Engine::normalize`] (public), and `source` (the config text, to
+//!   place lint warnings);
+//! - `decide` and `decide_with_page` (what fires on a normalized path), `preview_path` (the same
+//!   with its reason);
+//! - `quiet_zone_of`, `quiet_zones_of` and `with_page_matches` (which quiet zones and which
+//!   `pages`/`exclude_pages` patterns match a normalized path).
 
 use std::borrow::Cow;
 

@@ -35,8 +35,9 @@
 //!   [`Engine::preview_body`]), the config types ([`Config`], [`Rule`], [`Nudge`],
 //!   [`Conditions`], [`Pattern`]), the errors ([`Error`], [`Diagnostic`], [`DiagnosticCode`]) and
 //!   [`normalize_page_url`].
-//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6): explain, decision map, lint,
-//!   plain-language summary, page report, validation that never fails.
+//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6), as an
+//!   [`Analysis`](analysis::Analysis) of an engine: explain, decision map, lint, plain-language
+//!   summary, page report; and validation that never fails.
 //! - Config as code (SPEC 8): [`scenarios`] (the scenario file, [`Engine::test`]),
 //!   [`coverage`] ([`Engine::coverage`]), [`replay`] of recorded sessions ([`Engine::replay`]),
 //!   [`diff`] between two configs.

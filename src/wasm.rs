@@ -22,7 +22,7 @@ use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::analysis::{validate_config, validate_config_value, Validation};
+use crate::analysis::{validate_config, validate_config_value, Analysis, Validation};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
@@ -345,7 +345,9 @@ impl WasmEngine {
     /// is reported inside the explanation.
     pub fn explain(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
         let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
-        let explanation = self.engine.explain(&state).map_err(|e| js_error(&e))?;
+        let explanation = Analysis::new(&self.engine)
+            .explain(&state)
+            .map_err(|e| js_error(&e))?;
         to_js(&explanation)
     }
 
@@ -357,7 +359,7 @@ impl WasmEngine {
     /// Only if serialization failed, which it does not for a map.
     #[wasm_bindgen(js_name = decisionMap)]
     pub fn decision_map(&self, page_url: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.decision_map(page_url))
+        to_js(&Analysis::new(&self.engine).decision_map(page_url))
     }
 
     /// `engine.lint(): Diagnostic[]` (warnings).
@@ -366,7 +368,7 @@ impl WasmEngine {
     ///
     /// Only if serialization failed, which it does not for diagnostics.
     pub fn lint(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.lint())
+        to_js(&Analysis::new(&self.engine).lint())
     }
 
     /// `engine.summary(): { rule_id, text }[]`: one plain sentence per rule.
@@ -375,7 +377,7 @@ impl WasmEngine {
     ///
     /// Only if serialization failed, which it does not for summaries.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.summary())
+        to_js(&Analysis::new(&self.engine).summary())
     }
 
     /// `engine.pageReport(pageUrl): PageReport`. A rejected URL is reported inside the report.
@@ -385,7 +387,7 @@ impl WasmEngine {
     /// Only if serialization failed, which it does not for a report.
     #[wasm_bindgen(js_name = pageReport)]
     pub fn page_report(&self, page_url: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.page_report(page_url))
+        to_js(&Analysis::new(&self.engine).page_report(page_url))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Property tests (proptest): safety and agreement between preview, explain, the decision map
 //! and lint, on random configs, pages and states.
 
+use nudge_rules::analysis::Analysis;
 use nudge_rules::diff::{diff, ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
@@ -139,8 +140,8 @@ proptest! {
         let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
         let _ = engine.preview_fields(intent, &url, idle);
         let _ = engine.preview_body(text.as_bytes());
-        let _ = engine.decision_map(&url);
-        let _ = engine.page_report(&url);
+        let _ = Analysis::new(&engine).decision_map(&url);
+        let _ = Analysis::new(&engine).page_report(&url);
     }
 
     #[test]
@@ -156,8 +157,8 @@ proptest! {
         }]});
         if let Ok(engine) = Engine::compile(&config.to_string()) {
             let _ = engine.preview_fields(50, "/a/b", 10);
-            let _ = engine.lint();
-            let _ = engine.summary();
+            let _ = Analysis::new(&engine).lint();
+            let _ = Analysis::new(&engine).summary();
         }
     }
 
@@ -206,7 +207,7 @@ proptest! {
 
     #[test]
     fn decision_map_agrees_with_preview_and_partitions_the_plane((_, engine) in config(), url in page(), points in prop::collection::vec(point(), 8)) {
-        let map = engine.decision_map(&url);
+        let map = Analysis::new(&engine).decision_map(&url);
         let mut area: u128 = 0;
         for (i, a) in map.regions.iter().enumerate() {
             prop_assert!(a.min_intent_score <= a.max_intent_score && a.min_idle_ms <= a.max_idle_ms);
@@ -234,7 +235,7 @@ proptest! {
     fn explain_agrees_with_preview((_, engine) in config(), url in page(), (intent, idle) in point()) {
         let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle };
         let preview = engine.preview(&state).unwrap();
-        let explanation = engine.explain(&state).unwrap();
+        let explanation = Analysis::new(&engine).explain(&state).unwrap();
         prop_assert_eq!(explanation.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
         prop_assert_eq!(explanation.result.as_ref(), Some(&preview.to_result()));
         // The earliest idle time is exact: a nudge fires there, and none between idle and it.
@@ -251,7 +252,7 @@ proptest! {
 
     #[test]
     fn shadowed_rules_never_fire((_, engine) in config(), extra_pages in prop::collection::vec(page(), 4)) {
-        let shadowed: Vec<usize> = engine.lint().iter()
+        let shadowed: Vec<usize> = Analysis::new(&engine).lint().iter()
             .filter(|d| matches!(d.code, DiagnosticCode::ShadowedRule | DiagnosticCode::RuleInQuietZone | DiagnosticCode::EmptyPages | DiagnosticCode::RuleExcludesAllPages))
             .filter_map(|d| d.path.strip_prefix("rules[").and_then(|r| r.split(']').next()).and_then(|n| n.parse().ok()))
             .collect();
@@ -265,7 +266,7 @@ proptest! {
         }
         pages.extend(extra_pages);
         for url in &pages {
-            let map = engine.decision_map(url);
+            let map = Analysis::new(&engine).decision_map(url);
             for r in &map.regions {
                 if let Some(i) = r.rule_index {
                     prop_assert!(!shadowed.contains(&i), "rule {} flagged but fires on {} at {:?}", i, url, r);

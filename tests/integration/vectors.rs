@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use nudge_rules::analysis::Analysis;
 use nudge_rules::{normalize_page_url, Engine};
 use serde_json::Value;
 
@@ -196,7 +197,12 @@ fn explain_vectors() {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
         let state = nudge_rules::SessionState::from_json_value(&case["state"])
             .map_err(|e| e.to_string())?;
-        let got = serde_json::to_value(engine.explain(&state).map_err(|e| e.to_string())?).unwrap();
+        let got = serde_json::to_value(
+            Analysis::new(&engine)
+                .explain(&state)
+                .map_err(|e| e.to_string())?,
+        )
+        .unwrap();
         check_explanation(&got, &case["expect"])
     });
 }
@@ -244,7 +250,7 @@ fn check_explanation(got: &Value, expect: &Value) -> Result<(), String> {
 fn lint_vectors() {
     run("lint.json", |case| {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
-        let got: Vec<(String, String)> = engine
+        let got: Vec<(String, String)> = Analysis::new(&engine)
             .lint()
             .into_iter()
             .map(|d| (d.code.to_string(), d.path))

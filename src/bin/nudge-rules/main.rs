@@ -22,7 +22,7 @@ mod cli;
 mod io;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::analysis::{validate_config, Validation};
+use nudge_rules::analysis::{validate_config, Analysis, Validation};
 use nudge_rules::{normalize_page_url, Engine, Error, ErrorKind, SessionState};
 
 use crate::io::{emit, invalid, list, map_stdin_lines, print_json, read_input, read_request};
@@ -276,8 +276,8 @@ fn preview(
 fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
     let body = read_request(request)?;
-    let explained =
-        SessionState::from_request_body(body.as_bytes()).and_then(|state| engine.explain(&state));
+    let explained = SessionState::from_request_body(body.as_bytes())
+        .and_then(|state| Analysis::new(&engine).explain(&state));
     match explained {
         Ok(explanation) => {
             print_json(&explanation)?;
@@ -292,7 +292,7 @@ fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode,
 
 fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    let map = engine.decision_map(page);
+    let map = Analysis::new(&engine).decision_map(page);
     if let Some(rejected) = &map.url_error {
         eprintln!("rejected ({}): {}", rejected.code, rejected.message);
         return Ok(ExitCode::from(1));
