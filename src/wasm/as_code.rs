@@ -11,10 +11,11 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, json_tree, set, ConfigInput, WasmEngine};
-use crate::diff::{diff, DiffInput};
+use crate::as_code::diff::{diff, DiffInput};
+use crate::as_code::replay::Sessions;
+use crate::as_code::scenarios::ScenarioFile;
+use crate::as_code::ConfigAsCode;
 use crate::error::{Error, ErrorKind};
-use crate::replay::Sessions;
-use crate::scenarios::ScenarioFile;
 
 /// A result as a plain JS value, through JSON text and `JSON.parse`: one serializer for every
 /// result type (serde_json's, already in the module) instead of one per type and target, which
@@ -96,7 +97,7 @@ impl WasmEngine {
     /// Throws `InvalidScenarios` for a bad scenario file; a scenario's own outcome (an
     /// InvalidRequest included) is reported in its result.
     pub fn test(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.test(&scenario_file(scenarios)?))
+        to_js(&ConfigAsCode::new(&self.engine).test(&scenario_file(scenarios)?))
     }
 
     /// `engine.coverage(scenarios: string | object): Coverage`.
@@ -106,7 +107,7 @@ impl WasmEngine {
     /// Throws `InvalidScenarios` for a bad scenario file.
     pub fn coverage(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
         let file = scenario_file(scenarios)?;
-        to_js(&self.engine.coverage(file.scenarios()))
+        to_js(&ConfigAsCode::new(&self.engine).coverage(file.scenarios()))
     }
 
     /// `engine.scenario(name: string, sessionState: object): Scenario`: a scenario whose
@@ -124,7 +125,7 @@ impl WasmEngine {
             "session_state",
         )
         .map_err(|e| js_error(&e))?;
-        to_js(&self.engine.scenario(name, tree))
+        to_js(&ConfigAsCode::new(&self.engine).scenario(name, tree))
     }
 
     /// `engine.replay(sessions: string | object | RecordedSessions): Replay` (`RecordedSessions`
@@ -134,7 +135,7 @@ impl WasmEngine {
     ///
     /// Throws `InvalidSessions` for bad sessions.
     pub fn replay(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.replay(&sessions(sessions_value)?))
+        to_js(&ConfigAsCode::new(&self.engine).replay(&sessions(sessions_value)?))
     }
 
     /// `engine.replaySummary(sessions): ReplaySummary`: the summary alone.
@@ -144,7 +145,7 @@ impl WasmEngine {
     /// Throws `InvalidSessions` for bad sessions.
     #[wasm_bindgen(js_name = replaySummary)]
     pub fn replay_summary(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.replay_summary(&sessions(sessions_value)?))
+        to_js(&ConfigAsCode::new(&self.engine).replay_summary(&sessions(sessions_value)?))
     }
 
     /// `replay` and `replaySummary` of sessions read once (`pkg/index.js` calls it for a
@@ -160,9 +161,9 @@ impl WasmEngine {
         summary_only: bool,
     ) -> Result<JsValue, JsValue> {
         if summary_only {
-            to_js(&self.engine.replay_summary(&recorded.sessions))
+            to_js(&ConfigAsCode::new(&self.engine).replay_summary(&recorded.sessions))
         } else {
-            to_js(&self.engine.replay(&recorded.sessions))
+            to_js(&ConfigAsCode::new(&self.engine).replay(&recorded.sessions))
         }
     }
 

@@ -2,6 +2,7 @@
 //! and lint, on random configs, pages and states.
 
 use nudge_rules::analysis::Analysis;
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::diff::{diff, ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
@@ -290,16 +291,16 @@ proptest! {
             "nudges": [{"type": junk, "shown_at": stamp, "outcome": field, "influenced_conversion": number}]}).to_string();
         for text in [junk.as_str(), session.as_str(), &format!("{session}\n{junk}"), &format!("[{session},{junk}]")] {
             if let Ok(sessions) = Sessions::from_text(text) {
-                let _ = engine.replay(&sessions);
+                let _ = ConfigAsCode::new(&engine).replay(&sessions);
             }
             if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(text) {
-                let _ = engine.test(&file);
+                let _ = ConfigAsCode::new(&engine).test(&file);
             }
             let _ = DiffInput::from_text(text);
         }
         let scenario = json!({"scenarios": [{"name": junk, "session_state": {"intent_score": number, "page_url": junk, field: stamp}, "expect": {"rule": junk}}]}).to_string();
         if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(&scenario) {
-            let _ = engine.coverage(file.scenarios());
+            let _ = ConfigAsCode::new(&engine).coverage(file.scenarios());
         }
     }
 
@@ -310,7 +311,7 @@ proptest! {
     fn replay_agrees_with_per_page_previews((_, engine) in config(), visits in prop::collection::vec((page(), prop::sample::select(INTENTS), prop::sample::select(DWELLS)), 1..6), session_intent in 0..=100u8, own_intent in prop::collection::vec(any::<bool>(), 6)) {
         let (text, expected) = session_text(&visits, session_intent, &own_intent);
         let sessions = Sessions::from_text(&text).unwrap();
-        let replay = engine.replay(&sessions);
+        let replay = ConfigAsCode::new(&engine).replay(&sessions);
         let pages = &replay.sessions[0].pages;
         prop_assert_eq!(pages.len(), visits.len());
         for (page, (url, intent, dwell)) in pages.iter().zip(expected) {

@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use nudge_rules::analysis::Analysis;
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::{normalize_page_url, Engine};
 use serde_json::Value;
 
@@ -392,7 +393,7 @@ fn scenario_file(case: &Value) -> Result<ScenarioFile, nudge_rules::Error> {
 fn scenario_vectors() {
     run("scenarios.json", |case| {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
-        let report = scenario_file(case).map(|file| engine.test(&file));
+        let report = scenario_file(case).map(|file| ConfigAsCode::new(&engine).test(&file));
         if let Ok(report) = &report {
             for (name, wanted) in case["reason_contains"].as_object().into_iter().flatten() {
                 let r = report
@@ -413,7 +414,7 @@ fn coverage_vectors() {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
         check_result(
             case,
-            scenario_file(case).map(|file| engine.coverage(file.scenarios())),
+            scenario_file(case).map(|file| ConfigAsCode::new(&engine).coverage(file.scenarios())),
         )
     });
 }
@@ -425,11 +426,16 @@ fn replay_vectors() {
         let sessions = read_input(case, "sessions", Sessions::from_text, Sessions::from_value);
         // The summary alone is the replay's summary.
         if let Ok(s) = &sessions {
-            if engine.replay_summary(s) != engine.replay(s).summary {
+            if ConfigAsCode::new(&engine).replay_summary(s)
+                != ConfigAsCode::new(&engine).replay(s).summary
+            {
                 return Err("replay_summary differs from replay().summary".into());
             }
         }
-        check_result(case, sessions.map(|s| engine.replay(&s)))
+        check_result(
+            case,
+            sessions.map(|s| ConfigAsCode::new(&engine).replay(&s)),
+        )
     });
 }
 

@@ -23,6 +23,7 @@ mod io;
 
 use clap::{Parser, Subcommand};
 use nudge_rules::analysis::{validate_config, Analysis, Validation};
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::{normalize_page_url, Engine, Error, ErrorKind, SessionState};
 
 use crate::io::{emit, invalid, list, map_stdin_lines, print_json, read_input, read_request};
@@ -355,9 +356,12 @@ fn replay(
     let sessions = nudge_rules::replay::Sessions::from_text(&text)
         .map_err(|e| invalid(&path.display().to_string(), &e))?;
     match (json, summary_only) {
-        (true, true) => print_json(&engine.replay_summary(&sessions))?,
-        (true, false) => print_json(&engine.replay(&sessions))?,
-        (false, _) => emit(&cli::replay::text(&engine.replay(&sessions), summary_only))?,
+        (true, true) => print_json(&ConfigAsCode::new(&engine).replay_summary(&sessions))?,
+        (true, false) => print_json(&ConfigAsCode::new(&engine).replay(&sessions))?,
+        (false, _) => emit(&cli::replay::text(
+            &ConfigAsCode::new(&engine).replay(&sessions),
+            summary_only,
+        ))?,
     }
     Ok(ExitCode::SUCCESS)
 }

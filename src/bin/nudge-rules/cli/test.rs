@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::coverage::Coverage;
 use nudge_rules::scenarios::{Scenario, ScenarioFile};
 use nudge_rules::Engine;
@@ -63,7 +64,7 @@ pub(crate) fn run(engine: &Engine, options: &Options) -> Result<ExitCode, String
         .iter()
         .map(|(name, file)| FileReport {
             file: name.clone(),
-            report: engine.test(file),
+            report: ConfigAsCode::new(engine).test(file),
         })
         .collect();
     let coverage = options.coverage.then(|| {
@@ -71,7 +72,7 @@ pub(crate) fn run(engine: &Engine, options: &Options) -> Result<ExitCode, String
             .iter()
             .flat_map(|(_, f)| f.scenarios().iter().cloned())
             .collect();
-        engine.coverage(&all)
+        ConfigAsCode::new(engine).coverage(&all)
     });
     let passed = reports.iter().map(|r| r.report.passed).sum();
     let failed = reports.iter().map(|r| r.report.failed).sum();

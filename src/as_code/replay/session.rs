@@ -123,7 +123,7 @@ pub(crate) struct Session {
 }
 
 /// Recorded sessions, read and checked (API document 2.2), ready to replay against any number
-/// of configs ([`Engine::replay`](crate::Engine::replay)).
+/// of configs ([`ConfigAsCode::replay`](crate::as_code::ConfigAsCode::replay)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sessions {
     pub(crate) sessions: Vec<Session>,
@@ -204,12 +204,47 @@ impl Sessions {
     }
 }
 
+/// `for record in &sessions`: each session as read, as [`Sessions::records`]; so `&Sessions` is
+/// one of the iterators of sessions that replay takes.
+impl<'a> IntoIterator for &'a Sessions {
+    type Item = SessionRecord<'a>;
+    type IntoIter = Records<'a>;
+
+    fn into_iter(self) -> Records<'a> {
+        Records {
+            sessions: self.sessions.iter(),
+        }
+    }
+}
+
+/// The iterator of [`Sessions::records`]: each session as read, in input order.
+#[derive(Clone, Debug)]
+pub struct Records<'a> {
+    sessions: std::slice::Iter<'a, Session>,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = SessionRecord<'a>;
+
+    fn next(&mut self) -> Option<SessionRecord<'a>> {
+        self.sessions
+            .next()
+            .map(|session| SessionRecord { session })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.sessions.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Records<'_> {}
+
 /// One recorded session as read (API document 2.2), for a program that stores it. Times are
 /// Unix milliseconds (fractions past the millisecond cut); events and nudges are in time order
 /// (stably: equal times keep their input order).
 #[derive(Clone, Copy, Debug)]
 pub struct SessionRecord<'a> {
-    session: &'a Session,
+    pub(crate) session: &'a Session,
 }
 
 /// One event of a [`SessionRecord`] (API document 2.2 "Session event", SPEC 8).

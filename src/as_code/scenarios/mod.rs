@@ -17,18 +17,18 @@
 //! `expect` is one of `{"rule": ID}` (that rule fires), `{"quiet_zone": true}` (the page is in a
 //! quiet zone), `{"no_nudge": true}` (nothing fires, not because of a quiet zone) and
 //! `{"error": "InvalidRequest"}` (the state is rejected, SPEC 5 or 4). [`ScenarioFile`] reads a
-//! file with every error reported (JSON path, line, column), [`Engine::test`] checks it, and
-//! [`Engine::coverage`] says what the scenarios exercise.
+//! file with every error reported (JSON path, line, column), [`ConfigAsCode::test`] checks it, and
+//! [`ConfigAsCode::coverage`] says what the scenarios exercise.
 
 mod read;
 
+use crate::as_code::ConfigAsCode;
 use std::fmt;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::Engine;
 use crate::error::{Error, ErrorKind};
 use crate::preview::Preview;
 use crate::request::SessionState;
@@ -213,19 +213,19 @@ pub struct TestReport {
     pub results: Vec<ScenarioResult>,
 }
 
-impl Engine {
+impl ConfigAsCode<'_> {
     /// Checks every scenario of a file against this config (SPEC 8): a scenario passes when what
     /// the engine gives for its state equals its `expect`.
     ///
     /// ```
     /// use nudge_rules::scenarios::{Expectation, ScenarioFile};
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
     /// let file = ScenarioFile::from_text(r#"{"scenarios": [
     ///   {"name": "stylist", "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///    "expect": {"rule": "sizing-help"}},
     ///   {"name": "gift card", "session_state": {"intent_score": 82, "page_url": "/products/gift-card", "idle_ms": 9000},
     ///    "expect": {"rule": "sizing-help"}}]}"#).unwrap();
-    /// let report = engine.test(&file);
+    /// let report = nudge_rules::as_code::ConfigAsCode::new(&engine).test(&file);
     /// assert_eq!((report.passed, report.failed), (1, 1));
     /// assert_eq!(report.results[1].got, Expectation::NoNudge);
     /// ```
@@ -264,7 +264,7 @@ impl Engine {
     pub(crate) fn outcome(&self, scenario: &Scenario) -> (Expectation, String) {
         match &scenario.state {
             Err(e) => (Expectation::InvalidRequest, e.to_string()),
-            Ok(state) => match self.preview(state) {
+            Ok(state) => match self.engine.preview(state) {
                 Err(e) => (Expectation::InvalidRequest, e.to_string()),
                 Ok(preview) => (Expectation::of(&preview), preview.reason()),
             },
