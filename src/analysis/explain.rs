@@ -82,8 +82,8 @@ impl Analysis<'_> {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
-    /// `page_url` is not an error here: it is reported in [`Explanation::url_error`].
+    /// - `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
+    ///   `page_url` is not an error here: it is reported in [`Explanation::url_error`].
     pub fn explain(&self, state: &SessionState) -> Result<Explanation, Error> {
         SessionState::check_ranges(state.intent_score, state.idle_ms)?;
         let normalized = self.engine.normalize(&state.page_url);

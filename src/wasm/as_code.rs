@@ -75,7 +75,7 @@ impl WasmSessions {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` with every diagnostic, as [`Sessions::from_text`].
+    /// - Throws `InvalidSessions` with every diagnostic, as [`Sessions::from_text`].
     #[wasm_bindgen(constructor)]
     pub fn new(input: &JsValue) -> Result<WasmSessions, JsValue> {
         sessions(input).map(|sessions| WasmSessions { sessions })
@@ -94,8 +94,8 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidScenarios` for a bad scenario file; a scenario's own outcome (an
-    /// InvalidRequest included) is reported in its result.
+    /// - Throws `InvalidScenarios` for a bad scenario file; a scenario's own outcome (an
+    ///   InvalidRequest included) is reported in its result.
     pub fn test(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
         to_js(&ConfigAsCode::new(&self.engine).test(&scenario_file(scenarios)?))
     }
@@ -104,7 +104,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidScenarios` for a bad scenario file.
+    /// - Throws `InvalidScenarios` for a bad scenario file.
     pub fn coverage(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
         let file = scenario_file(scenarios)?;
         to_js(&ConfigAsCode::new(&self.engine).coverage(file.scenarios()))
@@ -115,8 +115,8 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidRequest` (code `not_json`) only when the state has no JSON form; a state
-    /// that SPEC 5 rejects gives `expect: {"error": "InvalidRequest"}`.
+    /// - Throws `InvalidRequest` (code `not_json`) only when the state has no JSON form; a state
+    ///   that SPEC 5 rejects gives `expect: {"error": "InvalidRequest"}`.
     pub fn scenario(&self, name: &str, session_state: &JsValue) -> Result<JsValue, JsValue> {
         let tree = json_tree(
             session_state,
@@ -133,7 +133,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` for bad sessions.
+    /// - Throws `InvalidSessions` for bad sessions.
     pub fn replay(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
         to_js(&ConfigAsCode::new(&self.engine).replay(&sessions(sessions_value)?))
     }
@@ -142,7 +142,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` for bad sessions.
+    /// - Throws `InvalidSessions` for bad sessions.
     #[wasm_bindgen(js_name = replaySummary)]
     pub fn replay_summary(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
         to_js(&ConfigAsCode::new(&self.engine).replay_summary(&sessions(sessions_value)?))
@@ -153,7 +153,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a replay.
+    /// - Only if serialization failed, which it does not for a replay.
     #[wasm_bindgen(js_name = _replayRecorded, skip_typescript)]
     pub fn replay_recorded(
         &self,
@@ -173,9 +173,9 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidConfig` (with `config`: `"old"` or `"new"`) for a bad config,
-    /// `InvalidScenarios` or `InvalidSessions` (with `input`: its index) for a bad input, and a
-    /// `TypeError` when `inputs` is neither an array nor absent.
+    /// - Throws `InvalidConfig` (with `config`: `"old"` or `"new"`) for a bad config,
+    ///   `InvalidScenarios` or `InvalidSessions` (with `input`: its index) for a bad input, and a
+    ///   `TypeError` when `inputs` is neither an array nor absent.
     pub fn diff(old: &JsValue, new: &JsValue, inputs: &JsValue) -> Result<JsValue, JsValue> {
         let compile = |config: &JsValue, side: &str| {
             ConfigInput::from_js(config)

@@ -190,7 +190,7 @@ impl DiffInput {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` or `InvalidSessions` as those functions.
+    /// - `InvalidScenarios` or `InvalidSessions` as those functions.
     pub fn from_text(text: &str) -> Result<DiffInput, Error> {
         if text.trim_start().starts_with('{') {
             if let Ok(Value::Object(map)) = crate::json::parse(text) {
@@ -206,7 +206,7 @@ impl DiffInput {
     ///
     /// # Errors
     ///
-    /// As [`DiffInput::from_text`], without syntax errors.
+    /// - As [`DiffInput::from_text`], without syntax errors.
     pub fn from_value(value: &Value) -> Result<DiffInput, Error> {
         if value.get("scenarios").is_some() {
             return ScenarioFile::from_value(value).map(DiffInput::Scenarios);

@@ -160,12 +160,17 @@ impl Sessions {
     ///
     /// # Errors
     ///
-    /// `InvalidSessions` with every problem, each with its JSON path and 1-based line and
-    /// column: text over 64 MiB; JSON syntax errors and duplicate keys; unknown fields; missing
-    /// or mistyped fields; more than 100,000 sessions, 10,000 events or 1,000 recorded nudges in
-    /// a session; a session id used twice; timestamps that are not RFC 3339 UTC; an event after
-    /// `ended_at`, or `started_at` after `ended_at`; an unknown nudge type or outcome. The
-    /// limits are those of [`limits`](crate::limits).
+    /// `InvalidSessions` with every problem, each with its JSON path and 1-based line and column;
+    /// the limits are those of [`limits`](crate::limits):
+    ///
+    /// - text over 64 MiB;
+    /// - JSON syntax errors and duplicate keys;
+    /// - unknown fields, missing or mistyped fields;
+    /// - more than 100,000 sessions, 10,000 events or 1,000 recorded nudges in a session;
+    /// - a session id used twice;
+    /// - timestamps that are not RFC 3339 UTC;
+    /// - an event after `ended_at`, or `started_at` after `ended_at`;
+    /// - an unknown nudge type or outcome.
     pub fn from_text(text: &str) -> Result<Sessions, Error> {
         DOCUMENT.check_size(text.len())?;
         let trimmed = text.trim_start();
@@ -181,7 +186,7 @@ impl Sessions {
     ///
     /// # Errors
     ///
-    /// As [`Sessions::from_text`], except JSON syntax errors.
+    /// - As [`Sessions::from_text`], except JSON syntax errors.
     pub fn from_value(value: &Value) -> Result<Sessions, Error> {
         DOCUMENT.read_value(value, read_all)
     }

@@ -146,14 +146,20 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` with every problem, each with its JSON path and 1-based line and
-    /// column: text over 16 MiB; JSON syntax errors and duplicate keys; unknown fields (at the
-    /// top, in a scenario, in `expect`); a missing `scenarios`, `name`, `session_state` or
-    /// `expect`; more than 10,000 scenarios; a name empty, over 200 characters or used twice;
-    /// an `expect` that is not exactly one of the four forms; a `session_state` that SPEC 5
-    /// rejects (wrong types, out of range, unknown fields), unless the scenario expects
-    /// `{"error": "InvalidRequest"}`. A `page_url` that SPEC 4 rejects is the engine's verdict,
-    /// not a file error. The limits are those of [`limits`](crate::limits).
+    /// `InvalidScenarios` with every problem, each with its JSON path and 1-based line and column;
+    /// the limits are those of [`limits`](crate::limits):
+    ///
+    /// - text over 16 MiB;
+    /// - JSON syntax errors and duplicate keys;
+    /// - unknown fields (at the top, in a scenario, in `expect`);
+    /// - a missing `scenarios`, `name`, `session_state` or `expect`;
+    /// - more than 10,000 scenarios;
+    /// - a name empty, over 200 characters or used twice;
+    /// - an `expect` that is not exactly one of the four forms;
+    /// - a `session_state` that SPEC 5 rejects (wrong types, out of range, unknown fields),
+    ///   unless the scenario expects `{"error": "InvalidRequest"}`.
+    ///
+    /// A `page_url` that SPEC 4 rejects is the engine's verdict, not a file error.
     pub fn from_text(text: &str) -> Result<ScenarioFile, Error> {
         read::from_text(text)
     }
@@ -163,7 +169,7 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// As [`ScenarioFile::from_text`], except JSON syntax errors.
+    /// - As [`ScenarioFile::from_text`], except JSON syntax errors.
     pub fn from_value(value: &Value) -> Result<ScenarioFile, Error> {
         read::from_value(value)
     }
@@ -172,7 +178,7 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` when two scenarios have the same name (path `scenarios[i].name`).
+    /// - `InvalidScenarios` when two scenarios have the same name (path `scenarios[i].name`).
     pub fn new(scenarios: Vec<Scenario>) -> Result<ScenarioFile, Error> {
         read::check_names(&scenarios)
             .map(|()| ScenarioFile { scenarios })
