@@ -26,6 +26,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nudge_rules::analysis::Analysis;
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::{normalize_page_url, Engine, SessionState};
 use serde_json::json;
 
@@ -351,7 +353,12 @@ fn map(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("map");
     g.bench_function("decision_map", |b| {
-        b.iter(|| engine.decision_map(black_box(page)).regions.len())
+        b.iter(|| {
+            Analysis::new(&engine)
+                .decision_map(black_box(page))
+                .regions
+                .len()
+        })
     });
     g.bench_function("previews_200", |b| {
         b.iter(|| {
@@ -390,14 +397,21 @@ fn replay(c: &mut Criterion) {
     let text = sessions_jsonl(10_000);
     let sessions = nudge_rules::replay::Sessions::from_text(&text).unwrap();
     assert_eq!(sessions.len(), 10_000);
-    assert_eq!(engine.replay_summary(&sessions).sessions, 10_000);
+    assert_eq!(
+        ConfigAsCode::new(&engine)
+            .replay_summary(&sessions)
+            .sessions,
+        10_000
+    );
     let mut g = c.benchmark_group("replay");
     g.sample_size(10);
     g.throughput(Throughput::Elements(10_000));
     g.bench_function("sessions_10000", |b| {
         b.iter(|| {
             let sessions = nudge_rules::replay::Sessions::from_text(black_box(&text)).unwrap();
-            engine.replay_summary(&sessions).page_views
+            ConfigAsCode::new(&engine)
+                .replay_summary(&sessions)
+                .page_views
         })
     });
     g.bench_function("parse_json_10000", |b| {

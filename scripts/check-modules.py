@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Checks that no modules of src/ depend on each other in a cycle, at every level of folders.
 
+src/ holds two crates: the library (root src/lib.rs) and the program (src/bin/nudge-rules/, root
+main.rs). Each is checked on its own: a `crate::` path resolves within the crate of the file
+that holds it, and src/bin/ is not a module of the library.
+
 A folder's graph has one node per child module of that folder (a file NAME.rs or a folder
 NAME/); the folder's own root (`lib.rs` and `main.rs` for src/, `mod.rs` for the others), which
 declares and wires the children, is not a node. There is an edge from A to B when any code of A
 (A.rs, or any file under A/) names B through a path: `crate::` paths (use declarations and
 paths, `{...}` groups included), `super::` paths (chains of `super` included) and `self::`
 paths, each resolved from the file that holds it. So src/'s graph is the graph of top-level
-modules (`crate::engine` -> engine), and src/cli/'s graph has an edge test -> junit for
-`super::junit::render` in src/cli/test.rs. Test modules (`#[cfg(test)] mod tests` at the end of a
+modules (`crate::engine` -> engine), and src/bin/nudge-rules/cli/'s graph has an edge test ->
+junit for `super::junit::render` in src/bin/nudge-rules/cli/test.rs. Test modules (`#[cfg(test)] mod tests` at the end of a
 file, and files named tests.rs) may use anything and are not read. The script fails on the first
 cycle it finds, printing it.
 
@@ -20,8 +24,24 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
-# The roots of the library and of the binary: crate roots, not nodes.
+# The programs' crates: src/bin/NAME/, each with its root main.rs.
+BIN = SRC / "bin"
+# The roots of the library and of the binaries: crate roots, not nodes.
 ROOTS = {"lib", "main"}
+
+
+def crate_dir(path: Path) -> Path:
+    """The folder of the crate a file (or folder) of src/ belongs to: src/bin/NAME/ for a
+    program's files, src/ for the library's."""
+    rel = path.relative_to(SRC).parts
+    if len(rel) >= 2 and rel[0] == "bin" and (BIN / rel[1]).is_dir():
+        return BIN / rel[1]
+    return SRC
+
+
+def crate_base(path: Path) -> tuple[str, ...]:
+    """The module path of a file's crate root: () for the library, ("bin", NAME) for a program."""
+    return tuple(crate_dir(path).relative_to(SRC).parts)
 
 # `crate::`, `self::` or one or more `super::`, then the rest of the path (an identifier, `*`,
 # or a `{...}` group).
@@ -30,17 +50,19 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def module_path(path: Path) -> tuple[str, ...]:
-    """The module path of a file under src/: src/cli/test.rs -> ("cli", "test"); src/cli/mod.rs
-    -> ("cli",); src/lib.rs -> ()."""
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    """The module path of a file under src/: src/json/path.rs -> ("json", "path");
+    src/json/mod.rs -> ("json",); src/lib.rs -> (); a program's files are under its crate's
+    base: src/bin/nudge-rules/cli/test.rs -> ("bin", "nudge-rules", "cli", "test")."""
+    base = crate_base(path)
+    parts = list(path.relative_to(crate_dir(path)).with_suffix("").parts)
     if parts[-1] == "mod" or (len(parts) == 1 and parts[0] in ROOTS):
         parts.pop()
-    return tuple(parts)
+    return base + tuple(parts)
 
 
 def is_root_file(path: Path) -> bool:
     """A file that declares its folder's children (lib.rs, main.rs, NAME/mod.rs)."""
-    rel = path.relative_to(SRC)
+    rel = path.relative_to(crate_dir(path))
     return rel.name == "mod.rs" or (len(rel.parts) == 1 and rel.stem in ROOTS)
 
 
@@ -85,13 +107,14 @@ def references(path: Path) -> set[tuple[str, ...]]:
     out: set[tuple[str, ...]] = set()
     for m in PREFIX.finditer(text):
         prefix = m.group(1)
+        root = crate_base(path)
         if prefix == "crate":
-            base: tuple[str, ...] = ()
+            base: tuple[str, ...] = root
         elif prefix == "self":
             base = here
         else:
             ups = prefix.count("super")
-            if ups > len(here):
+            if ups > len(here) - len(root):
                 continue
             base = here[: len(here) - ups]
         for rest in parse_tree(text, m.end())[0]:
@@ -104,6 +127,8 @@ def child_modules(folder: Path) -> set[str]:
     test-only files."""
     names = set()
     for p in folder.iterdir():
+        if p == BIN:  # the programs are crates of their own, not modules of the library
+            continue
         if p.is_file() and p.suffix == ".rs" and not is_root_file(p) and p.stem != "tests":
             names.add(p.stem)
         elif p.is_dir() and any(p.rglob("*.rs")):
@@ -114,7 +139,9 @@ def child_modules(folder: Path) -> set[str]:
 def graphs() -> dict[tuple[str, ...], dict[str, set[str]]]:
     """For every folder (by module path; src/ is ()), the graph of its child modules."""
     refs = {p: references(p) for p in sorted(SRC.rglob("*.rs")) if p.name != "tests.rs"}
-    folders = [SRC] + sorted(p for p in SRC.rglob("*") if p.is_dir() and any(p.rglob("*.rs")))
+    folders = [SRC] + sorted(
+        p for p in SRC.rglob("*") if p.is_dir() and p != BIN and any(p.rglob("*.rs"))
+    )
     out = {}
     for folder in folders:
         prefix = tuple(folder.relative_to(SRC).parts)

@@ -8,8 +8,16 @@ use serde::Serialize;
 
 /// Declares [`DiagnosticCode`] from one list: each variant with its snake_case name and its doc
 /// line, so that the enum, [`DiagnosticCode::ALL`] and [`DiagnosticCode::as_str`] cannot drift.
+/// The codes in brackets are the page URL rejections: each names the
+/// [`UrlError`](crate::UrlError) variant of the same name, and the macro also declares
+/// `impl_url_error_code!`, which src/normalize/error.rs invokes to write `UrlError::code` from
+/// this same list.
 macro_rules! diagnostic_codes {
-    ($($variant:ident = $name:literal: $doc:literal,)*) => {
+    (
+        $($variant:ident = $name:literal: $doc:literal,)*
+        [$($url_variant:ident = $url_name:literal: $url_doc:literal,)*]
+        $($after:ident = $after_name:literal: $after_doc:literal,)*
+    ) => {
         /// What a [`Diagnostic`](crate::Diagnostic) is about. Serialized (JSON, the WASM package,
         /// `check --json`) as the snake_case name shown for each variant, which is stable: new
         /// codes may be added, existing ones keep their name.
@@ -21,20 +29,59 @@ macro_rules! diagnostic_codes {
                 #[serde(rename = $name)]
                 $variant,
             )*
+            $(
+                #[doc = concat!("`", $url_name, "`: ", $url_doc, " (`UrlError::", stringify!($url_variant), "`)")]
+                #[serde(rename = $url_name)]
+                $url_variant,
+            )*
+            $(
+                #[doc = concat!("`", $after_name, "`: ", $after_doc)]
+                #[serde(rename = $after_name)]
+                $after,
+            )*
         }
 
         impl DiagnosticCode {
             /// Every code, in the order of docs/CODES.md.
-            pub const ALL: &'static [DiagnosticCode] = &[$(DiagnosticCode::$variant),*];
+            pub const ALL: &'static [DiagnosticCode] = &[
+                $(DiagnosticCode::$variant,)*
+                $(DiagnosticCode::$url_variant,)*
+                $(DiagnosticCode::$after,)*
+            ];
 
             /// The code's stable snake_case name, as serialized: `unknown_field`,
             /// `shadowed_rule`.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(DiagnosticCode::$variant => $name,)*
+                    $(DiagnosticCode::$url_variant => $url_name,)*
+                    $(DiagnosticCode::$after => $after_name,)*
                 }
             }
         }
+
+        /// Writes `impl UrlError { pub fn code(&self) -> DiagnosticCode }` from the bracketed
+        /// codes of `diagnostic_codes!`: each `UrlError` variant maps to the code of the same
+        /// name. Invoked once, by src/normalize/error.rs, where `UrlError` and `DiagnosticCode`
+        /// are in scope.
+        macro_rules! impl_url_error_code {
+            () => {
+                impl UrlError {
+                    #[doc = concat!(
+                        "A stable machine-readable name of the rejection, from the one list of ",
+                        "diagnostic codes (src/code.rs): ",
+                        $("`", $url_name, "`, ",)*
+                        "one per variant, of the same name."
+                    )]
+                    pub fn code(&self) -> DiagnosticCode {
+                        match self {
+                            $(UrlError::$url_variant { .. } => DiagnosticCode::$url_variant,)*
+                        }
+                    }
+                }
+            };
+        }
+        pub(crate) use impl_url_error_code;
     };
 }
 
@@ -62,7 +109,8 @@ diagnostic_codes! {
     PatternSyntax = "pattern_syntax": "a pattern that is not a valid glob (unclosed class or alternate group).",
     // --- The request (SPEC 5) ------------------------------------------------------------
     RequestTooLarge = "request_too_large": "the request body is over 64 KiB.",
-    // --- page_url rejections (SPEC 4); also `UrlError::code` -----------------------------
+    // --- page_url rejections (SPEC 4): `UrlError::code`, one per variant of that name ------
+    [
     Empty = "empty": "`page_url` is the empty string.",
     TooLong = "too_long": "`page_url`, or the path it normalizes to, is over 8,192 bytes.",
     ControlCharacter = "control_character": "a raw control character (U+0000 to U+001F, U+007F to U+009F).",
@@ -78,6 +126,7 @@ diagnostic_codes! {
     AmbiguousUnicode = "ambiguous_unicode": "Unicode normalization (NFKC) would change the path's structure.",
     AmbiguousDotSegment = "ambiguous_dot_segment": "a dot segment that a browser and SPEC 4's steps resolve differently.",
     ParameterOnlySegment = "parameter_only_segment": "a segment that is empty only because its `;` parameters are cut (`/orders/;a/invoice`), which servers read two ways.",
+    ]
     // --- Lint warnings (SPEC 6) ----------------------------------------------------------
     ShadowedRule = "shadowed_rule": "earlier rules fire in every state in which this rule could fire.",
     CatchAllRule = "catch_all_rule": "a rule without conditions, so every later rule can never fire.",

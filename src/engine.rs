@@ -6,6 +6,19 @@
 //! the rules the page can reach, whatever the number of rules. Evaluation allocates nothing on the
 //! canonical-path fast path (scratch buffers are per thread). The result with its reason is
 //! [`Preview`](crate::Preview) (`preview.rs`); the wire format is `wire.rs`.
+//!
+//! ## The seam
+//!
+//! The layers above the engine, analysis (`src/analysis/`: `Analysis`) and config as code
+//! (scenarios, coverage, replay, diff), are types that hold an `&Engine` and read it only through
+//! these methods, never its compiled patterns:
+//!
+//! - [`Engine::config`] and [`Engine::normalize`] (public), and `source` (the config text, to
+//!   place lint warnings);
+//! - `decide` and `decide_with_page` (what fires on a normalized path), `preview_path` (the same
+//!   with its reason);
+//! - `quiet_zone_of`, `quiet_zones_of` and `with_page_matches` (which quiet zones and which
+//!   `pages`/`exclude_pages` patterns match a normalized path).
 
 use std::borrow::Cow;
 
@@ -59,15 +72,19 @@ impl Engine {
     /// # Errors
     ///
     /// `InvalidConfig` with every problem found, each a [`Diagnostic`](crate::Diagnostic) with its
-    /// JSON path and 1-based line and column: text over 1 MiB; a JSON syntax error or duplicate
-    /// key; unknown fields (with the closest expected name); missing or mistyped fields; `version`
-    /// other than 1; values out of range (intent scores 0 to 100 with min <= max, `min_idle_ms` 0
-    /// to 86,400,000, ids of 1 to 64 `A-Za-z0-9_-` characters and unique, `message` 1 to 500 and
-    /// `cta` 1 to 80 characters, `type` one of the four nudge types); more than 1,000 rules, 1,000
-    /// quiet zones or 100 patterns in one list; a pattern over 512 bytes, not starting with `/` or
-    /// `**`, ending in `/`, or not a valid glob (globset is the parser of record). The
-    /// limits are the constants of [`limits`](crate::limits); the codes are
-    /// [`DiagnosticCode`](crate::DiagnosticCode)'s.
+    /// JSON path, 1-based line and column and a [`DiagnosticCode`](crate::DiagnosticCode); the
+    /// limits are the constants of [`limits`](crate::limits):
+    ///
+    /// - text over 1 MiB;
+    /// - a JSON syntax error or duplicate key;
+    /// - unknown fields (with the closest expected name), missing or mistyped fields;
+    /// - `version` other than 1;
+    /// - values out of range: intent scores 0 to 100 with min <= max, `min_idle_ms` 0 to
+    ///   86,400,000, ids of 1 to 64 `A-Za-z0-9_-` characters and unique, `message` 1 to 500 and
+    ///   `cta` 1 to 80 characters, `type` one of the four nudge types;
+    /// - more than 1,000 rules, 1,000 quiet zones or 100 patterns in one list;
+    /// - a pattern over 512 bytes, not starting with `/` or `**`, ending in `/`, or not a valid
+    ///   glob (globset is the parser of record).
     pub fn compile(config_text: &str) -> Result<Engine, Error> {
         let config =
             config::parse(config_text).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
@@ -80,7 +97,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::compile`], except JSON syntax errors, which cannot occur.
+    /// - As [`Engine::compile`], except JSON syntax errors, which cannot occur.
     pub fn compile_value(config: &serde_json::Value) -> Result<Engine, Error> {
         let config =
             config::parse_value(config).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
@@ -160,7 +177,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`normalize_page_url`].
+    /// - As [`normalize_page_url`].
     pub fn normalize<'u>(&self, page_url: &'u str) -> Result<Cow<'u, str>, UrlError> {
         normalize_page_url(page_url, self.config.case_sensitive)
     }

@@ -192,7 +192,10 @@ impl Error {
         Error::request(e.code(), path, format!("{shown:?} is rejected: {e}"))
     }
 
-    /// `InvalidRequest` or `InvalidConfig`.
+    /// Which kind of error this is: [`ErrorKind::InvalidRequest`] (a request body or a page URL,
+    /// HTTP 400), [`ErrorKind::InvalidConfig`] (the site config, HTTP 500 on a server),
+    /// [`ErrorKind::InvalidScenarios`] (a scenario file) or [`ErrorKind::InvalidSessions`]
+    /// (recorded sessions for replay).
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }

@@ -20,8 +20,8 @@ compile_error!(
 ///
 /// # Errors
 ///
-/// What is wrong, for the message of `UrlError::MalformedUrl`: an empty host; a port that is not
-/// a number from 0 to 65535; a host the WHATWG URL parser rejects.
+/// - What is wrong, for the message of `UrlError::MalformedUrl`: an empty host; a port that is not
+///   a number from 0 to 65535; a host the WHATWG URL parser rejects.
 pub(crate) fn check_authority(page_url: &str, authority: &str) -> Result<(), String> {
     let host_and_port = authority
         .rsplit_once('@')

@@ -35,11 +35,14 @@
 //!   [`Engine::preview_body`]), the config types ([`Config`], [`Rule`], [`Nudge`],
 //!   [`Conditions`], [`Pattern`]), the errors ([`Error`], [`Diagnostic`], [`DiagnosticCode`]) and
 //!   [`normalize_page_url`].
-//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6): explain, decision map, lint,
-//!   plain-language summary, page report, validation that never fails.
-//! - Config as code (SPEC 8): [`scenarios`] (the scenario file, [`Engine::test`]),
-//!   [`coverage`] ([`Engine::coverage`]), [`replay`] of recorded sessions ([`Engine::replay`]),
-//!   [`diff`] between two configs.
+//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6), as an
+//!   [`Analysis`](analysis::Analysis) of an engine: explain, decision map, lint, plain-language
+//!   summary, page report; and validation that never fails.
+//! - [`as_code`]: config as code (SPEC 8), as [`ConfigAsCode`](as_code::ConfigAsCode) of an
+//!   engine: [`scenarios`] (the scenario file, [`ConfigAsCode::test`](as_code::ConfigAsCode::test)),
+//!   [`coverage`] ([`ConfigAsCode::coverage`](as_code::ConfigAsCode::coverage)), [`replay`] of
+//!   recorded sessions from any iterator ([`ConfigAsCode::replay`](as_code::ConfigAsCode::replay)),
+//!   [`diff`] between two configs. The four modules are re-exported here, at their old paths.
 //! - [`limits`]: every limit of the specification, as constants.
 //!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
@@ -54,13 +57,12 @@
         clippy::indexing_slicing
     )
 )]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod analysis;
+pub mod as_code;
 mod code;
 mod config;
-pub mod coverage;
-pub mod diff;
 mod engine;
 mod error;
 mod host;
@@ -71,14 +73,13 @@ mod normalize;
 mod pattern;
 mod preview;
 mod reason;
-pub mod replay;
 mod request;
-pub mod scenarios;
 mod text;
 #[cfg(feature = "wasm")]
 mod wasm;
 mod wire;
 
+pub use as_code::{coverage, diff, replay, scenarios};
 pub use code::DiagnosticCode;
 pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 pub use engine::Engine;

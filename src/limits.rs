@@ -2,7 +2,7 @@
 //!
 //! Each is enforced where its input is read, and every message that states a limit is built
 //! from the constant here, so a limit and its message cannot drift apart. Each limit, one past
-//! its edge, has a test (`tests/limits.rs`).
+//! its edge, has a test (`tests/integration/limits.rs`).
 
 /// Largest config text, in bytes: 1 MiB (SPEC 2). A config given as a JSON value is measured by
 /// its compact JSON text.

@@ -28,9 +28,9 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` when `intent_score` is over 100, `idle_ms` over 86,400,000, or `page_url`
-    /// is rejected by SPEC 4 (path `session_state.page_url`; the message gives the reason, the
-    /// code is the [`UrlError`](crate::UrlError)'s).
+    /// - `InvalidRequest` when `intent_score` is over 100, `idle_ms` over 86,400,000, or `page_url`
+    ///   is rejected by SPEC 4 (path `session_state.page_url`; the message gives the reason, the
+    ///   code is the [`UrlError`](crate::UrlError)'s).
     pub fn preview<'a>(&'a self, state: &'a SessionState) -> Result<Preview<'a>, Error> {
         self.preview_fields(state.intent_score, &state.page_url, state.idle_ms)
     }
@@ -40,7 +40,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::preview`].
+    /// - As [`Engine::preview`].
     pub fn preview_fields<'a>(
         &'a self,
         intent_score: u8,

@@ -29,10 +29,12 @@ impl SessionState {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest`, naming the field path and the value, when: the body is over 64 KiB, is
-    /// not UTF-8 JSON, is not an object, has duplicate keys or fields other than `session_state`;
-    /// `session_state` is missing or not an object, or its fields break
-    /// [`SessionState::from_json_value`]'s rules. Every problem found is reported.
+    /// `InvalidRequest`, naming the field path and the value; every problem found is reported:
+    ///
+    /// - the body is over 64 KiB, is not UTF-8 JSON, is not an object, has duplicate keys or
+    ///   fields other than `session_state`;
+    /// - `session_state` is missing or not an object;
+    /// - its fields break [`SessionState::from_json_value`]'s rules.
     pub fn from_request_body(body: &[u8]) -> Result<Self, Error> {
         if body.len() > MAX_REQUEST_BYTES {
             return Err(Error::request(
@@ -81,7 +83,7 @@ impl SessionState {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` listing every rule broken, each with its path and the value.
+    /// - `InvalidRequest` listing every rule broken, each with its path and the value.
     pub fn from_json_value(session_state: &Value) -> Result<Self, Error> {
         let mut findings = Findings::default();
         let path = Path::root().key("session_state");

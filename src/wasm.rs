@@ -22,7 +22,7 @@ use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::analysis::{validate_config, validate_config_value, Validation};
+use crate::analysis::{validate_config, validate_config_value, Analysis, Validation};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
@@ -80,7 +80,7 @@ impl ConfigInput {
     ///
     /// # Errors
     ///
-    /// `InvalidConfig` when the value has no JSON form (see [`json_tree`]).
+    /// - `InvalidConfig` when the value has no JSON form (see [`json_tree`]).
     fn from_js(config: &JsValue) -> Result<ConfigInput, Error> {
         if let Some(text) = config.as_string() {
             return Ok(ConfigInput::Text(text));
@@ -102,7 +102,7 @@ impl ConfigInput {
 ///
 /// # Errors
 ///
-/// `kind` at `path` when the value has no JSON form.
+/// - `kind` at `path` when the value has no JSON form.
 fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result<Value, Error> {
     let text = js_sys::JSON::stringify(value)
         .map_err(|e| {
@@ -178,7 +178,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidConfig` with every diagnostic, as [`Engine::compile`].
+    /// - Throws `InvalidConfig` with every diagnostic, as [`Engine::compile`].
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue) -> Result<WasmEngine, JsValue> {
         ConfigInput::from_js(config)
@@ -194,7 +194,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidRequest` for a bad state, with the native message.
+    /// - Throws `InvalidRequest` for a bad state, with the native message.
     pub fn preview(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
         let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
         let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
@@ -216,7 +216,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a status and a string.
+    /// - Only if serialization failed, which it does not for a status and a string.
     #[wasm_bindgen(js_name = previewResponse)]
     pub fn preview_response(&self, request_body: &str) -> Result<JsValue, JsValue> {
         to_js(&HttpResponse::of(
@@ -299,7 +299,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a nudge.
+    /// - Only if serialization failed, which it does not for a nudge.
     #[wasm_bindgen(js_name = _ruleNudge, skip_typescript)]
     pub fn rule_nudge(&self, index: u32) -> Result<JsValue, JsValue> {
         let rule = usize::try_from(index)
@@ -332,7 +332,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a config.
+    /// - Only if serialization failed, which it does not for a config.
     pub fn config(&self) -> Result<JsValue, JsValue> {
         to_js(self.engine.config())
     }
@@ -341,11 +341,13 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidRequest` for a bad state as [`WasmEngine::preview`]; a rejected `page_url`
-    /// is reported inside the explanation.
+    /// - Throws `InvalidRequest` for a bad state as [`WasmEngine::preview`]; a rejected `page_url`
+    ///   is reported inside the explanation.
     pub fn explain(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
         let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
-        let explanation = self.engine.explain(&state).map_err(|e| js_error(&e))?;
+        let explanation = Analysis::new(&self.engine)
+            .explain(&state)
+            .map_err(|e| js_error(&e))?;
         to_js(&explanation)
     }
 
@@ -354,38 +356,38 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a map.
+    /// - Only if serialization failed, which it does not for a map.
     #[wasm_bindgen(js_name = decisionMap)]
     pub fn decision_map(&self, page_url: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.decision_map(page_url))
+        to_js(&Analysis::new(&self.engine).decision_map(page_url))
     }
 
     /// `engine.lint(): Diagnostic[]` (warnings).
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for diagnostics.
+    /// - Only if serialization failed, which it does not for diagnostics.
     pub fn lint(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.lint())
+        to_js(&Analysis::new(&self.engine).lint())
     }
 
     /// `engine.summary(): { rule_id, text }[]`: one plain sentence per rule.
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for summaries.
+    /// - Only if serialization failed, which it does not for summaries.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.summary())
+        to_js(&Analysis::new(&self.engine).summary())
     }
 
     /// `engine.pageReport(pageUrl): PageReport`. A rejected URL is reported inside the report.
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a report.
+    /// - Only if serialization failed, which it does not for a report.
     #[wasm_bindgen(js_name = pageReport)]
     pub fn page_report(&self, page_url: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.page_report(page_url))
+        to_js(&Analysis::new(&self.engine).page_report(page_url))
     }
 }
 
@@ -393,9 +395,9 @@ impl WasmEngine {
 ///
 /// # Errors
 ///
-/// Throws an `Error` with `code` (the [`UrlError::code`](crate::UrlError::code)), `kind`
-/// `"InvalidRequest"` and one diagnostic, when the URL is rejected; a `TypeError` when
-/// `options.caseSensitive` is present but not a boolean.
+/// - Throws an `Error` with `code` (the [`UrlError::code`](crate::UrlError::code)), `kind`
+///   `"InvalidRequest"` and one diagnostic, when the URL is rejected; a `TypeError` when
+///   `options.caseSensitive` is present but not a boolean.
 #[wasm_bindgen(js_name = normalizePageUrl)]
 pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsValue> {
     let case_sensitive = if options.is_object() {
@@ -452,7 +454,7 @@ impl HttpResponse {
 ///
 /// # Errors
 ///
-/// Only if serialization failed, which it does not for a status and a string.
+/// - Only if serialization failed, which it does not for a status and a string.
 #[wasm_bindgen(js_name = previewResponse)]
 pub fn preview_response_js(config: &JsValue, request_body: &str) -> Result<JsValue, JsValue> {
     let answer = ConfigInput::from_js(config)

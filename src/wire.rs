@@ -98,8 +98,8 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` as [`SessionState::from_request_body`] and [`Engine::preview`]; answer it
-    /// with [`Error::http_status`] (400) and [`Error::to_body`].
+    /// - `InvalidRequest` as [`SessionState::from_request_body`] and [`Engine::preview`]; answer it
+    ///   with [`Error::http_status`] (400) and [`Error::to_body`].
     pub fn preview_body(&self, body: &[u8]) -> Result<String, Error> {
         let state = SessionState::from_request_body(body)?;
         let preview = self.preview(&state)?;
@@ -121,8 +121,8 @@ impl Engine {
 ///
 /// # Errors
 ///
-/// `InvalidConfig` (HTTP 500) as [`Engine::compile`]; `InvalidRequest` (HTTP 400) as
-/// [`Engine::preview_body`].
+/// - `InvalidConfig` (HTTP 500) as [`Engine::compile`]; `InvalidRequest` (HTTP 400) as
+///   [`Engine::preview_body`].
 pub fn preview_response(config_text: &str, body: &[u8]) -> Result<String, Error> {
     Engine::compile(config_text)?.preview_body(body)
 }

@@ -3,6 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use nudge_rules::analysis::Analysis;
 use nudge_rules::{Engine, SessionState};
 
 fuzz_target!(|data: &[u8]| {
@@ -15,10 +16,10 @@ fuzz_target!(|data: &[u8]| {
     for url in ["/", "/products/x", "/checkout", "/a/b/c"] {
         let state = SessionState { intent_score: 50, page_url: url.to_owned(), idle_ms: 5000 };
         let _ = engine.preview(&state).map(|p| p.to_response_body());
-        let _ = engine.explain(&state);
-        let _ = engine.decision_map(url);
-        let _ = engine.page_report(url);
+        let _ = Analysis::new(&engine).explain(&state);
+        let _ = Analysis::new(&engine).decision_map(url);
+        let _ = Analysis::new(&engine).page_report(url);
     }
-    let _ = engine.lint();
-    let _ = engine.summary();
+    let _ = Analysis::new(&engine).lint();
+    let _ = Analysis::new(&engine).summary();
 });

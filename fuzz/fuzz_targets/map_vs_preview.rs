@@ -4,6 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use nudge_rules::analysis::Analysis;
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::{Engine, SessionState};
 use serde_json::json;
@@ -57,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     let text = json!({"version": 1, "quiet_zones": quiet, "rules": rules}).to_string();
     let engine = Engine::compile(&text).expect("generated configs are valid");
     let page = format!("/{}/{}", b.pick(SEGMENTS), b.pick(SEGMENTS));
-    let map = engine.decision_map(&page);
+    let map = Analysis::new(&engine).decision_map(&page);
     assert!(map.url_error.is_none(), "generated pages are valid: {page}");
     let mut area: u128 = 0;
     for r in &map.regions {
@@ -76,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
         let region = map.region_at(intent, idle).expect("the map covers the plane");
         assert_eq!(region.rule_index, preview.rule_index(), "{text} {page} ({intent}, {idle})");
         let state = SessionState { intent_score: intent, page_url: page.clone(), idle_ms: idle };
-        let explained = engine.explain(&state).expect("valid");
+        let explained = Analysis::new(&engine).explain(&state).expect("valid");
         assert_eq!(explained.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
     }
 });

@@ -2,7 +2,7 @@
 // browsers implement), on generated URLs built from dot segments (`.`, `..`, `%2e` in every case
 // and combination), empty segments, `;` parameters, segments that are only `;` parameters (`;a`,
 // `;`, `%3Ba`), case changes and absolute forms around the storefront's quiet-zone pages
-// (tests/browser_reading.rs does the same against the `url` crate).
+// (tests/integration/browser_reading.rs does the same against the `url` crate).
 //
 // For every variant that the package accepts, its canonical path equals the browser's reading:
 // `new URL(url).pathname` decoded once, NFKC, lowercased, `;` parameters cut, empty segments

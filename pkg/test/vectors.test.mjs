@@ -1,8 +1,8 @@
 // Replays every conformance vector file in tests/vectors/ (format: tests/vectors/README.md)
 // against the built WASM package, with the comparison rules of the native runner
-// (tests/vectors.rs), so that the platforms cannot drift apart.
+// (tests/integration/vectors.rs), so that the platforms cannot drift apart.
 //
-// The "native rules" suites do exactly what tests/vectors.rs does: configs compiled from text
+// The "native rules" suites do exactly what tests/integration/vectors.rs does: configs compiled from text
 // (`config` objects written out with JSON.stringify, as the runner does with serde_json), requests
 // answered with previewBody. The "object API agrees" suites then check that the JS-only entry
 // points (a config given as an object, preview, explain, previewFields, validateConfig) give the
@@ -253,7 +253,7 @@ function configObjectApi(c) {
   }
 }
 
-/** explain.json: the explanation compared as tests/vectors.rs does. */
+/** explain.json: the explanation compared as tests/integration/vectors.rs does. */
 function explainNative(c) {
   const { engine, error } = compile(configText(c));
   assert.ok(engine, error?.message);
@@ -298,9 +298,9 @@ function lintNative(c) {
 
 // ---------------------------------------------------------------------------------------------
 // Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json, compared as
-// tests/vectors.rs compares them (`subset`), on what the package returns.
+// tests/integration/vectors.rs compares them (`subset`), on what the package returns.
 
-/** `expected` matches `actual` as in tests/vectors.rs: object keys given must match, arrays
+/** `expected` matches `actual` as in tests/integration/vectors.rs: object keys given must match, arrays
  * element by element with the same length, other values equal. Throws where they differ. */
 function subset(expected, actual, at = 'result') {
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {

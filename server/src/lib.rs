@@ -32,7 +32,7 @@
         clippy::indexing_slicing
     )
 )]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod admin;
 pub mod auth;

@@ -3,11 +3,11 @@
 //! Built from the same [`RuleCheck`]s as the preview's reasons, and checked against the hot path
 //! by property tests, so explain and preview cannot disagree.
 
+use super::Analysis;
 use serde::Serialize;
 
 use super::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
-use crate::engine::Engine;
 use crate::error::Error;
 use crate::reason::{earliest_idle, ConditionCheck, RuleCheck};
 use crate::request::SessionState;
@@ -75,18 +75,18 @@ pub struct Explanation {
     pub result: Option<PreviewResult>,
 }
 
-impl Engine {
+impl Analysis<'_> {
     /// Explains one session state (SPEC 6): the normalized path (or why the URL is rejected), the
     /// quiet zone, every rule's verdict with each condition's compared values, the rule that
     /// fires, and the earliest idle time at which a nudge would fire.
     ///
     /// # Errors
     ///
-    /// `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
-    /// `page_url` is not an error here: it is reported in [`Explanation::url_error`].
+    /// - `InvalidRequest` when `intent_score` is over 100 or `idle_ms` over 86,400,000. A rejected
+    ///   `page_url` is not an error here: it is reported in [`Explanation::url_error`].
     pub fn explain(&self, state: &SessionState) -> Result<Explanation, Error> {
         SessionState::check_ranges(state.intent_score, state.idle_ms)?;
-        let normalized = self.normalize(&state.page_url);
+        let normalized = self.engine.normalize(&state.page_url);
         let mut out = Explanation {
             page_url: state.page_url.clone(),
             path: None,
@@ -107,12 +107,14 @@ impl Engine {
                 return Ok(out);
             }
         };
-        let preview = self.preview_path(path, state.intent_score, state.idle_ms);
+        let preview = self
+            .engine
+            .preview_path(path, state.intent_score, state.idle_ms);
         let path = preview.path().to_owned();
         let (intent, idle) = (state.intent_score, state.idle_ms);
-        let rules = &self.config().rules;
-        let quiet = self.quiet_zone_of(&path);
-        let checks: Vec<RuleCheck> = self.with_page_matches(&path, |m| {
+        let rules = &self.engine.config().rules;
+        let quiet = self.engine.quiet_zone_of(&path);
+        let checks: Vec<RuleCheck> = self.engine.with_page_matches(&path, |m| {
             rules
                 .iter()
                 .enumerate()
@@ -153,13 +155,13 @@ impl Engine {
                         .filter(|(_, r)| r.enabled)
                         .map(|(c, _)| *c)
                         .collect();
-                    earliest_idle(self, &enabled)
+                    earliest_idle(self.engine, &enabled)
                 }
             };
             out.earliest_idle_ms = earliest.map(|(at, _)| at);
             out.earliest_rule_id = earliest.and_then(|(_, r)| id(r));
         }
-        out.quiet_zone = quiet.and_then(|z| QuietZoneRef::new(self, z));
+        out.quiet_zone = quiet.and_then(|z| QuietZoneRef::new(self.engine, z));
         out.result = Some(preview.to_result());
         out.path = Some(path);
         Ok(out)

@@ -7,6 +7,7 @@
 //! "shadowed" warning is never issued for a rule that preview can make fire (a property test
 //! checks this against the decision map).
 
+use super::Analysis;
 use crate::code::DiagnosticCode;
 use serde::Serialize;
 
@@ -48,7 +49,7 @@ impl Validation {
             Ok(engine) => Validation {
                 valid: true,
                 errors: Vec::new(),
-                warnings: engine.lint(),
+                warnings: Analysis::new(&engine).lint(),
             },
             Err(e) => Validation {
                 valid: false,
@@ -112,7 +113,7 @@ fn quoted_list(ids: &[&str]) -> String {
     }
 }
 
-impl Engine {
+impl Analysis<'_> {
     /// Lint warnings for the config (SPEC 6), each a [`Diagnostic`] with severity warning, a
     /// stable code, a JSON path and, when the engine was compiled from text, line and column.
     ///
@@ -121,7 +122,7 @@ impl Engine {
     /// `pattern_query_string`, `pattern_has_scheme`, `pattern_uppercase`,
     /// `pattern_never_matches`.
     pub fn lint(&self) -> Vec<Diagnostic> {
-        let config = self.config();
+        let config = self.engine.config();
         let mut f = Findings::default();
         let root = Path::root();
         let quiet = &config.quiet_zones;
@@ -200,7 +201,7 @@ impl Engine {
                 );
             }
         }
-        f.into_warnings(self.source())
+        f.into_warnings(self.engine.source())
     }
 }
 
@@ -475,8 +476,7 @@ mod tests {
     use super::*;
 
     fn codes(config: &str) -> Vec<(String, DiagnosticCode)> {
-        Engine::compile(config)
-            .unwrap()
+        Analysis::new(&Engine::compile(config).unwrap())
             .lint()
             .into_iter()
             .map(|d| (d.path, d.code))

@@ -8,11 +8,11 @@
 //! `min_idle_ms` wins the idle interval just below the previous minimum. Bands are then merged
 //! with their neighbours where the same rule fires on the same idle interval.
 
+use super::Analysis;
 use serde::Serialize;
 
 use super::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
-use crate::engine::Engine;
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::matches::List;
 
@@ -71,7 +71,7 @@ struct Candidate {
     min_idle: u32,
 }
 
-impl Engine {
+impl Analysis<'_> {
     /// The decision map of one page (SPEC 6): the plane intent_score 0..=100 x idle_ms
     /// 0..=86,400,000 split into rectangles, each labelled with the rule that fires there.
     ///
@@ -79,17 +79,17 @@ impl Engine {
     /// let engine = nudge_rules::Engine::compile(r#"{"version": 1, "rules": [
     ///   {"id": "a", "nudge": {"type": "toast", "message": "m", "cta": "c"},
     ///    "when": {"min_intent_score": 50, "min_idle_ms": 5000}}]}"#).unwrap();
-    /// let map = engine.decision_map("/x");
+    /// let map = nudge_rules::analysis::Analysis::new(&engine).decision_map("/x");
     /// assert_eq!(map.region_at(60, 6000).unwrap().rule_id.as_deref(), Some("a"));
     /// assert_eq!(map.region_at(60, 4999).unwrap().rule_id, None);
     ///
-    /// let rejected = engine.decision_map("//x");
+    /// let rejected = nudge_rules::analysis::Analysis::new(&engine).decision_map("//x");
     /// assert_eq!(rejected.url_error.unwrap().code.as_str(), "double_slash");
     /// assert!(rejected.regions.is_empty());
     /// ```
     ///
     /// Never fails: a URL that SPEC 4 rejects is reported in [`DecisionMap::url_error`], as
-    /// [`Engine::explain`] and [`Engine::page_report`] do.
+    /// [`Analysis::explain`] and [`Analysis::page_report`] do.
     pub fn decision_map(&self, page_url: &str) -> DecisionMap {
         let mut map = DecisionMap {
             page_url: page_url.to_owned(),
@@ -98,21 +98,21 @@ impl Engine {
             quiet_zone: None,
             regions: Vec::new(),
         };
-        let path = match self.normalize(page_url) {
+        let path = match self.engine.normalize(page_url) {
             Ok(path) => path.into_owned(),
             Err(e) => {
                 map.url_error = Some(UrlRejection::from(&e));
                 return map;
             }
         };
-        if let Some(z) = self.quiet_zone_of(&path) {
-            map.quiet_zone = QuietZoneRef::new(self, z);
+        if let Some(z) = self.engine.quiet_zone_of(&path) {
+            map.quiet_zone = QuietZoneRef::new(self.engine, z);
             map.regions = vec![self.region(0, MAX_INTENT_SCORE, 0, MAX_IDLE_MS, None)];
             map.path = Some(path);
             return map;
         }
-        let rules = &self.config().rules;
-        let candidates: Vec<Candidate> = self.with_page_matches(&path, |m| {
+        let rules = &self.engine.config().rules;
+        let candidates: Vec<Candidate> = self.engine.with_page_matches(&path, |m| {
             rules
                 .iter()
                 .enumerate()
@@ -180,7 +180,7 @@ impl Engine {
         max_idle: u32,
         rule: Option<usize>,
     ) -> Region {
-        let r = rule.and_then(|i| self.config().rules.get(i));
+        let r = rule.and_then(|i| self.engine.config().rules.get(i));
         Region {
             min_intent_score: min_intent,
             max_intent_score: max_intent,

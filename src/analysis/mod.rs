@@ -1,7 +1,22 @@
-//! What a config editor and a server need beyond the preview (SPEC 6): explain
-//! ([`Engine::explain`]), the decision map ([`Engine::decision_map`]), lint ([`Engine::lint`]),
-//! a plain-language summary ([`Engine::summary`]), a page's matching patterns
-//! ([`Engine::page_report`]), and validation that never fails ([`validate_config`]).
+//! What a config editor and a server need beyond the preview (SPEC 6), as [`Analysis`] of a
+//! compiled [`Engine`]: explain ([`Analysis::explain`]), the decision map
+//! ([`Analysis::decision_map`]), lint ([`Analysis::lint`]), a plain-language summary
+//! ([`Analysis::summary`]), a page's matching patterns ([`Analysis::page_report`]); and
+//! validation that never fails ([`validate_config`]).
+//!
+//! ```
+//! use nudge_rules::{analysis::Analysis, Engine, SessionState};
+//!
+//! let engine = Engine::compile(include_str!("../../examples/storefront.json"))?;
+//! let analysis = Analysis::new(&engine);
+//! let state = SessionState { intent_score: 82, page_url: "/products/linen-shirt".into(), idle_ms: 2000 };
+//! assert_eq!(analysis.explain(&state)?.earliest_idle_ms, Some(8000));
+//! assert!(analysis.lint().is_empty());
+//! # Ok::<(), nudge_rules::Error>(())
+//! ```
+//!
+//! This layer reads the engine only through its crate-internal seam (`src/engine.rs`, "The
+//! seam"), as the config-as-code modules do: it never reaches into the compiled patterns.
 
 mod cover;
 mod explain;
@@ -21,6 +36,25 @@ use crate::code::DiagnosticCode;
 use crate::engine::Engine;
 use crate::matches::List;
 use crate::normalize::UrlError;
+
+/// The analysis of one compiled config (SPEC 6). Cheap to make (one reference): make one where
+/// it is needed, `Analysis::new(&engine).lint()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Analysis<'e> {
+    engine: &'e Engine,
+}
+
+impl<'e> Analysis<'e> {
+    /// The analysis of `engine`'s config.
+    pub fn new(engine: &'e Engine) -> Self {
+        Analysis { engine }
+    }
+
+    /// The engine analysed.
+    pub fn engine(&self) -> &'e Engine {
+        self.engine
+    }
+}
 
 /// A quiet zone named by its index in `quiet_zones` and its pattern as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -90,11 +124,11 @@ pub struct PageReport {
     pub matches: Vec<PatternMatch>,
 }
 
-impl Engine {
+impl Analysis<'_> {
     /// Tests a page URL against every pattern of the config (SPEC 6 normalize, for a URL test
     /// bench). Never fails: a rejected URL is reported in the result.
     pub fn page_report(&self, page_url: &str) -> PageReport {
-        let path = match self.normalize(page_url) {
+        let path = match self.engine.normalize(page_url) {
             Ok(path) => path.into_owned(),
             Err(e) => {
                 return PageReport {
@@ -105,8 +139,9 @@ impl Engine {
                 }
             }
         };
-        let config = self.config();
+        let config = self.engine.config();
         let mut matches: Vec<PatternMatch> = self
+            .engine
             .quiet_zones_of(&path)
             .into_iter()
             .filter_map(|z| {
@@ -116,7 +151,7 @@ impl Engine {
                 })
             })
             .collect();
-        self.with_page_matches(&path, |m| {
+        self.engine.with_page_matches(&path, |m| {
             for owner in m.all() {
                 let (r, i) = (owner.rule(), owner.pattern());
                 let Some(rule) = config.rules.get(r) else {

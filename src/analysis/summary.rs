@@ -1,9 +1,9 @@
 //! One plain sentence per rule, for merchants (SPEC 6).
 
+use super::Analysis;
 use serde::Serialize;
 
 use crate::config::{NudgeType, Pattern, Rule};
-use crate::engine::Engine;
 use crate::limits::MAX_INTENT_SCORE;
 
 /// A rule's plain-language summary.
@@ -17,7 +17,7 @@ pub struct RuleSummary {
     pub text: String,
 }
 
-impl Engine {
+impl Analysis<'_> {
     /// One plain sentence per rule, in config order.
     ///
     /// ```
@@ -25,11 +25,12 @@ impl Engine {
     ///   "nudge": {"type": "chat_bubble", "message": "Need help?", "cta": "Chat"},
     ///   "when": {"min_intent_score": 60, "min_idle_ms": 8000, "pages": ["/products/**"],
     ///            "exclude_pages": ["/products/gift-card"]}}]}"#).unwrap();
-    /// assert_eq!(engine.summary()[0].text,
+    /// assert_eq!(nudge_rules::analysis::Analysis::new(&engine).summary()[0].text,
     ///   "Shows a chat bubble on pages under /products to visitors with intent 60 or more after 8 s idle, except /products/gift-card.");
     /// ```
     pub fn summary(&self) -> Vec<RuleSummary> {
-        self.config()
+        self.engine
+            .config()
             .rules
             .iter()
             .map(|rule| RuleSummary {
@@ -151,6 +152,7 @@ fn duration(ms: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Engine;
 
     #[test]
     fn durations() {
@@ -164,7 +166,7 @@ mod tests {
     #[test]
     fn storefront_sentences() {
         let e = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
-        let s = e.summary();
+        let s = Analysis::new(&e).summary();
         let text = |id: &str| s.iter().find(|r| r.rule_id == id).unwrap().text.clone();
         assert_eq!(
             text("welcome-bar"),

@@ -22,7 +22,7 @@ impl Document {
     ///
     /// # Errors
     ///
-    /// `kind` with every finding, or the size or syntax error alone.
+    /// - `kind` with every finding, or the size or syntax error alone.
     pub(crate) fn read_text<T>(
         &self,
         text: &str,
@@ -43,7 +43,7 @@ impl Document {
     ///
     /// # Errors
     ///
-    /// As [`Document::read_text`], without syntax errors.
+    /// - As [`Document::read_text`], without syntax errors.
     pub(crate) fn read_value<T>(
         &self,
         value: &Value,
@@ -62,7 +62,7 @@ impl Document {
     ///
     /// # Errors
     ///
-    /// When `len` is over `max_bytes`.
+    /// - When `len` is over `max_bytes`.
     pub(crate) fn check_size(&self, len: usize) -> Result<(), Error> {
         if len <= self.max_bytes {
             return Ok(());

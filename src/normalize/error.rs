@@ -119,28 +119,4 @@ pub enum UrlError {
     },
 }
 
-impl UrlError {
-    /// A stable machine-readable name of the rejection: `empty`, `too_long`,
-    /// `control_character`, `space`, `backslash`, `double_slash`, `unsupported_scheme`,
-    /// `relative`, `malformed_url`, `malformed_escape`, `forbidden_escape`, `invalid_utf8`,
-    /// `ambiguous_unicode`, `ambiguous_dot_segment`, `parameter_only_segment`.
-    pub fn code(&self) -> DiagnosticCode {
-        match self {
-            UrlError::Empty => DiagnosticCode::Empty,
-            UrlError::TooLong { .. } => DiagnosticCode::TooLong,
-            UrlError::ControlCharacter { .. } => DiagnosticCode::ControlCharacter,
-            UrlError::Space { .. } => DiagnosticCode::Space,
-            UrlError::Backslash { .. } => DiagnosticCode::Backslash,
-            UrlError::DoubleSlash => DiagnosticCode::DoubleSlash,
-            UrlError::UnsupportedScheme { .. } => DiagnosticCode::UnsupportedScheme,
-            UrlError::Relative => DiagnosticCode::Relative,
-            UrlError::MalformedUrl { .. } => DiagnosticCode::MalformedUrl,
-            UrlError::MalformedEscape { .. } => DiagnosticCode::MalformedEscape,
-            UrlError::ForbiddenEscape { .. } => DiagnosticCode::ForbiddenEscape,
-            UrlError::InvalidUtf8 { .. } => DiagnosticCode::InvalidUtf8,
-            UrlError::AmbiguousUnicode { .. } => DiagnosticCode::AmbiguousUnicode,
-            UrlError::AmbiguousDotSegment { .. } => DiagnosticCode::AmbiguousDotSegment,
-            UrlError::ParameterOnlySegment { .. } => DiagnosticCode::ParameterOnlySegment,
-        }
-    }
-}
+crate::code::impl_url_error_code!();

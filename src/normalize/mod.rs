@@ -80,12 +80,20 @@ use unicode::{lowercase_cow, nfkc_checked};
 ///
 /// # Errors
 ///
-/// A [`UrlError`] for: the empty string; more than 8,192 bytes; a raw control character, space
-/// or `\`; a path starting with `//`; a scheme other than http(s); a relative reference; an
-/// absolute URL without `//` and a host, or that the URL parser rejects; a malformed escape
-/// (`%`, `%zz`); an escape decoding to `/`, `\`, `%` or a control character; decoded bytes that
-/// are not UTF-8; NFKC changing the path's structure; dot segments that put a browser on
-/// another page than SPEC 4's steps (step 6: `/checkout//./../pay`, `/x/..;/checkout`).
+/// A [`UrlError`] (its variant in parentheses) for:
+///
+/// - the empty string (`Empty`); more than 8,192 bytes (`TooLong`);
+/// - a raw control character, space or `\` (`ControlCharacter`, `Space`, `Backslash`);
+/// - a path starting with `//` (`DoubleSlash`); a scheme other than http(s)
+///   (`UnsupportedScheme`); a relative reference (`Relative`);
+/// - an absolute URL without `//` and a host, or that the URL parser rejects (`MalformedUrl`);
+/// - a malformed escape, `%` or `%zz` (`MalformedEscape`); an escape decoding to `/`, `\`, `%`
+///   or a control character (`ForbiddenEscape`); decoded bytes that are not UTF-8
+///   (`InvalidUtf8`);
+/// - NFKC changing the path's structure (`AmbiguousUnicode`);
+/// - dot segments that put a browser on another page than SPEC 4's steps (step 6:
+///   `/checkout//./../pay`, `/x/..;/checkout`; `AmbiguousDotSegment`), and segments that are
+///   empty once their `;` parameters are cut (`ParameterOnlySegment`).
 pub fn normalize_page_url(page_url: &str, case_sensitive: bool) -> Result<Cow<'_, str>, UrlError> {
     if is_canonical(page_url, case_sensitive) {
         return Ok(Cow::Borrowed(page_url));

@@ -60,9 +60,9 @@ impl<O: Copy + Ord> PatternSet<O> {
     ///
     /// # Errors
     ///
-    /// The indices (into `patterns`) of the patterns that globset does not parse (which
-    /// [`check`] refuses first) or whose translation this crate cannot read (never seen: the tests
-    /// and a fuzz target look for one).
+    /// - The indices (into `patterns`) of the patterns that globset does not parse (which
+    ///   [`check`] refuses first) or whose translation this crate cannot read (never seen: the tests
+    ///   and a fuzz target look for one).
     pub(crate) fn build(patterns: &[(O, &str)]) -> Result<Self, Vec<usize>> {
         let mut set = PatternSet::default();
         let mut bad = Vec::new();

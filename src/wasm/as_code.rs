@@ -11,10 +11,11 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, json_tree, set, ConfigInput, WasmEngine};
-use crate::diff::{diff, DiffInput};
+use crate::as_code::diff::{diff, DiffInput};
+use crate::as_code::replay::Sessions;
+use crate::as_code::scenarios::ScenarioFile;
+use crate::as_code::ConfigAsCode;
 use crate::error::{Error, ErrorKind};
-use crate::replay::Sessions;
-use crate::scenarios::ScenarioFile;
 
 /// A result as a plain JS value, through JSON text and `JSON.parse`: one serializer for every
 /// result type (serde_json's, already in the module) instead of one per type and target, which
@@ -74,7 +75,7 @@ impl WasmSessions {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` with every diagnostic, as [`Sessions::from_text`].
+    /// - Throws `InvalidSessions` with every diagnostic, as [`Sessions::from_text`].
     #[wasm_bindgen(constructor)]
     pub fn new(input: &JsValue) -> Result<WasmSessions, JsValue> {
         sessions(input).map(|sessions| WasmSessions { sessions })
@@ -93,20 +94,20 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidScenarios` for a bad scenario file; a scenario's own outcome (an
-    /// InvalidRequest included) is reported in its result.
+    /// - Throws `InvalidScenarios` for a bad scenario file; a scenario's own outcome (an
+    ///   InvalidRequest included) is reported in its result.
     pub fn test(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.test(&scenario_file(scenarios)?))
+        to_js(&ConfigAsCode::new(&self.engine).test(&scenario_file(scenarios)?))
     }
 
     /// `engine.coverage(scenarios: string | object): Coverage`.
     ///
     /// # Errors
     ///
-    /// Throws `InvalidScenarios` for a bad scenario file.
+    /// - Throws `InvalidScenarios` for a bad scenario file.
     pub fn coverage(&self, scenarios: &JsValue) -> Result<JsValue, JsValue> {
         let file = scenario_file(scenarios)?;
-        to_js(&self.engine.coverage(file.scenarios()))
+        to_js(&ConfigAsCode::new(&self.engine).coverage(file.scenarios()))
     }
 
     /// `engine.scenario(name: string, sessionState: object): Scenario`: a scenario whose
@@ -114,8 +115,8 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidRequest` (code `not_json`) only when the state has no JSON form; a state
-    /// that SPEC 5 rejects gives `expect: {"error": "InvalidRequest"}`.
+    /// - Throws `InvalidRequest` (code `not_json`) only when the state has no JSON form; a state
+    ///   that SPEC 5 rejects gives `expect: {"error": "InvalidRequest"}`.
     pub fn scenario(&self, name: &str, session_state: &JsValue) -> Result<JsValue, JsValue> {
         let tree = json_tree(
             session_state,
@@ -124,7 +125,7 @@ impl WasmEngine {
             "session_state",
         )
         .map_err(|e| js_error(&e))?;
-        to_js(&self.engine.scenario(name, tree))
+        to_js(&ConfigAsCode::new(&self.engine).scenario(name, tree))
     }
 
     /// `engine.replay(sessions: string | object | RecordedSessions): Replay` (`RecordedSessions`
@@ -132,19 +133,19 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` for bad sessions.
+    /// - Throws `InvalidSessions` for bad sessions.
     pub fn replay(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.replay(&sessions(sessions_value)?))
+        to_js(&ConfigAsCode::new(&self.engine).replay(&sessions(sessions_value)?))
     }
 
     /// `engine.replaySummary(sessions): ReplaySummary`: the summary alone.
     ///
     /// # Errors
     ///
-    /// Throws `InvalidSessions` for bad sessions.
+    /// - Throws `InvalidSessions` for bad sessions.
     #[wasm_bindgen(js_name = replaySummary)]
     pub fn replay_summary(&self, sessions_value: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.replay_summary(&sessions(sessions_value)?))
+        to_js(&ConfigAsCode::new(&self.engine).replay_summary(&sessions(sessions_value)?))
     }
 
     /// `replay` and `replaySummary` of sessions read once (`pkg/index.js` calls it for a
@@ -152,7 +153,7 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Only if serialization failed, which it does not for a replay.
+    /// - Only if serialization failed, which it does not for a replay.
     #[wasm_bindgen(js_name = _replayRecorded, skip_typescript)]
     pub fn replay_recorded(
         &self,
@@ -160,9 +161,9 @@ impl WasmEngine {
         summary_only: bool,
     ) -> Result<JsValue, JsValue> {
         if summary_only {
-            to_js(&self.engine.replay_summary(&recorded.sessions))
+            to_js(&ConfigAsCode::new(&self.engine).replay_summary(&recorded.sessions))
         } else {
-            to_js(&self.engine.replay(&recorded.sessions))
+            to_js(&ConfigAsCode::new(&self.engine).replay(&recorded.sessions))
         }
     }
 
@@ -172,9 +173,9 @@ impl WasmEngine {
     ///
     /// # Errors
     ///
-    /// Throws `InvalidConfig` (with `config`: `"old"` or `"new"`) for a bad config,
-    /// `InvalidScenarios` or `InvalidSessions` (with `input`: its index) for a bad input, and a
-    /// `TypeError` when `inputs` is neither an array nor absent.
+    /// - Throws `InvalidConfig` (with `config`: `"old"` or `"new"`) for a bad config,
+    ///   `InvalidScenarios` or `InvalidSessions` (with `input`: its index) for a bad input, and a
+    ///   `TypeError` when `inputs` is neither an array nor absent.
     pub fn diff(old: &JsValue, new: &JsValue, inputs: &JsValue) -> Result<JsValue, JsValue> {
         let compile = |config: &JsValue, side: &str| {
             ConfigInput::from_js(config)

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use nudge_rules::analysis::Analysis;
 use nudge_rules::{normalize_page_url, Engine};
 
 fn main() {
@@ -26,8 +27,8 @@ fn main() {
             match target {
                 "config" => {
                     if let Ok(e) = Engine::compile(&text) {
-                        let _ = e.decision_map("/products/x");
-                        let _ = e.lint();
+                        let _ = Analysis::new(&e).decision_map("/products/x");
+                        let _ = Analysis::new(&e).lint();
                     }
                 }
                 "request" => {

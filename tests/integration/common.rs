@@ -1,7 +1,4 @@
-//! Helpers shared by integration tests.
-
-// Each test crate that includes this module uses a part of it.
-#![allow(dead_code)]
+//! Helpers shared by the integration suites.
 
 use unicode_normalization::UnicodeNormalization;
 

@@ -17,18 +17,18 @@
 //! `expect` is one of `{"rule": ID}` (that rule fires), `{"quiet_zone": true}` (the page is in a
 //! quiet zone), `{"no_nudge": true}` (nothing fires, not because of a quiet zone) and
 //! `{"error": "InvalidRequest"}` (the state is rejected, SPEC 5 or 4). [`ScenarioFile`] reads a
-//! file with every error reported (JSON path, line, column), [`Engine::test`] checks it, and
-//! [`Engine::coverage`] says what the scenarios exercise.
+//! file with every error reported (JSON path, line, column), [`ConfigAsCode::test`] checks it, and
+//! [`ConfigAsCode::coverage`] says what the scenarios exercise.
 
 mod read;
 
+use crate::as_code::ConfigAsCode;
 use std::fmt;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::Engine;
 use crate::error::{Error, ErrorKind};
 use crate::preview::Preview;
 use crate::request::SessionState;
@@ -146,14 +146,20 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` with every problem, each with its JSON path and 1-based line and
-    /// column: text over 16 MiB; JSON syntax errors and duplicate keys; unknown fields (at the
-    /// top, in a scenario, in `expect`); a missing `scenarios`, `name`, `session_state` or
-    /// `expect`; more than 10,000 scenarios; a name empty, over 200 characters or used twice;
-    /// an `expect` that is not exactly one of the four forms; a `session_state` that SPEC 5
-    /// rejects (wrong types, out of range, unknown fields), unless the scenario expects
-    /// `{"error": "InvalidRequest"}`. A `page_url` that SPEC 4 rejects is the engine's verdict,
-    /// not a file error. The limits are those of [`limits`](crate::limits).
+    /// `InvalidScenarios` with every problem, each with its JSON path and 1-based line and column;
+    /// the limits are those of [`limits`](crate::limits):
+    ///
+    /// - text over 16 MiB;
+    /// - JSON syntax errors and duplicate keys;
+    /// - unknown fields (at the top, in a scenario, in `expect`);
+    /// - a missing `scenarios`, `name`, `session_state` or `expect`;
+    /// - more than 10,000 scenarios;
+    /// - a name empty, over 200 characters or used twice;
+    /// - an `expect` that is not exactly one of the four forms;
+    /// - a `session_state` that SPEC 5 rejects (wrong types, out of range, unknown fields),
+    ///   unless the scenario expects `{"error": "InvalidRequest"}`.
+    ///
+    /// A `page_url` that SPEC 4 rejects is the engine's verdict, not a file error.
     pub fn from_text(text: &str) -> Result<ScenarioFile, Error> {
         read::from_text(text)
     }
@@ -163,7 +169,7 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// As [`ScenarioFile::from_text`], except JSON syntax errors.
+    /// - As [`ScenarioFile::from_text`], except JSON syntax errors.
     pub fn from_value(value: &Value) -> Result<ScenarioFile, Error> {
         read::from_value(value)
     }
@@ -172,7 +178,7 @@ impl ScenarioFile {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` when two scenarios have the same name (path `scenarios[i].name`).
+    /// - `InvalidScenarios` when two scenarios have the same name (path `scenarios[i].name`).
     pub fn new(scenarios: Vec<Scenario>) -> Result<ScenarioFile, Error> {
         read::check_names(&scenarios)
             .map(|()| ScenarioFile { scenarios })
@@ -213,19 +219,19 @@ pub struct TestReport {
     pub results: Vec<ScenarioResult>,
 }
 
-impl Engine {
+impl ConfigAsCode<'_> {
     /// Checks every scenario of a file against this config (SPEC 8): a scenario passes when what
     /// the engine gives for its state equals its `expect`.
     ///
     /// ```
     /// use nudge_rules::scenarios::{Expectation, ScenarioFile};
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
     /// let file = ScenarioFile::from_text(r#"{"scenarios": [
     ///   {"name": "stylist", "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///    "expect": {"rule": "sizing-help"}},
     ///   {"name": "gift card", "session_state": {"intent_score": 82, "page_url": "/products/gift-card", "idle_ms": 9000},
     ///    "expect": {"rule": "sizing-help"}}]}"#).unwrap();
-    /// let report = engine.test(&file);
+    /// let report = nudge_rules::as_code::ConfigAsCode::new(&engine).test(&file);
     /// assert_eq!((report.passed, report.failed), (1, 1));
     /// assert_eq!(report.results[1].got, Expectation::NoNudge);
     /// ```
@@ -264,7 +270,7 @@ impl Engine {
     pub(crate) fn outcome(&self, scenario: &Scenario) -> (Expectation, String) {
         match &scenario.state {
             Err(e) => (Expectation::InvalidRequest, e.to_string()),
-            Ok(state) => match self.preview(state) {
+            Ok(state) => match self.engine.preview(state) {
                 Err(e) => (Expectation::InvalidRequest, e.to_string()),
                 Ok(preview) => (Expectation::of(&preview), preview.reason()),
             },

@@ -3,16 +3,17 @@
 //! was never exercised, by name.
 //!
 //! Built from the engine's own analysis, not a second evaluation: each scenario's state is
-//! explained ([`Engine::explain`]: every rule's conditions with their outcomes) and its page
-//! tested against every pattern ([`Engine::page_report`]).
+//! explained ([`Analysis::explain`]: every rule's conditions with their outcomes) and its page
+//! tested against every pattern ([`Analysis::page_report`]).
 
+use super::ConfigAsCode;
 use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::analysis::Analysis;
+use crate::as_code::scenarios::Scenario;
 use crate::config::{Conditions, NudgeType};
-use crate::engine::Engine;
-use crate::scenarios::Scenario;
 
 /// How often one condition of a rule held and failed over the scenarios.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -79,7 +80,7 @@ pub struct CoverageTotals {
 ///
 /// A rule's conditions count over the scenarios whose state SPEC 5 accepts and whose page is in
 /// no quiet zone, for every enabled rule, whether or not an earlier rule fired (as
-/// [`Engine::explain`] reports them); patterns count over every accepted page, quiet ones
+/// [`Analysis::explain`] reports them); patterns count over every accepted page, quiet ones
 /// included.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -115,22 +116,22 @@ fn set_conditions(when: &Conditions) -> Vec<&'static str> {
     .collect()
 }
 
-impl Engine {
+impl ConfigAsCode<'_> {
     /// What the scenarios exercise of this config (SPEC 8 `--coverage`).
     ///
     /// ```
     /// use nudge_rules::scenarios::ScenarioFile;
-    /// let engine = nudge_rules::Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
     /// let file = ScenarioFile::from_text(r#"{"scenarios": [{"name": "stylist",
     ///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///   "expect": {"rule": "sizing-help"}}]}"#).unwrap();
-    /// let coverage = engine.coverage(file.scenarios());
+    /// let coverage = nudge_rules::as_code::ConfigAsCode::new(&engine).coverage(file.scenarios());
     /// let sizing = coverage.rules.iter().find(|r| r.id == "sizing-help").unwrap();
     /// assert_eq!(sizing.fired, 1);
     /// assert!(coverage.unexercised.contains(&r#"rule "sale-toast" never fired"#.to_owned()));
     /// ```
     pub fn coverage(&self, scenarios: &[Scenario]) -> Coverage {
-        let config = self.config();
+        let config = self.engine.config();
         let mut rules: Vec<RuleCoverage> = config
             .rules
             .iter()
@@ -181,7 +182,10 @@ impl Engine {
 
         let mut rejected = 0;
         for scenario in scenarios {
-            let Some(explanation) = scenario.state().and_then(|s| self.explain(s).ok()) else {
+            let Some(explanation) = scenario
+                .state()
+                .and_then(|s| Analysis::new(self.engine).explain(s).ok())
+            else {
                 rejected += 1;
                 continue;
             };
@@ -189,7 +193,7 @@ impl Engine {
                 rejected += 1;
                 continue;
             };
-            for m in self.page_report(path).matches {
+            for m in Analysis::new(self.engine).page_report(path).matches {
                 let slot = match m.json_path.strip_prefix("quiet_zones[") {
                     Some(rest) => rest
                         .trim_end_matches(']')

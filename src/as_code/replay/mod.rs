@@ -19,14 +19,15 @@ mod session;
 mod summary;
 mod timestamp;
 
+use crate::as_code::ConfigAsCode;
 use serde::Serialize;
 
-pub use session::{EventRecord, NudgeOutcome, NudgeRecord, SessionRecord, Sessions};
+pub use session::{EventRecord, NudgeOutcome, NudgeRecord, Records, SessionRecord, Sessions};
 pub use summary::{OutcomeCounts, ReplaySummary, RuleReach, TypeReach};
 
 use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
-use crate::engine::{Engine, Outcome};
+use crate::engine::Outcome;
 use crate::reason::{earliest_idle, enabled_checks};
 use session::{RecordedNudge, Session};
 
@@ -139,32 +140,31 @@ pub struct Replay {
     pub summary: ReplaySummary,
 }
 
-impl Engine {
+impl ConfigAsCode<'_> {
     /// Replays recorded sessions against this config (SPEC 8): every page with what would fire
     /// and when, beside the nudges really shown, and the summary.
     ///
     /// ```
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
     /// let sessions = nudge_rules::replay::Sessions::from_text(r#"{"id": "sess_1",
     ///   "ended_at": "2026-03-01T12:00:30Z", "intent_score": 82, "events": [
     ///   {"type": "PAGE_VIEW", "url": "/products/linen-shirt", "occurred_at": "2026-03-01T12:00:00Z"},
     ///   {"type": "PAGE_VIEW", "url": "/checkout", "occurred_at": "2026-03-01T12:00:12Z"}],
     ///   "nudges": [{"type": "chat_bubble", "shown_at": "2026-03-01T12:00:09Z",
     ///               "outcome": "clicked", "influenced_conversion": true}]}"#).unwrap();
-    /// let replay = engine.replay(&sessions);
+    /// let replay = nudge_rules::as_code::ConfigAsCode::new(&engine).replay(&sessions);
     /// let page = &replay.sessions[0].pages[0];
     /// assert_eq!(page.dwell_ms, 12_000);
     /// assert_eq!(page.outcome.rule_id(), Some("sizing-help")); // at 8000 ms, before 12 s
     /// assert_eq!(page.recorded[0].at_ms, Some(9000));
     /// assert_eq!(replay.summary.rules[1].page_views, 1);
     /// ```
-    pub fn replay(&self, sessions: &Sessions) -> Replay {
-        let mut summary = ReplaySummary::new(self);
+    pub fn replay<'s>(&self, sessions: impl IntoIterator<Item = SessionRecord<'s>>) -> Replay {
+        let mut summary = ReplaySummary::new(self.engine);
         let sessions = sessions
-            .sessions
-            .iter()
+            .into_iter()
             .map(|s| {
-                let replayed = self.replay_session(s);
+                let replayed = self.replay_session(s.session);
                 summary.add(&replayed);
                 replayed
             })
@@ -172,12 +172,15 @@ impl Engine {
         Replay { sessions, summary }
     }
 
-    /// Only the summary of [`Engine::replay`], without keeping each page: what an editor
+    /// Only the summary of [`ConfigAsCode::replay`], without keeping each page: what an editor
     /// recomputes on every edit.
-    pub fn replay_summary(&self, sessions: &Sessions) -> ReplaySummary {
-        let mut summary = ReplaySummary::new(self);
-        for s in &sessions.sessions {
-            summary.add(&self.replay_session(s));
+    pub fn replay_summary<'s>(
+        &self,
+        sessions: impl IntoIterator<Item = SessionRecord<'s>>,
+    ) -> ReplaySummary {
+        let mut summary = ReplaySummary::new(self.engine);
+        for s in sessions {
+            summary.add(&self.replay_session(s.session));
         }
         summary
     }
@@ -242,28 +245,31 @@ impl Engine {
         intent_score: u8,
         dwell_ms: u64,
     ) -> (Option<String>, PageOutcome) {
-        let path = match self.normalize(page_url) {
+        let path = match self.engine.normalize(page_url) {
             Ok(path) => path,
             Err(e) => {
                 let url_error = UrlRejection::from(&e);
                 return (None, PageOutcome::Rejected { url_error });
             }
         };
-        let fired = match self.decide(&path, intent_score, 0) {
+        let fired = match self.engine.decide(&path, intent_score, 0) {
             Outcome::Quiet(z) => {
-                let outcome = QuietZoneRef::new(self, z)
+                let outcome = QuietZoneRef::new(self.engine, z)
                     .map_or(PageOutcome::NoNudge, |quiet_zone| PageOutcome::QuietZone {
                         quiet_zone,
                     });
                 return (Some(path.into_owned()), outcome);
             }
             Outcome::Fired(r) => Some((0, r)),
-            Outcome::NoMatch => earliest_idle(self, &enabled_checks(self, &path, intent_score, 0))
-                .filter(|&(at, _)| u64::from(at) <= dwell_ms),
+            Outcome::NoMatch => earliest_idle(
+                self.engine,
+                &enabled_checks(self.engine, &path, intent_score, 0),
+            )
+            .filter(|&(at, _)| u64::from(at) <= dwell_ms),
         };
         let outcome = fired
             .and_then(|(at_ms, r)| {
-                let rule = self.config().rules.get(r)?;
+                let rule = self.engine.config().rules.get(r)?;
                 Some(PageOutcome::Fired {
                     rule_id: rule.id.clone(),
                     rule_index: r,

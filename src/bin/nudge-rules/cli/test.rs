@@ -6,13 +6,15 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::coverage::Coverage;
 use nudge_rules::scenarios::{Scenario, ScenarioFile};
-use nudge_rules::{Diagnostic, Engine};
+use nudge_rules::Engine;
 use serde::Serialize;
 
 use super::report::{failure_text, FileReport};
-use super::{invalid, read_input, share, table};
+use super::{share, table};
+use crate::io::{emit, invalid, read_input};
 
 /// How `test` prints its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -44,11 +46,7 @@ struct JsonReport<'a> {
 }
 
 /// Runs `test`; `Err` is a message for exit 2 (an invalid config or scenario file).
-pub(crate) fn run(
-    engine: &Engine,
-    options: &Options,
-    list: fn(&[Diagnostic]) -> String,
-) -> Result<ExitCode, String> {
+pub(crate) fn run(engine: &Engine, options: &Options) -> Result<ExitCode, String> {
     let mut files: Vec<(String, ScenarioFile)> = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for path in &options.files {
@@ -56,7 +54,7 @@ pub(crate) fn run(
         let text = read_input(path)?;
         match ScenarioFile::from_text(&text) {
             Ok(file) => files.push((name, file)),
-            Err(e) => problems.push(invalid(&name, &e, list)),
+            Err(e) => problems.push(invalid(&name, &e)),
         }
     }
     if !problems.is_empty() {
@@ -66,7 +64,7 @@ pub(crate) fn run(
         .iter()
         .map(|(name, file)| FileReport {
             file: name.clone(),
-            report: engine.test(file),
+            report: ConfigAsCode::new(engine).test(file),
         })
         .collect();
     let coverage = options.coverage.then(|| {
@@ -74,7 +72,7 @@ pub(crate) fn run(
             .iter()
             .flat_map(|(_, f)| f.scenarios().iter().cloned())
             .collect();
-        engine.coverage(&all)
+        ConfigAsCode::new(engine).coverage(&all)
     });
     let passed = reports.iter().map(|r| r.report.passed).sum();
     let failed = reports.iter().map(|r| r.report.failed).sum();
@@ -98,7 +96,7 @@ pub(crate) fn run(
             out
         }
     };
-    super::emit(&out)?;
+    emit(&out)?;
     Ok(ExitCode::from(u8::from(failed > 0)))
 }
 

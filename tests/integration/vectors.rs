@@ -5,6 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use nudge_rules::analysis::Analysis;
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::{normalize_page_url, Engine};
 use serde_json::Value;
 
@@ -196,7 +198,12 @@ fn explain_vectors() {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
         let state = nudge_rules::SessionState::from_json_value(&case["state"])
             .map_err(|e| e.to_string())?;
-        let got = serde_json::to_value(engine.explain(&state).map_err(|e| e.to_string())?).unwrap();
+        let got = serde_json::to_value(
+            Analysis::new(&engine)
+                .explain(&state)
+                .map_err(|e| e.to_string())?,
+        )
+        .unwrap();
         check_explanation(&got, &case["expect"])
     });
 }
@@ -244,7 +251,7 @@ fn check_explanation(got: &Value, expect: &Value) -> Result<(), String> {
 fn lint_vectors() {
     run("lint.json", |case| {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
-        let got: Vec<(String, String)> = engine
+        let got: Vec<(String, String)> = Analysis::new(&engine)
             .lint()
             .into_iter()
             .map(|d| (d.code.to_string(), d.path))
@@ -386,7 +393,7 @@ fn scenario_file(case: &Value) -> Result<ScenarioFile, nudge_rules::Error> {
 fn scenario_vectors() {
     run("scenarios.json", |case| {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
-        let report = scenario_file(case).map(|file| engine.test(&file));
+        let report = scenario_file(case).map(|file| ConfigAsCode::new(&engine).test(&file));
         if let Ok(report) = &report {
             for (name, wanted) in case["reason_contains"].as_object().into_iter().flatten() {
                 let r = report
@@ -407,7 +414,7 @@ fn coverage_vectors() {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
         check_result(
             case,
-            scenario_file(case).map(|file| engine.coverage(file.scenarios())),
+            scenario_file(case).map(|file| ConfigAsCode::new(&engine).coverage(file.scenarios())),
         )
     });
 }
@@ -419,11 +426,16 @@ fn replay_vectors() {
         let sessions = read_input(case, "sessions", Sessions::from_text, Sessions::from_value);
         // The summary alone is the replay's summary.
         if let Ok(s) = &sessions {
-            if engine.replay_summary(s) != engine.replay(s).summary {
+            if ConfigAsCode::new(&engine).replay_summary(s)
+                != ConfigAsCode::new(&engine).replay(s).summary
+            {
                 return Err("replay_summary differs from replay().summary".into());
             }
         }
-        check_result(case, sessions.map(|s| engine.replay(&s)))
+        check_result(
+            case,
+            sessions.map(|s| ConfigAsCode::new(&engine).replay(&s)),
+        )
     });
 }
 

@@ -9,16 +9,17 @@
 
 mod map;
 
+use crate::as_code::ConfigAsCode;
 use serde::Serialize;
 use serde_json::Value;
 
 pub use map::{PageMapChange, RegionChange};
 
+use crate::as_code::replay::{PageOutcome, ReplaySummary, Sessions};
+use crate::as_code::scenarios::{Expectation, ScenarioFile};
 use crate::config::Nudge;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::replay::{PageOutcome, ReplaySummary, Sessions};
-use crate::scenarios::{Expectation, ScenarioFile};
 
 /// What changed between the two outcomes of one input (or one region of a decision map).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -189,7 +190,7 @@ impl DiffInput {
     ///
     /// # Errors
     ///
-    /// `InvalidScenarios` or `InvalidSessions` as those functions.
+    /// - `InvalidScenarios` or `InvalidSessions` as those functions.
     pub fn from_text(text: &str) -> Result<DiffInput, Error> {
         if text.trim_start().starts_with('{') {
             if let Ok(Value::Object(map)) = crate::json::parse(text) {
@@ -205,7 +206,7 @@ impl DiffInput {
     ///
     /// # Errors
     ///
-    /// As [`DiffInput::from_text`], without syntax errors.
+    /// - As [`DiffInput::from_text`], without syntax errors.
     pub fn from_value(value: &Value) -> Result<DiffInput, Error> {
         if value.get("scenarios").is_some() {
             return ScenarioFile::from_value(value).map(DiffInput::Scenarios);
@@ -242,8 +243,8 @@ pub struct Diff {
 ///
 /// ```
 /// use nudge_rules::{diff::{diff, ChangeKind, DiffInput}, Engine};
-/// let old = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
-/// let text = include_str!("../../examples/storefront.json").replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000");
+/// let old = Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
+/// let text = include_str!("../../../examples/storefront.json").replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000");
 /// let new = Engine::compile(&text).unwrap();
 /// let input = DiffInput::from_text(r#"{"scenarios": [{"name": "stylist",
 ///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
@@ -264,7 +265,7 @@ pub fn diff(old: &Engine, new: &Engine, inputs: &[DiffInput]) -> Diff {
                 for scenario in file.scenarios() {
                     out.scenarios += 1;
                     let side = |engine: &Engine| {
-                        let (outcome, reason) = engine.outcome(scenario);
+                        let (outcome, reason) = ConfigAsCode::new(engine).outcome(scenario);
                         Side {
                             nudge: nudge_of(engine, &outcome),
                             outcome,
@@ -295,7 +296,10 @@ pub fn diff(old: &Engine, new: &Engine, inputs: &[DiffInput]) -> Diff {
                 let (a, b) = summaries
                     .get_or_insert_with(|| (ReplaySummary::new(old), ReplaySummary::new(new)));
                 for s in &sessions.sessions {
-                    let (before, after) = (old.replay_session(s), new.replay_session(s));
+                    let (before, after) = (
+                        ConfigAsCode::new(old).replay_session(s),
+                        ConfigAsCode::new(new).replay_session(s),
+                    );
                     a.add(&before);
                     b.add(&after);
                     for (page_index, (p, q)) in before.pages.iter().zip(&after.pages).enumerate() {

@@ -1,6 +1,8 @@
 //! Property tests (proptest): safety and agreement between preview, explain, the decision map
 //! and lint, on random configs, pages and states.
 
+use nudge_rules::analysis::Analysis;
+use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::diff::{diff, ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
@@ -136,11 +138,11 @@ proptest! {
     #[test]
     fn compile_and_preview_never_panic(text in ".{0,300}", url in ".{0,100}", intent in any::<u8>(), idle in any::<u32>()) {
         let _ = Engine::compile(&text);
-        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
         let _ = engine.preview_fields(intent, &url, idle);
         let _ = engine.preview_body(text.as_bytes());
-        let _ = engine.decision_map(&url);
-        let _ = engine.page_report(&url);
+        let _ = Analysis::new(&engine).decision_map(&url);
+        let _ = Analysis::new(&engine).page_report(&url);
     }
 
     #[test]
@@ -156,8 +158,8 @@ proptest! {
         }]});
         if let Ok(engine) = Engine::compile(&config.to_string()) {
             let _ = engine.preview_fields(50, "/a/b", 10);
-            let _ = engine.lint();
-            let _ = engine.summary();
+            let _ = Analysis::new(&engine).lint();
+            let _ = Analysis::new(&engine).summary();
         }
     }
 
@@ -206,7 +208,7 @@ proptest! {
 
     #[test]
     fn decision_map_agrees_with_preview_and_partitions_the_plane((_, engine) in config(), url in page(), points in prop::collection::vec(point(), 8)) {
-        let map = engine.decision_map(&url);
+        let map = Analysis::new(&engine).decision_map(&url);
         let mut area: u128 = 0;
         for (i, a) in map.regions.iter().enumerate() {
             prop_assert!(a.min_intent_score <= a.max_intent_score && a.min_idle_ms <= a.max_idle_ms);
@@ -234,7 +236,7 @@ proptest! {
     fn explain_agrees_with_preview((_, engine) in config(), url in page(), (intent, idle) in point()) {
         let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle };
         let preview = engine.preview(&state).unwrap();
-        let explanation = engine.explain(&state).unwrap();
+        let explanation = Analysis::new(&engine).explain(&state).unwrap();
         prop_assert_eq!(explanation.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
         prop_assert_eq!(explanation.result.as_ref(), Some(&preview.to_result()));
         // The earliest idle time is exact: a nudge fires there, and none between idle and it.
@@ -251,7 +253,7 @@ proptest! {
 
     #[test]
     fn shadowed_rules_never_fire((_, engine) in config(), extra_pages in prop::collection::vec(page(), 4)) {
-        let shadowed: Vec<usize> = engine.lint().iter()
+        let shadowed: Vec<usize> = Analysis::new(&engine).lint().iter()
             .filter(|d| matches!(d.code, DiagnosticCode::ShadowedRule | DiagnosticCode::RuleInQuietZone | DiagnosticCode::EmptyPages | DiagnosticCode::RuleExcludesAllPages))
             .filter_map(|d| d.path.strip_prefix("rules[").and_then(|r| r.split(']').next()).and_then(|n| n.parse().ok()))
             .collect();
@@ -265,7 +267,7 @@ proptest! {
         }
         pages.extend(extra_pages);
         for url in &pages {
-            let map = engine.decision_map(url);
+            let map = Analysis::new(&engine).decision_map(url);
             for r in &map.regions {
                 if let Some(i) = r.rule_index {
                     prop_assert!(!shadowed.contains(&i), "rule {} flagged but fires on {} at {:?}", i, url, r);
@@ -283,22 +285,22 @@ proptest! {
         field in "[a-z_]{0,12}",
         number in any::<i64>(),
     ) {
-        let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+        let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
         let session = json!({"id": junk, "intent_score": number, "ended_at": stamp, field.clone(): [number],
             "events": [{"type": junk, "url": junk, "occurred_at": stamp, "intent_score": number}],
             "nudges": [{"type": junk, "shown_at": stamp, "outcome": field, "influenced_conversion": number}]}).to_string();
         for text in [junk.as_str(), session.as_str(), &format!("{session}\n{junk}"), &format!("[{session},{junk}]")] {
             if let Ok(sessions) = Sessions::from_text(text) {
-                let _ = engine.replay(&sessions);
+                let _ = ConfigAsCode::new(&engine).replay(&sessions);
             }
             if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(text) {
-                let _ = engine.test(&file);
+                let _ = ConfigAsCode::new(&engine).test(&file);
             }
             let _ = DiffInput::from_text(text);
         }
         let scenario = json!({"scenarios": [{"name": junk, "session_state": {"intent_score": number, "page_url": junk, field: stamp}, "expect": {"rule": junk}}]}).to_string();
         if let Ok(file) = nudge_rules::scenarios::ScenarioFile::from_text(&scenario) {
-            let _ = engine.coverage(file.scenarios());
+            let _ = ConfigAsCode::new(&engine).coverage(file.scenarios());
         }
     }
 
@@ -309,7 +311,7 @@ proptest! {
     fn replay_agrees_with_per_page_previews((_, engine) in config(), visits in prop::collection::vec((page(), prop::sample::select(INTENTS), prop::sample::select(DWELLS)), 1..6), session_intent in 0..=100u8, own_intent in prop::collection::vec(any::<bool>(), 6)) {
         let (text, expected) = session_text(&visits, session_intent, &own_intent);
         let sessions = Sessions::from_text(&text).unwrap();
-        let replay = engine.replay(&sessions);
+        let replay = ConfigAsCode::new(&engine).replay(&sessions);
         let pages = &replay.sessions[0].pages;
         prop_assert_eq!(pages.len(), visits.len());
         for (page, (url, intent, dwell)) in pages.iter().zip(expected) {

@@ -12,9 +12,7 @@
 //! Deterministic; `BROWSER_VARIANTS=N` sets the count (default 100,000). pkg/test/
 //! browser-reading.test.mjs checks the same property against Node's `URL`.
 
-mod common;
-
-use common::{browser_reading, Rng};
+use crate::common::{browser_reading, Rng};
 use nudge_rules::{normalize_page_url, Engine};
 
 /// Pages inside the storefront's quiet zones, and pages next to them.
@@ -151,7 +149,7 @@ fn accepted_urls_are_read_as_a_browser_reads_them() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
-    let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+    let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
     let mut rng = Rng(0xB20_5E2);
     let (mut accepted, mut rejected, mut browser_quiet) = (0usize, 0usize, 0usize);
     let mut parameter_only = 0usize;

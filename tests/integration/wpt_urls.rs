@@ -4,9 +4,7 @@
 //! the browser's reading of its pathname (SPEC 4 step 6: the WHATWG pathname decoded once, NFKC,
 //! lowercased, `;` parameters cut, empty segments dropped).
 
-mod common;
-
-use common::browser_reading;
+use crate::common::browser_reading;
 use nudge_rules::normalize_page_url;
 use serde_json::Value;
 

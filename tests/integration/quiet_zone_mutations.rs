@@ -9,9 +9,7 @@
 //! Deterministic (a fixed-seed generator). `MUTATIONS_PER_ZONE=N` sets the count (default 10,000
 //! per quiet zone; docs/RELIABILITY.md has a run of 1,000,000).
 
-mod common;
-
-use common::Rng;
+use crate::common::Rng;
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::Engine;
 
@@ -114,7 +112,7 @@ fn no_nudge_fires_inside_quiet_zones() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
-    let engine = Engine::compile(include_str!("../examples/storefront.json")).unwrap();
+    let engine = Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
     let mut rng = Rng(0x5EED);
     let (mut quiet, mut rejected) = (0usize, 0usize);
     for (zone, paths) in ZONES {

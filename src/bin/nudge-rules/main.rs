@@ -1,5 +1,5 @@
 //! The `nudge-rules` command-line program: preview, check, normalize (and the analysis commands),
-//! and config as code: test, replay, diff (SPEC 8; `cli/`).
+//! and config as code: test, replay, diff (SPEC 8; `cli/`). All input and output goes through `io.rs`.
 //!
 //! Exit codes: 0 success; 1 the request or URL was rejected, a scenario failed, or a diff found
 //! changes; 2 the config (or a scenario file, or the sessions) is invalid or the command line is
@@ -15,18 +15,21 @@
     )
 )]
 
-use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
+mod io;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::analysis::{validate_config, Validation};
-use nudge_rules::{normalize_page_url, Diagnostic, Engine, Error, ErrorKind, SessionState};
+use nudge_rules::analysis::{validate_config, Analysis, Validation};
+use nudge_rules::as_code::ConfigAsCode;
+use nudge_rules::{normalize_page_url, Engine, Error, ErrorKind, SessionState};
+
+use crate::io::{emit, invalid, list, map_stdin_lines, print_json, read_input, read_request};
 
 /// The embedded default config: a realistic storefront (`examples/storefront.json`).
-const STOREFRONT: &str = include_str!("../examples/storefront.json");
+const STOREFRONT: &str = include_str!("../../../examples/storefront.json");
 
 #[derive(Parser)]
 #[command(
@@ -190,7 +193,7 @@ fn main() -> ExitCode {
                 coverage,
                 verbose,
             };
-            cli::test::run(&engine, &options, list)
+            cli::test::run(&engine, &options)
         }),
         Command::Replay {
             config,
@@ -244,22 +247,6 @@ fn engine(path: Option<&PathBuf>) -> Result<Engine, String> {
     })
 }
 
-fn list(diagnostics: &[Diagnostic]) -> String {
-    diagnostics
-        .iter()
-        .map(|d| format!("  {}[{}] {d}", d.severity, d.code))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn read_stdin() -> Result<String, String> {
-    let mut text = String::new();
-    io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    Ok(text)
-}
-
 fn preview(
     config: Option<PathBuf>,
     jsonl: bool,
@@ -267,24 +254,14 @@ fn preview(
 ) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
     if jsonl {
-        let stdin = io::stdin();
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
-        for line in stdin.lock().lines() {
-            let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let body = engine
+        map_stdin_lines(|line| {
+            engine
                 .preview_body(line.as_bytes())
-                .unwrap_or_else(|e| e.to_body());
-            writeln!(out, "{body}").map_err(|e| format!("cannot write stdout: {e}"))?;
-        }
-        out.flush()
-            .map_err(|e| format!("cannot write stdout: {e}"))?;
+                .unwrap_or_else(|e| e.to_body())
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let body = request_body(request)?;
+    let body = read_request(request)?;
     match engine.preview_body(body.as_bytes()) {
         Ok(response) => {
             println!("{response}");
@@ -297,24 +274,11 @@ fn preview(
     }
 }
 
-fn request_body(request: Option<String>) -> Result<String, String> {
-    match request.as_deref() {
-        None | Some("-") => read_stdin(),
-        Some(text) => Ok(text.to_owned()),
-    }
-}
-
-/// Prints a value as pretty JSON.
-fn print_json(value: &impl serde::Serialize) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    cli::emit(&(text + "\n"))
-}
-
 fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    let body = request_body(request)?;
-    let explained =
-        SessionState::from_request_body(body.as_bytes()).and_then(|state| engine.explain(&state));
+    let body = read_request(request)?;
+    let explained = SessionState::from_request_body(body.as_bytes())
+        .and_then(|state| Analysis::new(&engine).explain(&state));
     match explained {
         Ok(explanation) => {
             print_json(&explanation)?;
@@ -329,7 +293,7 @@ fn explain(config: Option<PathBuf>, request: Option<String>) -> Result<ExitCode,
 
 fn map(config: Option<PathBuf>, page: &str) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    let map = engine.decision_map(page);
+    let map = Analysis::new(&engine).decision_map(page);
     if let Some(rejected) = &map.url_error {
         eprintln!("rejected ({}): {}", rejected.code, rejected.message);
         return Ok(ExitCode::from(1));
@@ -388,13 +352,16 @@ fn replay(
     path: &std::path::Path,
 ) -> Result<ExitCode, String> {
     let engine = engine(config.as_ref())?;
-    let text = cli::read_input(path)?;
+    let text = read_input(path)?;
     let sessions = nudge_rules::replay::Sessions::from_text(&text)
-        .map_err(|e| cli::invalid(&path.display().to_string(), &e, list))?;
+        .map_err(|e| invalid(&path.display().to_string(), &e))?;
     match (json, summary_only) {
-        (true, true) => print_json(&engine.replay_summary(&sessions))?,
-        (true, false) => print_json(&engine.replay(&sessions))?,
-        (false, _) => cli::emit(&cli::replay::text(&engine.replay(&sessions), summary_only))?,
+        (true, true) => print_json(&ConfigAsCode::new(&engine).replay_summary(&sessions))?,
+        (true, false) => print_json(&ConfigAsCode::new(&engine).replay(&sessions))?,
+        (false, _) => emit(&cli::replay::text(
+            &ConfigAsCode::new(&engine).replay(&sessions),
+            summary_only,
+        ))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -414,10 +381,10 @@ fn diff(
     let mut given = Vec::new();
     let mut problems = Vec::new();
     for path in inputs {
-        let text = cli::read_input(path)?;
+        let text = read_input(path)?;
         match nudge_rules::diff::DiffInput::from_text(&text) {
             Ok(input) => given.push(input),
-            Err(e) => problems.push(cli::invalid(&path.display().to_string(), &e, list)),
+            Err(e) => problems.push(invalid(&path.display().to_string(), &e)),
         }
     }
     if !problems.is_empty() {
@@ -432,7 +399,7 @@ fn diff(
         print_json(&d)?;
     } else {
         let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
-        cli::emit(&cli::diff::text(&d, &names))?;
+        emit(&cli::diff::text(&d, &names))?;
     }
     Ok(ExitCode::from(u8::from(!d.counts.is_empty())))
 }

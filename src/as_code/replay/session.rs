@@ -123,7 +123,7 @@ pub(crate) struct Session {
 }
 
 /// Recorded sessions, read and checked (API document 2.2), ready to replay against any number
-/// of configs ([`Engine::replay`](crate::Engine::replay)).
+/// of configs ([`ConfigAsCode::replay`](crate::as_code::ConfigAsCode::replay)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sessions {
     pub(crate) sessions: Vec<Session>,
@@ -160,12 +160,17 @@ impl Sessions {
     ///
     /// # Errors
     ///
-    /// `InvalidSessions` with every problem, each with its JSON path and 1-based line and
-    /// column: text over 64 MiB; JSON syntax errors and duplicate keys; unknown fields; missing
-    /// or mistyped fields; more than 100,000 sessions, 10,000 events or 1,000 recorded nudges in
-    /// a session; a session id used twice; timestamps that are not RFC 3339 UTC; an event after
-    /// `ended_at`, or `started_at` after `ended_at`; an unknown nudge type or outcome. The
-    /// limits are those of [`limits`](crate::limits).
+    /// `InvalidSessions` with every problem, each with its JSON path and 1-based line and column;
+    /// the limits are those of [`limits`](crate::limits):
+    ///
+    /// - text over 64 MiB;
+    /// - JSON syntax errors and duplicate keys;
+    /// - unknown fields, missing or mistyped fields;
+    /// - more than 100,000 sessions, 10,000 events or 1,000 recorded nudges in a session;
+    /// - a session id used twice;
+    /// - timestamps that are not RFC 3339 UTC;
+    /// - an event after `ended_at`, or `started_at` after `ended_at`;
+    /// - an unknown nudge type or outcome.
     pub fn from_text(text: &str) -> Result<Sessions, Error> {
         DOCUMENT.check_size(text.len())?;
         let trimmed = text.trim_start();
@@ -181,7 +186,7 @@ impl Sessions {
     ///
     /// # Errors
     ///
-    /// As [`Sessions::from_text`], except JSON syntax errors.
+    /// - As [`Sessions::from_text`], except JSON syntax errors.
     pub fn from_value(value: &Value) -> Result<Sessions, Error> {
         DOCUMENT.read_value(value, read_all)
     }
@@ -204,12 +209,47 @@ impl Sessions {
     }
 }
 
+/// `for record in &sessions`: each session as read, as [`Sessions::records`]; so `&Sessions` is
+/// one of the iterators of sessions that replay takes.
+impl<'a> IntoIterator for &'a Sessions {
+    type Item = SessionRecord<'a>;
+    type IntoIter = Records<'a>;
+
+    fn into_iter(self) -> Records<'a> {
+        Records {
+            sessions: self.sessions.iter(),
+        }
+    }
+}
+
+/// The iterator of [`Sessions::records`]: each session as read, in input order.
+#[derive(Clone, Debug)]
+pub struct Records<'a> {
+    sessions: std::slice::Iter<'a, Session>,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = SessionRecord<'a>;
+
+    fn next(&mut self) -> Option<SessionRecord<'a>> {
+        self.sessions
+            .next()
+            .map(|session| SessionRecord { session })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.sessions.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Records<'_> {}
+
 /// One recorded session as read (API document 2.2), for a program that stores it. Times are
 /// Unix milliseconds (fractions past the millisecond cut); events and nudges are in time order
 /// (stably: equal times keep their input order).
 #[derive(Clone, Copy, Debug)]
 pub struct SessionRecord<'a> {
-    session: &'a Session,
+    pub(crate) session: &'a Session,
 }
 
 /// One event of a [`SessionRecord`] (API document 2.2 "Session event", SPEC 8).

@@ -47,7 +47,7 @@ impl Timestamp {
     ///
     /// # Errors
     ///
-    /// [`TimestampError`] naming what is wrong.
+    /// - [`TimestampError`] naming what is wrong.
     pub(crate) fn parse(text: &str) -> Result<Timestamp, TimestampError> {
         let b = text.as_bytes();
         let digits = |from: usize, len: usize| -> Result<u32, TimestampError> {

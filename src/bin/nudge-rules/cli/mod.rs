@@ -8,39 +8,6 @@ pub(crate) mod replay;
 mod report;
 pub(crate) mod test;
 
-use std::io::{ErrorKind, Read, Write};
-use std::path::Path;
-
-use nudge_rules::{Diagnostic, Error};
-
-/// Reads an input file, or stdin for `-`.
-pub(crate) fn read_input(path: &Path) -> Result<String, String> {
-    if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        return Ok(text);
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
-pub(crate) fn emit(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(format!("cannot write stdout: {e}")),
-        _ => Ok(()),
-    }
-}
-
-/// `NAME is invalid: N errors` and every diagnostic with its code, path, line and column.
-pub(crate) fn invalid(name: &str, e: &Error, list: fn(&[Diagnostic]) -> String) -> String {
-    let n = e.diagnostics().len();
-    let plural = if n == 1 { "error" } else { "errors" };
-    format!("{name} is invalid: {n} {plural}\n{}", list(e.diagnostics()))
-}
-
 /// A text table: a header row and rows of cells, each column aligned as `align` says (`l` left,
 /// for names; `r` right, for figures); two spaces between columns.
 pub(crate) fn table(header: &[&str], rows: &[Vec<String>], align: &str) -> String {

@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::ChangeKind;
-use crate::analysis::Region;
+use crate::analysis::{Analysis, Region};
 use crate::engine::Engine;
 use crate::limits::{MAX_DIFF_PAGES, MAX_IDLE_MS, MAX_INTENT_SCORE};
 
@@ -68,7 +68,10 @@ impl PageMapChange {
 /// walked together; a changed segment extends the region of the band below when it has the same
 /// idle interval and owners.
 pub(super) fn page_change(old: &Engine, new: &Engine, page: &str) -> Option<PageMapChange> {
-    let (a, b) = (old.decision_map(page), new.decision_map(page));
+    let (a, b) = (
+        Analysis::new(old).decision_map(page),
+        Analysis::new(new).decision_map(page),
+    );
     let mut regions: Vec<RegionChange> = Vec::new();
     if !a.regions.is_empty() && !b.regions.is_empty() {
         let mut cuts: Vec<u8> = vec![0];
