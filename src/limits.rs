@@ -67,6 +67,9 @@ pub const MAX_EVENTS_PER_SESSION: usize = 10_000;
 /// Most recorded nudges in one session: 1,000 (SPEC 8 replay; API document 2.2 `nudges`).
 pub const MAX_RECORDED_NUDGES_PER_SESSION: usize = 1_000;
 
+/// Most example page views a backtest keeps (SPEC 12 `changes.examples`): 100.
+pub const MAX_BACKTEST_EXAMPLES: usize = 100;
+
 /// Most pages whose decision maps `diff` compares when no inputs are given: 10,000 (SPEC 8
 /// diff; the pages the two configs mention, in sorted order).
 pub const MAX_DIFF_PAGES: usize = 10_000;

@@ -19,6 +19,7 @@
 //! # Ok::<(), nudge_rules::Error>(())
 //! ```
 
+pub mod backtest;
 pub mod coverage;
 pub mod diff;
 pub mod replay;

@@ -146,7 +146,9 @@ impl NudgeType {
         }
     }
 
-    pub(crate) fn from_wire(s: &str) -> Option<Self> {
+    /// The nudge type of a wire name (`chat_bubble`, `toast`, `exit_modal`, `sticky_bar`), or
+    /// `None` for any other text.
+    pub fn from_wire(s: &str) -> Option<Self> {
         NudgeType::ALL.into_iter().find(|t| t.as_str() == s)
     }
 }

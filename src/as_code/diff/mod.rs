@@ -83,7 +83,7 @@ impl ChangeKind {
     }
 
     /// The kind of change from `old` to `new`, or `None` when they are the same outcome.
-    fn between(old: &Side, new: &Side) -> Option<ChangeKind> {
+    pub(crate) fn between(old: &Side, new: &Side) -> Option<ChangeKind> {
         use Expectation::{InvalidRequest, NoNudge, QuietZone, Rule};
         Some(match (&old.outcome, &new.outcome) {
             (Rule(a), Rule(b)) if a == b => {
@@ -360,7 +360,7 @@ fn nudge_of(engine: &Engine, outcome: &Expectation) -> Option<Nudge> {
     rules.iter().find(|r| &r.id == id).map(|r| r.nudge.clone())
 }
 
-fn page_side(engine: &Engine, outcome: &PageOutcome) -> Side {
+pub(crate) fn page_side(engine: &Engine, outcome: &PageOutcome) -> Side {
     let (outcome, at_ms) = match outcome {
         PageOutcome::Fired { rule_id, at_ms, .. } => {
             (Expectation::Rule(rule_id.clone()), Some(*at_ms))

@@ -22,8 +22,11 @@ mod timestamp;
 use crate::as_code::ConfigAsCode;
 use serde::Serialize;
 
-pub use session::{EventRecord, NudgeOutcome, NudgeRecord, Records, SessionRecord, Sessions};
+pub use session::{
+    EventRecord, NudgeOutcome, NudgeRecord, Records, SessionParts, SessionRecord, Sessions,
+};
 pub use summary::{OutcomeCounts, ReplaySummary, RuleReach, TypeReach};
+pub use timestamp::format_unix_ms;
 
 use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;

@@ -80,6 +80,12 @@ impl NudgeOutcome {
             NudgeOutcome::ChatOpened => "chat_opened",
         }
     }
+
+    /// The outcome of a wire name (`shown`, `clicked`, `dismissed`, `chat_opened`), or `None`
+    /// for any other text.
+    pub fn from_wire(name: &str) -> Option<NudgeOutcome> {
+        NudgeOutcome::ALL.into_iter().find(|o| o.as_str() == name)
+    }
 }
 
 /// A timestamp as written, with the instant it names.
@@ -87,6 +93,16 @@ impl NudgeOutcome {
 pub(crate) struct Stamp {
     pub(crate) text: String,
     pub(crate) at: Timestamp,
+}
+
+impl Stamp {
+    /// The instant `ms` (Unix milliseconds) with its text as the server writes it.
+    fn of_unix_ms(ms: i64) -> Stamp {
+        Stamp {
+            text: super::timestamp::format_unix_ms(ms),
+            at: Timestamp::from_unix_ms(ms),
+        }
+    }
 }
 
 /// One event of a session's log (API document 2.2 "Session event"), with SPEC 8's optional
@@ -201,6 +217,98 @@ impl Sessions {
         self.sessions.is_empty()
     }
 
+    /// Adds a session given field by field, as a program reading sessions from its own store
+    /// has them (the server's backtest, SPEC 12): the same session as [`Sessions::from_text`]
+    /// reads from the `GET /v1/sessions/{id}` answer of the same data, so that a replay of
+    /// either gives the same result. Events and nudges are sorted by time, stably.
+    ///
+    /// ```
+    /// use nudge_rules::replay::{EventRecord, SessionParts, Sessions};
+    /// let mut sessions = Sessions::default();
+    /// sessions.push(SessionParts {
+    ///     id: "sess_1",
+    ///     ended_at_ms: 1_772_366_430_000,
+    ///     intent_score: 82,
+    ///     converted: Some(false),
+    ///     events: vec![EventRecord { event_type: "PAGE_VIEW", url: "/products/linen-shirt",
+    ///                                occurred_at_ms: 1_772_366_400_000, intent_score: None }],
+    ///     nudges: vec![],
+    /// }).unwrap();
+    /// assert_eq!(sessions.records().next().unwrap().events().next().unwrap().url, "/products/linen-shirt");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `InvalidSessions`, the session not added, when (paths count from this session):
+    ///
+    /// - `intent_score` or an event's `intent_score` is over 100 (`out_of_range`);
+    /// - a nudge's type is not one of the four nudge types (`unknown_nudge_type`).
+    pub fn push(&mut self, parts: SessionParts<'_>) -> Result<(), Error> {
+        let mut problems = Vec::new();
+        let max = MAX_INTENT_SCORE;
+        if parts.intent_score > max {
+            problems.push(Diagnostic::error(
+                DiagnosticCode::OutOfRange,
+                "intent_score".to_owned(),
+                format!("intent_score {} is over {max}", parts.intent_score),
+            ));
+        }
+        for (i, e) in parts.events.iter().enumerate() {
+            if let Some(score) = e.intent_score.filter(|&s| s > max) {
+                problems.push(Diagnostic::error(
+                    DiagnosticCode::OutOfRange,
+                    format!("events[{i}].intent_score"),
+                    format!("intent_score {score} is over {max}"),
+                ));
+            }
+        }
+        let mut nudges = Vec::with_capacity(parts.nudges.len());
+        for (i, n) in parts.nudges.iter().enumerate() {
+            match NudgeType::from_wire(n.nudge_type) {
+                Some(nudge_type) => nudges.push(RecordedNudge {
+                    nudge_id: n.nudge_id.map(str::to_owned),
+                    nudge_type,
+                    shown_at: Stamp::of_unix_ms(n.shown_at_ms),
+                    outcome: n.outcome,
+                    influenced_conversion: n.influenced_conversion,
+                }),
+                None => problems.push(Diagnostic::error(
+                    DiagnosticCode::UnknownNudgeType,
+                    format!("nudges[{i}].type"),
+                    format!("nudge type {:?} is not one of \"chat_bubble\", \"toast\", \"exit_modal\", \"sticky_bar\"", n.nudge_type),
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::new(ErrorKind::InvalidSessions, problems));
+        }
+        let events = parts
+            .events
+            .iter()
+            .map(|e| Event {
+                event_type: e.event_type.to_owned(),
+                url: e.url.to_owned(),
+                occurred_at: Stamp::of_unix_ms(e.occurred_at_ms),
+                intent_score: e.intent_score,
+            })
+            .collect();
+        self.sessions.push(Session {
+            id: parts.id.to_owned(),
+            ended_at: Stamp::of_unix_ms(parts.ended_at_ms),
+            intent_score: parts.intent_score,
+            converted: parts.converted,
+            events: sort_by_time(events, |e| e.occurred_at.at),
+            nudges: sort_by_time(nudges, |n| n.shown_at.at),
+        });
+        Ok(())
+    }
+
+    /// Removes every session, keeping the memory: a program replaying a stream of sessions
+    /// page by page reuses one `Sessions`.
+    pub fn clear(&mut self) {
+        self.sessions.clear();
+    }
+
     /// Each session as read, in input order: what a store imports (SPEC 11 "Import").
     pub fn records(&self) -> impl ExactSizeIterator<Item = SessionRecord<'_>> {
         self.sessions
@@ -243,6 +351,24 @@ impl<'a> Iterator for Records<'a> {
 }
 
 impl ExactSizeIterator for Records<'_> {}
+
+/// A recorded session given field by field ([`Sessions::push`]): times in Unix milliseconds,
+/// events and nudges in any order.
+#[derive(Clone, Debug)]
+pub struct SessionParts<'a> {
+    /// `id` (`sess_...`).
+    pub id: &'a str,
+    /// `ended_at`, Unix milliseconds.
+    pub ended_at_ms: i64,
+    /// `intent_score`, 0 to 100.
+    pub intent_score: u8,
+    /// `converted`, when known.
+    pub converted: Option<bool>,
+    /// The page events (API document 2.2 "Session event").
+    pub events: Vec<EventRecord<'a>>,
+    /// The nudges shown (API document 2.2 "Session nudge").
+    pub nudges: Vec<NudgeRecord<'a>>,
+}
 
 /// One recorded session as read (API document 2.2), for a program that stores it. Times are
 /// Unix milliseconds (fractions past the millisecond cut); events and nudges are in time order
@@ -628,10 +754,7 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<RecordedNu
     let shown_at = r.required("shown_at", f).and_then(|(v, p)| stamp(v, &p, f));
     let outcome = r.required("outcome", f).and_then(|(v, p)| {
         let name = json::string(v, &p, f)?;
-        NudgeOutcome::ALL
-            .into_iter()
-            .find(|o| o.as_str() == name)
-            .or_else(|| {
+        NudgeOutcome::from_wire(name).or_else(|| {
                 f.push(
                     DiagnosticCode::UnknownOutcome,
                     &p,

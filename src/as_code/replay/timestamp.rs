@@ -129,6 +129,15 @@ impl Timestamp {
             .saturating_add(i64::from(self.nanos / 1_000_000))
     }
 
+    /// The instant `ms` milliseconds after 1970-01-01T00:00:00Z (negative: before).
+    pub(crate) fn from_unix_ms(ms: i64) -> Timestamp {
+        Timestamp {
+            seconds: ms.div_euclid(1000),
+            // 0 to 999 ms: at most 999,000,000 ns.
+            nanos: u32::try_from(ms.rem_euclid(1000) * 1_000_000).unwrap_or(0),
+        }
+    }
+
     /// Whole milliseconds from `earlier` to `self` (rounded down); 0 when `earlier` is later.
     pub(crate) fn millis_since(self, earlier: Timestamp) -> u64 {
         if self <= earlier {
@@ -140,6 +149,44 @@ impl Timestamp {
         let millis = seconds.saturating_mul(1000) + nanos.div_euclid(1_000_000);
         u64::try_from(millis).unwrap_or(0)
     }
+}
+
+/// Writes Unix milliseconds as RFC 3339 in UTC with exactly three fraction digits:
+/// `2026-11-24T10:00:00.120Z` (the server's wire form, SPEC 9 "Times"). Times before year 1 or
+/// after 9999-12-31T23:59:59.999Z are clamped to those.
+///
+/// ```
+/// assert_eq!(nudge_rules::replay::format_unix_ms(0), "1970-01-01T00:00:00.000Z");
+/// assert_eq!(nudge_rules::replay::format_unix_ms(1_772_366_405_250), "2026-03-01T12:00:05.250Z");
+/// ```
+pub fn format_unix_ms(ms: i64) -> String {
+    let ms = ms.clamp(MIN_FORMATTED_MS, MAX_FORMATTED_MS);
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
+}
+
+/// 0001-01-01T00:00:00.000Z in Unix milliseconds.
+const MIN_FORMATTED_MS: i64 = -62_135_596_800_000;
+/// 9999-12-31T23:59:59.999Z in Unix milliseconds.
+const MAX_FORMATTED_MS: i64 = 253_402_300_799_999;
+
+/// (year, month 1 to 12, day 1 to 31) of a day counted from 1970-01-01 (proleptic Gregorian;
+/// H. Hinnant's `civil_from_days`, the inverse of [`days_from_civil`]).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// `items` sorted by `at`, stably (equal times keep their order). One sort of `(Timestamp,
@@ -217,6 +264,24 @@ mod tests {
             ts("2026-03-02T12:00:05Z").millis_since(ts("2026-03-01T12:00:05.999Z")),
             86_399_001
         );
+    }
+
+    #[test]
+    fn milliseconds_round_trip_through_the_text() {
+        for ms in [
+            0,
+            -1,
+            1_772_366_405_250,
+            951_868_799_999,
+            -62_135_596_800_000,
+            253_402_300_799_999,
+        ] {
+            let text = format_unix_ms(ms);
+            assert_eq!(ts(&text).unix_ms(), ms, "{text}");
+            assert_eq!(Timestamp::from_unix_ms(ms), ts(&text), "{text}");
+        }
+        assert_eq!(format_unix_ms(i64::MAX), "9999-12-31T23:59:59.999Z");
+        assert_eq!(format_unix_ms(i64::MIN), "0001-01-01T00:00:00.000Z");
     }
 
     #[test]

@@ -207,6 +207,26 @@ pub struct ScenarioResult {
     pub reason: String,
 }
 
+impl ScenarioResult {
+    /// What a failed scenario gave, one labelled line each, as `nudge-rules test` prints it:
+    /// `expected:`, `got:`, `reason:`, and `note:` when it expects a rule id `engine`'s config
+    /// does not have (a typo, or a rule renamed since the scenario was saved).
+    pub fn failure_text(&self, engine: &crate::engine::Engine) -> String {
+        let mut text = format!(
+            "expected: {}\ngot:      {}\nreason:   {}",
+            self.expected, self.got, self.reason
+        );
+        if let Expectation::Rule(id) = &self.expected {
+            if !engine.config().rules.iter().any(|rule| &rule.id == id) {
+                text.push_str(&format!(
+                    "\nnote:     the config has no rule with id {id:?}"
+                ));
+            }
+        }
+        text
+    }
+}
+
 /// The results of a scenario file against one config (SPEC 8 `nudge-rules test`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]

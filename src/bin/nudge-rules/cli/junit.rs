@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use nudge_rules::Engine;
 
-use super::report::{failure_text, FileReport};
+use super::report::FileReport;
 
 pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
     let tests: usize = reports.iter().map(|r| r.report.results.len()).sum();
@@ -31,7 +31,7 @@ pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
                 continue;
             }
             let message = escape(&format!("expected {}, got {}", r.expected, r.got));
-            let body = escape(&failure_text(engine, r));
+            let body = escape(&r.failure_text(engine));
             let _ = writeln!(out, "    <testcase classname=\"{file}\" name=\"{name}\">");
             let _ = writeln!(
                 out,

@@ -12,7 +12,7 @@ use nudge_rules::scenarios::{Scenario, ScenarioFile};
 use nudge_rules::Engine;
 use serde::Serialize;
 
-use super::report::{failure_text, FileReport};
+use super::report::FileReport;
 use super::{share, table};
 use crate::io::{emit, invalid, read_input};
 
@@ -121,7 +121,7 @@ fn text(engine: &Engine, reports: &[FileReport], verbose: bool) -> String {
                 continue;
             }
             let _ = writeln!(out, "  FAIL  {}", r.name);
-            for line in failure_text(engine, r).lines() {
+            for line in r.failure_text(engine).lines() {
                 let _ = writeln!(out, "        {line}");
             }
         }
