@@ -48,6 +48,26 @@ pub enum ApiError {
     Unavailable(Unavailable),
     /// 503 while the store is unreachable (SPEC 9: never a 500), with `Retry-After`.
     StoreUnavailable,
+    /// 400 for a config or scenario file the caller sent (SPEC 12, 13): the engine's error
+    /// name (`InvalidConfig`, `InvalidScenarios`) and message, and every diagnostic in
+    /// `diagnostics` (`{severity, code, path, message, line, column}`), so an editor can point
+    /// at each.
+    Sent(nudge_rules::Error),
+    /// 409 ConfigManagedByFile: the site's config is a file on the server (SPEC 13).
+    ConfigManagedByFile(String),
+    /// 412 PreconditionFailed: `If-Match` names a version that is no longer the latest.
+    PreconditionFailed(String),
+    /// 428 PreconditionRequired: a publish without `If-Match` or `If-None-Match: *`.
+    PreconditionRequired(String),
+    /// 422 ScenariosFailed: the scenarios given with a publish do not all pass; nothing was
+    /// published. The message lists each failure as `nudge-rules test` prints it, and
+    /// `failures` has them as `{name, expected, got, reason}`.
+    ScenariosFailed {
+        /// The message.
+        message: String,
+        /// Each failed scenario, serialized.
+        failures: serde_json::Value,
+    },
 }
 
 impl IntoResponse for ApiError {
@@ -105,6 +125,25 @@ impl IntoResponse for ApiError {
                 "ServiceUnavailable",
                 "the store is unreachable; nothing was read or written; retry shortly".to_owned(),
             ),
+            ApiError::Sent(e) => {
+                let body = serde_json::json!({
+                    "error": e.kind().name(),
+                    "message": e.to_string(),
+                    "diagnostics": e.diagnostics(),
+                });
+                return json(StatusCode::BAD_REQUEST, body.to_string());
+            }
+            ApiError::ConfigManagedByFile(m) => (StatusCode::CONFLICT, "ConfigManagedByFile", m.clone()),
+            ApiError::PreconditionFailed(m) => (StatusCode::PRECONDITION_FAILED, "PreconditionFailed", m.clone()),
+            ApiError::PreconditionRequired(m) => (StatusCode::PRECONDITION_REQUIRED, "PreconditionRequired", m.clone()),
+            ApiError::ScenariosFailed { message, failures } => {
+                let body = serde_json::json!({
+                    "error": "ScenariosFailed",
+                    "message": message,
+                    "failures": failures,
+                });
+                return json(StatusCode::UNPROCESSABLE_ENTITY, body.to_string());
+            }
         };
         let mut response = error(status, name, &message);
         let headers = response.headers_mut();

@@ -62,5 +62,9 @@ pub const DEMO_KEY: &str = "sk_test_nudgeRulesDemoKey0001";
 /// The demo site's publishable relay key (SPEC 10), public like [`DEMO_KEY`].
 pub const DEMO_SITE_KEY: &str = "pk_test_nudgeRulesDemoKey0001";
 
+/// The origins the demo site answers CORS for (SPEC 12): the editor of `make demo` (port
+/// 8000) on the loopback names a browser uses.
+pub const DEMO_ALLOWED_ORIGINS: [&str; 2] = ["http://127.0.0.1:8000", "http://localhost:8000"];
+
 /// The demo's recorded sessions (`examples/sessions.jsonl`), imported in test mode at start.
 pub const DEMO_SESSIONS: &str = include_str!("../../examples/sessions.jsonl");

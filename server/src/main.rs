@@ -25,8 +25,11 @@ use nudge_rules_server::model::event::{Mode, Scope};
 use nudge_rules_server::model::retention::{Plan, Retention};
 use nudge_rules_server::server::{Options, Server};
 use nudge_rules_server::sites::{ConfigSource, SiteDef};
-use nudge_rules_server::store::Store;
-use nudge_rules_server::{routes, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
+use nudge_rules_server::store::{NewVersion, Store};
+use nudge_rules_server::{
+    routes, sites, DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY,
+};
+use sha2::Digest as _;
 
 /// The preview server: POST /v1/nudges/preview for many sites, with API keys, an exact
 /// rolling-minute rate limit per key, hot config reload and an admin listener.
@@ -100,7 +103,8 @@ struct ServeArgs {
     /// limiter while it is unreachable.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
-    /// How often config files are checked for changes, in milliseconds.
+    /// How often config files, and the store's published config versions (SPEC 13), are checked
+    /// for changes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     reload_interval_ms: u64,
     /// How long a client may take to send a request head, in milliseconds (also the idle
@@ -191,7 +195,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
         vec![SiteDef {
             id: "demo".to_owned(),
-            source: ConfigSource::Embedded(DEMO_CONFIG),
+            // Managed through the API, so the editor can publish to it (SPEC 13); its test
+            // mode starts at version 1, the embedded storefront config.
+            source: ConfigSource::Store,
+            allowed_origins: DEMO_ALLOWED_ORIGINS
+                .iter()
+                .map(|o| (*o).to_owned())
+                .collect(),
             rate_limit: sites::DEFAULT_RATE_LIMIT,
             keys: vec![KeyHash::of_key(DEMO_KEY)],
             site_keys: vec![KeyHash::of_key(DEMO_SITE_KEY)],
@@ -276,6 +286,10 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     };
     if demo {
         if let Some(store) = &server.state().store {
+            if let Err(e) = publish_demo_config(store).await {
+                eprintln!("nudge-rules-server: demo config: {e}");
+                return ExitCode::FAILURE;
+            }
             match import_demo_sessions(store).await {
                 Ok(n) => tracing::info!(
                     sessions = n,
@@ -308,7 +322,7 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     if demo {
         let _ = writeln!(
             out,
-            "demo site: the embedded storefront config; test key {DEMO_KEY}"
+            "demo site: the embedded storefront config as version 1, managed through the API; test key {DEMO_KEY}"
         );
         let base = format!("http://{}", server.api_addr());
         let _ = writeln!(
@@ -353,6 +367,28 @@ fn remove_sqlite_files(path: &std::path::Path) {
         name.push(suffix);
         let _ = std::fs::remove_file(PathBuf::from(name));
     }
+}
+
+/// The embedded storefront config as version 1 of the demo site's test mode.
+async fn publish_demo_config(store: &Store) -> Result<(), String> {
+    let scope = Scope {
+        site: "demo".to_owned(),
+        mode: Mode::Test,
+    };
+    let sha256 = hex::encode(sha2::Sha256::digest(DEMO_CONFIG.as_bytes()));
+    let new = NewVersion {
+        published_at_ms: nudge_rules_server::model::time::now_ms(),
+        published_by: &KeyHash::of_key(DEMO_KEY).log_id(),
+        message: Some("the demo's starting point: examples/storefront.json"),
+        sha256: &sha256,
+        restores: None,
+        config: DEMO_CONFIG,
+    };
+    store
+        .publish(&scope, None, &new)
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago.
@@ -404,9 +440,12 @@ fn run_import(args: &ImportArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     };
+    // An API-managed site's config is in the store: its events are keyed case-insensitively
+    // (SPEC 2's default) whatever a later version says; only derived path keys depend on it.
     let case_sensitive = match &site.source {
         ConfigSource::File(path) => std::fs::read_to_string(path).ok(),
         ConfigSource::Embedded(text) => Some((*text).to_owned()),
+        ConfigSource::Store => None,
     }
     .and_then(|text| nudge_rules::Engine::compile(&text).ok())
     .is_some_and(|engine| engine.config().case_sensitive);

@@ -21,7 +21,7 @@ use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
 use crate::registry::Sites;
 use crate::routes::{self, ApiOptions};
-use crate::sites::SiteDef;
+use crate::sites::{ConfigSource, SiteDef};
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -139,6 +139,17 @@ impl Server {
     ) -> Result<Server, StartError> {
         let openapi_json = crate::openapi::openapi_json().map_err(StartError::OpenApi)?;
         let metrics = Arc::new(Metrics::new());
+        if options.store.is_none() {
+            if let Some(site) = sites
+                .iter()
+                .find(|s| matches!(s.source, ConfigSource::Store))
+            {
+                return Err(StartError::Store(format!(
+                    "site {:?} has no config file, so its config is managed through the API and kept in the store; start with --store, or give the site a config file",
+                    site.id
+                )));
+            }
+        }
         let sites = Sites::new(sites);
         let local = LocalLimiter::new(sites.keys(), clock);
         let limiter = match &options.redis_url {
@@ -249,15 +260,17 @@ impl Server {
     pub async fn load(&mut self) {
         let state = self.state.clone();
         let _ = tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics)).await;
+        refresh_from_store(&self.state).await;
         let state = self.state.clone();
         let interval = self.reload_interval;
         self.reloader = Some(tokio::spawn(async move {
             loop {
                 tokio::time::sleep(interval).await;
-                let state = state.clone();
+                let files = state.clone();
                 let _ =
-                    tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics))
+                    tokio::task::spawn_blocking(move || files.sites.refresh_all(&files.metrics))
                         .await;
+                refresh_from_store(&state).await;
             }
         }));
         if self.state.store.is_some() {
@@ -289,6 +302,17 @@ impl Server {
         let _ = self.admin_stop.send(true);
         let _ = self.admin_task.await;
         tracing::info!("drained; bye");
+    }
+}
+
+/// Installs the latest published version of every API-managed site (SPEC 13 "Propagation"); a
+/// store that does not answer is logged and tried again at the next poll.
+async fn refresh_from_store(state: &AppState) {
+    if let Some(store) = &state.store {
+        if let Err(e) = state.sites.refresh_from_store(store, &state.metrics).await {
+            state.metrics.store_up.set(0);
+            tracing::warn!(error = %e, "cannot read published config versions; serving the ones installed");
+        }
     }
 }
 

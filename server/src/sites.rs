@@ -4,12 +4,14 @@
 //! ```toml
 //! [[site]]
 //! id = "storefront"                 # 1 to 64 of A-Z a-z 0-9 _ -
-//! config = "storefront.json"        # relative to the sites file's folder
+//! config = "storefront.json"        # relative to the sites file's folder; absent: the config
+//!                                   # is managed through the API (SPEC 13), kept in the store
 //! rate_limit = 1000                 # requests per rolling 60 s per key, 1 to 100,000
 //! keys = ["sha256:3f9a..."]         # `nudge-rules-server hash-key KEY` prints one
 //! site_keys = ["sha256:77c1..."]    # publishable pk_ keys of the relay (SPEC 10); optional
 //! plan = "growth"                   # starter (default), growth, scale, enterprise
 //! retention_days = 365              # enterprise only: 90 to 730 (default 90)
+//! allowed_origins = ["https://editor.example.com"]  # CORS on the REST endpoints (SPEC 12)
 //! ```
 //!
 //! Every problem is reported at once, each with its path (`site[1].keys[0]`), line and column,
@@ -36,7 +38,7 @@ pub const MAX_RATE_LIMIT: u32 = 100_000;
 /// The longest site id, in characters.
 pub const MAX_SITE_ID_CHARS: usize = 64;
 
-const SITE_FIELDS: [&str; 7] = [
+const SITE_FIELDS: [&str; 8] = [
     "id",
     "config",
     "rate_limit",
@@ -44,7 +46,11 @@ const SITE_FIELDS: [&str; 7] = [
     "site_keys",
     "plan",
     "retention_days",
+    "allowed_origins",
 ];
+
+/// The most `allowed_origins` of one site.
+pub const MAX_ALLOWED_ORIGINS: usize = 100;
 
 /// Where a site's config comes from.
 #[derive(Clone, Debug)]
@@ -53,6 +59,9 @@ pub enum ConfigSource {
     File(PathBuf),
     /// A text built into the binary (the demo site: `examples/storefront.json`).
     Embedded(&'static str),
+    /// Published versions in the store, one history per mode (SPEC 13): the site has no
+    /// config file.
+    Store,
 }
 
 /// A site as defined: a `[[site]]` of the sites file ([`load`]), or the demo site. The
@@ -73,6 +82,9 @@ pub struct SiteDef {
     pub plan: Plan,
     /// How long its sessions stay visible (SPEC 9).
     pub retention: Retention,
+    /// Browser origins (`https://editor.example.com`) its REST endpoints answer CORS for
+    /// (SPEC 12), in their serialized form: scheme, host and a port other than the default.
+    pub allowed_origins: Vec<String>,
 }
 
 /// One problem found in a sites file.
@@ -337,24 +349,28 @@ impl Checker<'_> {
                     None => Some(id),
                 }
             });
-        let config_path =
-            self.required_string(path, table, "config", &span)
-                .and_then(|(config, span)| {
-                    let resolved = base.join(&config);
-                    let problem = match std::fs::metadata(&resolved) {
-                        _ if config.is_empty() => Some("config path is empty".to_owned()),
-                        Ok(meta) if meta.is_file() => None,
-                        Ok(_) => Some(format!("{} is not a file", resolved.display())),
-                        Err(e) => Some(format!("cannot read {}: {e}", resolved.display())),
-                    };
-                    match problem {
-                        Some(message) => {
-                            self.problem(&format!("{path}.config"), Some(span), message);
-                            None
+        let config_path = match table.get("config") {
+            None => Some(None),
+            Some(_) => {
+                self.required_string(path, table, "config", &span)
+                    .and_then(|(config, span)| {
+                        let resolved = base.join(&config);
+                        let problem = match std::fs::metadata(&resolved) {
+                            _ if config.is_empty() => Some("config path is empty".to_owned()),
+                            Ok(meta) if meta.is_file() => None,
+                            Ok(_) => Some(format!("{} is not a file", resolved.display())),
+                            Err(e) => Some(format!("cannot read {}: {e}", resolved.display())),
+                        };
+                        match problem {
+                            Some(message) => {
+                                self.problem(&format!("{path}.config"), Some(span), message);
+                                None
+                            }
+                            None => Some(Some(resolved)),
                         }
-                        None => Some(resolved),
-                    }
-                });
+                    })
+            }
+        };
         let rate_limit = match table.get("rate_limit") {
             None => Some(DEFAULT_RATE_LIMIT),
             Some(value) => {
@@ -435,18 +451,71 @@ impl Checker<'_> {
             }
             (None, None) => None,
         };
+        let allowed_origins = self.origins(path, table);
         if self.problems.len() > before {
             return None;
         }
         Some(SiteDef {
             id: id?,
-            source: ConfigSource::File(config_path?),
+            source: config_path?.map_or(ConfigSource::Store, ConfigSource::File),
+            allowed_origins: allowed_origins?,
             rate_limit: rate_limit?,
             keys: keys?,
             site_keys: site_keys?,
             plan: plan?,
             retention: retention?,
         })
+    }
+
+    /// `allowed_origins`: each an origin in its serialized form (`https://editor.example.com`,
+    /// `http://localhost:8080`), at most [`MAX_ALLOWED_ORIGINS`].
+    fn origins(&mut self, path: &str, table: &DeTable<'_>) -> Option<Vec<String>> {
+        let Some(value) = table.get("allowed_origins") else {
+            return Some(Vec::new());
+        };
+        let field = format!("{path}.allowed_origins");
+        let Some(array) = value.get_ref().as_array() else {
+            self.problem(
+                &field,
+                Some(value.span()),
+                format!(
+                    "allowed_origins must be an array of strings such as [\"https://editor.example.com\"], got a {}",
+                    value.get_ref().type_str()
+                ),
+            );
+            return None;
+        };
+        if array.len() > MAX_ALLOWED_ORIGINS {
+            self.problem(
+                &field,
+                Some(value.span()),
+                format!(
+                    "allowed_origins has {} origins; at most {MAX_ALLOWED_ORIGINS} are allowed",
+                    array.len()
+                ),
+            );
+            return None;
+        }
+        let mut origins = Vec::new();
+        for (i, item) in array.iter().enumerate() {
+            let item_path = format!("{field}[{i}]");
+            let Some(text) = item.get_ref().as_str() else {
+                self.problem(
+                    &item_path,
+                    Some(item.span()),
+                    format!(
+                        "must be a string such as \"https://editor.example.com\", got a {}",
+                        item.get_ref().type_str()
+                    ),
+                );
+                continue;
+            };
+            match origin_of(text) {
+                Ok(origin) => origins.push(origin),
+                Err(message) => self.problem(&item_path, Some(item.span()), message),
+            }
+        }
+        (origins.len() == array.len()).then_some(origins)
     }
 
     /// `keys` (secret keys, at least one) or `site_keys` (publishable keys, possibly none).
@@ -536,6 +605,31 @@ impl Checker<'_> {
             },
         }
     }
+}
+
+/// `text` as a browser sends it in `Origin`: `http` or `https`, a host, a port only when not
+/// the scheme's default, nothing else (the WHATWG URL parser reads it).
+///
+/// # Errors
+///
+/// A message naming the value and what to write instead.
+fn origin_of(text: &str) -> Result<String, String> {
+    let shown: String = text.chars().take(200).collect();
+    let url = url::Url::parse(text)
+        .map_err(|e| format!("origin {shown:?} is not a URL ({e}); write scheme and host, such as \"https://editor.example.com\""))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "origin {shown:?} has scheme {:?}; only http and https pages send CORS requests",
+            url.scheme()
+        ));
+    }
+    let origin = url.origin().ascii_serialization();
+    if origin != text {
+        return Err(format!(
+            "origin {shown:?} is not an origin as browsers send it; write {origin:?} (scheme, host and a non-default port; no path, slash, query or upper case)"
+        ));
+    }
+    Ok(origin)
 }
 
 /// `unknown field "rate_limt"; did you mean "rate_limit"?`, with the core's suggestion (the

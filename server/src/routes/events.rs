@@ -179,7 +179,7 @@ async fn relay(
         site: site.id.clone(),
         mode: Mode::of_key(&key),
     };
-    let case_sensitive = match &**site.served() {
+    let case_sensitive = match &**site.served(scope.mode) {
         Served::Valid { engine, .. } => engine.config().case_sensitive,
         _ => false,
     };

@@ -15,6 +15,9 @@
 //!
 //! Every response from step 5 on carries the rate-limit headers of the decision.
 
+pub mod backtest;
+pub mod config;
+pub mod cors;
 pub mod events;
 pub mod nudges;
 pub mod preview;
@@ -63,7 +66,11 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .route(sessions::LIST_PATH, any(sessions::list))
         .route(sessions::DETAIL_PATH, any(sessions::detail))
         .route(nudges::LIST_PATH, any(nudges::list))
-        .route(events::EVENTS_PATH, any(events::events));
+        .route(events::EVENTS_PATH, any(events::events))
+        .route(backtest::BACKTEST_PATH, any(backtest::backtest))
+        .route(config::CONFIG_PATH, any(config::current))
+        .route(config::VERSIONS_PATH, any(config::versions))
+        .route(config::VERSION_PATH, any(config::version));
     if options.constant_route {
         router = router.route(CONSTANT_PATH, any(preview::constant));
     }
@@ -72,6 +79,7 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
         .layer(Extension(options))
         .layer(middleware::from_fn(connection_rules))
+        .layer(middleware::from_fn_with_state(state.clone(), cors::cors))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(
             TraceLayer::new_for_http()
@@ -106,6 +114,10 @@ fn route_of(request: &Request) -> &'static str {
         Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
         Some(nudges::LIST_PATH) => nudges::LIST_PATH,
         Some(events::EVENTS_PATH) => events::EVENTS_PATH,
+        Some(backtest::BACKTEST_PATH) => backtest::BACKTEST_PATH,
+        Some(config::CONFIG_PATH) => config::CONFIG_PATH,
+        Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
+        Some(config::VERSION_PATH) => config::VERSION_PATH,
         _ => "unmatched",
     }
 }
@@ -190,10 +202,14 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
 async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!(
-            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {} and POST {}",
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET and POST {} and GET {}/{{n}}",
             sessions::LIST_PATH,
             nudges::LIST_PATH,
-            events::EVENTS_PATH
+            events::EVENTS_PATH,
+            backtest::BACKTEST_PATH,
+            config::CONFIG_PATH,
+            config::VERSIONS_PATH,
+            config::VERSIONS_PATH,
         ),
     ).into_response()
 }
@@ -262,41 +278,89 @@ fn kib(bytes: usize) -> String {
 /// session and nudge data for 60 to 300 s).
 pub const READ_CACHE_CONTROL: &str = "private, max-age=60";
 
-/// Runs a read handler behind the shared pipeline: 405 for a method other than GET, then
-/// lifecycle, key and limit (api.rs), then `read`; the answer carries the limiter's headers.
+/// Runs a read handler behind the shared pipeline ([`serve`] with GET); a successful read is
+/// a 200 with `Cache-Control: private, max-age=60`.
 pub(crate) async fn serve_read<'a, F, Fut>(app: &'a AppState, request: Request, read: F) -> Response
 where
     F: FnOnce(Caller<'a>, Request) -> Fut,
     Fut: std::future::Future<Output = Result<String, ApiError>>,
 {
-    if request.method() != Method::GET {
-        return method_not_allowed(request.method(), request.uri().path(), "GET").into_response();
+    serve(app, request, Method::GET, |caller, request| async move {
+        let mut response = json(StatusCode::OK, read(caller, request).await?);
+        response.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(READ_CACHE_CONTROL),
+        );
+        Ok(response)
+    })
+    .await
+}
+
+/// Runs a handler behind the shared pipeline: 405 for a method other than `method`, then
+/// lifecycle, key and limit (auth.rs), then `handle`; the answer carries the limiter's headers.
+/// A POST refused after its body was read keeps the connection open ([`BodyRead`]).
+pub(crate) async fn serve<'a, F, Fut>(
+    app: &'a AppState,
+    request: Request,
+    method: Method,
+    handle: F,
+) -> Response
+where
+    F: FnOnce(Caller<'a>, Request) -> Fut,
+    Fut: std::future::Future<Output = Result<Response, ApiError>>,
+{
+    if request.method() != method {
+        let allow = if method == Method::POST {
+            "POST"
+        } else {
+            "GET"
+        };
+        return method_not_allowed(request.method(), request.uri().path(), allow).into_response();
     }
     let (caller, decision) = match admit(app, request.headers()).await {
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    let mut response = match read(caller, request).await {
-        Ok(body) => {
+    let mut response = match handle(caller, request).await {
+        Ok(response) => {
             if app.store.is_some() {
                 app.metrics.store_up.set(1);
             }
-            let mut response = json(StatusCode::OK, body);
-            response.headers_mut().insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static(READ_CACHE_CONTROL),
-            );
             response
         }
         Err(error) => {
             if matches!(error, ApiError::StoreUnavailable) {
                 app.metrics.store_errors.inc();
             }
-            error.into_response()
+            let body_read = !matches!(
+                error,
+                ApiError::PayloadTooLarge(_)
+                    | ApiError::RequestTimeout(_)
+                    | ApiError::UnsupportedMediaType(_)
+            );
+            let mut response = error.into_response();
+            if body_read {
+                response.extensions_mut().insert(BodyRead);
+            }
+            response
         }
     };
+    if method == Method::POST && response.status().is_success() {
+        response.extensions_mut().insert(BodyRead);
+    }
     decision.write_headers(response.headers_mut());
     response
+}
+
+/// The body of a POST route that takes JSON: one `Content-Type: application/json` (415), at
+/// most `max_bytes` (413), in time (408).
+pub(crate) async fn read_json_body(
+    request: Request,
+    max_bytes: usize,
+    options: &ApiOptions,
+) -> Result<Bytes, ApiError> {
+    preview::check_content_type(request.headers())?;
+    read_body(request, max_bytes, options.body_total_timeout).await
 }
 
 /// The store, or 503 when the server has none.
@@ -313,6 +377,37 @@ pub(crate) fn unavailable(app: &AppState, error: &crate::store::StoreError) -> A
 
 /// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
 const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::model::retention::DAY_MS;
+
+/// The window of `from` and `to` (Unix ms, when given) at `now` (SPEC 9 "Parameters",
+/// "Retention"): `to` defaults to now, `from` to 30 days before; a `from` older than the
+/// caller's retention window starts at the window.
+///
+/// # Errors
+///
+/// 400 when `from` is after `to`.
+pub(crate) fn resolve_window(
+    caller: &Caller,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+    now: i64,
+) -> Result<crate::store::ListWindow, ApiError> {
+    use crate::model::time::format_ms;
+    let to_ms = to_ms.unwrap_or(now);
+    let from_ms = from_ms.unwrap_or(now - DEFAULT_LOOKBACK_MS);
+    if from_ms > to_ms {
+        return Err(ApiError::InvalidRequest(format!(
+            "from ({}) is after to ({}); from must be at or before to",
+            format_ms(from_ms),
+            format_ms(to_ms)
+        )));
+    }
+    let visible_from_ms = caller.site.retention.visible_from_ms(now);
+    Ok(crate::store::ListWindow {
+        from_ms: from_ms.max(visible_from_ms),
+        to_ms,
+        visible_from_ms,
+    })
+}
 
 /// A list request resolved: its window, where the page starts, its size, and what the next
 /// page's cursor will carry.
@@ -333,7 +428,7 @@ impl ListPage {
         endpoint: crate::model::cursor::Endpoint,
         mut filters: crate::model::cursor::Filters,
     ) -> Result<ListPage, ApiError> {
-        use crate::model::time::{format_ms, now_ms};
+        use crate::model::time::now_ms;
         let limit = params.limit()?;
         filters.from_ms = params.time("from")?;
         filters.to_ms = params.time("to")?;
@@ -362,17 +457,8 @@ impl ListPage {
                 )
             }
             None => {
-                let to_ms = filters.to_ms.unwrap_or(now);
-                let from_ms = filters.from_ms.unwrap_or(now - DEFAULT_LOOKBACK_MS);
-                if from_ms > to_ms {
-                    return Err(ApiError::InvalidRequest(format!(
-                        "from ({}) is after to ({}); from must be at or before to",
-                        format_ms(from_ms),
-                        format_ms(to_ms)
-                    )));
-                }
-                // A from older than the retention window starts at the window (SPEC 9).
-                (from_ms.max(visible_from_ms), to_ms, None, filters)
+                let window = resolve_window(caller, filters.from_ms, filters.to_ms, now)?;
+                (window.from_ms, window.to_ms, None, filters)
             }
         };
         Ok(ListPage {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use nudge_rules::limits::MAX_REQUEST_BYTES;
@@ -16,6 +16,7 @@ use nudge_rules::limits::MAX_REQUEST_BYTES;
 use super::{ApiOptions, BodyRead};
 use crate::auth::admit;
 use crate::error::{json, ApiError};
+use crate::model::event::Mode;
 use crate::registry::{Served, Site};
 use crate::state::{AppState, Unavailable};
 
@@ -68,7 +69,16 @@ async fn handle(
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    let mut response = match answer(app, caller.site, request, evaluate, options).await {
+    let mut response = match answer(
+        app,
+        caller.site,
+        caller.scope.mode,
+        request,
+        evaluate,
+        options,
+    )
+    .await
+    {
         Ok(response) => response,
         Err(refusal) => {
             let body_read = !matches!(
@@ -92,15 +102,18 @@ async fn handle(
 async fn answer(
     app: &AppState,
     site: &Site,
+    mode: Mode,
     request: Request,
     evaluate: Evaluate,
     options: &ApiOptions,
 ) -> Result<Response, ApiError> {
     check_content_type(request.headers())?;
     let body = super::read_body(request, MAX_REQUEST_BYTES, options.body_total_timeout).await?;
-    let served = site.served();
-    let engine = match &**served {
-        Served::Valid { engine, .. } => engine,
+    let served = site.served(mode);
+    let (engine, version) = match &**served {
+        Served::Valid {
+            engine, version, ..
+        } => (engine, version),
         Served::NeverValid { body } => return Err(ApiError::InvalidConfig(body.clone())),
         Served::Loading => return Err(ApiError::Unavailable(Unavailable::Loading)),
     };
@@ -115,13 +128,21 @@ async fn answer(
             json(StatusCode::OK, result.map_err(ApiError::Engine)?)
         }
     };
+    if let Ok(value) = HeaderValue::from_str(version) {
+        response.headers_mut().insert(CONFIG_VERSION, value);
+    }
     response.extensions_mut().insert(BodyRead);
     Ok(response)
 }
 
+/// `Nudge-Config-Version` (SPEC 13): which config answered a preview, the published version
+/// or a file's SHA-256 prefix.
+pub const CONFIG_VERSION: header::HeaderName =
+    header::HeaderName::from_static("nudge-config-version");
+
 /// 415 unless there is one `Content-Type` and its media type is `application/json`
 /// (parameters such as `charset` allowed).
-fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     let mut values = headers.get_all(header::CONTENT_TYPE).iter();
     let first = values.next();
     if values.next().is_some() {
@@ -148,8 +169,6 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
-
     use super::*;
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {

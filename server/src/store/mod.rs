@@ -23,7 +23,9 @@ use sqlx::sqlite::{
 use crate::model::derive::{NudgeSummary, SessionSummary};
 use crate::model::event::{NewEvent, Scope};
 
-pub use queries::{ListWindow, NudgeFilter, SessionDetail, SessionEvent};
+pub use queries::{
+    ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail, SessionEvent,
+};
 
 /// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
 /// driver; 16 measured no faster than 4 on 2 cores).
@@ -39,7 +41,7 @@ pub struct StoreError {
 }
 
 impl StoreError {
-    fn new(message: impl Into<String>) -> StoreError {
+    pub(crate) fn new(message: impl Into<String>) -> StoreError {
         StoreError {
             message: message.into(),
         }
@@ -303,6 +305,80 @@ impl Store {
         ids: &[&str],
     ) -> Result<std::collections::HashMap<String, i64>, StoreError> {
         dispatch!(self, read, session_starts(scope, ids))
+    }
+
+    /// One page of the sessions of `scope` that started in `window` (retention applied), oldest
+    /// first (ties: id), after `after` (the last page's `(started_at, id)`), at most `limit`,
+    /// each with its page events and nudges: what a backtest replays (SPEC 12). The three reads
+    /// share one transaction, so a page is one snapshot. The summaries carry `id`,
+    /// `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn replay_page(
+        &self,
+        scope: &Scope,
+        window: &ListWindow,
+        after: Option<(i64, &str)>,
+        limit: u32,
+    ) -> Result<Vec<SessionDetail>, StoreError> {
+        dispatch!(self, read, replay_page(scope, window, after, limit))
+    }
+
+    /// The config version `version` of `scope`, or the latest when `None`; `None` when there is
+    /// no such version (SPEC 13).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn config_version(
+        &self,
+        scope: &Scope,
+        version: Option<i64>,
+    ) -> Result<Option<ConfigVersion>, StoreError> {
+        dispatch!(self, read, config_version(scope, version))
+    }
+
+    /// Config versions of `scope` older than `before` (all when `None`), newest first, at most
+    /// `limit`, without their config texts (SPEC 13).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn list_versions(
+        &self,
+        scope: &Scope,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<ConfigVersion>, StoreError> {
+        dispatch!(self, read, list_versions(scope, before, limit))
+    }
+
+    /// The latest version of every site and mode that has one: `(site, mode, version)`. Each
+    /// instance polls it to serve a version published through another within 2 s (SPEC 13).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn latest_versions(&self) -> Result<Vec<(String, String, i64)>, StoreError> {
+        dispatch!(self, read, latest_versions())
+    }
+
+    /// Publishes `new` as the next version of `scope` if the latest version is `expected`
+    /// (`None`: no version yet), in one transaction (SPEC 13): of two publishers from the same
+    /// version, exactly one gets it. Returns after the commit.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]; then nothing is published.
+    pub async fn publish(
+        &self,
+        scope: &Scope,
+        expected: Option<i64>,
+        new: &NewVersion<'_>,
+    ) -> Result<Published, StoreError> {
+        dispatch!(self, write, publish(scope, expected, new))
     }
 
     /// Deletes the sessions of `site` (both modes) that started before `before_ms`, with

@@ -52,10 +52,72 @@ pub struct SessionDetail {
     pub nudges: Vec<NudgeSummary>,
 }
 
+/// One published config version (SPEC 13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigVersion {
+    /// 1, 2, 3, ... per site and mode.
+    pub version: i64,
+    /// When it was published, Unix milliseconds.
+    pub published_at_ms: i64,
+    /// The first 8 hex digits of the publishing key's SHA-256.
+    pub published_by: String,
+    /// The publisher's message, at most 500 characters.
+    pub message: Option<String>,
+    /// SHA-256 of the config text, hex.
+    pub sha256: String,
+    /// The earlier version this one publishes again (a rollback).
+    pub restores: Option<i64>,
+    /// The config text; `None` when a list was read without the bodies.
+    pub config: Option<String>,
+}
+
+/// A version to publish ([`crate::store::Store::publish`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NewVersion<'a> {
+    /// Unix milliseconds.
+    pub published_at_ms: i64,
+    /// The first 8 hex digits of the publishing key's SHA-256.
+    pub published_by: &'a str,
+    /// The publisher's message.
+    pub message: Option<&'a str>,
+    /// SHA-256 of `config`, hex.
+    pub sha256: &'a str,
+    /// The earlier version this one publishes again.
+    pub restores: Option<i64>,
+    /// The config text.
+    pub config: &'a str,
+}
+
+/// What a publish did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Published {
+    /// Stored as this version.
+    Version(ConfigVersion),
+    /// The precondition names another version than the latest (`None`: no version yet):
+    /// someone else published meanwhile. Nothing was stored.
+    Stale {
+        /// The latest version now.
+        current: Option<i64>,
+    },
+    /// `restores` names a version the history does not have. Nothing was stored.
+    NoSuchVersion(i64),
+}
+
 const EVENT_COLUMNS: &str = "seq, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
 const SESSION_COLUMNS: &str =
     "id, started_at, ended_at, page_count, intent_score, converted, nudge_count";
 const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
+const VERSION_COLUMNS: &str = "version, published_at, published_by, message, sha256, restores";
+
+/// The page events of a session (API document 2.2): what the detail endpoint lists and replay
+/// reads.
+const PAGE_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE')";
+
+/// The sessions of one replay page, oldest first: `$1` site, `$2` mode, started in
+/// `[$3, $4)`, after `($5, $6)` in (started_at, id) order, at most `$7`.
+const REPLAY_PAGE: &str = "SELECT id, started_at, ended_at, intent_score, converted FROM sessions \
+     WHERE site = $1 AND mode = $2 AND started_at >= $3 AND started_at < $4 \
+     AND (started_at > $5 OR (started_at = $5 AND id > $6)) ORDER BY started_at, id LIMIT $7";
 
 /// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
 /// 65,535 parameters per statement.
@@ -376,6 +438,210 @@ macro_rules! queries {
             .await?;
             let nudges = rows.iter().map(read_nudge).collect::<Result<Vec<_>, _>>()?;
             Ok(Some(SessionDetail { summary, events, nudges }))
+        }
+
+        pub(crate) async fn replay_page(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            window: &ListWindow,
+            after: Option<(i64, &str)>,
+            limit: u32,
+        ) -> Result<Vec<SessionDetail>, StoreError> {
+            let from = window.from_ms.max(window.visible_from_ms);
+            let (after_at, after_id) = after.unwrap_or((i64::MIN, ""));
+            let mut tx = pool.begin().await?;
+            // Three reads of one snapshot, each one row holding its rows as a JSON array.
+            let sessions_sql = format!(
+                "SELECT CAST({}({}(id, started_at, ended_at, intent_score, converted) ORDER BY started_at, id) AS TEXT) AS page \
+                 FROM ({REPLAY_PAGE}) p", $group, $array
+            );
+            let events_sql = format!(
+                "SELECT CAST({}({}(e.session_id, e.type, e.url, e.occurred_at, e.intent_score) \
+                 ORDER BY p.started_at, p.id, e.occurred_at, e.seq) AS TEXT) AS page \
+                 FROM ({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
+                 WHERE e.type IN {PAGE_EVENT_TYPES}", $group, $array
+            );
+            let nudges_sql = format!(
+                "SELECT CAST({}({}(n.session_id, n.id, n.type, n.shown_at, n.outcome, n.influenced_conversion) \
+                 ORDER BY p.started_at, p.id, n.shown_at, n.id) AS TEXT) AS page \
+                 FROM ({REPLAY_PAGE}) p JOIN nudges n ON n.site = $1 AND n.mode = $2 AND n.session_id = p.id",
+                $group, $array
+            );
+            let mut pages = Vec::with_capacity(3);
+            for sql in [&sessions_sql, &events_sql, &nudges_sql] {
+                let row = sqlx::query(sql)
+                    .bind(&scope.site)
+                    .bind(scope.mode.as_str())
+                    .bind(from)
+                    .bind(window.to_ms)
+                    .bind(after_at)
+                    .bind(after_id)
+                    .bind(limit_param(limit))
+                    .fetch_one(&mut *tx)
+                    .await?;
+                pages.push(row);
+            }
+            tx.commit().await?;
+            let [sessions, events, nudges] = <[_; 3]>::try_from(pages)
+                .map_err(|_| StoreError::new("a replay page did not read back"))?;
+            let sessions: Vec<(String, i64, i64, i64, i64)> = json_page(&sessions)?;
+            let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = json_page(&events)?;
+            let nudges: Vec<(String, String, String, i64, String, i64)> = json_page(&nudges)?;
+            let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
+            let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
+            for (id, started_at_ms, ended_at_ms, intent_score, converted) in sessions {
+                index.insert(id.clone(), details.len());
+                details.push(SessionDetail {
+                    summary: SessionSummary {
+                        id,
+                        started_at_ms,
+                        ended_at_ms,
+                        page_count: 0,
+                        intent_score,
+                        converted: converted != 0,
+                        nudge_count: 0,
+                    },
+                    events: Vec::new(),
+                    nudges: Vec::new(),
+                });
+            }
+            for (session_id, event_type, url, occurred_at_ms, intent_score) in events {
+                if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
+                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score });
+                }
+            }
+            for (session_id, id, nudge_type, shown_at_ms, outcome, influenced) in nudges {
+                if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
+                    d.nudges.push(NudgeSummary {
+                        id,
+                        session_id,
+                        nudge_type,
+                        shown_at_ms,
+                        outcome,
+                        influenced_conversion: influenced != 0,
+                    });
+                }
+            }
+            Ok(details)
+        }
+
+        fn read_version(row: &$row, with_config: bool) -> Result<ConfigVersion, sqlx::Error> {
+            Ok(ConfigVersion {
+                version: row.try_get("version")?,
+                published_at_ms: row.try_get("published_at")?,
+                published_by: row.try_get("published_by")?,
+                message: row.try_get("message")?,
+                sha256: row.try_get("sha256")?,
+                restores: row.try_get("restores")?,
+                config: if with_config { Some(row.try_get("config")?) } else { None },
+            })
+        }
+
+        pub(crate) async fn config_version(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            version: Option<i64>,
+        ) -> Result<Option<ConfigVersion>, StoreError> {
+            let sql = match version {
+                Some(_) => format!("SELECT {VERSION_COLUMNS}, config FROM config_versions WHERE site = $1 AND mode = $2 AND version = $3"),
+                None => format!("SELECT {VERSION_COLUMNS}, config FROM config_versions WHERE site = $1 AND mode = $2 AND version >= $3 ORDER BY version DESC LIMIT 1"),
+            };
+            let row = sqlx::query(&sql)
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .bind(version.unwrap_or(0))
+                .fetch_optional(pool)
+                .await?;
+            Ok(row.as_ref().map(|r| read_version(r, true)).transpose()?)
+        }
+
+        pub(crate) async fn list_versions(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            before: Option<i64>,
+            limit: u32,
+        ) -> Result<Vec<ConfigVersion>, StoreError> {
+            let rows = sqlx::query(&format!(
+                "SELECT {VERSION_COLUMNS} FROM config_versions WHERE site = $1 AND mode = $2 AND version < $3 \
+                 ORDER BY version DESC LIMIT $4"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(before.unwrap_or(i64::MAX))
+            .bind(limit_param(limit))
+            .fetch_all(pool)
+            .await?;
+            Ok(rows.iter().map(|r| read_version(r, false)).collect::<Result<Vec<_>, _>>()?)
+        }
+
+        pub(crate) async fn latest_versions(pool: &Pool<$db>) -> Result<Vec<(String, String, i64)>, StoreError> {
+            let rows = sqlx::query("SELECT site, mode, MAX(version) AS version FROM config_versions GROUP BY site, mode")
+                .fetch_all(pool)
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((r.try_get("site")?, r.try_get("mode")?, r.try_get("version")?)))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?)
+        }
+
+        pub(crate) async fn publish(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            expected: Option<i64>,
+            new: &NewVersion<'_>,
+        ) -> Result<Published, StoreError> {
+            let mut tx = pool.begin().await?;
+            let current: Option<i64> = sqlx::query("SELECT MAX(version) AS version FROM config_versions WHERE site = $1 AND mode = $2")
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("version")?;
+            if current != expected {
+                return Ok(Published::Stale { current });
+            }
+            if let Some(restores) = new.restores {
+                let found = sqlx::query("SELECT version FROM config_versions WHERE site = $1 AND mode = $2 AND version = $3")
+                    .bind(&scope.site)
+                    .bind(scope.mode.as_str())
+                    .bind(restores)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if found.is_none() {
+                    return Ok(Published::NoSuchVersion(restores));
+                }
+            }
+            let version = current.unwrap_or(0) + 1;
+            // Two publishers who both read `current` race here: the primary key lets one in;
+            // the other inserts nothing and is told its version is stale.
+            let row = sqlx::query(&format!(
+                "INSERT INTO config_versions (site, mode, {VERSION_COLUMNS}, config) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (site, mode, version) DO NOTHING RETURNING version"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(version)
+            .bind(new.published_at_ms)
+            .bind(new.published_by)
+            .bind(new.message)
+            .bind(new.sha256)
+            .bind(new.restores)
+            .bind(new.config)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if row.is_none() {
+                return Ok(Published::Stale { current: Some(version) });
+            }
+            tx.commit().await?;
+            Ok(Published::Version(ConfigVersion {
+                version,
+                published_at_ms: new.published_at_ms,
+                published_by: new.published_by.to_owned(),
+                message: new.message.map(str::to_owned),
+                sha256: new.sha256.to_owned(),
+                restores: new.restores,
+                config: Some(new.config.to_owned()),
+            }))
         }
 
         pub(crate) async fn list_nudges(

@@ -1,0 +1,210 @@
+//! `POST /v1/nudges/backtest` (SPEC 12): the stored sessions of the caller's site and mode that
+//! started in the window, replayed against a draft config (or the live one) and against the
+//! live config, with what changes.
+//!
+//! The sessions stream from the store a page at a time ([`REPLAY_PAGE_SESSIONS`]) into a
+//! blocking thread that replays them ([`nudge_rules::as_code::backtest::Backtest`], the replay
+//! of `nudge-rules replay`), one page read ahead: memory holds two pages and the summaries,
+//! whatever the window.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use axum::Extension;
+use nudge_rules::as_code::backtest::{Backtest, BacktestReport, PageChanges};
+use nudge_rules::replay::{
+    EventRecord, NudgeOutcome, NudgeRecord, ReplaySummary, SessionParts, Sessions,
+};
+use nudge_rules::{Engine, NudgeType};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::config::{compile_sent, live_engine};
+use super::{
+    read_json_body, resolve_window, serve, store_of, to_body, unavailable, ApiOptions, DataEnvelope,
+};
+use crate::error::{json, ApiError};
+use crate::model::time::{format_ms, now_ms, parse_rfc3339_ms};
+use crate::state::AppState;
+use crate::store::SessionDetail;
+
+/// The endpoint's path.
+pub const BACKTEST_PATH: &str = "/v1/nudges/backtest";
+
+/// The largest body: 2 MiB (SPEC 12).
+pub const MAX_BACKTEST_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Sessions read from the store per page.
+pub const REPLAY_PAGE_SESSIONS: u32 = 1000;
+
+/// The request body (SPEC 12).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BacktestRequest<'a> {
+    /// The draft: a config object, or its text as a string.
+    #[serde(borrow)]
+    config: Option<&'a RawValue>,
+    from: Option<String>,
+    to: Option<String>,
+}
+
+/// The answer's `data` (SPEC 12): the draft's replay summary (the names of
+/// `nudge-rules replay --summary --json`), the live config's, and the changes.
+#[derive(Serialize)]
+struct BacktestAnswer {
+    from: String,
+    to: String,
+    /// Which live config the draft was compared with (`Nudge-Config-Version`).
+    live_version: String,
+    /// The draft's summary, its fields at the top as `nudge-rules replay --summary --json`
+    /// writes them.
+    #[serde(flatten)]
+    draft: ReplaySummary,
+    /// The live config's summary, in the same shape.
+    live: ReplaySummary,
+    /// The page views whose outcome changes.
+    changes: PageChanges,
+}
+
+/// `POST /v1/nudges/backtest`.
+pub async fn backtest(
+    State(app): State<Arc<AppState>>,
+    Extension(options): Extension<ApiOptions>,
+    request: Request,
+) -> Response {
+    let app = &*app;
+    serve(app, request, Method::POST, |caller, request| async move {
+        let body = read_json_body(request, MAX_BACKTEST_BODY_BYTES, &options).await?;
+        let sent: BacktestRequest = serde_json::from_slice(&body).map_err(|e| {
+            ApiError::InvalidRequest(format!(
+                "the request body must be {{\"config\"?: CONFIG, \"from\"?: TIME, \"to\"?: TIME}}: {e}"
+            ))
+        })?;
+        let time = |name: &str, text: &Option<String>| -> Result<Option<i64>, ApiError> {
+            text.as_deref()
+                .map(|t| {
+                    parse_rfc3339_ms(t, 3).map_err(|e| {
+                        let shown: String = t.chars().take(60).collect();
+                        ApiError::InvalidRequest(format!("{name} must be {e}, got {shown:?}"))
+                    })
+                })
+                .transpose()
+        };
+        let (from_ms, to_ms) = (time("from", &sent.from)?, time("to", &sent.to)?);
+        let (live, live_version) = live_engine(caller.site, caller.scope.mode)?;
+        let draft = match sent.config {
+            Some(raw) => Arc::new(compile_sent(raw)?.0),
+            None => live.clone(),
+        };
+        let window = resolve_window(&caller, from_ms, to_ms, now_ms())?;
+        let store = store_of(app)?;
+        let report = replay_window(store, &caller.scope, &window, live, draft)
+            .await
+            .map_err(|e| unavailable(app, &e))?;
+        let answer = BacktestAnswer {
+            from: format_ms(window.from_ms),
+            to: format_ms(window.to_ms),
+            live_version,
+            draft: report.draft,
+            live: report.live,
+            changes: report.changes,
+        };
+        Ok(json(StatusCode::OK, to_body(&DataEnvelope { data: answer })))
+    })
+    .await
+}
+
+/// Streams the sessions of `window` from the store into a replay thread.
+async fn replay_window(
+    store: &crate::store::Store,
+    scope: &crate::model::event::Scope,
+    window: &crate::store::ListWindow,
+    live: Arc<Engine>,
+    draft: Arc<Engine>,
+) -> Result<BacktestReport, crate::store::StoreError> {
+    let (pages, mut received) = tokio::sync::mpsc::channel::<Vec<SessionDetail>>(1);
+    let worker = tokio::task::spawn_blocking(move || {
+        let mut backtest = Backtest::new(&live, &draft);
+        let mut sessions = Sessions::default();
+        while let Some(page) = received.blocking_recv() {
+            sessions.clear();
+            for detail in &page {
+                if let Err(e) = sessions.push(parts_of(detail)) {
+                    tracing::warn!(session = %detail.summary.id, error = %e, "a stored session does not replay; skipped");
+                }
+            }
+            backtest.add(&sessions);
+        }
+        backtest.finish()
+    });
+    let mut after: Option<(i64, String)> = None;
+    let result = loop {
+        let page = store
+            .replay_page(
+                scope,
+                window,
+                after.as_ref().map(|(at, id)| (*at, id.as_str())),
+                REPLAY_PAGE_SESSIONS,
+            )
+            .await;
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => break Err(e),
+        };
+        let full = page.len() >= REPLAY_PAGE_SESSIONS as usize;
+        after = page
+            .last()
+            .map(|d| (d.summary.started_at_ms, d.summary.id.clone()));
+        if !page.is_empty() && pages.send(page).await.is_err() {
+            break Ok(());
+        }
+        if !full {
+            break Ok(());
+        }
+    };
+    drop(pages);
+    let report = worker
+        .await
+        .map_err(|e| crate::store::StoreError::new(format!("the replay stopped: {e}")));
+    result?;
+    report
+}
+
+/// A stored session as replay reads it: the same session as `GET /v1/sessions/{id}` writes.
+fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
+    let s = &detail.summary;
+    SessionParts {
+        id: &s.id,
+        ended_at_ms: s.ended_at_ms,
+        intent_score: u8::try_from(s.intent_score).unwrap_or(u8::MAX),
+        converted: Some(s.converted),
+        events: detail
+            .events
+            .iter()
+            .map(|e| EventRecord {
+                event_type: &e.event_type,
+                url: &e.url,
+                occurred_at_ms: e.occurred_at_ms,
+                intent_score: e.intent_score.map(|n| u8::try_from(n).unwrap_or(u8::MAX)),
+            })
+            .collect(),
+        nudges: detail
+            .nudges
+            .iter()
+            .filter_map(|n| {
+                // The store derives outcomes itself (always one of the four); a type it does
+                // not know makes `Sessions::push` refuse the session, with a warning.
+                Some(NudgeRecord {
+                    nudge_id: Some(&n.id),
+                    nudge_type: NudgeType::from_wire(&n.nudge_type)
+                        .map_or("unknown", NudgeType::as_str),
+                    shown_at_ms: n.shown_at_ms,
+                    outcome: NudgeOutcome::from_wire(&n.outcome)?,
+                    influenced_conversion: n.influenced_conversion,
+                })
+            })
+            .collect(),
+    }
+}
