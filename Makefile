@@ -50,6 +50,8 @@ test-rust:
 test-server:
 	cargo clippy -p nudge-rules-server --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc -p nudge-rules-server --no-deps
+	# The backtest test replays exported sessions with the CLI, beside the server binary.
+	cargo build --bin nudge-rules
 	cargo test -p nudge-rules-server
 
 wasm:

@@ -49,6 +49,11 @@ impl TestSite {
         }
     }
 
+    /// A site managed through the API (SPEC 13): no config file.
+    pub fn api_managed(id: &'static str, rate_limit: u32, keys: &[String]) -> TestSite {
+        TestSite::new(id, "", rate_limit, keys)
+    }
+
     /// The site with one more TOML line in its table.
     pub fn with(mut self, line: &str) -> TestSite {
         self.extra.push_str(line);
@@ -61,15 +66,19 @@ impl TestSite {
 pub fn write_sites(dir: &Path, sites: &[TestSite]) -> PathBuf {
     let mut toml = String::new();
     for site in sites {
-        std::fs::write(dir.join(format!("{}.json", site.id)), &site.config).unwrap();
+        let config_line = if site.config.is_empty() {
+            String::new()
+        } else {
+            std::fs::write(dir.join(format!("{}.json", site.id)), &site.config).unwrap();
+            format!("config = \"{}.json\"\n", site.id)
+        };
         let hashes: Vec<String> = site
             .keys
             .iter()
             .map(|k| format!("\"{}\"", KeyHash::of_key(k)))
             .collect();
         toml.push_str(&format!(
-            "[[site]]\nid = \"{}\"\nconfig = \"{}.json\"\nrate_limit = {}\nkeys = [{}]\n{}\n",
-            site.id,
+            "[[site]]\nid = \"{}\"\n{config_line}rate_limit = {}\nkeys = [{}]\n{}\n",
             site.id,
             site.rate_limit,
             hashes.join(", "),

@@ -3,8 +3,10 @@
 //! nudge-rules-server` runs them; scripts/setup.sh installs redis-server and schemathesis.
 
 mod api;
+mod backtest;
 mod binary;
 mod common;
+mod config_versions;
 mod hardening;
 mod pg;
 mod read_api;

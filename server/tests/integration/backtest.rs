@@ -1,0 +1,296 @@
+//! `POST /v1/nudges/backtest` over real HTTP on both store backends (SPEC 12): the live config
+//! changes nothing, a disabled rule changes exactly the page views it won, the counts equal
+//! `nudge-rules replay` of the same sessions exported through the read API, and only the key's
+//! site and mode count.
+
+use std::path::Path;
+
+use nudge_rules_server::import::{import, ImportOptions};
+use nudge_rules_server::model::event::Mode;
+use nudge_rules_server::model::time::now_ms;
+use nudge_rules_server::store::Store;
+use serde_json::{json, Value};
+
+use crate::common::*;
+use crate::pg::TestStore;
+use crate::store::scope;
+
+const SESSIONS: &str = include_str!("../../../examples/sessions.jsonl");
+
+/// Sites: `shop` (file-managed storefront; test key 1, live key 1), `other` (test key 3).
+fn sites(dir: &Path) -> std::path::PathBuf {
+    write_sites(
+        dir,
+        &[
+            TestSite::new("shop", STOREFRONT, 100_000, &[key(1), live_key(1)]),
+            TestSite::new("other", STOREFRONT, 100_000, &[key(3)]),
+        ],
+    )
+}
+
+/// examples/sessions.jsonl moved so its latest event is an hour ago, into `site` and `mode`.
+async fn import_sample(store: &Store, site: &str, mode: Mode) -> usize {
+    let sessions = nudge_rules::replay::Sessions::from_text(SESSIONS).unwrap();
+    let latest = sessions
+        .records()
+        .flat_map(|r| r.events().map(|e| e.occurred_at_ms).collect::<Vec<_>>())
+        .max()
+        .unwrap();
+    let options = ImportOptions {
+        case_sensitive: false,
+        shift_ms: now_ms() - 3_600_000 - latest,
+    };
+    import(
+        store,
+        &scope(site, mode),
+        SESSIONS,
+        &options,
+        &mut |_, _| {},
+    )
+    .await
+    .unwrap()
+    .sessions
+}
+
+pub async fn post(url: &str, key: &str, body: &Value) -> (u16, Value, reqwest::header::HeaderMap) {
+    let response = client()
+        .post(url)
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{status} {text:?}: {e}"));
+    (status, body, headers)
+}
+
+async fn get(url: &str, key: &str) -> Value {
+    let response = client().get(url).bearer_auth(key).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+fn rule<'v>(summary: &'v Value, id: &str) -> &'v Value {
+    summary["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule_id"] == id)
+        .unwrap_or_else(|| panic!("no rule {id} in {summary}"))
+}
+
+/// The storefront config with `sizing-help` disabled.
+fn without_sizing_help() -> Value {
+    let mut config: Value = serde_json::from_str(STOREFRONT).unwrap();
+    for rule in config["rules"].as_array_mut().unwrap() {
+        if rule["id"] == "sizing-help" {
+            rule["enabled"] = json!(false);
+        }
+    }
+    config
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_exactly_its_page_views() {
+    for test_store in TestStore::both() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start_with_store(&sites(dir.path()), &test_store.url).await;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let imported = import_sample(&store, "shop", Mode::Test).await;
+        // The same sessions in live mode and in another site must never count.
+        import_sample(&store, "shop", Mode::Live).await;
+        import_sample(&store, "other", Mode::Test).await;
+        let url = format!("http://{}/v1/nudges/backtest", server.api_addr());
+        let backend = test_store.backend;
+
+        let (status, live, headers) = post(&url, &key(1), &json!({})).await;
+        assert_eq!(status, 200, "{backend}: {live}");
+        let live = &live["data"];
+        assert_eq!(live["sessions"], imported, "{backend}");
+        assert_eq!(live["changes"]["page_views"], 0, "{backend}");
+        assert_eq!(live["changes"]["examples"], json!([]), "{backend}");
+        assert_eq!(live["rules"], live["live"]["rules"], "{backend}");
+        assert_eq!(
+            live["live_version"].as_str().unwrap().len(),
+            12,
+            "{backend}"
+        );
+        assert!(headers.contains_key("x-ratelimit-remaining"));
+
+        let (status, draft, _) =
+            post(&url, &key(1), &json!({ "config": without_sizing_help() })).await;
+        assert_eq!(status, 200, "{backend}: {draft}");
+        let draft = &draft["data"];
+        let won = rule(&draft["live"], "sizing-help")["page_views"]
+            .as_u64()
+            .unwrap();
+        assert!(won > 100, "{backend}: sizing-help wins {won} page views");
+        assert_eq!(draft["changes"]["page_views"], won, "{backend}");
+        assert_eq!(rule(draft, "sizing-help")["page_views"], 0, "{backend}");
+        let examples = draft["changes"]["examples"].as_array().unwrap();
+        assert_eq!(examples.len(), 100, "{backend}: at most 100 examples");
+        for example in examples {
+            assert_eq!(
+                example["before"]["outcome"]["rule"], "sizing-help",
+                "{backend}: {example}"
+            );
+            assert!(!example["url"].as_str().unwrap().is_empty());
+            assert!(example["session_id"].as_str().unwrap().starts_with("sess_"));
+        }
+        let by_kind = &draft["changes"]["by_kind"];
+        let total: u64 = by_kind
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(total, won, "{backend}: {by_kind}");
+
+        // A live key reads live sessions: the same number, since the same sample was imported.
+        let (status, live_mode, _) = post(&url, &live_key(1), &json!({})).await;
+        assert_eq!(status, 200);
+        assert_eq!(live_mode["data"]["sessions"], imported);
+        // An empty window.
+        let (status, empty, _) = post(
+            &url,
+            &key(1),
+            &json!({"from": "2020-01-01T00:00:00Z", "to": "2020-01-02T00:00:00Z"}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(empty["data"]["sessions"], 0);
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_sessions_exported_and_replayed_by_the_cli_give_the_same_counts() {
+    let test_store = TestStore::sqlite();
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_with_store(&sites(dir.path()), &test_store.url).await;
+    let store = Store::open(&test_store.url).await.unwrap();
+    import_sample(&store, "shop", Mode::Test).await;
+    let base = format!("http://{}", server.api_addr());
+
+    // Export through the read API: every session's detail, one per line.
+    let mut lines = Vec::new();
+    let mut url = format!("{base}/v1/sessions?limit=200");
+    loop {
+        let page = get(&url, &key(1)).await;
+        for item in page["data"].as_array().unwrap() {
+            let id = item["id"].as_str().unwrap();
+            let detail = get(&format!("{base}/v1/sessions/{id}"), &key(1)).await;
+            lines.push(detail["data"].to_string());
+        }
+        match page["next_cursor"].as_str() {
+            Some(cursor) => url = format!("{base}/v1/sessions?limit=200&cursor={cursor}"),
+            None => break,
+        }
+    }
+    let export = dir.path().join("export.jsonl");
+    std::fs::write(&export, lines.join("\n")).unwrap();
+    let draft_path = dir.path().join("draft.json");
+    std::fs::write(&draft_path, without_sizing_help().to_string()).unwrap();
+
+    let (status, backtest, _) = post(
+        &format!("{base}/v1/nudges/backtest"),
+        &key(1),
+        &json!({ "config": without_sizing_help() }),
+    )
+    .await;
+    assert_eq!(status, 200, "{backtest}");
+    let backtest = &backtest["data"];
+    for (config, summary) in [
+        (dir.path().join("shop.json"), &backtest["live"]),
+        (draft_path, backtest),
+    ] {
+        let output = std::process::Command::new(cli_binary())
+            .args(["replay", "--summary", "--json", "--config"])
+            .arg(&config)
+            .arg(&export)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let cli: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let cli = cli.get("summary").unwrap_or(&cli);
+        for field in [
+            "sessions",
+            "converted_sessions",
+            "page_views",
+            "page_views_with_nudge",
+            "rules",
+            "nudge_types",
+        ] {
+            assert_eq!(
+                cli[field],
+                summary[field],
+                "{field} of {}",
+                config.display()
+            );
+        }
+    }
+    server.shutdown().await;
+}
+
+/// The `nudge-rules` CLI beside the server binary (`make test-server` builds it first).
+fn cli_binary() -> std::path::PathBuf {
+    let server = Path::new(env!("CARGO_BIN_EXE_nudge-rules-server"));
+    let cli = server.with_file_name("nudge-rules");
+    assert!(
+        cli.exists(),
+        "{} is missing: build it with `cargo build --bin nudge-rules` (make test-server does)",
+        cli.display()
+    );
+    cli
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_draft_is_a_400_with_every_diagnostic_and_counts_once() {
+    let test_store = TestStore::sqlite();
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_with_store(&sites(dir.path()), &test_store.url).await;
+    let url = format!("http://{}/v1/nudges/backtest", server.api_addr());
+    let mut bad = without_sizing_help();
+    bad["rules"][0]["when"]["min_intent_score"] = json!(500);
+    bad["rules"][1]["nudge"]["typ"] = json!("toast");
+    let (_, _, before) = post(&url, &key(1), &json!({})).await;
+    let (status, body, after) = post(&url, &key(1), &json!({ "config": bad })).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"], "InvalidConfig");
+    let diagnostics = body["diagnostics"].as_array().unwrap();
+    let paths: Vec<&str> = diagnostics
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"rules[0].when.min_intent_score"),
+        "{paths:?}"
+    );
+    assert!(paths.contains(&"rules[1].nudge.typ"), "{paths:?}");
+    let remaining = |h: &reqwest::header::HeaderMap| -> u64 {
+        h["x-ratelimit-remaining"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(remaining(&before) - remaining(&after), 1);
+    // The config as text (an editor's own lines and columns).
+    let (status, body, _) = post(&url, &key(1), &json!({ "config": "{\"version\": 2}" })).await;
+    assert_eq!(status, 400);
+    assert_eq!(body["diagnostics"][0]["line"], 1, "{body}");
+    // Unknown fields and bad times name themselves.
+    let (status, body, _) = post(&url, &key(1), &json!({ "confg": {} })).await;
+    assert_eq!(status, 400);
+    assert!(
+        body["message"].as_str().unwrap().contains("confg"),
+        "{body}"
+    );
+    let (status, body, _) = post(&url, &key(1), &json!({ "from": "yesterday" })).await;
+    assert_eq!(status, 400);
+    assert!(body["message"].as_str().unwrap().contains("from"), "{body}");
+    server.shutdown().await;
+}
