@@ -77,6 +77,7 @@ pub async fn backtest(
     let app = &*app;
     serve(app, request, Method::POST, |caller, request| async move {
         let body = read_json_body(request, MAX_BACKTEST_BODY_BYTES, &options).await?;
+        super::refuse_nulls(&body)?;
         let sent: BacktestRequest = serde_json::from_slice(&body).map_err(|e| {
             ApiError::InvalidRequest(format!(
                 "the request body must be {{\"config\"?: CONFIG, \"from\"?: TIME, \"to\"?: TIME}}: {e}"

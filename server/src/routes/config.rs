@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::scenarios::ScenarioFile;
@@ -216,6 +216,10 @@ pub async fn versions(
     request: Request,
 ) -> Response {
     let app = &*app;
+    if request.method() != Method::GET && request.method() != Method::POST {
+        return super::method_not_allowed(request.method(), request.uri().path(), "GET, POST")
+            .into_response();
+    }
     if request.method() == Method::POST {
         return serve(app, request, Method::POST, |caller, request| async move {
             publish(app, &caller, request, &options).await
@@ -384,6 +388,7 @@ async fn publish(
     }
     let expected = precondition(request.headers())?;
     let body = read_json_body(request, MAX_PUBLISH_BODY_BYTES, options).await?;
+    super::refuse_nulls(&body)?;
     let sent: PublishRequest = serde_json::from_slice(&body).map_err(|e| {
         ApiError::InvalidRequest(format!(
             "the request body must be {{\"config\": CONFIG, \"message\"?: TEXT, \"scenarios\"?: SCENARIO FILE, \"restores\"?: VERSION}}: {e}"

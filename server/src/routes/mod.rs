@@ -352,6 +352,25 @@ where
     response
 }
 
+/// Refuses a field given as `null` in a JSON object body: an optional field is left out, never
+/// `null` (which serde would read as absent: a silent default).
+///
+/// # Errors
+///
+/// 400 naming the first such field.
+pub(crate) fn refuse_nulls(body: &[u8]) -> Result<(), ApiError> {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice::<serde_json::Value>(body)
+    else {
+        return Ok(());
+    };
+    match fields.iter().find(|(_, v)| v.is_null()) {
+        Some((name, _)) => Err(ApiError::InvalidRequest(format!(
+            "{name} is null; leave an optional field out rather than sending null"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The body of a POST route that takes JSON: one `Content-Type: application/json` (415), at
 /// most `max_bytes` (413), in time (408).
 pub(crate) async fn read_json_body(
