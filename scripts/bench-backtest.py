@@ -25,6 +25,7 @@ import importlib.util
 import json
 import pathlib
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -59,9 +60,10 @@ def draft():
 
 def write_sites(tmp):
     sites = tmp / "sites.toml"
-    digest = subprocess.run([str(bench.BINARY), "hash-key", KEY], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    sites.write_text(f'[[site]]\nid = "bench"\nconfig = "{CONFIG}"\nrate_limit = 100000\nkeys = [{digest}]\n')
+    printed = subprocess.run([str(bench.BINARY), "hash-key", KEY], capture_output=True, text=True,
+                             check=True).stdout
+    digest = re.search(r'"(sha256:[0-9a-f]{64})"', printed).group(1)
+    sites.write_text(f'[[site]]\nid = "bench"\nconfig = "{CONFIG}"\nrate_limit = 100000\nkeys = ["{digest}"]\n')
     return sites
 
 
