@@ -4,14 +4,14 @@
 //   node --test pkg/test/relay.test.mjs
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createRelay, backoffDelay, parseRetryAfter, BACKOFF_CAP_MS } from '../relay.js';
+import { readSession, startServer } from './server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PK = 'pk_test_nudgeRulesDemoKey0001';
@@ -453,59 +453,6 @@ describe('relay client, unit', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Against the real server.
-
-const BINARY = join(ROOT, 'target', 'debug', process.platform === 'win32' ? 'nudge-rules-server.exe' : 'nudge-rules-server');
-
-/** Starts the server; resolves with its API base and admin base once /readyz answers 200. */
-async function startServer(args) {
-  assert.ok(
-    existsSync(BINARY),
-    `${BINARY} not found: run \`cargo build -p nudge-rules-server\` first (make test-node does)`,
-  );
-  const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const addresses = await new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not print its addresses:\n${stdout}\n${stderr}`)), 30_000);
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      const api = /API:\s+http:\/\/(\S+?)\/v1\/nudges\/preview/.exec(stdout);
-      const admin = /admin:\s+http:\/\/(\S+)/.exec(stdout);
-      if (api && admin) {
-        clearTimeout(timer);
-        resolvePromise({ api: api[1], admin: admin[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}):\n${stdout}\n${stderr}`));
-    });
-  });
-  const base = `http://${addresses.api}`;
-  const admin = `http://${addresses.admin}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${admin}/readyz`)).status === 200) break;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`/readyz never answered 200:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const stop = () => new Promise((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) return r(undefined);
-    child.once('exit', () => r(undefined));
-    child.kill('SIGKILL');
-  });
-  return { base, admin, address: addresses.api, child, stop, stderr: () => stderr };
-}
-
-async function readSession(base, id) {
-  const response = await fetch(`${base}/v1/sessions/${id}`, { headers: { Authorization: `Bearer ${SK}` } });
-  return { status: response.status, body: await response.json() };
-}
 
 describe('relay client against the server', () => {
   let server;
