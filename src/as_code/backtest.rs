@@ -2,7 +2,7 @@
 //! one, page by page, with what changes between the two. The sessions come in any number of
 //! batches (a server streams them from its store a page at a time), so memory does not grow
 //! with their number: only the two summaries and at most
-//! [`MAX_BACKTEST_EXAMPLES`](crate::limits::MAX_BACKTEST_EXAMPLES) examples are kept.
+//! [`MAX_BACKTEST_EXAMPLES`] examples are kept.
 //!
 //! Each session is replayed by [`ConfigAsCode::replay`]'s own code, so a backtest and
 //! `nudge-rules replay` of the same sessions agree on every count.
@@ -65,7 +65,7 @@ pub struct PageChanges {
     /// `{"nudge_added": N, ...}` in [`ChangeKind::ALL`]'s order.
     pub by_kind: ChangeCounts,
     /// The first changes in replay order, at most
-    /// [`MAX_BACKTEST_EXAMPLES`](crate::limits::MAX_BACKTEST_EXAMPLES).
+    /// [`MAX_BACKTEST_EXAMPLES`].
     pub examples: Vec<PageChange>,
 }
 
