@@ -10,6 +10,7 @@
 //! [`Store::insert_events`] returns only after the commit. Every failure of the database
 //! (unreachable, timed out, refused) is a [`StoreError`], which the API answers with 503.
 
+mod group;
 mod queries;
 
 use std::str::FromStr;
@@ -75,6 +76,8 @@ enum Backend {
     Sqlite {
         writer: SqlitePool,
         reader: SqlitePool,
+        /// Event batches go through it, several per transaction (`group.rs`).
+        group: group::GroupWriter,
     },
     /// One pool for reads and writes.
     Postgres { pool: PgPool },
@@ -150,7 +153,12 @@ impl Store {
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.read_only(true))
                 .await?;
-            Backend::Sqlite { writer, reader }
+            let group = group::GroupWriter::start(writer.clone());
+            Backend::Sqlite {
+                writer,
+                reader,
+                group,
+            }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             // Custom plans for every execution: a generic plan cached while a table was empty
             // (a fresh database) would keep scanning it whole as it grows (an import of 20,000
@@ -229,10 +237,11 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a batch of events of one site and mode in one transaction, and recomputes the
-    /// derived fields of every session it touches (SPEC 9). An event whose `message_id` the
-    /// site and mode already have is a duplicate and changes nothing (SPEC 10). Returns after
-    /// the commit.
+    /// Stores a batch of events of one site and mode, and recomputes the derived fields of every
+    /// session it touches (SPEC 9). An event whose `message_id` the site and mode already have
+    /// is a duplicate and changes nothing (SPEC 10). Returns after the commit. On PostgreSQL the
+    /// batch is one transaction; on SQLite it shares its transaction with the batches queued
+    /// with it (a group commit, `group.rs`), stored whole or not at all.
     ///
     /// # Errors
     ///
@@ -243,7 +252,16 @@ impl Store {
         events: &[NewEvent],
         received_at_ms: i64,
     ) -> Result<InsertOutcome, StoreError> {
-        dispatch!(self, write, insert_events(scope, events, received_at_ms))
+        match &self.backend {
+            Backend::Sqlite { group, .. } => group.insert(scope, events, received_at_ms).await,
+            Backend::Postgres { pool } => {
+                let batch = [(scope, events, received_at_ms)];
+                let mut outcomes = queries::postgres::insert_groups(pool, &batch).await?;
+                outcomes
+                    .pop()
+                    .ok_or_else(|| StoreError::new("a batch without an outcome"))
+            }
+        }
     }
 
     /// A page of sessions that started in `window`, newest first (ties: id descending), after

@@ -185,8 +185,28 @@ macro_rules! queries {
             })
         }
 
-        pub(crate) async fn insert_events(
+        /// Batches of events in one transaction: each batch's events (a `message_id` already
+        /// stored, or twice in a batch, is a duplicate) and the derived fields of every session
+        /// it touches; all committed by one commit, or none. One batch on PostgreSQL; on SQLite
+        /// the batches queued together (a group commit, `group.rs`).
+        pub(crate) async fn insert_groups(
             pool: &Pool<$db>,
+            batches: &[(&Scope, &[NewEvent], i64)],
+        ) -> Result<Vec<InsertOutcome>, StoreError> {
+            let mut tx = pool.begin().await?;
+            let mut outcomes = Vec::with_capacity(batches.len());
+            for (scope, events, received_at_ms) in batches {
+                outcomes.push(insert_batch(&mut tx, scope, events, *received_at_ms).await?);
+            }
+            tx.commit().await?;
+            Ok(outcomes)
+        }
+
+        /// One batch inside the caller's transaction: the events (a `message_id` already
+        /// stored, or twice in the batch, is a duplicate), then the derived fields of every
+        /// session it touches.
+        async fn insert_batch(
+            tx: &mut sqlx::Transaction<'_, $db>,
             scope: &Scope,
             events: &[NewEvent],
             received_at_ms: i64,
@@ -203,7 +223,6 @@ macro_rules! queries {
                 .filter(|(index, e)| first_index.get(e.message_id.as_str()) == Some(index))
                 .map(|(_, e)| e)
                 .collect();
-            let mut tx = pool.begin().await?;
             let mut stored: HashSet<String> = HashSet::new();
             for chunk in unique.chunks(EVENTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
@@ -226,7 +245,7 @@ macro_rules! queries {
                         .push_bind(received_at_ms);
                 });
                 insert.push(" ON CONFLICT (site, mode, message_id) DO NOTHING RETURNING message_id");
-                for row in insert.build().fetch_all(&mut *tx).await? {
+                for row in insert.build().fetch_all(&mut **tx).await? {
                     stored.insert(row.try_get("message_id")?);
                 }
             }
@@ -245,9 +264,8 @@ macro_rules! queries {
                 }
             }
             for sessions in touched.chunks(SESSIONS_PER_STATEMENT) {
-                recompute(&mut tx, scope, sessions).await?;
+                recompute(tx, scope, sessions).await?;
             }
-            tx.commit().await?;
             Ok(outcome)
         }
 
