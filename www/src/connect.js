@@ -108,8 +108,7 @@ export function parsedOrNull(text) {
 export class Connection {
   /**
    * @param {HTMLElement} bar  index.html `#server-bar`
-   * @param {{ text: () => string, notify: (text, action?) => void, load: (text, label) => Promise<boolean>,
-   *           showProblem: (diagnostic) => void }} host
+   * @param {{ text: () => string, notify: (text, action?) => void, load: (text, label) => Promise<boolean> }} host
    */
   constructor(bar, host) {
     this.bar = bar;
