@@ -178,6 +178,7 @@ export class Connection {
   render() {
     const on = this.connected;
     this.bar.classList.toggle('connected', on);
+    document.body.classList.toggle('server-connected', on); // the taller top bar (connect.css)
     this.connectBtn.hidden = on;
     this.status.hidden = !on;
     this.publishBtn.hidden = !on;
