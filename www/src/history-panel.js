@@ -79,7 +79,6 @@ export class HistoryDialog {
       page = await c.client.versions({ limit: PAGE, cursor: this.cursor });
     } catch (err) {
       this.status.textContent = plainError(err, { base: c.client?.base, what: 'Reading the history' });
-      if (err.kind === 'file_managed') c.fileManaged = true;
       return;
     }
     this.versions.push(...page.data);

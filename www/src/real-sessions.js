@@ -209,8 +209,7 @@ export class RealSessions {
   /** Draws a backtest with the Replay panel's table and change list. */
   draw({ text, days, from, data }) {
     this.last = { text, days, data };
-    const live = Number(data.live_version);
-    if (/^\d+$/.test(data.live_version)) this.connection.sawVersion(live);
+    if (/^\d+$/.test(data.live_version)) this.connection.sawVersion(Number(data.live_version));
     const shortened = Date.parse(data.from) - Date.parse(from) > DAY_MS / 2;
     const window = shortened
       ? `The server keeps ${Math.round((Date.parse(data.to) - Date.parse(data.from)) / DAY_MS)} days of sessions on this site’s plan, so the window starts on ${day(data.from)}.`

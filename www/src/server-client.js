@@ -1,7 +1,8 @@
 // The connected editor's HTTP calls (issue 22): the backtest and the published configs of a
 // nudge-rules server (docs/SERVER.md "The backtest", "Published configs", "CORS";
-// docs/openapi.yaml). One client per connection: the address and the secret key live in this
-// closure only, never in a property, storage, a URL, a message or a log. Every call resolves to
+// docs/openapi.yaml). One client per connection, kept in memory only: the secret key lives in
+// this closure, never in a property, storage, a URL, a message or a log (the address is `base`,
+// shown in the status bar, and is not stored either). Every call resolves to
 // the answer or throws a ServerError whose `kind` says what happened in terms a merchant can act
 // on: unreachable, refused (401), rate_limited (with `retryAfter` in seconds), file_managed (409),
 // conflict (412), invalid_config (400 with `diagnostics`), scenarios_failed (422 with `failures`),
@@ -71,9 +72,10 @@ export function configTextOf(bodyText, config) {
 
 /** Seconds to wait after a 429: Retry-After, else X-RateLimit-Reset, else a minute. */
 function retryAfter(headers) {
-  const after = Number(headers.get('Retry-After'));
+  const number = (name) => (headers.get(name) === null ? NaN : Number(headers.get(name)));
+  const after = number('Retry-After');
   if (Number.isFinite(after) && after >= 0) return Math.max(1, Math.ceil(after));
-  const reset = Number(headers.get('X-RateLimit-Reset'));
+  const reset = number('X-RateLimit-Reset');
   if (Number.isFinite(reset) && reset > 0) return Math.max(1, Math.ceil(reset - Date.now() / 1000));
   return 60;
 }

@@ -356,7 +356,8 @@ describe('the editor connected to a server', () => {
     await setConfig(page, withSaleWording(withRuleOff(STOREFRONT, 'sizing-help')));
     const before = (await api(server.base, 'GET', '/v1/config')).json.data.version;
     const result = await publish(page, 'Sale wording');
-    assert.match(await page.locator('.pub-scenarios').textContent(), /1 of 1 scenarios fail with your draft, so the server will refuse this publish/);
+    assert.match(await page.locator('.pub-scenarios').textContent(),
+      /1 of 1 scenarios fail with your draft, so the server will refuse this publish:a shopper lingering on a shirt gets the stylist: should get rule “sizing-help” fires, gets no nudge\./);
     assert.match(result, /Not published: 1 scenario fails with your draft/);
     assert.match(result, /a shopper lingering on a shirt gets the stylist: should get rule “sizing-help” fires, gets no nudge/);
     assert.equal((await api(server.base, 'GET', '/v1/config')).json.data.version, before, 'nothing was published');
