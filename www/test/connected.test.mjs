@@ -25,6 +25,7 @@ const KEY = 'sk_test_connectShopEditorKey01';
 const OTHER = 'sk_test_connectShopOtherKey001';
 const FILES_KEY = 'sk_test_connectFilesSiteKey01';
 const TINY_KEY = 'sk_test_connectTinySiteKey001';
+const FRESH_KEY = 'sk_test_connectFreshSiteKey01';
 const UNKNOWN_KEY = 'sk_test_connectNobodysKey0001';
 
 /** A call to the server over HTTP (as the editor's colleague's program makes it), with KEY by default. */
@@ -72,6 +73,11 @@ allowed_origins = ["${origin}"]
 id = "tiny"
 rate_limit = 2
 keys = ["sha256:${sha(TINY_KEY)}"]
+allowed_origins = ["${origin}"]
+
+[[site]]
+id = "fresh"
+keys = ["sha256:${sha(FRESH_KEY)}"]
 allowed_origins = ["${origin}"]
 `);
   const store = `sqlite:${path.join(dir, 'store.db')}`;
@@ -161,6 +167,13 @@ async function assertKeyNowhere(page, key = KEY) {
     if (location.href.includes(k)) places.push('the address (share link)');
     if (document.documentElement.outerHTML.includes(k)) places.push('the page');
     if (document.cookie.includes(k)) places.push('a cookie');
+    // The connection's objects: the key is in no property (it lives in the client's closure).
+    const { connection } = window.nudgePlayground;
+    for (const [name, object] of [['connection', connection], ['connection.client', connection.client ?? {}]]) {
+      for (const [prop, value] of Object.entries(object)) {
+        if (typeof value === 'string' && value.includes(k)) places.push(`${name}.${prop}`);
+      }
+    }
     return places;
   }, key);
   assert.deepEqual(found, [], `the key was found in ${found.join(', ')}`);
@@ -445,6 +458,26 @@ describe('the editor connected to a server', () => {
     assert.deepEqual(live.config, JSON.parse(STOREFRONT));
     assert.match(await statusText(page), /live v5/);
     await assertKeyNowhere(page);
+    await page.close();
+  });
+
+  test('the first publish of a site with no version yet', async () => {
+    const page = await editorPage();
+    assert.equal(await connect(page, { key: FRESH_KEY }), null);
+    assert.match(await statusText(page), /nothing published yet/);
+    assert.match(await page.locator('#toast-text').textContent(), /Nothing is published yet: your first publish becomes version 1/);
+    await page.locator('.sb-publish').click();
+    assert.match(await page.locator('.pub-live').textContent(), /Nothing is published yet on this site \(test data\): your draft becomes version 1/);
+    await page.waitForFunction(() => /nothing to backtest/.test(document.querySelector('.pub-backtest')?.textContent ?? ''));
+    await page.locator('#pub-message').fill('First version');
+    await page.locator('.pub-dialog [data-act=publish]').click();
+    await page.locator('.pub-dialog').waitFor({ state: 'hidden' });
+    assert.match(await statusText(page), /live v1/);
+    const live = (await call(server.base, 'GET', '/v1/config', { key: FRESH_KEY })).json.data;
+    assert.equal(live.version, 1);
+    assert.equal(live.message, 'First version');
+    assert.deepEqual(live.config, JSON.parse(STOREFRONT));
+    await assertKeyNowhere(page, FRESH_KEY);
     await page.close();
   });
 
