@@ -101,11 +101,14 @@ export class HistoryDialog {
     const c = this.connection;
     const actions = [];
     if (v.version > 1) {
-      actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'changes', onclick: () => this.compare(v.version - 1, v.version) }, 'Changes'));
+      actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'changes', title: `What version ${v.version} changed from version ${v.version - 1}`,
+        onclick: () => this.compare(v.version - 1, v.version) }, 'Changes'));
     }
-    actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'open', onclick: () => this.openInEditor(v.version) }, 'Open in the editor'));
+    actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'open', title: `Open version ${v.version} in the editor`,
+      onclick: () => this.openInEditor(v.version) }, 'Open'));
     if (!isLatest) {
-      actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'restore', onclick: () => this.confirmRestore(v) }, 'Restore'));
+      actions.push(h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'restore', title: `Publish version ${v.version} again`,
+        onclick: () => this.confirmRestore(v) }, 'Restore'));
     }
     const message = [v.message ?? h('span', { class: 'muted' }, 'no message')];
     if (v.restores && !(v.message ?? '').includes(`version ${v.restores}`)) {

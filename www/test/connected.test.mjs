@@ -539,8 +539,11 @@ describe('the editor connected to a server', () => {
       await shot(page, `${prefix}-status`);
       await realSessions(page, 30);
       await page.locator('#replay-body [data-act=diff]').click();
-      await page.locator('#replay-panel').scrollIntoViewIfNeeded();
-      await page.evaluate(() => document.querySelector('#replay-panel').scrollIntoView({ block: 'start' }));
+      // The panel's top just under the sticky top bar.
+      await page.evaluate(() => {
+        document.querySelector('#replay-panel').scrollIntoView({ block: 'start' });
+        window.scrollBy(0, -(document.querySelector('.topbar').getBoundingClientRect().height + 12));
+      });
       await hideToast(page);
       await shot(page, `${prefix}-backtest`);
       if (width < 500) {
