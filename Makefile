@@ -63,7 +63,9 @@ test-node: wasm
 	node --test pkg/test/*.test.mjs
 	node_modules/.bin/tsc --noEmit -p pkg
 
+# www/test/connected.test.mjs starts the server binary (target/debug/nudge-rules-server).
 test-browser: wasm
+	cargo build -p nudge-rules-server
 	node --test www/test/*.test.mjs
 
 # One table of figures and ratios (and docs/PERFORMANCE.md's results section) from one run.

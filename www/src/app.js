@@ -8,18 +8,23 @@
 //   problems.js      errors and lint warnings          api-panel.js     request and response
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
+//   connect.js       a server: backtest (real-sessions.js), publish (publish-panel.js), history
 
 import { renderApi } from './api-panel.js';
 import { benchUrls, renderBench } from './bench.js';
 import { CodeEditor } from './code-editor.js';
+import { Connection, ruleIndexOf } from './connect.js';
 import { Drafts, confirmDialog, showDiff } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
+import { HistoryDialog } from './history-panel.js';
 import { DecisionMapView } from './map.js';
 import { Notice } from './notice.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { SHOWN, renderProblems } from './problems.js';
+import { PublishDialog } from './publish-panel.js';
+import { RealSessions } from './real-sessions.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
@@ -121,6 +126,34 @@ const replay = new ReplayPanel($('#replay-body'), {
   notify: (text) => notify(text),
 });
 
+// A connected server (issue 22): the key stays in connect.js's client, in memory only.
+const connection = new Connection($('#server-bar'), {
+  text: () => editor.value,
+  notify: (text, action) => notify(text, action),
+  load: async (text, label) => {
+    if (!(await mayDiscard(label))) return false;
+    replaceText(text, label, `Opened ${label}.`);
+    return true;
+  },
+});
+const realSessions = new RealSessions(connection, replay, {
+  text: () => editor.value,
+  send: (job) => request(job),
+  showProblem: (d) => showProblem(d),
+});
+new PublishDialog(connection, realSessions, {
+  text: () => editor.value,
+  scenarios: () => ({ text: scenarios.text(), count: scenarios.file.scenarios.length, failures: app.scenarioFailures }),
+  notify: (text, action) => notify(text, action),
+  setBase: (text, label) => {
+    drafts.setBase(text, label);
+    drafts.saveNow(editor.value);
+    els.dirtyDot.hidden = !drafts.isDirty(editor.value);
+  },
+  showProblem: (d) => showProblem(d),
+});
+new HistoryDialog(connection, { notify: (text, action) => notify(text, action) });
+
 // ---------------------------------------------------------------- talking to the engine
 
 function request(extra = {}) {
@@ -140,6 +173,7 @@ function onTextChange(text) {
   }
   rulesEditor.update({ text });
   scheduleHash();
+  connection.textChanged();
 }
 
 let patternSeq = 0;
@@ -370,6 +404,18 @@ function setView(view) {
 function jumpTo(line, column) {
   setView('json');
   editor.jumpTo(line, column);
+}
+
+/** A problem the server found (a publish or backtest refused): its rule's card, or its line. */
+function showProblem(d) {
+  const index = ruleIndexOf(d.path);
+  const card = index !== null && els.jsonView.hidden ? rulesEditor.cards.element(index) : null;
+  if (card) {
+    card.scrollIntoView({ block: 'center' });
+    card.querySelector('.rc-id')?.focus();
+  } else if (d.line) {
+    jumpTo(d.line, d.column);
+  }
 }
 
 function setEngineer(on) {
@@ -663,6 +709,8 @@ window.nudgePlayground = {
   rulesEditor,
   scenarios,
   replay,
+  connection,
+  realSessions,
   session,
   setText: (text) => editor.setValue(text),
   setView,

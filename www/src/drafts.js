@@ -99,8 +99,11 @@ export function confirmDialog(dialog, { title, body, confirm, cancel = 'Keep edi
   });
 }
 
-/** Shows the line diff from `base` to `text` in a modal dialog. */
-export function showDiff(dialog, { base, text, baseLabel }) {
+/**
+ * The line diff from `base` to `text` as rows for a `pre.diff` (long unchanged runs cut to their
+ * first and last two lines), with the counts of lines added and removed.
+ */
+export function lineDiff(base, text) {
   const parts = diffLines(base, text);
   let added = 0;
   let removed = 0;
@@ -119,6 +122,12 @@ export function showDiff(dialog, { base, text, baseLabel }) {
     const mark = part.added ? '+ ' : part.removed ? '- ' : '  ';
     rows.push(...lines.map((l) => h('div', { class: cls }, mark + l)));
   }
+  return { rows, added, removed };
+}
+
+/** Shows the line diff from `base` to `text` in a modal dialog. */
+export function showDiff(dialog, { base, text, baseLabel }) {
+  const { rows, added, removed } = lineDiff(base, text);
   const close = h('button', { type: 'button', class: 'btn', onclick: () => dialog.close() }, 'Close');
   dialog.replaceChildren(
     h('h2', { id: 'dialog-title' }, 'Changes'),

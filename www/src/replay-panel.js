@@ -7,7 +7,7 @@ import { describeExpectation } from './scenarios-panel.js';
 import { seconds } from './plain.js';
 import { esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
-const KIND_LABELS = {
+export const KIND_LABELS = {
   nudge_added: 'a nudge now fires',
   nudge_removed: 'no nudge any more',
   rule_changed: 'another rule fires',
@@ -60,6 +60,9 @@ export class ReplayPanel {
     this.changes = root.querySelector('.rp-changes');
     this.moreBtn = root.querySelector('[data-act=more]');
     this.showAll = false;
+    // Real sessions of a connected server (real-sessions.js): `{ diff }` while the panel shows a
+    // backtest, whose changed page views come with its answer; null while it shows a file.
+    this.remote = null;
     this.moreBtn.addEventListener('click', () => {
       this.showAll = true;
       this.drawRows();
@@ -74,6 +77,10 @@ export class ReplayPanel {
       this.changes.replaceChildren();
     });
     this.diffBtn.addEventListener('click', () => {
+      if (this.remote) {
+        this.renderDiff(this.remote.diff);
+        return;
+      }
       this.changes.textContent = 'Comparing every page view…';
       this.host.send({ diff: true });
     });
@@ -102,6 +109,7 @@ export class ReplayPanel {
 
   /** The worker's replay: `{ label, sessions, before, after, baseError }` or `{ error, label }`. */
   render(r) {
+    if (this.remote && !r.remote) return; // a file's replay still on its way after a switch to real sessions
     if (r.error) {
       this.showError(`${r.label} could not be replayed: ${r.error}`);
       this.summary.textContent = '';
@@ -159,8 +167,10 @@ export class ReplayPanel {
       <li><span class="rp-kind">${esc(KIND_LABELS[c.kind] ?? c.kind)}</span>
         <code>${esc(c.page_url ?? c.scenario ?? '')}</code> <span class="muted">session ${esc(c.session_id ?? '')}</span><br>
         before: ${esc(side(c.old))}; now: ${esc(side(c.new))}</li>`).join('');
-    const more = d.changes.length > SHOWN_CHANGES ? `<p class="hint">The first ${SHOWN_CHANGES} of ${formatInt(d.changes.length)} are shown.</p>` : '';
-    this.changes.innerHTML = `<p><b>${esc(formatInt(d.changes.length))} of ${esc(formatInt(d.page_views))} page views change</b>:</p>
+    const total = d.total ?? d.changes.length; // a backtest sends the count and its first 100 changes
+    const shown = Math.min(SHOWN_CHANGES, d.changes.length);
+    const more = total > shown ? `<p class="hint">The first ${shown} of ${formatInt(total)} are shown.</p>` : '';
+    this.changes.innerHTML = `<p><b>${esc(formatInt(total))} of ${esc(formatInt(d.page_views))} page views change</b>:</p>
       <ul class="rp-counts">${counts}</ul><ol class="rp-change-list">${items}</ol>${more}`;
   }
 }
