@@ -16,12 +16,12 @@ export const SK = 'sk_test_nudgeRulesDemoKey0001';
 const BINARY = join(ROOT, 'target', 'debug', process.platform === 'win32' ? 'nudge-rules-server.exe' : 'nudge-rules-server');
 
 /** Starts the server; resolves with its API base and admin base once /readyz answers 200. */
-export async function startServer(args) {
+export async function startServer(args, { binary = BINARY, signal = 'SIGKILL' } = {}) {
   assert.ok(
-    existsSync(BINARY),
-    `${BINARY} not found: run \`cargo build -p nudge-rules-server\` first (make test-node does)`,
+    existsSync(binary),
+    `${binary} not found: run \`cargo build -p nudge-rules-server\` first (make test-node and make test-browser do)`,
   );
-  const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
@@ -56,7 +56,7 @@ export async function startServer(args) {
   const stop = () => new Promise((r) => {
     if (child.exitCode !== null || child.signalCode !== null) return r(undefined);
     child.once('exit', () => r(undefined));
-    child.kill('SIGKILL');
+    child.kill(signal);
   });
   return { base, admin, address: addresses.api, child, stop, stderr: () => stderr };
 }

@@ -1,12 +1,13 @@
 // The server binary in the browser tests (issue 22): start target/debug/nudge-rules-server on
 // free ports, import sessions into its store, call it as another program would. Used by
-// connected.test.mjs and backtest-perf.test.mjs (pkg/test/relay.test.mjs starts it the same way).
+// connected.test.mjs and backtest-perf.test.mjs; the start itself is pkg/test/server.mjs's.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { startServer as startBinary } from '../../pkg/test/server.mjs';
 import { ROOT } from './helpers.mjs';
 
 export const BINARY = path.join(ROOT, 'target', 'debug', 'nudge-rules-server');
@@ -46,45 +47,12 @@ export function movedSessions(text, { endAgoMs, copies = 1, spreadMs = DAY }) {
   return `${out.join('\n')}\n`;
 }
 
-/** Starts the server on free ports with `args`; resolves to `{ base, stop }` once /readyz says 200. */
-export async function startServer(binary, args) {
-  assert.ok(existsSync(binary), `${binary} not found: run \`cargo build -p nudge-rules-server\` first (make test-browser does)`);
-  const child = spawn(binary, [...args, '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const addresses = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not print its addresses:\n${stdout}\n${stderr}`)), 30_000);
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      const api = /API:\s+http:\/\/(\S+?)\/v1\/nudges\/preview/.exec(stdout);
-      const admin = /admin:\s+http:\/\/(\S+)/.exec(stdout);
-      if (api && admin) {
-        clearTimeout(timer);
-        resolve({ api: api[1], admin: admin[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}):\n${stdout}\n${stderr}`));
-    });
-  });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://${addresses.admin}/readyz`)).status === 200) break;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`/readyz never answered 200:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-  return { base: `http://${addresses.api}`, stop, stderr: () => stderr };
+/**
+ * Starts `binary` with `args` on free loopback ports (pkg/test/server.mjs); resolves to
+ * `{ base, admin, stop }` once /readyz says 200; `stop` drains it with SIGTERM.
+ */
+export function startServer(binary, args) {
+  return startBinary([...args, '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0'], { binary, signal: 'SIGTERM' });
 }
 
 /** Runs the binary's `import` of `sessions` (JSONL text) into `site`'s test mode. */
