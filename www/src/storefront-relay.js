@@ -464,12 +464,12 @@ export class StorefrontRelay {
   onError(err) {
     const words = relayErrorWords(err, this.base);
     this.problem = { ...words, accepted: this.totals.accepted };
-    this.render();
     // A refused key stays refused: sending stops, and the key can be corrected.
     if (err?.code === 'http' && err.status === 401 && this.relay) {
       this.problem.text += ' Sending stopped: correct the key and start again.';
       setTimeout(() => this.stop(), 0);
     }
+    this.render();
   }
 
   /** After a request: a problem goes once a later request is accepted and nothing waits. */
