@@ -9,6 +9,7 @@
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
 //   connect.js       a server: backtest (real-sessions.js), publish (publish-panel.js), history
+//   storefront-relay.js  the storefront's visitor sent to a server's relay (POST /v1/events)
 
 import { renderApi } from './api-panel.js';
 import { benchUrls, renderBench } from './bench.js';
@@ -31,6 +32,7 @@ import { ScenariosPanel } from './scenarios-panel.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
+import { StorefrontRelay } from './storefront-relay.js';
 import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon, onTextFileChosen } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
@@ -153,6 +155,8 @@ new PublishDialog(connection, realSessions, {
   showProblem: (d) => showProblem(d),
 });
 new HistoryDialog(connection, { notify: (text, action) => notify(text, action) });
+// The storefront's visitor sent to a server's relay (issue 21): the pk_ key in memory only.
+const visitorRelay = new StorefrontRelay($('#visitor-relay'), { intent: () => session.state.intent, connection });
 
 // ---------------------------------------------------------------- talking to the engine
 
@@ -322,6 +326,7 @@ function renderWhy() {
 function renderNoEngine() {
   const msg = 'Fix the config errors to see the preview.';
   storefront.render(session.state.url, session.state.url, null);
+  visitorRelay.observe({ url: session.state.url });
   els.previewReason.textContent = msg;
   els.previewBadge.className = 'pill';
   els.previewBadge.textContent = '';
@@ -377,6 +382,8 @@ function renderEval(e) {
     renderWhy();
     markLegend(els.legend, ex.fired_rule_id);
   }
+  const fired = ex?.result?.would_fire ? ex : null;
+  visitorRelay.observe({ url: e.state.page_url, nudgeType: fired?.result.nudge.type, ruleId: fired?.fired_rule_id });
   map.setState(session.state.intent, session.state.idle);
   renderApi(els.api, e);
 }
@@ -711,6 +718,7 @@ window.nudgePlayground = {
   replay,
   connection,
   realSessions,
+  visitorRelay,
   session,
   setText: (text) => editor.setValue(text),
   setView,

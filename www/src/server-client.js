@@ -102,7 +102,7 @@ function errorOf(status, body, headers) {
 
 /**
  * A client of the server at `address` with the secret `key`. `{ base, mode, hashPrefix(),
- * getConfig, backtest, publish, versions, version }`; the key is not readable from it.
+ * getConfig, backtest, publish, versions, version, session }`; the key is not readable from it.
  */
 export function createClient(address, key) {
   const base = normalizeAddress(address);
@@ -194,6 +194,10 @@ export function createClient(address, key) {
     /** One version with its config and `text`. */
     async version(n) {
       return withText(await call('GET', `/v1/config/versions/${Number(n)}`));
+    },
+    /** One stored session with its events and nudges (GET /v1/sessions/{id}, SPEC 9). */
+    async session(id, signal) {
+      return (await call('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal })).json.data;
     },
   };
 }
