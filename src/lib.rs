@@ -42,7 +42,8 @@
 //!   engine: [`scenarios`] (the scenario file, [`ConfigAsCode::test`](as_code::ConfigAsCode::test)),
 //!   [`coverage`] ([`ConfigAsCode::coverage`](as_code::ConfigAsCode::coverage)), [`replay`] of
 //!   recorded sessions from any iterator ([`ConfigAsCode::replay`](as_code::ConfigAsCode::replay)),
-//!   [`diff`] between two configs. The four modules are re-exported here, at their old paths.
+//!   [`diff`] between two configs ([`ConfigAsCode::diff`](as_code::ConfigAsCode::diff)). The four
+//!   modules are re-exported here, at their old paths.
 //! - [`limits`]: every limit of the specification, as constants.
 //!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API

@@ -1,8 +1,9 @@
 //! Config as code (SPEC 8), as [`ConfigAsCode`] of a compiled [`Engine`]: scenario files and
 //! [`ConfigAsCode::test`] ([`scenarios`]), [`ConfigAsCode::coverage`] ([`coverage`]), the replay
 //! of recorded sessions from any iterator ([`ConfigAsCode::replay`], [`replay`]), and the diff of
-//! two configs ([`diff`]). The same layer is the `config-as-code` feature of the WASM package
-//! (its second module, `src/wasm/as_code.rs`).
+//! this config and another ([`ConfigAsCode::diff`], [`ConfigAsCode::diff_maps`], [`diff`]). The
+//! same layer is the `config-as-code` feature of the WASM package (its second module,
+//! `src/wasm/as_code.rs`).
 //!
 //! Like [`Analysis`](crate::analysis::Analysis), it reads the engine only through its
 //! crate-internal seam (`src/engine.rs`, "The seam").

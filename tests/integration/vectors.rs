@@ -283,7 +283,7 @@ fn lint_vectors() {
 // Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json. Results are
 // compared as JSON (the shape the WASM package returns too) with `subset`.
 
-use nudge_rules::diff::{diff, DiffInput};
+use nudge_rules::diff::DiffInput;
 use nudge_rules::replay::Sessions;
 use nudge_rules::scenarios::ScenarioFile;
 
@@ -451,7 +451,7 @@ fn diff_vectors() {
         for input in case["inputs"].as_array().into_iter().flatten() {
             inputs.push(DiffInput::from_value(input).map_err(|e| e.to_string())?);
         }
-        let d = diff(&old, &new, &inputs);
+        let d = ConfigAsCode::new(&old).diff(&new, &inputs);
         for (id, want) in case["reach"].as_object().into_iter().flatten() {
             let r = d
                 .reach

@@ -391,9 +391,9 @@ fn diff(
         return Err(problems.join("\n"));
     }
     let d = if pages.is_empty() {
-        nudge_rules::diff::diff(&old, &new, &given)
+        ConfigAsCode::new(&old).diff(&new, &given)
     } else {
-        nudge_rules::diff::diff_maps(&old, &new, Some(pages))
+        ConfigAsCode::new(&old).diff_maps(&new, Some(pages))
     };
     if json {
         print_json(&d)?;
