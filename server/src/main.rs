@@ -9,6 +9,7 @@
         clippy::indexing_slicing
     )
 )]
+#![deny(missing_docs)]
 
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;

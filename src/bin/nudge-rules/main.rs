@@ -14,6 +14,7 @@
         clippy::indexing_slicing
     )
 )]
+#![deny(missing_docs)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
