@@ -88,12 +88,12 @@ pub use error::{Diagnostic, Error, ErrorKind, Severity};
 pub use json::{line_column, suggest_name};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
-pub use normalize::{normalize_page_url, UrlError};
+pub use normalize::{UrlError, normalize_page_url};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
 pub use preview::Preview;
 pub use request::SessionState;
-pub use wire::{preview_response, NudgeResult, PreviewResult};
+pub use wire::{NudgeResult, PreviewResult, preview_response};
 
 /// The README's examples run as doc tests.
 #[doc = include_str!("../README.md")]

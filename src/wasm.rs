@@ -30,7 +30,7 @@ use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::analysis::{validate_config, validate_config_value, Analysis, Validation};
+use crate::analysis::{Analysis, Validation, validate_config, validate_config_value};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
@@ -431,7 +431,7 @@ pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsV
             None => {
                 return Err(
                     js_sys::TypeError::new("options.caseSensitive must be a boolean").into(),
-                )
+                );
             }
         }
     } else {

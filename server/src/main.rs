@@ -19,15 +19,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use nudge_rules_server::import::{import, ImportOptions};
-use nudge_rules_server::keys::{key_kind, KeyHash, KeyKind};
+use nudge_rules_server::import::{ImportOptions, import};
+use nudge_rules_server::keys::{KeyHash, KeyKind, key_kind};
 use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::model::event::{Mode, Scope};
 use nudge_rules_server::model::retention::{Plan, Retention};
 use nudge_rules_server::server::{Options, Server};
 use nudge_rules_server::sites::{ConfigSource, SiteDef};
 use nudge_rules_server::store::Store;
-use nudge_rules_server::{routes, sites, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY};
+use nudge_rules_server::{DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY, routes, sites};
 
 /// The preview server: POST /v1/nudges/preview for many sites, with API keys, an exact
 /// rolling-minute rate limit per key, hot config reload and an admin listener.
@@ -187,7 +187,9 @@ fn serve(args: ServeArgs) -> ExitCode {
 
     let defs = if args.demo {
         if !(args.listen.ip().is_loopback() && args.admin_listen.ip().is_loopback()) {
-            eprintln!("nudge-rules-server: --demo has a public test key; it listens on loopback addresses only");
+            eprintln!(
+                "nudge-rules-server: --demo has a public test key; it listens on loopback addresses only"
+            );
             return ExitCode::from(2);
         }
         vec![SiteDef {
@@ -275,17 +277,15 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if demo {
-        if let Some(store) = &server.state().store {
-            match import_demo_sessions(store).await {
-                Ok(n) => tracing::info!(
-                    sessions = n,
-                    "demo sessions imported in test mode, moved into the last 30 days"
-                ),
-                Err(e) => {
-                    eprintln!("nudge-rules-server: demo sessions: {e}");
-                    return ExitCode::FAILURE;
-                }
+    if demo && let Some(store) = &server.state().store {
+        match import_demo_sessions(store).await {
+            Ok(n) => tracing::info!(
+                sessions = n,
+                "demo sessions imported in test mode, moved into the last 30 days"
+            ),
+            Err(e) => {
+                eprintln!("nudge-rules-server: demo sessions: {e}");
+                return ExitCode::FAILURE;
             }
         }
     }

@@ -10,12 +10,12 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use crate::conn::{JsonErrors, MAX_HEAD_BYTES, OVER_CONNECTION_LIMIT};
-use crate::limiter::redis::RedisLimiter;
 use crate::limiter::Limiter;
+use crate::limiter::redis::RedisLimiter;
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
@@ -163,7 +163,9 @@ impl Server {
             Some(secret) => CursorKey::new(secret).map_err(StartError::Secret)?,
             None => {
                 if store.is_some() {
-                    tracing::warn!("no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances");
+                    tracing::warn!(
+                        "no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances"
+                    );
                 }
                 CursorKey::random().map_err(StartError::Secret)?
             }

@@ -11,13 +11,13 @@
 //! ```
 //! use nudge_rules::{as_code::ConfigAsCode, replay::Sessions, Engine};
 //!
-//! let engine = Engine::compile(include_str!("../../examples/storefront.json"))?;
-//! let sessions = Sessions::from_text(include_str!("../../examples/sessions.jsonl"))?;
+//! let engine = Engine::compile(&std::fs::read_to_string("examples/storefront.json")?)?;
+//! let sessions = Sessions::from_text(&std::fs::read_to_string("examples/sessions.jsonl")?)?;
 //! let as_code = ConfigAsCode::new(&engine);
 //! // Any iterator of sessions: here, those that converted.
 //! let converted = sessions.records().filter(|s| s.converted() == Some(true));
 //! assert_eq!(as_code.replay_summary(converted).sessions, 50);
-//! # Ok::<(), nudge_rules::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod coverage;

@@ -6,9 +6,9 @@ use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::diff::{ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
-use nudge_rules::{normalize_page_url, DiagnosticCode, Engine, SessionState};
+use nudge_rules::{DiagnosticCode, Engine, SessionState, normalize_page_url};
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const SEGMENTS: &[&str] = &[
     "products",

@@ -194,12 +194,11 @@ impl DiffInput {
     ///
     /// - `InvalidScenarios` or `InvalidSessions` as those functions.
     pub fn from_text(text: &str) -> Result<DiffInput, Error> {
-        if text.trim_start().starts_with('{') {
-            if let Ok(Value::Object(map)) = crate::json::parse(text) {
-                if map.contains_key("scenarios") {
-                    return ScenarioFile::from_text(text).map(DiffInput::Scenarios);
-                }
-            }
+        if text.trim_start().starts_with('{')
+            && let Ok(Value::Object(map)) = crate::json::parse(text)
+            && map.contains_key("scenarios")
+        {
+            return ScenarioFile::from_text(text).map(DiffInput::Scenarios);
         }
         Sessions::from_text(text).map(DiffInput::Sessions)
     }
@@ -246,9 +245,9 @@ impl ConfigAsCode<'_> {
     ///
     /// ```
     /// use nudge_rules::{as_code::ConfigAsCode, diff::{ChangeKind, DiffInput}, Engine};
-    /// let old = Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
-    /// let text = include_str!("../../../examples/storefront.json").replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000");
-    /// let new = Engine::compile(&text).unwrap();
+    /// let text = std::fs::read_to_string("examples/storefront.json").unwrap();
+    /// let old = Engine::compile(&text).unwrap();
+    /// let new = Engine::compile(&text.replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000")).unwrap();
     /// let input = DiffInput::from_text(r#"{"scenarios": [{"name": "stylist",
     ///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///   "expect": {"rule": "sizing-help"}}]}"#).unwrap();
@@ -343,9 +342,9 @@ impl ConfigAsCode<'_> {
     ///
     /// ```
     /// use nudge_rules::{as_code::ConfigAsCode, diff::ChangeKind, Engine};
-    /// let old = Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
-    /// let text = include_str!("../../../examples/storefront.json").replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000");
-    /// let new = Engine::compile(&text).unwrap();
+    /// let text = std::fs::read_to_string("examples/storefront.json").unwrap();
+    /// let old = Engine::compile(&text).unwrap();
+    /// let new = Engine::compile(&text.replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000")).unwrap();
     /// let d = ConfigAsCode::new(&old).diff_maps(&new, Some(&["/products/linen-shirt".to_owned()]));
     /// assert_eq!(d.map_changes[0].page_url, "/products/linen-shirt");
     /// assert!(d.counts.iter().any(|c| c.kind == ChangeKind::NudgeRemoved));

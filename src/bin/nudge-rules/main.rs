@@ -23,9 +23,9 @@ mod cli;
 mod io;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::analysis::{validate_config, Analysis, Validation};
+use nudge_rules::analysis::{Analysis, Validation, validate_config};
 use nudge_rules::as_code::ConfigAsCode;
-use nudge_rules::{normalize_page_url, Engine, Error, ErrorKind, SessionState};
+use nudge_rules::{Engine, Error, ErrorKind, SessionState, normalize_page_url};
 
 use crate::io::{emit, invalid, list, map_stdin_lines, print_json, read_input, read_request};
 

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use nudge_rules::analysis::Analysis;
-use nudge_rules::{normalize_page_url, Engine};
+use nudge_rules::{Engine, normalize_page_url};
 
 fn main() {
     let storefront =

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use nudge_rules::Engine;
 
-use super::report::{failure_text, FileReport};
+use super::report::{FileReport, failure_text};
 
 pub(super) fn render(engine: &Engine, reports: &[FileReport]) -> String {
     let tests: usize = reports.iter().map(|r| r.report.results.len()).sum();

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use nudge_rules::scenarios::{Expectation, ScenarioResult, TestReport};
 use nudge_rules::Engine;
+use nudge_rules::scenarios::{Expectation, ScenarioResult, TestReport};
 use serde::Serialize;
 
 /// One scenario file's results.
@@ -25,10 +25,10 @@ pub(crate) fn failure_text(engine: &Engine, result: &ScenarioResult) -> String {
         "expected: {}\ngot:      {}\nreason:   {}",
         result.expected, result.got, result.reason
     );
-    if let Expectation::Rule(id) = &result.expected {
-        if !engine.config().rules.iter().any(|rule| &rule.id == id) {
-            let _ = write!(text, "\nnote:     the config has no rule with id {id:?}");
-        }
+    if let Expectation::Rule(id) = &result.expected
+        && !engine.config().rules.iter().any(|rule| &rule.id == id)
+    {
+        let _ = write!(text, "\nnote:     the config has no rule with id {id:?}");
     }
     text
 }
