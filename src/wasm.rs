@@ -38,7 +38,7 @@ use crate::normalize::normalize_page_url;
 use crate::preview::Preview;
 use crate::request::SessionState;
 use page_urls::{PageUrl, PageUrls};
-use result::NudgeTexts;
+use result::ResultObjects;
 
 #[wasm_bindgen]
 extern "C" {
@@ -179,8 +179,9 @@ pub struct WasmEngine {
     /// The page URLs this engine keeps, so that a URL previewed again does not cross the boundary
     /// again (`wasm/page_urls.rs`).
     page_urls: PageUrls,
-    /// The JS texts of the nudges of the rules that fired (`wasm/result.rs`).
-    nudge_texts: NudgeTexts,
+    /// Makes `preview`'s result objects, with the JS texts of the nudges of the rules that fired
+    /// (`wasm/result.rs`).
+    result_objects: ResultObjects,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -197,7 +198,7 @@ impl WasmEngine {
             .map(|engine| WasmEngine {
                 engine,
                 page_urls: PageUrls::new(),
-                nudge_texts: NudgeTexts::default(),
+                result_objects: ResultObjects::default(),
             })
             .map_err(|e| js_error(&e))
     }
@@ -262,8 +263,8 @@ impl WasmEngine {
 
     /// The result object of a preview (`wasm/result.rs`).
     fn result_object(&self, preview: &Preview<'_>) -> JsValue {
-        self.nudge_texts
-            .to_js(&preview.to_result(), preview.rule_index())
+        self.result_objects
+            .make(&preview.to_result(), preview.rule_index())
     }
 
     /// `engine.previewBody(requestBodyText): string`: the 200 body or the InvalidRequest error

@@ -5,7 +5,7 @@
 //! Built here property by property rather than through serde-wasm-bindgen (about 600 ns more per
 //! preview, for a preview of about 1 µs), because that is what keeps the object API fast
 //! (docs/PERFORMANCE.md, "The WASM object API"): one call out of the module per property, and the
-//! texts of a rule's nudge made into JS strings once per engine ([`NudgeTexts`]) instead of on
+//! texts of a rule's nudge made into JS strings once per engine ([`ResultObjects`]) instead of on
 //! every preview. Only the reason text crosses on each call.
 //! `pkg/test/parity.test.mjs` holds the object equal to the JSON body's `data` on 100,000 cases.
 
@@ -50,16 +50,17 @@ struct NudgeText {
     cta: JsValue,
 }
 
-/// The JS strings of the nudges of one engine's rules, made on a rule's first firing.
+/// The result objects of one engine's previews, with the JS strings of its rules' nudges, made on
+/// a rule's first firing.
 #[derive(Default)]
-pub(super) struct NudgeTexts {
-    by_rule: RefCell<Vec<Option<NudgeText>>>,
+pub(super) struct ResultObjects {
+    nudge_texts: RefCell<Vec<Option<NudgeText>>>,
 }
 
-impl NudgeTexts {
+impl ResultObjects {
     /// `result` as a JS object; `rule` is the index of the rule that fired (the key of the nudge's
     /// texts), if any.
-    pub(super) fn to_js(&self, result: &PreviewResult, rule: Option<usize>) -> JsValue {
+    pub(super) fn make(&self, result: &PreviewResult, rule: Option<usize>) -> JsValue {
         let object = ResultObject::new();
         object.set_would_fire(result.would_fire);
         match &result.nudge {
@@ -89,7 +90,7 @@ impl NudgeTexts {
             message: JsValue::from_str(&nudge.message),
             cta: JsValue::from_str(&nudge.cta),
         };
-        let (Some(rule), Ok(mut by_rule)) = (rule, self.by_rule.try_borrow_mut()) else {
+        let (Some(rule), Ok(mut by_rule)) = (rule, self.nudge_texts.try_borrow_mut()) else {
             return f(&make());
         };
         if by_rule.len() <= rule {
