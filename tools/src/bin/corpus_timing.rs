@@ -1,4 +1,4 @@
-//! Replays the fuzz corpora (fuzz/corpus/<target>/) through the functions the fuzz targets call
+//! Replays the fuzz corpora (`fuzz/corpus/<target>/`) through the functions the fuzz targets call
 //! and reports the slowest input of each, in microseconds (docs/RELIABILITY.md: every input
 //! must take at most 100 ms). Exits 1 when one takes longer.
 
