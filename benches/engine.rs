@@ -25,10 +25,10 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use nudge_rules::analysis::Analysis;
 use nudge_rules::as_code::ConfigAsCode;
-use nudge_rules::{normalize_page_url, Engine, SessionState};
+use nudge_rules::{Engine, SessionState, normalize_page_url};
 use serde_json::json;
 
 const STOREFRONT: &str = include_str!("../examples/storefront.json");
@@ -428,5 +428,7 @@ fn replay(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, storefront, scale, normalize, compile, wire, map, replay);
+criterion_group!(
+    benches, storefront, scale, normalize, compile, wire, map, replay
+);
 criterion_main!(benches);

@@ -5,7 +5,7 @@
 //
 // Measured: the package's (a) object API `preview`, (b) `previewBody` (JSON text in and out),
 // (c) `previewFields` (three primitives in, a code out; the mix's URLs are kept in the module
-// after their first call, as pkg/index.js does, and again with the URL copied on every call),
+// after their first call, src/wasm/page_urls.rs, and again with the URL copied on every call),
 // `new NudgeEngine` and module instantiation; two peers doing the same decision: `json-logic-engine` in compiled mode
 // (`engine.build`) and a hand-written JS function using `picomatch`; and the native figures of
 // (a), (b), (c) from `tools/src/bin/bench_native.rs`. Each loop runs once to warm up, then 9 times,
@@ -124,7 +124,8 @@ const measureWasm = () => ({
     }
   }),
   // The same calls through the generated method, which copies the URL into the module on every
-  // call: what a URL not seen before costs (pkg/index.js keeps the URLs it has seen).
+  // call: what a URL not seen before costs, less keeping it (pkg/index.js names a kept URL by
+  // its index).
   preview_fields_copied_ns: nsPerCall(400_000, (n) => {
     for (let i = 0; i < n; i++) {
       const s = states[i % N];

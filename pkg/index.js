@@ -73,17 +73,15 @@ export class RecordedSessions {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** How many page URLs one engine keeps in the module (`NudgeEngine`, `#pageUrlIndex`). */
-const MAX_KEPT_PAGE_URLS = 1024;
-/** The longest page URL kept, in UTF-16 units: 1,024 of them are at most 768 KB of UTF-8. */
-const MAX_KEPT_PAGE_URL_LENGTH = 256;
-
 /**
- * True when `state` is a plain object whose own enumerable keys are session_state fields and
- * whose values have the right JS types: then its JSON form is exactly these three values, and the
- * engine can take them as primitives. Anything else (unknown keys, wrong types, a class instance
- * with `toJSON`, a string with lone surrogates) goes through the full path, which reports the
- * exact error. Ranges and whole numbers are checked by the engine itself.
+ * True when `state` is a plain object whose own enumerable keys are among session_state's three
+ * fields, holding a number, a string and a number or nothing: then its JSON form is these values,
+ * and they can cross into the module as primitives. The one piece of the object API left in JS,
+ * because reading a JS object from inside the module takes a call out of it per property (this
+ * check, made there, cost 370 ns per preview, a third of the whole). Everything else (unknown
+ * keys, wrong types, a class instance with `toJSON`) goes through `JSON.stringify` in the module
+ * for the exact error, and every rule of SPEC 5 (whole numbers, ranges, the default idle time,
+ * the URL, a lone surrogate) is the module's.
  */
 function isPlainState(state) {
   if (state === null || typeof state !== 'object') return false;
@@ -93,74 +91,38 @@ function isPlainState(state) {
     if (!hasOwn.call(state, key)) return false;
     if (key !== 'intent_score' && key !== 'page_url' && key !== 'idle_ms') return false;
   }
-  const url = state.page_url;
   return (
     typeof state.intent_score === 'number' &&
-    typeof url === 'string' &&
-    url.isWellFormed?.() === true &&
+    typeof state.page_url === 'string' &&
     (state.idle_ms === undefined || typeof state.idle_ms === 'number')
   );
 }
 
 /**
- * A compiled site config. The generated class, with `preview` taking a fast path for plain
- * session states: one stateless call (`_previewOutcome`, src/wasm.rs) returns the firing rule's
- * index and the reason text as one string, `"<code> <reason>"`, and the result object is built
- * here from the rule's nudge, instead of converting the state to JSON and the result field by
- * field across the WebAssembly boundary.
- *
- * The object built here has exactly the shape of the native `PreviewResult` (src/wire.rs,
- * `PreviewResult::from_preview`: `{ would_fire, nudge: { type, message, cta, reason } | null,
- * reason? }`, with `reason` only when no nudge fires). Results are identical either way
- * (pkg/test/parity.test.mjs compares them with `previewBody` on 100,000 generated cases).
+ * A compiled site config: the generated class, whose previews name a page URL the module has kept
+ * by its index instead of copying it across the boundary again. The module keeps the URLs and
+ * decides which (src/wasm/page_urls.rs); this wrapper only looks a URL up in the module's index.
+ * The result objects are the module's too (src/wasm/result.rs).
  */
 export class NudgeEngine extends GeneratedEngine {
-  /** The nudges of the rules that fired so far, by rule index (`_ruleNudge`, one at a time:
-   * reading the whole `config()` took 2 to 4 ms at 1,000 rules on a fresh engine). */
-  #nudges = [];
-
-  /**
-   * Page URLs already copied into the module, by their index there (`_internPageUrl`): a URL
-   * previewed again (the same page as the idle time grows, the rows of a decision map) is named
-   * by its index instead of being copied across the boundary again. At most
-   * `MAX_KEPT_PAGE_URLS` URLs of at most `MAX_KEPT_PAGE_URL_LENGTH` UTF-16 units; when full, all
-   * are forgotten and the next ones kept afresh.
-   */
-  #pageUrlIndex = new Map();
-
-  /** The module's index of `url`, kept on first sight; `undefined` for a URL too long to keep. */
-  #pageUrlAt(url) {
-    const known = this.#pageUrlIndex.get(url);
-    if (known !== undefined || url.length > MAX_KEPT_PAGE_URL_LENGTH) return known;
-    if (this.#pageUrlIndex.size >= MAX_KEPT_PAGE_URLS) {
-      this._clearPageUrls();
-      this.#pageUrlIndex.clear();
-    }
-    const index = this._internPageUrl(url);
-    this.#pageUrlIndex.set(url, index);
-    return index;
-  }
+  /** The module's index of the page URLs it keeps, a `Map` from URL to index (read only here: a
+   * URL found is passed by its index, another one as text to be kept). */
+  #pageUrls = this._pageUrlIndex();
 
   previewFields(intentScore, pageUrl, idleMs) {
-    const at = typeof pageUrl === 'string' ? this.#pageUrlAt(pageUrl) : undefined;
-    return at === undefined ? super.previewFields(intentScore, pageUrl, idleMs) : this._previewFieldsAt(intentScore, at, idleMs);
+    if (typeof pageUrl !== 'string') return super.previewFields(intentScore, pageUrl, idleMs);
+    const at = this.#pageUrls.get(pageUrl);
+    return at === undefined
+      ? this._previewFieldsKeep(intentScore, pageUrl, pageUrl, idleMs)
+      : this._previewFieldsAt(intentScore, at, idleMs);
   }
 
   preview(sessionState) {
     if (isPlainState(sessionState)) {
-      const url = sessionState.page_url;
-      const at = this.#pageUrlAt(url);
-      const intent = sessionState.intent_score;
-      const idle = sessionState.idle_ms ?? 0;
-      const outcome = at === undefined ? this._previewOutcome(intent, url, idle) : this._previewOutcomeAt(intent, at, idle);
-      if (outcome !== undefined) {
-        const space = outcome.indexOf(' ');
-        const code = Number(outcome.slice(0, space));
-        const reason = outcome.slice(space + 1);
-        if (code < 0) return { would_fire: false, nudge: null, reason };
-        const { type, message, cta } = (this.#nudges[code] ??= this._ruleNudge(code));
-        return { would_fire: true, nudge: { type, message, cta, reason } };
-      }
+      const { intent_score: intent, page_url: url, idle_ms: idle } = sessionState;
+      const at = this.#pageUrls.get(url);
+      const result = at === undefined ? this._previewStateKeep(intent, url, url, idle) : this._previewStateAt(intent, at, idle);
+      if (result !== undefined) return result;
     }
     return super.preview(sessionState);
   }

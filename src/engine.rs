@@ -26,8 +26,8 @@ use crate::code::DiagnosticCode;
 use crate::config::{self, Config};
 use crate::error::{Error, ErrorKind};
 use crate::json::{Findings, Path};
-use crate::matches::{with_scratch, List, Owner, PageMatches};
-use crate::normalize::{normalize_page_url, UrlError};
+use crate::matches::{List, Owner, PageMatches, with_scratch};
+use crate::normalize::{UrlError, normalize_page_url};
 use crate::pattern::PatternSet;
 
 /// The compiled form of a site config: immutable, `Send + Sync`, shared by reference across
@@ -237,10 +237,10 @@ impl Engine {
                 (Some(_), None) => page_hits.next().map(|(r, p)| (r, Some(p))),
                 (None, None) => return (Outcome::NoMatch, None),
             };
-            if let Some((r, page)) = next {
-                if fires(r) {
-                    return (Outcome::Fired(r), page);
-                }
+            if let Some((r, page)) = next
+                && fires(r)
+            {
+                return (Outcome::Fired(r), page);
             }
         }
     }

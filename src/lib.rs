@@ -42,7 +42,8 @@
 //!   engine: [`scenarios`] (the scenario file, [`ConfigAsCode::test`](as_code::ConfigAsCode::test)),
 //!   [`coverage`] ([`ConfigAsCode::coverage`](as_code::ConfigAsCode::coverage)), [`replay`] of
 //!   recorded sessions from any iterator ([`ConfigAsCode::replay`](as_code::ConfigAsCode::replay)),
-//!   [`diff`] between two configs. The four modules are re-exported here, at their old paths.
+//!   [`diff`] between two configs ([`ConfigAsCode::diff`](as_code::ConfigAsCode::diff)). The four
+//!   modules are re-exported here, at their old paths.
 //! - [`limits`]: every limit of the specification, as constants.
 //!
 //! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
@@ -87,12 +88,12 @@ pub use error::{Diagnostic, Error, ErrorKind, Severity};
 pub use json::{line_column, suggest_name};
 #[cfg(fuzzing)]
 pub use normalize::normalize_page_url_full;
-pub use normalize::{normalize_page_url, UrlError};
+pub use normalize::{UrlError, normalize_page_url};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
 pub use preview::Preview;
 pub use request::SessionState;
-pub use wire::{preview_response, NudgeResult, PreviewResult};
+pub use wire::{NudgeResult, PreviewResult, preview_response};
 
 /// The README's examples run as doc tests.
 #[doc = include_str!("../README.md")]

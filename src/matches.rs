@@ -100,13 +100,13 @@ impl<'a> PageMatches<'a> {
     }
 
     /// Every matching pattern's owner, sorted.
-    pub(crate) fn all(&self) -> impl Iterator<Item = Owner> + 'a {
+    pub(crate) fn all(&self) -> impl Iterator<Item = Owner> + 'a + use<'a> {
         self.owners.iter().copied()
     }
 
     /// The matching `pages` patterns as `(rule, pattern)`, in config order (a rule comes once per
     /// matching pattern, its first matching pattern first).
-    pub(crate) fn pages_matches(&self) -> impl Iterator<Item = (usize, usize)> + 'a {
+    pub(crate) fn pages_matches(&self) -> impl Iterator<Item = (usize, usize)> + 'a + use<'a> {
         self.all()
             .filter(|o| o.list() == List::Pages)
             .map(|o| (o.rule(), o.pattern()))

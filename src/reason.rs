@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::{Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::matches::{List, PageMatches};
-use crate::text::{push_quoted, Quoted};
+use crate::text::{Quoted, push_quoted};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

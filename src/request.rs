@@ -25,6 +25,9 @@ pub struct SessionState {
 }
 
 impl SessionState {
+    /// `idle_ms` when the request leaves it out (SPEC 5).
+    pub(crate) const DEFAULT_IDLE_MS: u32 = 0;
+
     /// Reads a request body `{"session_state": {"intent_score", "page_url", "idle_ms"}}`.
     ///
     /// # Errors
@@ -143,7 +146,7 @@ pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option
     let idle_ms = match r.get("idle_ms") {
         Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_IDLE_MS), f)
             .and_then(|n| u32::try_from(n).ok()),
-        None => Some(0),
+        None => Some(SessionState::DEFAULT_IDLE_MS),
     };
     Some(SessionState {
         intent_score: intent_score?,

@@ -10,11 +10,19 @@
 //! parser (no recursion without a limit inside the module); a config object is compiled with
 //! [`Engine::compile_value`]: its diagnostics have no line and column (`null`).
 //!
+//! The preview, the package's hot path, has two helpers here, so that `pkg/index.js` only has to
+//! pass a plain session state as three primitives: `wasm/result.rs` makes the result object of
+//! `src/wire.rs`'s [`PreviewResult`](crate::wire::PreviewResult), and `wasm/page_urls.rs` keeps
+//! the page URLs an engine has seen (their texts, their index, its bounds), so that a URL
+//! previewed again is named by its index instead of being copied again.
+//!
 //! Config as code (SPEC 8: scenarios, coverage, replay, diff) is in `wasm/as_code.rs`, built
 //! only with the feature `config-as-code` (a second module of the package).
 
 #[cfg(feature = "config-as-code")]
 mod as_code;
+mod page_urls;
+mod result;
 
 use crate::code::DiagnosticCode;
 use serde::Serialize;
@@ -22,13 +30,15 @@ use serde_json::Value;
 use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
-use crate::analysis::{validate_config, validate_config_value, Analysis, Validation};
+use crate::analysis::{Analysis, Validation, validate_config, validate_config_value};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE};
 use crate::normalize::normalize_page_url;
 use crate::preview::Preview;
 use crate::request::SessionState;
+use page_urls::{PageUrl, PageUrls};
+use result::ResultObjects;
 
 #[wasm_bindgen]
 extern "C" {
@@ -166,10 +176,12 @@ fn outcome_code(preview: &Preview<'_>) -> i32 {
 #[wasm_bindgen(js_name = NudgeEngine)]
 pub struct WasmEngine {
     engine: Engine,
-    /// Page URLs copied into the module once and then named by their index (`_internPageUrl`),
-    /// so that a URL previewed again does not cross the boundary again. `pkg/index.js` keeps the
-    /// map from URL to index and bounds it.
-    page_urls: Vec<String>,
+    /// The page URLs this engine keeps, so that a URL previewed again does not cross the boundary
+    /// again (`wasm/page_urls.rs`).
+    page_urls: PageUrls,
+    /// Makes `preview`'s result objects, with the JS texts of the nudges of the rules that fired
+    /// (`wasm/result.rs`).
+    result_objects: ResultObjects,
 }
 
 #[wasm_bindgen(js_class = NudgeEngine)]
@@ -185,7 +197,8 @@ impl WasmEngine {
             .and_then(|input| input.compile())
             .map(|engine| WasmEngine {
                 engine,
-                page_urls: Vec::new(),
+                page_urls: PageUrls::new(),
+                result_objects: ResultObjects::default(),
             })
             .map_err(|e| js_error(&e))
     }
@@ -198,7 +211,60 @@ impl WasmEngine {
     pub fn preview(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
         let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
         let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
-        to_js(&preview.to_result())
+        Ok(self.result_object(&preview))
+    }
+
+    /// The object API's fast path for a plain `session_state` (`preview` in `pkg/index.js`, not
+    /// public): [`WasmEngine::preview`] of its three fields, a number, a string and a number or
+    /// `undefined`, for a page URL not kept yet: `page_url` is its text, `key` the same JS string
+    /// for the index of kept URLs. `undefined` when the engine rejects the fields, or the URL is
+    /// not well formed: the caller then takes `preview`, whose error is the exact one.
+    #[wasm_bindgen(js_name = _previewStateKeep, skip_typescript)]
+    pub fn preview_state_keep(
+        &self,
+        intent_score: f64,
+        page_url: String,
+        key: &JsValue,
+        idle_ms: Option<f64>,
+    ) -> JsValue {
+        self.page_urls.with_kept(page_url, key, |url| {
+            self.preview_state_of(intent_score, Some(url), idle_ms)
+        })
+    }
+
+    /// [`WasmEngine::preview_state_keep`] of a kept URL, by its index in
+    /// [`WasmEngine::page_url_index`] (not public; `pkg/index.js`); `undefined` for an index no
+    /// longer valid.
+    #[wasm_bindgen(js_name = _previewStateAt, skip_typescript)]
+    pub fn preview_state_at(
+        &self,
+        intent_score: f64,
+        page_url_index: u32,
+        idle_ms: Option<f64>,
+    ) -> JsValue {
+        self.page_urls.with_at(page_url_index, |url| {
+            self.preview_state_of(intent_score, url, idle_ms)
+        })
+    }
+
+    fn preview_state_of(
+        &self,
+        intent_score: f64,
+        url: Option<&PageUrl>,
+        idle_ms: Option<f64>,
+    ) -> JsValue {
+        url.filter(|url| url.is_well_formed())
+            .and_then(|url| {
+                let idle_ms = idle_ms.unwrap_or(f64::from(SessionState::DEFAULT_IDLE_MS));
+                self.preview_primitives(intent_score, &url.text, idle_ms)
+            })
+            .map_or(JsValue::UNDEFINED, |preview| self.result_object(&preview))
+    }
+
+    /// The result object of a preview (`wasm/result.rs`).
+    fn result_object(&self, preview: &Preview<'_>) -> JsValue {
+        self.result_objects
+            .make(&preview.to_result(), preview.rule_index())
     }
 
     /// `engine.previewBody(requestBodyText): string`: the 200 body or the InvalidRequest error
@@ -232,86 +298,44 @@ impl WasmEngine {
             .map_or(INVALID, |p| outcome_code(&p))
     }
 
-    /// The object API's fast path (`preview` in `pkg/index.js`, not public): the preview of three
-    /// primitives, validated as [`WasmEngine::preview_fields`], as one string
-    /// `"<code> <reason>"`: the `previewFields` code (rule index, `-1` or `-2`) in decimal, a
-    /// space, and the reason text (SPEC 5). One string crosses the boundary instead of a result
-    /// object built field by field, and nothing is kept between calls. `undefined` for invalid
-    /// input, which the caller sends through `preview` for the exact error.
-    #[wasm_bindgen(js_name = _previewOutcome, skip_typescript)]
-    pub fn preview_outcome(
+    /// [`WasmEngine::preview_fields`] of a page URL not kept yet, which it keeps (not public;
+    /// `pkg/index.js`): `page_url` is its text, `key` the same JS string for the index of kept
+    /// URLs.
+    #[wasm_bindgen(js_name = _previewFieldsKeep, skip_typescript)]
+    pub fn preview_fields_keep(
         &self,
         intent_score: f64,
-        page_url: &str,
+        page_url: String,
+        key: &JsValue,
         idle_ms: f64,
-    ) -> Option<String> {
-        let preview = self.preview_primitives(intent_score, page_url, idle_ms)?;
-        let reason = preview.reason();
-        let mut code = itoa::Buffer::new();
-        let code = code.format(outcome_code(&preview));
-        let mut out = String::with_capacity(code.len() + 1 + reason.len());
-        out.push_str(code);
-        out.push(' ');
-        out.push_str(&reason);
-        Some(out)
-    }
-
-    /// Keeps a page URL in the module for the `…At` previews below (not public; `pkg/index.js`):
-    /// returns its index, valid until `_clearPageUrls`. The text is the URL as wasm-bindgen
-    /// passes any string (lone surrogates as U+FFFD), so a preview of the index is the preview of
-    /// the string.
-    #[wasm_bindgen(js_name = _internPageUrl, skip_typescript)]
-    pub fn intern_page_url(&mut self, page_url: String) -> u32 {
-        self.page_urls.push(page_url);
-        u32::try_from(self.page_urls.len() - 1).unwrap_or(u32::MAX)
-    }
-
-    /// Forgets every URL kept by `_internPageUrl` (not public; `pkg/index.js`).
-    #[wasm_bindgen(js_name = _clearPageUrls, skip_typescript)]
-    pub fn clear_page_urls(&mut self) {
-        self.page_urls = Vec::new();
-    }
-
-    /// [`WasmEngine::preview_fields`] of a URL kept by `_internPageUrl` (not public;
-    /// `pkg/index.js`); `-3` for an unknown index as for invalid input.
-    #[wasm_bindgen(js_name = _previewFieldsAt, skip_typescript)]
-    pub fn preview_fields_at(&self, intent_score: f64, page_url_index: u32, idle_ms: f64) -> i32 {
-        self.page_url(page_url_index).map_or(INVALID, |url| {
-            self.preview_fields(intent_score, url, idle_ms)
+    ) -> i32 {
+        self.page_urls.with_kept(page_url, key, |url| {
+            self.fields_code(intent_score, Some(url), idle_ms)
         })
     }
 
-    /// [`WasmEngine::preview_outcome`] of a URL kept by `_internPageUrl` (not public;
-    /// `pkg/index.js`); `undefined` for an unknown index as for invalid input.
-    #[wasm_bindgen(js_name = _previewOutcomeAt, skip_typescript)]
-    pub fn preview_outcome_at(
-        &self,
-        intent_score: f64,
-        page_url_index: u32,
-        idle_ms: f64,
-    ) -> Option<String> {
-        self.preview_outcome(intent_score, self.page_url(page_url_index)?, idle_ms)
+    /// [`WasmEngine::preview_fields`] of a kept URL, by its index in
+    /// [`WasmEngine::page_url_index`] (not public; `pkg/index.js`); `-3` for an index no longer
+    /// valid.
+    #[wasm_bindgen(js_name = _previewFieldsAt, skip_typescript)]
+    pub fn preview_fields_at(&self, intent_score: f64, page_url_index: u32, idle_ms: f64) -> i32 {
+        self.page_urls.with_at(page_url_index, |url| {
+            self.fields_code(intent_score, url, idle_ms)
+        })
     }
 
-    /// The nudge of rule `index` (config order) as `config()` gives it, `{ type, message, cta }`,
-    /// for the object API's fast path (not public; `pkg/index.js`): one rule's nudge crosses the
-    /// boundary, not the whole config. `undefined` for an index out of range.
-    ///
-    /// # Errors
-    ///
-    /// - Only if serialization failed, which it does not for a nudge.
-    #[wasm_bindgen(js_name = _ruleNudge, skip_typescript)]
-    pub fn rule_nudge(&self, index: u32) -> Result<JsValue, JsValue> {
-        let rule = usize::try_from(index)
-            .ok()
-            .and_then(|i| self.engine.config().rules.get(i));
-        rule.map_or(Ok(JsValue::UNDEFINED), |rule| to_js(&rule.nudge))
+    fn fields_code(&self, intent_score: f64, url: Option<&PageUrl>, idle_ms: f64) -> i32 {
+        url.and_then(|url| self.preview_primitives(intent_score, &url.text, idle_ms))
+            .map_or(INVALID, |p| outcome_code(&p))
     }
 
-    fn page_url(&self, index: u32) -> Option<&str> {
-        self.page_urls
-            .get(usize::try_from(index).ok()?)
-            .map(String::as_str)
+    /// The index of the page URLs this engine keeps, a JS `Map` from URL to index (not public):
+    /// `pkg/index.js` looks a URL up in it and passes the index to the `…At` previews, or the URL
+    /// to the `…Keep` previews when it is not there. Only this module writes it
+    /// (`wasm/page_urls.rs`).
+    #[wasm_bindgen(js_name = _pageUrlIndex, skip_typescript)]
+    pub fn page_url_index(&self) -> JsValue {
+        self.page_urls.index().clone().into()
     }
 
     /// A preview of JS numbers and a URL; `None` for a number that is not a whole number in its
@@ -408,7 +432,7 @@ pub fn normalize_page_url_js(url: &str, options: &JsValue) -> Result<String, JsV
             None => {
                 return Err(
                     js_sys::TypeError::new("options.caseSensitive must be a boolean").into(),
-                )
+                );
             }
         }
     } else {

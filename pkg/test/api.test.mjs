@@ -310,8 +310,9 @@ describe('engine.previewFields(intentScore, pageUrl, idleMs)', () => {
     }
   });
 
-  // A URL previewed again is named by its index in the module (pkg/index.js, `#pageUrlAt`); the
-  // answers must be those of a URL copied afresh, whatever the table holds.
+  // A URL previewed again is named by its index in the module (src/wasm/page_urls.rs, looked up by
+  // pkg/index.js); the answers must be those of a URL copied afresh, whatever the module keeps.
+  // The generated `previewFields` copies the URL in on every call: the reference.
   test('a URL seen before, past the kept-URL bound, too long to keep, or not well-formed: the same answers as a fresh copy', () => {
     const fresh = (intent, url, idle) => Object.getPrototypeOf(NudgeEngine.prototype).previewFields.call(e, intent, url, idle);
     const other = storefront();

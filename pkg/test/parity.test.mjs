@@ -1,8 +1,9 @@
 // Native/WASM parity (docs/RELIABILITY.md): 100,000 generated (config, request) pairs answered by
 // the native crate (tools/src/bin/parity.rs) and by the WASM package's previewBody give identical
 // response bodies, byte for byte: 200 bodies, InvalidRequest and InvalidConfig error bodies. The
-// object API (`preview`, with its fast path for plain states in pkg/index.js) must give the same
-// result, or throw the same error, as `previewBody` for every request that has a session_state.
+// object API (`preview`, whose result object src/wasm/result.rs makes, from three primitives for a
+// plain state) must give the same result, or throw the same error, as `previewBody` for every
+// request that has a session_state.
 // PARITY_CONFIGS=N changes the number of configs (100 requests each; default 1,000).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

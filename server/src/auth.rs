@@ -2,10 +2,10 @@
 //! the server's lifecycle, the key of `Authorization: Bearer`, its site and mode, and the key's
 //! one rolling window, shared by every endpoint of the REST API.
 
-use axum::http::{header, HeaderMap};
+use axum::http::{HeaderMap, header};
 
 use crate::error::ApiError;
-use crate::keys::{key_kind, KeyHash, KeyKind};
+use crate::keys::{KeyHash, KeyKind, key_kind};
 use crate::limiter::Decision;
 use crate::metrics::SiteLabels;
 use crate::model::event::{Mode, Scope};
@@ -35,11 +35,19 @@ impl AuthFailure {
     /// The 401's message.
     pub fn message(self) -> &'static str {
         match self {
-            AuthFailure::Missing => "missing Authorization header; send Authorization: Bearer <API key>",
-            AuthFailure::Malformed => "the Authorization header must be \"Bearer \" followed by an API key: sk_live_ or sk_test_ (pk_live_ or pk_test_ for POST /v1/events) and at least 16 letters or digits",
+            AuthFailure::Missing => {
+                "missing Authorization header; send Authorization: Bearer <API key>"
+            }
+            AuthFailure::Malformed => {
+                "the Authorization header must be \"Bearer \" followed by an API key: sk_live_ or sk_test_ (pk_live_ or pk_test_ for POST /v1/events) and at least 16 letters or digits"
+            }
             AuthFailure::Unknown => "the API key is not valid",
-            AuthFailure::Publishable => "a publishable key (pk_) can only send events to POST /v1/events; this endpoint needs a secret key (sk_live_ or sk_test_)",
-            AuthFailure::SecretInPage => "a secret key (sk_) must never be put in a page, where anyone can read it; send events with the site's publishable key (pk_live_ or pk_test_), and replace this secret key",
+            AuthFailure::Publishable => {
+                "a publishable key (pk_) can only send events to POST /v1/events; this endpoint needs a secret key (sk_live_ or sk_test_)"
+            }
+            AuthFailure::SecretInPage => {
+                "a secret key (sk_) must never be put in a page, where anyone can read it; send events with the site's publishable key (pk_live_ or pk_test_), and replace this secret key"
+            }
         }
     }
 

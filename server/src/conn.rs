@@ -92,10 +92,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for JsonErrors<S> {
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         if this.pending.is_none() {
-            if buf.starts_with(b"HTTP/1.1 4") {
-                if let Some(bytes) = replacement(buf) {
-                    this.pending = Some((bytes, 0, buf.len()));
-                }
+            if buf.starts_with(b"HTTP/1.1 4")
+                && let Some(bytes) = replacement(buf)
+            {
+                this.pending = Some((bytes, 0, buf.len()));
             }
             if this.pending.is_none() {
                 return Pin::new(&mut this.inner).poll_write(cx, buf);

@@ -3,7 +3,7 @@
 //! return `Result<_, ApiError>` and use `?`.
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::auth::AuthFailure;
@@ -75,18 +75,28 @@ impl IntoResponse for ApiError {
         let (status, name, message) = match &self {
             ApiError::InvalidRequest(m) => (StatusCode::BAD_REQUEST, "InvalidRequest", m.clone()),
             ApiError::InvalidCursor(m) => (StatusCode::BAD_REQUEST, "InvalidCursor", m.clone()),
-            ApiError::Unauthorized(failure) => {
-                (StatusCode::UNAUTHORIZED, "Unauthorized", failure.message().to_owned())
-            }
+            ApiError::Unauthorized(failure) => (
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized",
+                failure.message().to_owned(),
+            ),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, "NotFound", m.clone()),
-            ApiError::MethodNotAllowed { message, .. } => {
-                (StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed", message.clone())
+            ApiError::MethodNotAllowed { message, .. } => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "MethodNotAllowed",
+                message.clone(),
+            ),
+            ApiError::RequestTimeout(m) => {
+                (StatusCode::REQUEST_TIMEOUT, "RequestTimeout", m.clone())
             }
-            ApiError::RequestTimeout(m) => (StatusCode::REQUEST_TIMEOUT, "RequestTimeout", m.clone()),
-            ApiError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, "PayloadTooLarge", m.clone()),
-            ApiError::UnsupportedMediaType(m) => {
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UnsupportedMediaType", m.clone())
+            ApiError::PayloadTooLarge(m) => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "PayloadTooLarge", m.clone())
             }
+            ApiError::UnsupportedMediaType(m) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "UnsupportedMediaType",
+                m.clone(),
+            ),
             ApiError::RateLimited(decision) => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "RateLimitExceeded",
@@ -106,9 +116,12 @@ impl IntoResponse for ApiError {
                     decision.reset_after_s()
                 ),
             ),
-            ApiError::InvalidConfig(body) => return json(StatusCode::INTERNAL_SERVER_ERROR, body.clone()),
+            ApiError::InvalidConfig(body) => {
+                return json(StatusCode::INTERNAL_SERVER_ERROR, body.clone());
+            }
             ApiError::Engine(e) => {
-                let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+                let status =
+                    StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
                 return json(status, e.to_body());
             }
             ApiError::Unavailable(why) => (
@@ -133,9 +146,19 @@ impl IntoResponse for ApiError {
                 });
                 return json(StatusCode::BAD_REQUEST, body.to_string());
             }
-            ApiError::ConfigManagedByFile(m) => (StatusCode::CONFLICT, "ConfigManagedByFile", m.clone()),
-            ApiError::PreconditionFailed(m) => (StatusCode::PRECONDITION_FAILED, "PreconditionFailed", m.clone()),
-            ApiError::PreconditionRequired(m) => (StatusCode::PRECONDITION_REQUIRED, "PreconditionRequired", m.clone()),
+            ApiError::ConfigManagedByFile(m) => {
+                (StatusCode::CONFLICT, "ConfigManagedByFile", m.clone())
+            }
+            ApiError::PreconditionFailed(m) => (
+                StatusCode::PRECONDITION_FAILED,
+                "PreconditionFailed",
+                m.clone(),
+            ),
+            ApiError::PreconditionRequired(m) => (
+                StatusCode::PRECONDITION_REQUIRED,
+                "PreconditionRequired",
+                m.clone(),
+            ),
             ApiError::ScenariosFailed { message, failures } => {
                 let body = serde_json::json!({
                     "error": "ScenariosFailed",

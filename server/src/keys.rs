@@ -159,9 +159,11 @@ mod tests {
         let err = KeyHash::parse("sk_live_secretsecretsecret1").unwrap_err();
         assert!(!err.contains("secretsecret"), "{err}");
         assert!(err.contains("hash-key"));
-        assert!(KeyHash::parse("sha256:ABC")
-            .unwrap_err()
-            .contains("64 lowercase hex"));
+        assert!(
+            KeyHash::parse("sha256:ABC")
+                .unwrap_err()
+                .contains("64 lowercase hex")
+        );
         let upper = format!("sha256:{}", "A".repeat(64));
         assert!(KeyHash::parse(&upper).is_err());
         assert!(KeyHash::parse("md5:00").unwrap_err().contains("\"md5:00\""));

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use nudge_rules_server::import::{import, ImportOptions};
-use nudge_rules_server::keys::{key_kind, KeyHash, KeyKind};
+use nudge_rules_server::import::{ImportOptions, import};
+use nudge_rules_server::keys::{KeyHash, KeyKind, key_kind};
 use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::model::event::{Mode, Scope};
 use nudge_rules_server::model::retention::{Plan, Retention};
@@ -27,7 +27,7 @@ use nudge_rules_server::server::{Options, Server};
 use nudge_rules_server::sites::{ConfigSource, SiteDef};
 use nudge_rules_server::store::{NewVersion, Store};
 use nudge_rules_server::{
-    routes, sites, DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY,
+    DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY, routes, sites,
 };
 use sha2::Digest as _;
 
@@ -190,7 +190,9 @@ fn serve(args: ServeArgs) -> ExitCode {
 
     let defs = if args.demo {
         if !(args.listen.ip().is_loopback() && args.admin_listen.ip().is_loopback()) {
-            eprintln!("nudge-rules-server: --demo has a public test key; it listens on loopback addresses only");
+            eprintln!(
+                "nudge-rules-server: --demo has a public test key; it listens on loopback addresses only"
+            );
             return ExitCode::from(2);
         }
         vec![SiteDef {
@@ -284,21 +286,19 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if demo {
-        if let Some(store) = &server.state().store {
-            if let Err(e) = publish_demo_config(store).await {
-                eprintln!("nudge-rules-server: demo config: {e}");
+    if demo && let Some(store) = &server.state().store {
+        if let Err(e) = publish_demo_config(store).await {
+            eprintln!("nudge-rules-server: demo config: {e}");
+            return ExitCode::FAILURE;
+        }
+        match import_demo_sessions(store).await {
+            Ok(n) => tracing::info!(
+                sessions = n,
+                "demo sessions imported in test mode, moved into the last 30 days"
+            ),
+            Err(e) => {
+                eprintln!("nudge-rules-server: demo sessions: {e}");
                 return ExitCode::FAILURE;
-            }
-            match import_demo_sessions(store).await {
-                Ok(n) => tracing::info!(
-                    sessions = n,
-                    "demo sessions imported in test mode, moved into the last 30 days"
-                ),
-                Err(e) => {
-                    eprintln!("nudge-rules-server: demo sessions: {e}");
-                    return ExitCode::FAILURE;
-                }
             }
         }
     }

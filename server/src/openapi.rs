@@ -51,7 +51,7 @@ fn to_json(yaml: &Yaml) -> Result<Value, String> {
             Value::Object(map)
         }
         Yaml::Alias(_) | Yaml::BadValue => {
-            return Err("docs/openapi.yaml: aliases are not supported".to_owned())
+            return Err("docs/openapi.yaml: aliases are not supported".to_owned());
         }
     })
 }

@@ -10,12 +10,12 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use crate::conn::{JsonErrors, MAX_HEAD_BYTES, OVER_CONNECTION_LIMIT};
-use crate::limiter::redis::RedisLimiter;
 use crate::limiter::Limiter;
+use crate::limiter::redis::RedisLimiter;
 use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::model::cursor::CursorKey;
@@ -139,16 +139,15 @@ impl Server {
     ) -> Result<Server, StartError> {
         let openapi_json = crate::openapi::openapi_json().map_err(StartError::OpenApi)?;
         let metrics = Arc::new(Metrics::new());
-        if options.store.is_none() {
-            if let Some(site) = sites
+        if options.store.is_none()
+            && let Some(site) = sites
                 .iter()
                 .find(|s| matches!(s.source, ConfigSource::Store))
-            {
-                return Err(StartError::Store(format!(
-                    "site {:?} has no config file, so its config is managed through the API and kept in the store; start with --store, or give the site a config file",
-                    site.id
-                )));
-            }
+        {
+            return Err(StartError::Store(format!(
+                "site {:?} has no config file, so its config is managed through the API and kept in the store; start with --store, or give the site a config file",
+                site.id
+            )));
         }
         let sites = Sites::new(sites);
         let local = LocalLimiter::new(sites.keys(), clock);
@@ -174,7 +173,9 @@ impl Server {
             Some(secret) => CursorKey::new(secret).map_err(StartError::Secret)?,
             None => {
                 if store.is_some() {
-                    tracing::warn!("no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances");
+                    tracing::warn!(
+                        "no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances"
+                    );
                 }
                 CursorKey::random().map_err(StartError::Secret)?
             }
@@ -308,11 +309,11 @@ impl Server {
 /// Installs the latest published version of every API-managed site (SPEC 13 "Propagation"); a
 /// store that does not answer is logged and tried again at the next poll.
 async fn refresh_from_store(state: &AppState) {
-    if let Some(store) = &state.store {
-        if let Err(e) = state.sites.refresh_from_store(store, &state.metrics).await {
-            state.metrics.store_up.set(0);
-            tracing::warn!(error = %e, "cannot read published config versions; serving the ones installed");
-        }
+    if let Some(store) = &state.store
+        && let Err(e) = state.sites.refresh_from_store(store, &state.metrics).await
+    {
+        state.metrics.store_up.set(0);
+        tracing::warn!(error = %e, "cannot read published config versions; serving the ones installed");
     }
 }
 

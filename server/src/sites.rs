@@ -22,11 +22,11 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use toml::de::{DeTable, DeValue};
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
 use crate::keys::KeyHash;
-use crate::model::retention::{Plan, Retention, MAX_RETENTION_DAYS};
+use crate::model::retention::{MAX_RETENTION_DAYS, Plan, Retention};
 
 /// The default of `rate_limit`: the API document's 1,000 requests per minute (section 8).
 pub const DEFAULT_RATE_LIMIT: u32 = 1000;
@@ -427,7 +427,11 @@ impl Checker<'_> {
                 });
                 let shown = self.text.get(value.span()).unwrap_or("?").to_owned();
                 let message = match (plan, days) {
-                    (Some(Plan::Enterprise), Some(days)) if (90..=MAX_RETENTION_DAYS).contains(&days) => None,
+                    (Some(Plan::Enterprise), Some(days))
+                        if (90..=MAX_RETENTION_DAYS).contains(&days) =>
+                    {
+                        None
+                    }
                     (Some(Plan::Enterprise), _) => Some(format!(
                         "retention_days must be an integer from 90 to {MAX_RETENTION_DAYS} (days of sessions kept visible), got {shown}"
                     )),

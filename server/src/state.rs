@@ -1,8 +1,8 @@
 //! What every request handler shares: the sites, the limiter, the metrics and the server's
 //! lifecycle (loading, ready, shutting down).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::limiter::Limiter;
 use crate::metrics::Metrics;

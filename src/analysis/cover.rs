@@ -45,10 +45,11 @@ impl<'a> CoverIndex<'a> {
                 index.universal.push(id);
             }
             index.exact.entry(text).or_default().push(id);
-            if let Some(base) = text.strip_suffix("/**") {
-                if !base.is_empty() && is_literal(base) {
-                    index.prefix.entry(base).or_default().push(id);
-                }
+            if let Some(base) = text.strip_suffix("/**")
+                && !base.is_empty()
+                && is_literal(base)
+            {
+                index.prefix.entry(base).or_default().push(id);
             }
         }
         index

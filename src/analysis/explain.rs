@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
 use crate::error::Error;
-use crate::reason::{earliest_idle, ConditionCheck, RuleCheck};
+use crate::reason::{ConditionCheck, RuleCheck, earliest_idle};
 use crate::request::SessionState;
 use crate::wire::PreviewResult;
 

@@ -11,7 +11,7 @@ use super::Analysis;
 use crate::code::DiagnosticCode;
 use serde::Serialize;
 
-use super::cover::{covers, CoverIndex};
+use super::cover::{CoverIndex, covers};
 use crate::config::{Pattern, Rule};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error};
@@ -358,14 +358,14 @@ fn pattern_mistakes(p: &Pattern, at: &Path, case_sensitive: bool, f: &mut Findin
             format!("pattern {p} compares bytes: '?' and '[...]' match one byte, and a character such as 'é' is several bytes in UTF-8, so {token:?} never matches one; use '*' instead: {suggestion:?}"),
         );
     }
-    if let Some(q) = written.find('?') {
-        if written.get(q..).is_some_and(|rest| rest.contains('=')) {
-            f.push(
+    if let Some(q) = written.find('?')
+        && written.get(q..).is_some_and(|rest| rest.contains('='))
+    {
+        f.push(
                 DiagnosticCode::PatternQueryString,
                 at,
                 format!("pattern {p} looks like it has a query string; pages are matched without their query, and '?' in a glob matches one character"),
             );
-        }
     }
     let lower = written.to_ascii_lowercase();
     if lower.contains("http://") || lower.contains("https://") || lower.contains("://") {

@@ -7,12 +7,12 @@
 //! ```
 //! use nudge_rules::{analysis::Analysis, Engine, SessionState};
 //!
-//! let engine = Engine::compile(include_str!("../../examples/storefront.json"))?;
+//! let engine = Engine::compile(&std::fs::read_to_string("examples/storefront.json")?)?;
 //! let analysis = Analysis::new(&engine);
 //! let state = SessionState { intent_score: 82, page_url: "/products/linen-shirt".into(), idle_ms: 2000 };
 //! assert_eq!(analysis.explain(&state)?.earliest_idle_ms, Some(8000));
 //! assert!(analysis.lint().is_empty());
-//! # Ok::<(), nudge_rules::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! This layer reads the engine only through its crate-internal seam (`src/engine.rs`, "The
@@ -28,7 +28,7 @@ use serde::Serialize;
 
 pub use crate::reason::ConditionCheck;
 pub use explain::{Explanation, RuleExplanation, Verdict};
-pub use lint::{validate_config, validate_config_value, Validation};
+pub use lint::{Validation, validate_config, validate_config_value};
 pub use map::{DecisionMap, Region};
 pub use summary::RuleSummary;
 
@@ -136,7 +136,7 @@ impl Analysis<'_> {
                     path: None,
                     url_error: Some(UrlRejection::from(&e)),
                     matches: Vec::new(),
-                }
+                };
             }
         };
         let config = self.engine.config();

@@ -112,10 +112,10 @@ fn describe(p: &Pattern) -> String {
     if written == "/**" || written == "**" {
         return "every page".to_owned();
     }
-    if let Some(prefix) = written.strip_suffix("/**") {
-        if literal(prefix) {
-            return format!("pages under {prefix}");
-        }
+    if let Some(prefix) = written.strip_suffix("/**")
+        && literal(prefix)
+    {
+        return format!("pages under {prefix}");
     }
     if literal(written) {
         return written.to_owned();

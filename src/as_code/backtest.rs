@@ -7,12 +7,12 @@
 //! Each session is replayed by [`ConfigAsCode::replay`]'s own code, so a backtest and
 //! `nudge-rules replay` of the same sessions agree on every count.
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 
-use crate::as_code::diff::{page_side, ChangeKind, Side};
-use crate::as_code::replay::{PageOutcome, ReplaySummary, SessionRecord};
 use crate::as_code::ConfigAsCode;
+use crate::as_code::diff::{ChangeKind, Side, page_side};
+use crate::as_code::replay::{PageOutcome, ReplaySummary, SessionRecord};
 use crate::engine::Engine;
 use crate::limits::MAX_BACKTEST_EXAMPLES;
 

@@ -121,7 +121,7 @@ impl ConfigAsCode<'_> {
     ///
     /// ```
     /// use nudge_rules::scenarios::ScenarioFile;
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(&std::fs::read_to_string("examples/storefront.json").unwrap()).unwrap();
     /// let file = ScenarioFile::from_text(r#"{"scenarios": [{"name": "stylist",
     ///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///   "expect": {"rule": "sizing-help"}}]}"#).unwrap();

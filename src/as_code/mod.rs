@@ -1,8 +1,9 @@
 //! Config as code (SPEC 8), as [`ConfigAsCode`] of a compiled [`Engine`]: scenario files and
 //! [`ConfigAsCode::test`] ([`scenarios`]), [`ConfigAsCode::coverage`] ([`coverage`]), the replay
 //! of recorded sessions from any iterator ([`ConfigAsCode::replay`], [`replay`]), and the diff of
-//! two configs ([`diff`]). The same layer is the `config-as-code` feature of the WASM package
-//! (its second module, `src/wasm/as_code.rs`).
+//! this config and another ([`ConfigAsCode::diff`], [`ConfigAsCode::diff_maps`], [`diff`]). The
+//! same layer is the `config-as-code` feature of the WASM package (its second module,
+//! `src/wasm/as_code.rs`).
 //!
 //! Like [`Analysis`](crate::analysis::Analysis), it reads the engine only through its
 //! crate-internal seam (`src/engine.rs`, "The seam").
@@ -10,13 +11,13 @@
 //! ```
 //! use nudge_rules::{as_code::ConfigAsCode, replay::Sessions, Engine};
 //!
-//! let engine = Engine::compile(include_str!("../../examples/storefront.json"))?;
-//! let sessions = Sessions::from_text(include_str!("../../examples/sessions.jsonl"))?;
+//! let engine = Engine::compile(&std::fs::read_to_string("examples/storefront.json")?)?;
+//! let sessions = Sessions::from_text(&std::fs::read_to_string("examples/sessions.jsonl")?)?;
 //! let as_code = ConfigAsCode::new(&engine);
 //! // Any iterator of sessions: here, those that converted.
 //! let converted = sessions.records().filter(|s| s.converted() == Some(true));
 //! assert_eq!(as_code.replay_summary(converted).sessions, 50);
-//! # Ok::<(), nudge_rules::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod backtest;

@@ -11,7 +11,7 @@ use crate::error::Diagnostic;
 use crate::json::{self, Findings, ListLimit, Path, Reader};
 use crate::limits::{
     MAX_CONFIG_BYTES, MAX_CTA_CHARS, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS,
-    MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES, MAX_RULES, MAX_RULE_ID_CHARS,
+    MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES, MAX_RULE_ID_CHARS, MAX_RULES,
 };
 use crate::pattern;
 use crate::text::{binary_size, group};
@@ -259,14 +259,14 @@ fn read_when(
     };
     let min_intent_score = intent("min_intent_score", 0, f);
     let max_intent_score = intent("max_intent_score", MAX_INTENT_SCORE, f);
-    if let (Some(min), Some(max)) = (min_intent_score, max_intent_score) {
-        if min > max {
-            f.push(
+    if let (Some(min), Some(max)) = (min_intent_score, max_intent_score)
+        && min > max
+    {
+        f.push(
                 DiagnosticCode::EmptyIntentRange,
                 &r.path().key("min_intent_score"),
                 format!("min_intent_score {min} is greater than max_intent_score {max}; no intent score can satisfy both"),
             );
-        }
     }
     let min_idle_ms = match r.get("min_idle_ms") {
         Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_IDLE_MS), f)

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{parse, Findings};
+use super::{Findings, parse};
 use crate::code::DiagnosticCode;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::text::{binary_size, group};

@@ -1,7 +1,7 @@
 //! Findings collected while a JSON tree is read, turned into placed diagnostics.
 
-use super::locate::{locate, Positions};
 use super::Path;
+use super::locate::{Positions, locate};
 use crate::code::DiagnosticCode;
 use crate::error::{Diagnostic, Severity};
 

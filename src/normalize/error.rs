@@ -26,7 +26,9 @@ pub enum UrlError {
         len_bytes: usize,
     },
     /// A raw control character (U+0000 to U+001F, U+007F to U+009F).
-    #[error("page_url contains the control character U+{code_point:04X} at byte {at}; percent-encode it or remove it")]
+    #[error(
+        "page_url contains the control character U+{code_point:04X} at byte {at}; percent-encode it or remove it"
+    )]
     ControlCharacter {
         /// Byte offset in the input.
         at: usize,
@@ -46,16 +48,22 @@ pub enum UrlError {
         at: usize,
     },
     /// A path starting with `//`, which reads as a host (`//evil.example/checkout`).
-    #[error("page_url starts with \"//\", which reads as a host name; a path starts with exactly one '/'")]
+    #[error(
+        "page_url starts with \"//\", which reads as a host name; a path starts with exactly one '/'"
+    )]
     DoubleSlash,
     /// A scheme other than http or https (`javascript:`, `mailto:`, `ftp:`).
-    #[error("page_url has the scheme \"{scheme}:\"; only http and https URLs and paths starting with '/' are accepted")]
+    #[error(
+        "page_url has the scheme \"{scheme}:\"; only http and https URLs and paths starting with '/' are accepted"
+    )]
     UnsupportedScheme {
         /// The scheme as written.
         scheme: String,
     },
     /// Neither a path starting with `/` nor an absolute URL (`products/x`, `?q=1`).
-    #[error("page_url is a relative reference; give a path starting with '/' or an absolute http(s) URL")]
+    #[error(
+        "page_url is a relative reference; give a path starting with '/' or an absolute http(s) URL"
+    )]
     Relative,
     /// An `http:`/`https:` URL that is not of the form `scheme://host/...`, or that the URL parser
     /// rejects (bad host, bad port).
@@ -65,7 +73,9 @@ pub enum UrlError {
         reason: String,
     },
     /// `%` not followed by two hex digits (`%`, `%zz`, `%4`).
-    #[error("page_url has a malformed percent escape {escape:?} at byte {at}; '%' must be followed by two hex digits")]
+    #[error(
+        "page_url has a malformed percent escape {escape:?} at byte {at}; '%' must be followed by two hex digits"
+    )]
     MalformedEscape {
         /// Byte offset of the `%`.
         at: usize,
@@ -73,7 +83,9 @@ pub enum UrlError {
         escape: String,
     },
     /// An escape that decodes to `/`, `\`, `%` (double encoding) or a control character.
-    #[error("page_url has the escape {escape} at byte {at}, which decodes to {decoded}; such escapes are ambiguous and rejected")]
+    #[error(
+        "page_url has the escape {escape} at byte {at}, which decodes to {decoded}; such escapes are ambiguous and rejected"
+    )]
     ForbiddenEscape {
         /// Byte offset of the `%`.
         at: usize,
@@ -89,7 +101,9 @@ pub enum UrlError {
         at: usize,
     },
     /// Unicode normalization (NFKC) would change the path's structure.
-    #[error("page_url contains {original:?}, which Unicode normalization (NFKC) turns into {normalized:?} and so changes the path's structure; ambiguous, rejected")]
+    #[error(
+        "page_url contains {original:?}, which Unicode normalization (NFKC) turns into {normalized:?} and so changes the path's structure; ambiguous, rejected"
+    )]
     AmbiguousUnicode {
         /// The segment as decoded.
         original: String,
@@ -99,7 +113,9 @@ pub enum UrlError {
     /// The path's dot segments put a browser on another page than SPEC 4's steps do (SPEC 4 step
     /// 6): `/checkout//./../pay` (a browser resolves `..` against the empty segment; the steps
     /// drop empty segments first) or `/x/..;/checkout` (a browser keeps `..;` as a segment).
-    #[error("page_url reads as {spec_path:?} by SPEC 4's steps but as {browser_path:?} in a browser, which resolves dot segments before dropping empty segments and cutting ';' parameters; ambiguous, rejected")]
+    #[error(
+        "page_url reads as {spec_path:?} by SPEC 4's steps but as {browser_path:?} in a browser, which resolves dot segments before dropping empty segments and cutting ';' parameters; ambiguous, rejected"
+    )]
     AmbiguousDotSegment {
         /// The path SPEC 4's steps 1 to 5 give.
         spec_path: String,
@@ -110,7 +126,9 @@ pub enum UrlError {
     /// A segment that is empty only because its `;` parameters are cut (SPEC 4 step 6):
     /// `/orders/;a/invoice`, `/checkout/;jsessionid=1`, `/checkout/;`. SPEC 4's steps drop it;
     /// a server that keeps path parameters routes it as a page of its own.
-    #[error("page_url has the segment {segment:?} at byte {at}, which is empty once its ';' parameters are cut: servers that keep path parameters read it as a page of its own, servers that cut them drop it; ambiguous, rejected (put the parameters on a segment with a name, as in \"/checkout;jsessionid=1\", or remove them)")]
+    #[error(
+        "page_url has the segment {segment:?} at byte {at}, which is empty once its ';' parameters are cut: servers that keep path parameters read it as a page of its own, servers that cut them drop it; ambiguous, rejected (put the parameters on a segment with a name, as in \"/checkout;jsessionid=1\", or remove them)"
+    )]
     ParameterOnlySegment {
         /// Byte offset of the segment in the input.
         at: usize,

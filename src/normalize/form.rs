@@ -26,7 +26,7 @@ pub(super) fn check_input(page_url: &str) -> Result<(), UrlError> {
                 return Err(UrlError::ControlCharacter {
                     at,
                     code_point: u32::from(c),
-                })
+                });
             }
             _ => {}
         }

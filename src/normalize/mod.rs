@@ -53,7 +53,7 @@ use browser::{browser_resolved, parameter_only_error};
 use canonical::is_canonical;
 use decode::percent_decode;
 use form::{check_input, raw_path};
-use segments::{join_segments, Dots, Joined};
+use segments::{Dots, Joined, join_segments};
 use unicode::{lowercase_cow, nfkc_checked};
 
 /// Turns a `page_url` into its canonical path (SPEC 4), or says why it is rejected.

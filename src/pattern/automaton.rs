@@ -377,7 +377,7 @@ fn literal_prefix(node: &Node, out: &mut Vec<u8>) {
                 let byte = set
                     .iter()
                     .enumerate()
-                    .find(|(_, &word)| word != 0)
+                    .find(|&(_, &word)| word != 0)
                     .map_or(0, |(w, word)| w * 64 + word.trailing_zeros() as usize);
                 out.push(u8::try_from(byte).unwrap_or(0));
             }
@@ -518,10 +518,10 @@ impl<O: Copy> AutomatonIndex<O> {
         let bytes = path.as_bytes();
         let mut try_each = |ids: &[u32]| {
             for id in ids {
-                if let Some((automaton, owner)) = self.automata.get(*id as usize) {
-                    if automaton.is_match(bytes) {
-                        found(*owner);
-                    }
+                if let Some((automaton, owner)) = self.automata.get(*id as usize)
+                    && automaton.is_match(bytes)
+                {
+                    found(*owner);
                 }
             }
         };

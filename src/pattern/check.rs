@@ -27,10 +27,11 @@ pub(super) fn glob(text: &str) -> Result<Glob, globset::Error> {
 /// `/checkout/**` also matches `/checkout`).
 pub(super) fn globs_of(normalized: &str) -> Result<Vec<Glob>, globset::Error> {
     let mut out = vec![glob(normalized)?];
-    if let Some(prefix) = normalized.strip_suffix("/**") {
-        if !prefix.is_empty() && !prefix.ends_with('\\') {
-            out.push(glob(prefix)?);
-        }
+    if let Some(prefix) = normalized.strip_suffix("/**")
+        && !prefix.is_empty()
+        && !prefix.ends_with('\\')
+    {
+        out.push(glob(prefix)?);
     }
     Ok(out)
 }

@@ -31,8 +31,8 @@ use globset::{Candidate, GlobSet};
 
 use automaton::{AutomatonIndex, GlobAutomaton};
 use check::globs_of;
-use literal::{literal_forms, LiteralIndex};
-use segment::{segment_globs, SegmentIndex};
+use literal::{LiteralIndex, literal_forms};
+use segment::{SegmentIndex, segment_globs};
 
 /// Many patterns compiled once; each match reports its owner. Literal and literal-prefix
 /// patterns (the common case: `/search`, `/products/**`, `/collections/{sale,clearance}/**`) go
@@ -91,11 +91,7 @@ impl<O: Copy + Ord> PatternSet<O> {
             }
         }
         set.segment = SegmentIndex::build(segment);
-        if bad.is_empty() {
-            Ok(set)
-        } else {
-            Err(bad)
-        }
+        if bad.is_empty() { Ok(set) } else { Err(bad) }
     }
 
     /// Replaces `owners_out` with the owners of every matching pattern, sorted, duplicates

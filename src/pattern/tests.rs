@@ -3,10 +3,10 @@
 
 use globset::{Candidate, GlobSet};
 
+use super::PatternSet;
 use super::check::{check, globs_of};
 use super::literal::{has_literal_forms, literal_forms};
 use super::segment::segment_globs;
-use super::PatternSet;
 use crate::code::DiagnosticCode;
 use crate::normalize::normalize_pattern_text;
 

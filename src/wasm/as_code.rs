@@ -10,11 +10,11 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, json_tree, set, ConfigInput, WasmEngine};
-use crate::as_code::diff::{diff, DiffInput};
+use super::{ConfigInput, WasmEngine, js_error, json_tree, set};
+use crate::as_code::ConfigAsCode;
+use crate::as_code::diff::DiffInput;
 use crate::as_code::replay::Sessions;
 use crate::as_code::scenarios::ScenarioFile;
-use crate::as_code::ConfigAsCode;
 use crate::error::{Error, ErrorKind};
 
 /// A result as a plain JS value, through JSON text and `JSON.parse`: one serializer for every
@@ -209,6 +209,6 @@ impl WasmEngine {
                 given.push(read);
             }
         }
-        to_js(&diff(&old, &new, &given))
+        to_js(&ConfigAsCode::new(&old).diff(&new, &given))
     }
 }

@@ -12,8 +12,8 @@
 //! Deterministic; `BROWSER_VARIANTS=N` sets the count (default 100,000). pkg/test/
 //! browser-reading.test.mjs checks the same property against Node's `URL`.
 
-use crate::common::{browser_reading, Rng};
-use nudge_rules::{normalize_page_url, Engine};
+use crate::common::{Rng, browser_reading};
+use nudge_rules::{Engine, normalize_page_url};
 
 /// Pages inside the storefront's quiet zones, and pages next to them.
 const PAGES: &[&str] = &[
@@ -185,13 +185,13 @@ fn accepted_urls_are_read_as_a_browser_reads_them() {
                 browser_quiet += 1;
                 let intent = rng.below(101) as u8;
                 let idle = (rng.next() % 100_000) as u32;
-                if let Ok(p) = engine.preview_fields(intent, &url, idle) {
-                    if p.would_fire() {
-                        failures.push(format!(
-                            "{url:?}: a browser is on {read}, which is quiet, yet {:?} fired",
-                            p.rule().map(|r| &r.id)
-                        ));
-                    }
+                if let Ok(p) = engine.preview_fields(intent, &url, idle)
+                    && p.would_fire()
+                {
+                    failures.push(format!(
+                        "{url:?}: a browser is on {read}, which is quiet, yet {:?} fired",
+                        p.rule().map(|r| &r.id)
+                    ));
                 }
             }
         }
@@ -205,7 +205,9 @@ fn accepted_urls_are_read_as_a_browser_reads_them() {
         failures.len(),
         failures.join("\n")
     );
-    println!("{count} variants: {accepted} accepted (each as a browser reads it), {rejected} rejected ({parameter_only} with a ';'-only segment); {browser_quiet} inside a quiet zone for a browser, none fired");
+    println!(
+        "{count} variants: {accepted} accepted (each as a browser reads it), {rejected} rejected ({parameter_only} with a ';'-only segment); {browser_quiet} inside a quiet zone for a browser, none fired"
+    );
     // The generator must exercise both outcomes substantially, and the `;`-only family.
     assert!(
         accepted > count / 4 && rejected > count / 10 && parameter_only > count / 100,

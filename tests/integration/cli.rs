@@ -54,10 +54,12 @@ fn preview_reads_stdin_and_names_the_quiet_zone() {
         let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(body["data"]["would_fire"], false);
         assert_eq!(body["data"]["nudge"], serde_json::Value::Null);
-        assert!(body["data"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("/checkout/**"));
+        assert!(
+            body["data"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("/checkout/**")
+        );
     }
 }
 
@@ -73,10 +75,12 @@ fn invalid_request_prints_the_error_body_and_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(body["error"], "InvalidRequest");
-    assert!(body["message"]
-        .as_str()
-        .unwrap()
-        .contains("session_state.intent_score"));
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("session_state.intent_score")
+    );
     let out = run(&["preview", "not json"], "");
     assert_eq!(out.status.code(), Some(1));
 }
@@ -294,8 +298,10 @@ fn test_failure_names_an_expected_rule_id_the_config_lacks() {
         "{stdout}"
     );
     let out = run(&["test", "--format", "junit", &file], "");
-    assert!(text(&out.stdout)
-        .contains("note:     the config has no rule with id &quot;sizing-hlep&quot;"));
+    assert!(
+        text(&out.stdout)
+            .contains("note:     the config has no rule with id &quot;sizing-hlep&quot;")
+    );
     let out = run(&["test", &temp_file("failing-known.json", FAILING)], "");
     assert!(
         !text(&out.stdout).contains("note:"),
@@ -360,10 +366,12 @@ fn test_junit_is_well_formed_xml_with_one_testcase_per_scenario() {
         failure.attribute("message"),
         Some("expected rule \"sizing-help\" fires, got no nudge")
     );
-    assert!(failure
-        .text()
-        .unwrap()
-        .contains("reason:   no rule matched"));
+    assert!(
+        failure
+            .text()
+            .unwrap()
+            .contains("reason:   no rule matched")
+    );
     assert!(
         cases[0].first_element_child().is_none(),
         "a pass has no failure"

@@ -4,7 +4,7 @@
 //! (docs/RELIABILITY.md), not here: tests do not time.
 
 use nudge_rules::{Engine, ErrorKind};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn rule(id: &str) -> Value {
     json!({"id": id, "nudge": {"type": "toast", "message": "m", "cta": "c"}})
@@ -129,9 +129,11 @@ fn request_limits() {
             .to_string()
     };
     let url_at = format!("/{}", "a".repeat(8191));
-    assert!(engine
-        .preview_body(body(&url_at, 86_400_000).as_bytes())
-        .is_ok());
+    assert!(
+        engine
+            .preview_body(body(&url_at, 86_400_000).as_bytes())
+            .is_ok()
+    );
     let e = engine
         .preview_body(body(&format!("{url_at}a"), 0).as_bytes())
         .unwrap_err();
@@ -152,8 +154,8 @@ fn request_limits() {
 // --- SPEC 8: scenario files and recorded sessions ---------------------------------------------
 
 use nudge_rules::limits::{
-    MAX_EVENTS_PER_SESSION, MAX_RECORDED_NUDGES_PER_SESSION, MAX_SCENARIOS,
-    MAX_SCENARIO_FILE_BYTES, MAX_SCENARIO_NAME_CHARS, MAX_SESSIONS, MAX_SESSIONS_BYTES,
+    MAX_EVENTS_PER_SESSION, MAX_RECORDED_NUDGES_PER_SESSION, MAX_SCENARIO_FILE_BYTES,
+    MAX_SCENARIO_NAME_CHARS, MAX_SCENARIOS, MAX_SESSIONS, MAX_SESSIONS_BYTES,
 };
 use nudge_rules::replay::Sessions;
 use nudge_rules::scenarios::ScenarioFile;
@@ -183,9 +185,10 @@ fn scenario_file_limits() {
         codes(&e),
         [("too_many_scenarios".to_owned(), "scenarios".to_owned())]
     );
-    assert!(e
-        .to_string()
-        .contains("10,001 scenarios; the limit is 10,000"));
+    assert!(
+        e.to_string()
+            .contains("10,001 scenarios; the limit is 10,000")
+    );
 
     let named = |n: usize| move |_: usize| "é".repeat(n);
     assert!(ScenarioFile::from_text(&scenarios(1, named(MAX_SCENARIO_NAME_CHARS))).is_ok());
@@ -212,11 +215,13 @@ fn session(id: usize, events: usize, nudges: usize) -> Value {
 #[test]
 fn session_limits() {
     let one = |events, nudges| Value::Array(vec![session(0, events, nudges)]).to_string();
-    assert!(Sessions::from_text(&one(
-        MAX_EVENTS_PER_SESSION,
-        MAX_RECORDED_NUDGES_PER_SESSION
-    ))
-    .is_ok());
+    assert!(
+        Sessions::from_text(&one(
+            MAX_EVENTS_PER_SESSION,
+            MAX_RECORDED_NUDGES_PER_SESSION
+        ))
+        .is_ok()
+    );
     let e = Sessions::from_text(&one(MAX_EVENTS_PER_SESSION + 1, 0)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidSessions);
     assert_eq!(

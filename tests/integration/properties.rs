@@ -3,12 +3,12 @@
 
 use nudge_rules::analysis::Analysis;
 use nudge_rules::as_code::ConfigAsCode;
-use nudge_rules::diff::{diff, ChangeKind, DiffInput};
+use nudge_rules::diff::{ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
-use nudge_rules::{normalize_page_url, DiagnosticCode, Engine, SessionState};
+use nudge_rules::{DiagnosticCode, Engine, SessionState, normalize_page_url};
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const SEGMENTS: &[&str] = &[
     "products",
@@ -351,17 +351,17 @@ proptest! {
             DiffInput::from_value(&json!({ "scenarios": scenarios })).unwrap(),
         ];
         for engine in [&a, &b] {
-            let same = diff(engine, engine, &inputs);
+            let same = ConfigAsCode::new(engine).diff(engine, &inputs);
             prop_assert!(same.changes.is_empty() && same.counts.is_empty(), "{:?}", same.changes);
-            prop_assert!(diff(engine, engine, &[]).map_changes.is_empty());
+            prop_assert!(ConfigAsCode::new(engine).diff(engine, &[]).map_changes.is_empty());
         }
-        let (forth, back) = (diff(&a, &b, &inputs), diff(&b, &a, &inputs));
+        let (forth, back) = (ConfigAsCode::new(&a).diff(&b, &inputs), ConfigAsCode::new(&b).diff(&a, &inputs));
         prop_assert_eq!(forth.changes.len(), back.changes.len());
         for (f, g) in forth.changes.iter().zip(&back.changes) {
             prop_assert_eq!((&f.old, &f.new), (&g.new, &g.old));
             prop_assert_eq!(f.kind.inverse(), g.kind);
         }
-        let (forth, back) = (diff(&a, &b, &[]), diff(&b, &a, &[]));
+        let (forth, back) = (ConfigAsCode::new(&a).diff(&b, &[]), ConfigAsCode::new(&b).diff(&a, &[]));
         prop_assert_eq!(forth.map_changes.len(), back.map_changes.len());
         for (f, g) in forth.map_changes.iter().zip(&back.map_changes) {
             prop_assert_eq!((&f.old_quiet_zone, &f.new_quiet_zone), (&g.new_quiet_zone, &g.old_quiet_zone));

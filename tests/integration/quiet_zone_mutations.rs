@@ -10,8 +10,8 @@
 //! per quiet zone; docs/RELIABILITY.md has a run of 1,000,000).
 
 use crate::common::Rng;
-use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::Engine;
+use nudge_rules::limits::MAX_IDLE_MS;
 
 const ZONES: &[(&str, &[&str])] = &[
     (

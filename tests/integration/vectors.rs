@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use nudge_rules::analysis::Analysis;
 use nudge_rules::as_code::ConfigAsCode;
-use nudge_rules::{normalize_page_url, Engine};
+use nudge_rules::{Engine, normalize_page_url};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -283,7 +283,7 @@ fn lint_vectors() {
 // Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json. Results are
 // compared as JSON (the shape the WASM package returns too) with `subset`.
 
-use nudge_rules::diff::{diff, DiffInput};
+use nudge_rules::diff::DiffInput;
 use nudge_rules::replay::Sessions;
 use nudge_rules::scenarios::ScenarioFile;
 
@@ -369,13 +369,13 @@ fn check_error(e: &nudge_rules::Error, want: &Value) -> Result<(), String> {
             return Err(format!("diagnostic {w} not reported; got {got}"));
         }
     }
-    if let Some(n) = want["count"].as_u64() {
-        if e.diagnostics().len() as u64 != n {
-            return Err(format!(
-                "{} diagnostics, want {n}: {got}",
-                e.diagnostics().len()
-            ));
-        }
+    if let Some(n) = want["count"].as_u64()
+        && e.diagnostics().len() as u64 != n
+    {
+        return Err(format!(
+            "{} diagnostics, want {n}: {got}",
+            e.diagnostics().len()
+        ));
     }
     contains_all(&e.diagnostics()[0].message, &want["message_contains"])
 }
@@ -425,12 +425,11 @@ fn replay_vectors() {
         let engine = Engine::compile(&config_text(case)).map_err(|e| e.to_string())?;
         let sessions = read_input(case, "sessions", Sessions::from_text, Sessions::from_value);
         // The summary alone is the replay's summary.
-        if let Ok(s) = &sessions {
-            if ConfigAsCode::new(&engine).replay_summary(s)
+        if let Ok(s) = &sessions
+            && ConfigAsCode::new(&engine).replay_summary(s)
                 != ConfigAsCode::new(&engine).replay(s).summary
-            {
-                return Err("replay_summary differs from replay().summary".into());
-            }
+        {
+            return Err("replay_summary differs from replay().summary".into());
         }
         check_result(
             case,
@@ -451,7 +450,7 @@ fn diff_vectors() {
         for input in case["inputs"].as_array().into_iter().flatten() {
             inputs.push(DiffInput::from_value(input).map_err(|e| e.to_string())?);
         }
-        let d = diff(&old, &new, &inputs);
+        let d = ConfigAsCode::new(&old).diff(&new, &inputs);
         for (id, want) in case["reach"].as_object().into_iter().flatten() {
             let r = d
                 .reach

@@ -8,8 +8,8 @@
 //! `nudge_redis_up` drops to 0. Redis is tried again [`RETRY_AFTER_FAILURE`] later. A Redis
 //! failure never turns into a 500.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;

@@ -6,8 +6,8 @@
 //!
 //! Form: `base64url(payload JSON) "." base64url(HMAC)`, no padding.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -195,9 +195,9 @@ impl CursorKey {
             .map_err(|_| "the cursor is not one this server wrote")?;
         self.mac(endpoint, scope, &payload)
             .verify_slice(&tag)
-            .map_err(|_| {
-                "the cursor was damaged, or was issued for another list, site, mode or server"
-            })?;
+            .map_err(
+                |_| "the cursor was damaged, or was issued for another list, site, mode or server",
+            )?;
         serde_json::from_slice(&payload).map_err(|_| "the cursor is not one this server wrote")
     }
 }
@@ -242,28 +242,33 @@ mod tests {
         let a = scope(&"s".repeat(64), Mode::Test);
         let cursor = key.sign(Endpoint::Nudges, &a, &state());
         assert!(cursor.len() <= MAX_CURSOR_BYTES, "{}", cursor.len());
-        assert!(cursor
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
+        assert!(
+            cursor
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        );
         assert_eq!(key.verify(Endpoint::Nudges, &a, &cursor), Ok(state()));
         assert!(key.verify(Endpoint::Sessions, &a, &cursor).is_err());
-        assert!(key
-            .verify(
+        assert!(
+            key.verify(
                 Endpoint::Nudges,
                 &scope(&"s".repeat(64), Mode::Live),
                 &cursor
             )
-            .is_err());
-        assert!(key
-            .verify(Endpoint::Nudges, &scope("other", Mode::Test), &cursor)
-            .is_err());
+            .is_err()
+        );
+        assert!(
+            key.verify(Endpoint::Nudges, &scope("other", Mode::Test), &cursor)
+                .is_err()
+        );
         let other = CursorKey::new(&[8; 32]).unwrap();
         assert!(other.verify(Endpoint::Nudges, &a, &cursor).is_err());
         let mut damaged = cursor.clone().into_bytes();
         damaged[3] ^= 1;
-        assert!(key
-            .verify(Endpoint::Nudges, &a, &String::from_utf8(damaged).unwrap())
-            .is_err());
+        assert!(
+            key.verify(Endpoint::Nudges, &a, &String::from_utf8(damaged).unwrap())
+                .is_err()
+        );
         assert!(key.verify(Endpoint::Nudges, &a, "").is_err());
         assert!(key.verify(Endpoint::Nudges, &a, &"a".repeat(600)).is_err());
         assert!(CursorKey::new(b"short").is_err());

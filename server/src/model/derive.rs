@@ -79,10 +79,10 @@ pub fn derive(
         started_at_ms = started_at_ms.min(at);
         ended_at_ms = ended_at_ms.max(at);
         let order = (at, stored.seq);
-        if let Some(score) = e.intent_score {
-            if intent.is_none_or(|(latest, _)| order > latest) {
-                intent = Some((order, score));
-            }
+        if let Some(score) = e.intent_score
+            && intent.is_none_or(|(latest, _)| order > latest)
+        {
+            intent = Some((order, score));
         }
         match e.kind {
             EventKind::PageView => {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::event::{EventKind, NewEvent, NUDGE_TYPES};
+use super::event::{EventKind, NUDGE_TYPES, NewEvent};
 use super::time::parse_rfc3339_ms;
 use crate::import::path_key;
 
@@ -377,9 +377,11 @@ mod tests {
             assert!(read_batch(bad.as_bytes()).is_err(), "{bad}");
         }
         let many = format!("{{\"events\": [{}]}}", vec!["{}"; 501].join(","));
-        assert!(read_batch(many.as_bytes())
-            .unwrap_err()
-            .contains("1 to 500"));
+        assert!(
+            read_batch(many.as_bytes())
+                .unwrap_err()
+                .contains("1 to 500")
+        );
         // 10,000-deep nesting: the batch reads (its events are skipped unread), the event is
         // refused alone.
         let deep = format!(
@@ -406,7 +408,9 @@ mod tests {
     fn each_field_is_checked_and_named() {
         let t = crate::model::time::format_ms(NOW - 1000);
         let base = |extra: &str| {
-            format!("{{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PAGE_VIEW\", \"occurred_at\": \"{t}\", \"url\": \"/p\"{extra}}}")
+            format!(
+                "{{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PAGE_VIEW\", \"occurred_at\": \"{t}\", \"url\": \"/p\"{extra}}}"
+            )
         };
         let e = event(&base("")).unwrap();
         assert_eq!(
@@ -424,15 +428,42 @@ mod tests {
             assert!(err.contains(named), "{extra}: {err}");
         }
         for (json, named) in [
-            ("{\"message_id\": \"m 1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"/\"}", "message_id"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"s_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"/\"}", "session_id"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"CLICK\", \"occurred_at\": \"2026-11-24T10:00:00Z\"}", "type must be"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-02-30T25:61:00Z\", \"url\": \"/\"}", "occurred_at"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\"}", "missing field \"url\""),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"javascript:alert(1)\"}", "url must be"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_SHOWN\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"nudg_1\", \"nudge_type\": \"popup\"}", "nudge_type"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_OUTCOME\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"x\", \"outcome\": \"clicked\"}", "nudge_id"),
-            ("{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_OUTCOME\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"nudg_1\", \"outcome\": \"shown\"}", "outcome"),
+            (
+                "{\"message_id\": \"m 1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"/\"}",
+                "message_id",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"s_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"/\"}",
+                "session_id",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"CLICK\", \"occurred_at\": \"2026-11-24T10:00:00Z\"}",
+                "type must be",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-02-30T25:61:00Z\", \"url\": \"/\"}",
+                "occurred_at",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\"}",
+                "missing field \"url\"",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"javascript:alert(1)\"}",
+                "url must be",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_SHOWN\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"nudg_1\", \"nudge_type\": \"popup\"}",
+                "nudge_type",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_OUTCOME\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"x\", \"outcome\": \"clicked\"}",
+                "nudge_id",
+            ),
+            (
+                "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_OUTCOME\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"nudg_1\", \"outcome\": \"shown\"}",
+                "outcome",
+            ),
             ("[1]", "must be an object"),
         ] {
             let err = event(json).unwrap_err();
@@ -463,7 +494,9 @@ mod tests {
         );
         assert_eq!(c.corrected(NOW + FUTURE_TOLERANCE_MS + 1), NOW);
         let old = crate::model::time::format_ms(NOW - MAX_AGE_MS - 1);
-        let json = format!("{{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"{old}\", \"url\": \"/\"}}");
+        let json = format!(
+            "{{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PURCHASE\", \"occurred_at\": \"{old}\", \"url\": \"/\"}}"
+        );
         assert!(event(&json).unwrap_err().contains("24 hours"));
     }
 }

@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use axum::Extension;
 use nudge_rules::as_code::backtest::{Backtest, BacktestReport, PageChanges};
 use nudge_rules::replay::{
     EventRecord, NudgeOutcome, NudgeRecord, ReplaySummary, SessionParts, Sessions,
@@ -23,9 +23,9 @@ use serde_json::value::RawValue;
 
 use super::config::{compile_sent, live_engine};
 use super::{
-    read_json_body, resolve_window, serve, store_of, to_body, unavailable, ApiOptions, DataEnvelope,
+    ApiOptions, DataEnvelope, read_json_body, resolve_window, serve, store_of, to_body, unavailable,
 };
-use crate::error::{json, ApiError};
+use crate::error::{ApiError, json};
 use crate::model::time::{format_ms, now_ms, parse_rfc3339_ms};
 use crate::state::AppState;
 use crate::store::SessionDetail;

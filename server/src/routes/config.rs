@@ -12,21 +12,21 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use axum::extract::{Path, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::Extension;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use nudge_rules::Engine;
 use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::scenarios::ScenarioFile;
-use nudge_rules::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use super::query::Params;
-use super::{read_json_body, serve, store_of, to_body, unavailable, ApiOptions, DataEnvelope};
+use super::{ApiOptions, DataEnvelope, read_json_body, serve, store_of, to_body, unavailable};
 use crate::auth::Caller;
-use crate::error::{json, ApiError};
+use crate::error::{ApiError, json};
 use crate::model::cursor::{CursorState, Endpoint, Filters};
 use crate::model::time::{format_ms, now_ms};
 use crate::registry::{Served, Site};
@@ -452,7 +452,7 @@ async fn publish(
             return Err(ApiError::InvalidRequest(format!(
                 "restores names version {n}, which {} does not have",
                 scope_words(caller)
-            )))
+            )));
         }
         Published::Stale { current } => {
             let message = match (expected, current) {

@@ -12,20 +12,20 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::Extension;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use super::{read_body, ApiOptions, BodyRead};
+use super::{ApiOptions, BodyRead, read_body};
 use crate::auth::AuthFailure;
-use crate::error::{json, ApiError};
-use crate::keys::{key_kind, KeyHash, KeyKind};
+use crate::error::{ApiError, json};
+use crate::keys::{KeyHash, KeyKind, key_kind};
 use crate::limiter::Decision;
 use crate::metrics::SiteLabels;
 use crate::model::event::{Mode, NewEvent, Scope};
-use crate::model::ingest::{read_batch, read_event, Clocks, MAX_AGE_MS, MAX_BODY_BYTES};
+use crate::model::ingest::{Clocks, MAX_AGE_MS, MAX_BODY_BYTES, read_batch, read_event};
 use crate::model::time::now_ms;
 use crate::registry::Served;
 use crate::state::AppState;

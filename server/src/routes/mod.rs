@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -38,11 +38,11 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
-use tracing::field::Empty;
 use tracing::Level;
+use tracing::field::Empty;
 
-use crate::auth::{admit, Caller};
-use crate::error::{json, ApiError};
+use crate::auth::{Caller, admit};
+use crate::error::{ApiError, json};
 use crate::metrics::{RequestLabels, RouteLabels};
 use crate::state::AppState;
 use crate::store::Store;

@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use super::query::Params;
-use super::{serve_read, store_of, unavailable, ListPage};
+use super::{ListPage, serve_read, store_of, unavailable};
 use crate::model::cursor::{Endpoint, Filters};
 use crate::model::derive::NudgeSummary;
 use crate::model::time::format_ms;

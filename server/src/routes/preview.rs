@@ -7,15 +7,15 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::Extension;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use nudge_rules::limits::MAX_REQUEST_BYTES;
 
 use super::{ApiOptions, BodyRead};
 use crate::auth::admit;
-use crate::error::{json, ApiError};
+use crate::error::{ApiError, json};
 use crate::model::event::Mode;
 use crate::registry::{Served, Site};
 use crate::state::{AppState, Unavailable};

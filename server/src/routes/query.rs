@@ -3,7 +3,7 @@
 
 use crate::error::ApiError;
 use crate::model::event::NUDGE_TYPES;
-use crate::model::time::{parse_rfc3339_ms, MAX_MS, MIN_MS};
+use crate::model::time::{MAX_MS, MIN_MS, parse_rfc3339_ms};
 
 /// `limit` when absent (API document 4.1, 4.3).
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -230,9 +230,11 @@ mod tests {
             Some("toast")
         );
         assert!(params("session_id=x").unwrap().session_id().is_err());
-        assert!(params("from=2026-02-30T00:00:00Z")
-            .unwrap()
-            .time("from")
-            .is_err());
+        assert!(
+            params("from=2026-02-30T00:00:00Z")
+                .unwrap()
+                .time("from")
+                .is_err()
+        );
     }
 }

@@ -6,8 +6,8 @@ use axum::extract::{Path, Request, State};
 use axum::response::Response;
 use serde::Serialize;
 
-use super::query::{is_session_id, Params};
-use super::{serve_read, store_of, to_body, unavailable, DataEnvelope, ListPage};
+use super::query::{Params, is_session_id};
+use super::{DataEnvelope, ListPage, serve_read, store_of, to_body, unavailable};
 use crate::error::ApiError;
 use crate::model::cursor::{Endpoint, Filters};
 use crate::model::derive::SessionSummary;

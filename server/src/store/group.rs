@@ -11,7 +11,7 @@
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{queries, InsertOutcome, StoreError};
+use super::{InsertOutcome, StoreError, queries};
 use crate::model::event::{NewEvent, Scope};
 
 /// Most batches in one transaction.

@@ -2,7 +2,7 @@
 //! sqlx database type, and is instantiated for SQLite and for PostgreSQL. Parameters are `$N`,
 //! which both read; row values `(a, b) < ($1, $2)` make each list a keyset walk over its index.
 
-use crate::model::derive::{derive, NudgeSummary, SessionSummary};
+use crate::model::derive::{NudgeSummary, SessionSummary, derive};
 use crate::model::event::{EventKind, NewEvent, Scope, StoredEvent};
 
 use super::{InsertOutcome, StoreError};

@@ -132,10 +132,12 @@ async fn every_status_with_headers_and_body() {
     assert_rate_headers(&r, 1000, 997);
     let body = json_body(r).await;
     assert_eq!(body["error"], "InvalidRequest");
-    assert!(body["message"]
-        .as_str()
-        .unwrap()
-        .contains("session_state.intent_score"));
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("session_state.intent_score")
+    );
     let r = preview(&client, api, &key(1), "not json").await;
     assert_eq!(r.status(), 400);
     assert_rate_headers(&r, 1000, 996);

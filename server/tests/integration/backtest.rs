@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use nudge_rules_server::import::{import, ImportOptions};
+use nudge_rules_server::import::{ImportOptions, import};
 use nudge_rules_server::model::event::Mode;
 use nudge_rules_server::model::time::now_ms;
 use nudge_rules_server::store::Store;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use nudge_rules_server::keys::KeyHash;
 use nudge_rules_server::DEMO_KEY;
+use nudge_rules_server::keys::KeyHash;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -58,7 +58,7 @@ async fn keys_never_appear_in_logs() {
     preview(&client, api, &key(2), REQUEST).await; // 500
     preview(&client, api, &unknown, REQUEST).await; // 401
     preview(&client, api, malformed, REQUEST).await; // 401
-                                                     // Keys where they do not belong: in the query and the path.
+    // Keys where they do not belong: in the query and the path.
     let _ = client
         .post(format!("http://{api}/v1/nudges/preview?api_key={}", key(1)))
         .bearer_auth(key(1))

@@ -318,10 +318,9 @@ impl Binary {
                 .get(format!("http://{}/readyz", self.admin))
                 .send()
                 .await
+                && r.status() == 200
             {
-                if r.status() == 200 {
-                    return;
-                }
+                return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

@@ -2,13 +2,13 @@
 //! history and restore, file-managed sites, modes, propagation between two instances on one
 //! PostgreSQL with no preview answered by a mix of versions, and CORS (SPEC 12).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::server::{Options, Server};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;
@@ -530,15 +530,19 @@ async fn cors_answers_the_sites_origins_and_no_other() {
         ok.headers()["access-control-allow-origin"],
         "https://editor.example.com"
     );
-    assert!(ok.headers()["access-control-allow-headers"]
-        .to_str()
-        .unwrap()
-        .contains("If-Match"));
+    assert!(
+        ok.headers()["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("If-Match")
+    );
     let refused = preflight("https://evil.example.com").await.unwrap();
-    assert!(refused
-        .headers()
-        .get("access-control-allow-origin")
-        .is_none());
+    assert!(
+        refused
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
 
     let get = |origin: &'static str, key: String| {
         client()
@@ -553,10 +557,12 @@ async fn cors_answers_the_sites_origins_and_no_other() {
         r.headers()["access-control-allow-origin"],
         "https://editor.example.com"
     );
-    assert!(r.headers()["access-control-expose-headers"]
-        .to_str()
-        .unwrap()
-        .contains("ETag"));
+    assert!(
+        r.headers()["access-control-expose-headers"]
+            .to_str()
+            .unwrap()
+            .contains("ETag")
+    );
     // Another origin, or the origin of another site's key: no CORS headers.
     let r = get("https://evil.example.com", key(1)).await.unwrap();
     assert!(r.headers().get("access-control-allow-origin").is_none());

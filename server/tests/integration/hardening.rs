@@ -50,9 +50,11 @@ async fn hypers_own_errors_carry_the_json_error_body() {
         let (got, body) = status_and_body(&answer);
         assert_eq!(got, status, "{answer}");
         assert_eq!(body["error"], "InvalidRequest", "{answer}");
-        assert!(answer
-            .to_ascii_lowercase()
-            .contains("content-type: application/json"));
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("content-type: application/json")
+        );
     }
     server.shutdown().await;
 }
@@ -65,15 +67,31 @@ async fn one_host_one_content_type_and_no_transfer_codings() {
     let auth = format!("Authorization: Bearer {}\r\n", key(1));
     let body = REQUEST;
     let cases = [
-        (format!("GET /v1/sessions HTTP/1.1\r\n{auth}Connection: close\r\n\r\n"), 400, "InvalidRequest"),
-        (format!("GET /v1/sessions HTTP/1.1\r\nHost: a\r\nHost: b\r\n{auth}Connection: close\r\n\r\n"), 400, "InvalidRequest"),
         (
-            format!("POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{auth}Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()),
+            format!("GET /v1/sessions HTTP/1.1\r\n{auth}Connection: close\r\n\r\n"),
+            400,
+            "InvalidRequest",
+        ),
+        (
+            format!(
+                "GET /v1/sessions HTTP/1.1\r\nHost: a\r\nHost: b\r\n{auth}Connection: close\r\n\r\n"
+            ),
+            400,
+            "InvalidRequest",
+        ),
+        (
+            format!(
+                "POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{auth}Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
             415,
             "UnsupportedMediaType",
         ),
         (
-            format!("POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{auth}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n", body.len()),
+            format!(
+                "POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{auth}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+                body.len()
+            ),
             400,
             "InvalidRequest",
         ),
@@ -109,7 +127,10 @@ async fn an_early_answer_to_a_request_with_a_body_says_connection_close() {
         (format!("{auth}Content-Type: text/plain\r\n"), 415),
     ] {
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        let request = format!("POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{headers}Content-Length: {}\r\n\r\n{body}", body.len());
+        let request = format!(
+            "POST /v1/nudges/preview HTTP/1.1\r\nHost: a\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
         stream.write_all(request.as_bytes()).await.unwrap();
         let (answer, _) = read_until_close(&mut stream, Duration::from_secs(2)).await;
         assert_eq!(status_and_body(&answer).0, status, "{answer}");

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::common::*;
 use crate::pg::TestStore;
-use crate::store::{event, page_view, scope, Rng};
+use crate::store::{Rng, event, page_view, scope};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -331,24 +331,27 @@ async fn retention_per_plan_and_the_purge() {
             "{}",
             test_store.backend
         );
-        assert!(f
-            .store
-            .session(&s, "sess_36d", i64::MIN / 2)
-            .await
-            .unwrap()
-            .is_some());
-        assert!(f
-            .store
-            .session(&s, "sess_old", i64::MIN / 2)
-            .await
-            .unwrap()
-            .is_some());
-        assert!(f
-            .store
-            .session(&scope("big", Mode::Test), "sess_old", i64::MIN / 2)
-            .await
-            .unwrap()
-            .is_some());
+        assert!(
+            f.store
+                .session(&s, "sess_36d", i64::MIN / 2)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            f.store
+                .session(&s, "sess_old", i64::MIN / 2)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            f.store
+                .session(&scope("big", Mode::Test), "sess_old", i64::MIN / 2)
+                .await
+                .unwrap()
+                .is_some()
+        );
         f.server.shutdown().await;
     }
 }

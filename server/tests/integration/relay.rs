@@ -8,7 +8,7 @@ use nudge_rules_server::keys::KeyHash;
 use nudge_rules_server::limiter::{Clock, ManualClock, SystemClock};
 use nudge_rules_server::model::time::{format_ms, now_ms};
 use nudge_rules_server::server::{Options, Server};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;
@@ -100,14 +100,18 @@ async fn events_are_judged_alone_stored_once_and_read_back_with_derived_fields()
             (rejected[0]["index"].as_u64(), rejected[1]["index"].as_u64()),
             (Some(2), Some(3))
         );
-        assert!(rejected[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("intent_score"));
-        assert!(rejected[1]["message"]
-            .as_str()
-            .unwrap()
-            .contains("occurred_at"));
+        assert!(
+            rejected[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("intent_score")
+        );
+        assert!(
+            rejected[1]["message"]
+                .as_str()
+                .unwrap()
+                .contains("occurred_at")
+        );
         // The NUDGE_SHOWN arrives after its outcome, in another batch, as a beacon would send it.
         let shown = json!({"site_key": PK, "events": [
             {"message_id": "m6", "session_id": "sess_r", "type": "NUDGE_SHOWN", "occurred_at": format_ms(now - 40_000), "nudge_id": "nudg_r", "nudge_type": "toast", "rule_id": "sale-toast"},
@@ -212,10 +216,12 @@ async fn clocks_are_corrected_and_old_events_refused() {
     ]});
     let (_, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
     assert_eq!(body["data"]["accepted"], 1, "{body}");
-    assert!(body["data"]["rejected"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("24 hours"));
+    assert!(
+        body["data"]["rejected"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("24 hours")
+    );
     let response = client()
         .get(format!("{}/v1/sessions/sess_d", r.base))
         .bearer_auth(key(1))

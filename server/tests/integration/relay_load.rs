@@ -10,11 +10,11 @@ use nudge_rules_server::model::event::{EventKind, Mode, NewEvent};
 use nudge_rules_server::model::time::{format_ms, now_ms};
 use nudge_rules_server::server::Options;
 use nudge_rules_server::store::{ListWindow, Store};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;
-use crate::store::{scope, Rng};
+use crate::store::{Rng, scope};
 
 /// A publishable key, distinct per `n`.
 fn pk(n: u32) -> String {

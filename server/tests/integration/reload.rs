@@ -4,8 +4,8 @@
 //! every invalid file is refused and reported on the admin listener.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nudge_rules::Engine;
@@ -154,11 +154,12 @@ async fn config_replaced_100_times_under_load() {
         51.0
     );
     let r = preview(&client(), api, &key(1), requests[1]).await;
-    assert!(r
-        .text()
-        .await
-        .unwrap()
-        .contains(&format!("config {REPLACEMENTS} rest")));
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains(&format!("config {REPLACEMENTS} rest"))
+    );
     println!(
         "reload under load: {total} requests, {} versions seen",
         distinct_versions.len()

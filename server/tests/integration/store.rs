@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nudge_rules_server::import::{import, ImportOptions};
+use nudge_rules_server::import::{ImportOptions, import};
 use nudge_rules_server::model::event::{EventKind, Mode, NewEvent, Scope};
 use nudge_rules_server::store::{ListWindow, NudgeFilter, Store};
 
@@ -363,7 +363,10 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
             assert_eq!(stored_outcomes, want);
         }
         // A bad line is reported with its line number; the good lines are imported.
-        let mixed = format!("{}\n{{\"id\": \"sess_bad\", \"ended_at\": \"yesterday\", \"intent_score\": 5, \"events\": []}}\nnot json\n", text.lines().next().unwrap());
+        let mixed = format!(
+            "{}\n{{\"id\": \"sess_bad\", \"ended_at\": \"yesterday\", \"intent_score\": 5, \"events\": []}}\nnot json\n",
+            text.lines().next().unwrap()
+        );
         let report = import(
             &store,
             &scope("imp2", Mode::Test),
@@ -434,11 +437,13 @@ async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_yo
                 to_ms: 10_000,
                 visible_from_ms: 0,
             };
-            assert!(store
-                .list_nudges(&s, &window, &NudgeFilter::default(), None, 10)
-                .await
-                .unwrap()
-                .is_empty());
+            assert!(
+                store
+                    .list_nudges(&s, &window, &NudgeFilter::default(), None, 10)
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
             // The purged events are gone: their message ids are free again.
             let again = store
                 .insert_events(&s, &[page_view("m1", "sess_old", 1000, "/")], 0)
@@ -446,10 +451,12 @@ async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_yo
                 .unwrap();
             assert_eq!(again.accepted, 1);
         }
-        assert!(store
-            .session(&scope("other", Mode::Live), "sess_old", 0)
-            .await
-            .unwrap()
-            .is_some());
+        assert!(
+            store
+                .session(&scope("other", Mode::Live), "sess_old", 0)
+                .await
+                .unwrap()
+                .is_some()
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! Diff between two configs (SPEC 8): the inputs (scenarios, recorded page views) whose outcome
 //! changes, with both outcomes and a count per kind of change; without inputs, the decision
 //! maps of the pages the two configs mention, compared exactly (the regions that change owner).
+//! [`ConfigAsCode::diff`] and [`ConfigAsCode::diff_maps`] compare a config (the old one) with
+//! another; this module holds what they report.
 //!
 //! Outcomes are those of scenarios ([`Expectation`]: which rule fires, quiet zone, no nudge,
 //! InvalidRequest), plus, for the same rule, its nudge (type, message, cta) and, on a recorded
@@ -192,12 +194,11 @@ impl DiffInput {
     ///
     /// - `InvalidScenarios` or `InvalidSessions` as those functions.
     pub fn from_text(text: &str) -> Result<DiffInput, Error> {
-        if text.trim_start().starts_with('{') {
-            if let Ok(Value::Object(map)) = crate::json::parse(text) {
-                if map.contains_key("scenarios") {
-                    return ScenarioFile::from_text(text).map(DiffInput::Scenarios);
-                }
-            }
+        if text.trim_start().starts_with('{')
+            && let Ok(Value::Object(map)) = crate::json::parse(text)
+            && map.contains_key("scenarios")
+        {
+            return ScenarioFile::from_text(text).map(DiffInput::Scenarios);
         }
         Sessions::from_text(text).map(DiffInput::Sessions)
     }
@@ -237,119 +238,135 @@ pub struct Diff {
     pub reach: Vec<ReachChange>,
 }
 
-/// Compares two configs on inputs (SPEC 8): every scenario and recorded page view whose outcome
-/// changes. Without inputs, compares the decision maps of the pages the configs mention
-/// ([`diff_maps`]).
-///
-/// ```
-/// use nudge_rules::{diff::{diff, ChangeKind, DiffInput}, Engine};
-/// let old = Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
-/// let text = include_str!("../../../examples/storefront.json").replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000");
-/// let new = Engine::compile(&text).unwrap();
-/// let input = DiffInput::from_text(r#"{"scenarios": [{"name": "stylist",
-///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
-///   "expect": {"rule": "sizing-help"}}]}"#).unwrap();
-/// let d = diff(&old, &new, &[input]);
-/// assert_eq!(d.changes[0].kind, ChangeKind::NudgeRemoved);
-/// assert_eq!(d.counts[0].count, 1);
-/// ```
-pub fn diff(old: &Engine, new: &Engine, inputs: &[DiffInput]) -> Diff {
-    if inputs.is_empty() {
-        return diff_maps(old, new, None);
-    }
-    let mut out = Diff::default();
-    let mut summaries: Option<(ReplaySummary, ReplaySummary)> = None;
-    for (input, given) in inputs.iter().enumerate() {
-        match given {
-            DiffInput::Scenarios(file) => {
-                for scenario in file.scenarios() {
-                    out.scenarios += 1;
-                    let side = |engine: &Engine| {
-                        let (outcome, reason) = ConfigAsCode::new(engine).outcome(scenario);
-                        Side {
-                            nudge: nudge_of(engine, &outcome),
-                            outcome,
-                            at_ms: None,
-                            reason: Some(reason),
-                        }
-                    };
-                    let (a, b) = (side(old), side(new));
-                    if let Some(kind) = ChangeKind::between(&a, &b) {
-                        out.changes.push(Change {
-                            kind,
-                            input,
-                            scenario: Some(scenario.name().to_owned()),
-                            session_id: None,
-                            page_index: None,
-                            page_url: scenario
-                                .session_state()
-                                .get("page_url")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned),
-                            old: a,
-                            new: b,
-                        });
-                    }
-                }
-            }
-            DiffInput::Sessions(sessions) => {
-                let (a, b) = summaries
-                    .get_or_insert_with(|| (ReplaySummary::new(old), ReplaySummary::new(new)));
-                for s in &sessions.sessions {
-                    let (before, after) = (
-                        ConfigAsCode::new(old).replay_session(s),
-                        ConfigAsCode::new(new).replay_session(s),
-                    );
-                    a.add(&before);
-                    b.add(&after);
-                    for (page_index, (p, q)) in before.pages.iter().zip(&after.pages).enumerate() {
-                        out.page_views += 1;
-                        let (x, y) = (page_side(old, &p.outcome), page_side(new, &q.outcome));
-                        if let Some(kind) = ChangeKind::between(&x, &y) {
+impl ConfigAsCode<'_> {
+    /// Compares this config, the old one, with `new` on inputs (SPEC 8 `nudge-rules diff`):
+    /// every scenario and recorded page view whose outcome changes. Without inputs, compares the
+    /// decision maps of the pages the configs mention ([`ConfigAsCode::diff_maps`]).
+    ///
+    /// ```
+    /// use nudge_rules::{as_code::ConfigAsCode, diff::{ChangeKind, DiffInput}, Engine};
+    /// let text = std::fs::read_to_string("examples/storefront.json").unwrap();
+    /// let old = Engine::compile(&text).unwrap();
+    /// let new = Engine::compile(&text.replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000")).unwrap();
+    /// let input = DiffInput::from_text(r#"{"scenarios": [{"name": "stylist",
+    ///   "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
+    ///   "expect": {"rule": "sizing-help"}}]}"#).unwrap();
+    /// let d = ConfigAsCode::new(&old).diff(&new, &[input]);
+    /// assert_eq!(d.changes[0].kind, ChangeKind::NudgeRemoved);
+    /// assert_eq!(d.counts[0].count, 1);
+    /// ```
+    pub fn diff(&self, new: &Engine, inputs: &[DiffInput]) -> Diff {
+        let old = self.engine;
+        if inputs.is_empty() {
+            return self.diff_maps(new, None);
+        }
+        let mut out = Diff::default();
+        let mut summaries: Option<(ReplaySummary, ReplaySummary)> = None;
+        for (input, given) in inputs.iter().enumerate() {
+            match given {
+                DiffInput::Scenarios(file) => {
+                    for scenario in file.scenarios() {
+                        out.scenarios += 1;
+                        let side = |engine: &Engine| {
+                            let (outcome, reason) = ConfigAsCode::new(engine).outcome(scenario);
+                            Side {
+                                nudge: nudge_of(engine, &outcome),
+                                outcome,
+                                at_ms: None,
+                                reason: Some(reason),
+                            }
+                        };
+                        let (a, b) = (side(old), side(new));
+                        if let Some(kind) = ChangeKind::between(&a, &b) {
                             out.changes.push(Change {
                                 kind,
                                 input,
-                                scenario: None,
-                                session_id: Some(before.id.clone()),
-                                page_index: Some(page_index),
-                                page_url: Some(p.page_url.clone()),
-                                old: x,
-                                new: y,
+                                scenario: Some(scenario.name().to_owned()),
+                                session_id: None,
+                                page_index: None,
+                                page_url: scenario
+                                    .session_state()
+                                    .get("page_url")
+                                    .and_then(Value::as_str)
+                                    .map(str::to_owned),
+                                old: a,
+                                new: b,
                             });
                         }
                     }
                 }
+                DiffInput::Sessions(sessions) => {
+                    let (a, b) = summaries
+                        .get_or_insert_with(|| (ReplaySummary::new(old), ReplaySummary::new(new)));
+                    for s in &sessions.sessions {
+                        let (before, after) = (
+                            self.replay_session(s),
+                            ConfigAsCode::new(new).replay_session(s),
+                        );
+                        a.add(&before);
+                        b.add(&after);
+                        for (page_index, (p, q)) in
+                            before.pages.iter().zip(&after.pages).enumerate()
+                        {
+                            out.page_views += 1;
+                            let (x, y) = (page_side(old, &p.outcome), page_side(new, &q.outcome));
+                            if let Some(kind) = ChangeKind::between(&x, &y) {
+                                out.changes.push(Change {
+                                    kind,
+                                    input,
+                                    scenario: None,
+                                    session_id: Some(before.id.clone()),
+                                    page_index: Some(page_index),
+                                    page_url: Some(p.page_url.clone()),
+                                    old: x,
+                                    new: y,
+                                });
+                            }
+                        }
+                    }
+                }
             }
         }
-    }
-    if let Some((a, b)) = &summaries {
-        out.reach = reach(a, b);
-    }
-    out.counts = counts(out.changes.iter().map(|c| c.kind));
-    out
-}
-
-/// Compares the decision maps (SPEC 6) of two configs exactly, on `pages` or, when `None`, on
-/// the pages the two configs mention: for every pattern of either, the page it names (`/cart`
-/// for `/cart` and `/cart/**`; one page per `{a,b}` alternative; wildcards filled in:
-/// `/products/*` gives `/products/x`), sorted; at most
-/// [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages.
-pub fn diff_maps(old: &Engine, new: &Engine, pages: Option<&[String]>) -> Diff {
-    let pages = match pages {
-        Some(pages) => pages.to_vec(),
-        None => map::mentioned_pages(old, new),
-    };
-    let mut out = Diff::default();
-    let mut kinds = Vec::new();
-    for page in &pages {
-        if let Some(change) = map::page_change(old, new, page) {
-            kinds.extend(change.kinds());
-            out.map_changes.push(change);
+        if let Some((a, b)) = &summaries {
+            out.reach = reach(a, b);
         }
+        out.counts = counts(out.changes.iter().map(|c| c.kind));
+        out
     }
-    out.counts = counts(kinds.into_iter());
-    out.pages = pages;
-    out
+
+    /// Compares the decision maps (SPEC 6) of this config, the old one, and `new` exactly, on
+    /// `pages` or, when `None`, on the pages the two configs mention: for every pattern of
+    /// either, the page it names (`/cart` for `/cart` and `/cart/**`; one page per `{a,b}`
+    /// alternative; wildcards filled in: `/products/*` gives `/products/x`), sorted; at most
+    /// [`MAX_DIFF_PAGES`](crate::limits::MAX_DIFF_PAGES) pages.
+    ///
+    /// ```
+    /// use nudge_rules::{as_code::ConfigAsCode, diff::ChangeKind, Engine};
+    /// let text = std::fs::read_to_string("examples/storefront.json").unwrap();
+    /// let old = Engine::compile(&text).unwrap();
+    /// let new = Engine::compile(&text.replace("\"min_idle_ms\": 8000", "\"min_idle_ms\": 12000")).unwrap();
+    /// let d = ConfigAsCode::new(&old).diff_maps(&new, Some(&["/products/linen-shirt".to_owned()]));
+    /// assert_eq!(d.map_changes[0].page_url, "/products/linen-shirt");
+    /// assert!(d.counts.iter().any(|c| c.kind == ChangeKind::NudgeRemoved));
+    /// ```
+    pub fn diff_maps(&self, new: &Engine, pages: Option<&[String]>) -> Diff {
+        let old = self.engine;
+        let pages = match pages {
+            Some(pages) => pages.to_vec(),
+            None => map::mentioned_pages(old, new),
+        };
+        let mut out = Diff::default();
+        let mut kinds = Vec::new();
+        for page in &pages {
+            if let Some(change) = map::page_change(old, new, page) {
+                kinds.extend(change.kinds());
+                out.map_changes.push(change);
+            }
+        }
+        out.counts = counts(kinds.into_iter());
+        out.pages = pages;
+        out
+    }
 }
 
 fn nudge_of(engine: &Engine, outcome: &Expectation) -> Option<Nudge> {

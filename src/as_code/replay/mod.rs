@@ -148,7 +148,7 @@ impl ConfigAsCode<'_> {
     /// and when, beside the nudges really shown, and the summary.
     ///
     /// ```
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(&std::fs::read_to_string("examples/storefront.json").unwrap()).unwrap();
     /// let sessions = nudge_rules::replay::Sessions::from_text(r#"{"id": "sess_1",
     ///   "ended_at": "2026-03-01T12:00:30Z", "intent_score": 82, "events": [
     ///   {"type": "PAGE_VIEW", "url": "/products/linen-shirt", "occurred_at": "2026-03-01T12:00:00Z"},

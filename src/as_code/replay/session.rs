@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::timestamp::{sort_by_time, Timestamp, TimestampError};
+use super::timestamp::{Timestamp, TimestampError, sort_by_time};
 use crate::code::DiagnosticCode;
 use crate::config::NudgeType;
 use crate::error::{Diagnostic, Error, ErrorKind};
@@ -428,7 +428,7 @@ impl<'a> SessionRecord<'a> {
     }
 
     /// `events`, by `occurred_at`.
-    pub fn events(&self) -> impl ExactSizeIterator<Item = EventRecord<'a>> {
+    pub fn events(&self) -> impl ExactSizeIterator<Item = EventRecord<'a>> + use<'a> {
         self.session.events.iter().map(|e| EventRecord {
             event_type: &e.event_type,
             url: &e.url,
@@ -438,7 +438,7 @@ impl<'a> SessionRecord<'a> {
     }
 
     /// `nudges`, by `shown_at`.
-    pub fn nudges(&self) -> impl ExactSizeIterator<Item = NudgeRecord<'a>> {
+    pub fn nudges(&self) -> impl ExactSizeIterator<Item = NudgeRecord<'a>> + use<'a> {
         self.session.nudges.iter().map(|n| NudgeRecord {
             nudge_id: n.nudge_id.as_deref(),
             nudge_type: n.nudge_type.as_str(),
@@ -650,14 +650,14 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         }
         events.into_iter().collect::<Option<Vec<_>>>()
     });
-    if let (Some((Some(start), p)), Some(end)) = (&started_at, &ended_at) {
-        if start.at > end.at {
-            f.push(
-                DiagnosticCode::TimestampOrder,
-                p,
-                format!("started_at {} is after ended_at {}", start.text, end.text),
-            );
-        }
+    if let (Some((Some(start), p)), Some(end)) = (&started_at, &ended_at)
+        && start.at > end.at
+    {
+        f.push(
+            DiagnosticCode::TimestampOrder,
+            p,
+            format!("started_at {} is after ended_at {}", start.text, end.text),
+        );
     }
     let nudges = match r.get("nudges") {
         Some((v, p)) => {

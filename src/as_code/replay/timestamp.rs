@@ -94,7 +94,7 @@ impl Timestamp {
             Some([b'+' | b'-', h1, h2, b':', m1, m2])
                 if [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()) =>
             {
-                return Err(TimestampError::NotUtc)
+                return Err(TimestampError::NotUtc);
             }
             _ => return Err(TimestampError::Form),
         }

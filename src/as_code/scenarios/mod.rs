@@ -25,8 +25,8 @@ mod read;
 use crate::as_code::ConfigAsCode;
 use std::fmt;
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
@@ -216,12 +216,12 @@ impl ScenarioResult {
             "expected: {}\ngot:      {}\nreason:   {}",
             self.expected, self.got, self.reason
         );
-        if let Expectation::Rule(id) = &self.expected {
-            if !engine.config().rules.iter().any(|rule| &rule.id == id) {
-                text.push_str(&format!(
-                    "\nnote:     the config has no rule with id {id:?}"
-                ));
-            }
+        if let Expectation::Rule(id) = &self.expected
+            && !engine.config().rules.iter().any(|rule| &rule.id == id)
+        {
+            text.push_str(&format!(
+                "\nnote:     the config has no rule with id {id:?}"
+            ));
         }
         text
     }
@@ -245,7 +245,7 @@ impl ConfigAsCode<'_> {
     ///
     /// ```
     /// use nudge_rules::scenarios::{Expectation, ScenarioFile};
-    /// let engine = nudge_rules::Engine::compile(include_str!("../../../examples/storefront.json")).unwrap();
+    /// let engine = nudge_rules::Engine::compile(&std::fs::read_to_string("examples/storefront.json").unwrap()).unwrap();
     /// let file = ScenarioFile::from_text(r#"{"scenarios": [
     ///   {"name": "stylist", "session_state": {"intent_score": 82, "page_url": "/products/linen-shirt", "idle_ms": 9000},
     ///    "expect": {"rule": "sizing-help"}},

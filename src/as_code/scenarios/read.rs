@@ -8,7 +8,7 @@ use super::{Expectation, Scenario, ScenarioFile};
 use crate::code::DiagnosticCode;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::json::{self, Document, Findings, ListLimit, Path, Reader};
-use crate::limits::{MAX_SCENARIOS, MAX_SCENARIO_FILE_BYTES, MAX_SCENARIO_NAME_CHARS};
+use crate::limits::{MAX_SCENARIO_FILE_BYTES, MAX_SCENARIO_NAME_CHARS, MAX_SCENARIOS};
 use crate::request::read_state;
 
 const DOCUMENT: Document = Document {
@@ -100,7 +100,9 @@ fn read_scenario(value: &Value, path: &Path, f: &mut Findings) -> Option<Scenari
             f.push(
                 DiagnosticCode::InvalidScenarioName,
                 &p,
-                format!("a scenario name must be 1 to {MAX_SCENARIO_NAME_CHARS} characters, got {chars}"),
+                format!(
+                    "a scenario name must be 1 to {MAX_SCENARIO_NAME_CHARS} characters, got {chars}"
+                ),
             );
             None
         });
@@ -110,10 +112,10 @@ fn read_scenario(value: &Value, path: &Path, f: &mut Findings) -> Option<Scenari
     let state = r.required("session_state", f);
     // A state that SPEC 5 rejects is an authoring mistake, unless the scenario expects the
     // rejection: then it is the point of the scenario.
-    if let (Some((v, p)), Some(e)) = (&state, &expect) {
-        if *e != Expectation::InvalidRequest {
-            read_state(v, p, f);
-        }
+    if let (Some((v, p)), Some(e)) = (&state, &expect)
+        && *e != Expectation::InvalidRequest
+    {
+        read_state(v, p, f);
     }
     Some(Scenario::new(name?, state?.0.clone(), expect?))
 }

@@ -14,6 +14,7 @@
         clippy::indexing_slicing
     )
 )]
+#![deny(missing_docs)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,9 +23,9 @@ mod cli;
 mod io;
 
 use clap::{Parser, Subcommand};
-use nudge_rules::analysis::{validate_config, Analysis, Validation};
+use nudge_rules::analysis::{Analysis, Validation, validate_config};
 use nudge_rules::as_code::ConfigAsCode;
-use nudge_rules::{normalize_page_url, Engine, Error, ErrorKind, SessionState};
+use nudge_rules::{Engine, Error, ErrorKind, SessionState, normalize_page_url};
 
 use crate::io::{emit, invalid, list, map_stdin_lines, print_json, read_input, read_request};
 
@@ -391,9 +392,9 @@ fn diff(
         return Err(problems.join("\n"));
     }
     let d = if pages.is_empty() {
-        nudge_rules::diff::diff(&old, &new, &given)
+        ConfigAsCode::new(&old).diff(&new, &given)
     } else {
-        nudge_rules::diff::diff_maps(&old, &new, Some(pages))
+        ConfigAsCode::new(&old).diff_maps(&new, Some(pages))
     };
     if json {
         print_json(&d)?;

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{byte_mask, path_segments, SegmentGlob};
+use super::{SegmentGlob, byte_mask, path_segments};
 use crate::pattern::segment_prefixes;
 
 /// Glob ids (indices into [`SegmentIndex`]'s globs) by a literal key.
@@ -236,10 +236,10 @@ impl<O: Copy> SegmentIndex<O> {
         let mask = byte_mask(bytes);
         let mut try_each = |ids: &[u32]| {
             for id in ids {
-                if let Some((glob, owner)) = self.globs.get(*id as usize) {
-                    if glob.is_match(&segments, mask) {
-                        found(*owner);
-                    }
+                if let Some((glob, owner)) = self.globs.get(*id as usize)
+                    && glob.is_match(&segments, mask)
+                {
+                    found(*owner);
                 }
             }
         };

@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::{byte_bit, byte_mask, Item, SegmentGlob, Token};
+use super::{Item, SegmentGlob, Token, byte_bit, byte_mask};
 use crate::pattern::literal::expand_braces;
 
 /// Most negated classes a glob may have to be covered: each doubles the number of segment globs
@@ -112,10 +112,10 @@ impl SegmentGlob {
         }
         // A `**` run at the end, except one that began with the leading `**/`, needs at least one
         // segment (globset: `/.*`).
-        if let Some(Item::Segments { at_least }) = items.last_mut() {
-            if !run_is_leading {
-                *at_least = 1;
-            }
+        if let Some(Item::Segments { at_least }) = items.last_mut()
+            && !run_is_leading
+        {
+            *at_least = 1;
         }
         let required_bytes = items.iter().fold(0, |mask, item| {
             mask | match item {

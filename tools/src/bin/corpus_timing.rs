@@ -1,11 +1,11 @@
-//! Replays the fuzz corpora (fuzz/corpus/<target>/) through the functions the fuzz targets call
+//! Replays the fuzz corpora (`fuzz/corpus/<target>/`) through the functions the fuzz targets call
 //! and reports the slowest input of each, in microseconds (docs/RELIABILITY.md: every input
 //! must take at most 100 ms). Exits 1 when one takes longer.
 
 use std::time::Instant;
 
 use nudge_rules::analysis::Analysis;
-use nudge_rules::{normalize_page_url, Engine};
+use nudge_rules::{Engine, normalize_page_url};
 
 fn main() {
     let storefront =

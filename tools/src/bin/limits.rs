@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn rule(i: usize, pages: Vec<String>, exclude: Vec<String>) -> Value {
     json!({"id": format!("r{i}"), "nudge": {"type": "toast", "message": "m".repeat(500), "cta": "c".repeat(80)},

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use nudge_rules::Engine;
 use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::coverage::Coverage;
 use nudge_rules::scenarios::{Scenario, ScenarioFile};
-use nudge_rules::Engine;
 use serde::Serialize;
 
 use super::report::FileReport;
