@@ -12,6 +12,7 @@
 import { renderApi } from './api-panel.js';
 import { benchUrls, renderBench } from './bench.js';
 import { CodeEditor } from './code-editor.js';
+import { ruleColors } from './colors.js';
 import { Drafts, confirmDialog, showDiff } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
@@ -227,6 +228,7 @@ function applyCompile(c, text) {
 function applyAnalysis(a) {
   app.warnings = a.warnings;
   app.config = a.config;
+  ruleColors.follow(a.config.rules.map((r) => r.id));
   app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
   app.warningsByRule = diagnosticsByRule(a.warnings);
   renderDiagnostics();

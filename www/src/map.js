@@ -2,7 +2,8 @@
 // from the engine's exact rectangles on a canvas. Idle time runs along x on the shared idle
 // scale (linear to 1 min, logarithmic to 24 h); intent score runs up the y axis.
 
-import { MAX_IDLE_MS, NO_NUDGE_COLOR, clamp, formatMs, idleScale, ruleColor } from './util.js';
+import { ruleColor } from './colors.js';
+import { MAX_IDLE_MS, NO_NUDGE_COLOR, clamp, formatMs, idleScale } from './util.js';
 
 const MARGIN = { top: 12, right: 16, bottom: 46, left: 46 };
 
@@ -119,7 +120,7 @@ export class DecisionMapView {
       if (r.rule_index === null || r.rule_index === undefined) {
         ctx.fillStyle = NO_NUDGE_COLOR;
       } else {
-        ctx.fillStyle = ruleColor(r.rule_index);
+        ctx.fillStyle = ruleColor(r.rule_id);
       }
       ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
       if (r.rule_id && x1 - x0 > 64 && y1 - y0 > 18) labels.push({ text: r.rule_id, x0, x1, y0, y1 });

@@ -5,12 +5,13 @@
 // one matches. Every edit is a small text edit of the JSON (config-edits.js), so both views stay
 // one document with one undo history; errors the engine reports show on the card they concern.
 
+import { ruleColor, ruleColors } from './colors.js';
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
 import { seconds } from './plain.js';
 import { describeExpectation } from './scenarios-panel.js';
 import { STORE_PAGES } from './storefront.js';
-import { NUDGE_LABELS, h, ruleColor } from './util.js';
+import { NUDGE_LABELS, h } from './util.js';
 
 const TYPES = Object.keys(NUDGE_LABELS);
 const IDLE_SLIDER_MAX_S = 120;
@@ -187,6 +188,7 @@ export class RulesEditor {
     const byRule = diagnosticsByRule(this.diagnostics);
     this.renderSettings(byRule.get(-1) ?? []);
     const rules = Array.isArray(this.value.rules) ? this.value.rules : [];
+    ruleColors.follow(rules.map((r) => r?.id));
     const items = rules.map((rule, index) => {
       // A keystroke in one card of 1,000 changes one rule: the others keep their item (and key).
       const cached = this.items[index];
@@ -615,7 +617,7 @@ class RuleCard {
     slot.dataset.index = String(index);
 
     this.handle.setAttribute('aria-label', `Move rule ${name}: drag, or Alt+Up and Alt+Down`);
-    this.swatch.style.background = ruleColor(index);
+    this.swatch.style.background = ruleColor(r.id ?? null);
     this.order.textContent = `${index + 1}.`;
     setValue(this.id, String(r.id ?? ''));
     fieldInvalid(this.id, '.id');

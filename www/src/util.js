@@ -2,7 +2,7 @@
 
 export const MAX_IDLE_MS = 86_400_000;
 
-/** A stable palette, indexed by rule index (config order). Chosen for contrast with white text
+/** The rules' palette (colors.js gives each rule id one). Chosen for contrast with white text
  *  in the legend and for telling neighbours apart on the map. */
 export const PALETTE = [
   '#4f5bd5', // indigo
@@ -20,11 +20,6 @@ export const PALETTE = [
 ];
 
 export const NO_NUDGE_COLOR = '#e7e9ef';
-
-export function ruleColor(index) {
-  if (index === null || index === undefined || index < 0) return NO_NUDGE_COLOR;
-  return PALETTE[index % PALETTE.length];
-}
 
 export const NUDGE_LABELS = {
   chat_bubble: 'Chat bubble',

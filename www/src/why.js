@@ -5,7 +5,8 @@
 
 import { LazyList } from './lazy-list.js';
 import { conditionSentence, verdictSentence } from './plain.js';
-import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon, ruleColor } from './util.js';
+import { ruleColor } from './colors.js';
+import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon } from './util.js';
 
 export const VERDICTS = {
   fired: 'Fires',
@@ -143,7 +144,7 @@ export class WhyPanel {
     slot.dataset.verdict = card.verdict;
     slot.replaceChildren(...[
       h('div', { class: 'rule-head' },
-        h('span', { class: 'swatch', style: `background:${ruleColor(card.index)}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'swatch', style: `background:${ruleColor(card.id)}`, 'aria-hidden': 'true' }),
         h('span', { class: 'rule-id' }, card.id),
         h('span', { class: 'rule-type', html: `${nudgeIcon(card.type, 12)}<span>${esc(NUDGE_LABELS[card.type] || card.type)}</span>` }),
         h('span', { class: `verdict v-${card.verdict}`, title: card.note || null }, card.badge),

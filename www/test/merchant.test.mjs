@@ -395,4 +395,61 @@ describe('issue 24 findings', () => {
     assert.deepEqual((await ruleIds(page)).slice(0, 2), [ids[4], 'rule-10']);
     await page.close();
   });
+
+  test('10. a rule keeps its colour when it is moved, renamed, or rules around it come and go', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const ids = await ruleIds(page);
+    /** The colour of rule `id` on its card, in the Why panel and in the map's legend (if there). */
+    const colours = async (id) => {
+      const index = (await ruleIds(page)).indexOf(id);
+      const swatch = (await card(page, index)).locator('.rc-head .swatch');
+      const why = page.locator(`#explain-rules [data-rule="${id}"] .swatch`);
+      await why.scrollIntoViewIfNeeded();
+      // The legend lists the rules that fire somewhere on this page (not the shadowed ones).
+      const legend = page.locator(`#map-legend li[data-rule="${id}"] .swatch`);
+      const bg = (l) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+      const c = await bg(swatch);
+      return { card: c, why: await bg(why), legend: (await legend.count()) ? await bg(legend) : c };
+    };
+    const all = async () => Object.fromEntries(await Promise.all(['high-intent-exit', 'sizing-help', 'free-shipping-bar'].map(async (id) => [id, await colours(id)])));
+    const before = await all();
+    for (const [id, c] of Object.entries(before)) assert.ok(c.card === c.why && c.why === c.legend, `${id}: ${JSON.stringify(c)}`);
+    assert.equal(await page.locator('#map-legend li[data-rule="sizing-help"]').count(), 1);
+    assert.notEqual(before['high-intent-exit'].card, before['sizing-help'].card);
+
+    // Moved to the top: every rule keeps its colour (the one it pushed down too).
+    await (await card(page, ids.indexOf('sizing-help'))).getByRole('button', { name: 'Move sizing-help to the top' }).click();
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), ['sizing-help', 'high-intent-exit']);
+    assert.deepEqual(await all(), before);
+
+    // Alt+Down from the keyboard, and a rule above deleted: still the same colours.
+    await (await card(page, 0)).locator('.drag-handle').focus();
+    await page.keyboard.press('Alt+ArrowDown');
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), ['high-intent-exit', 'sizing-help']);
+    await (await card(page, 0)).getByRole('button', { name: 'Delete high-intent-exit' }).click();
+    await settled(page);
+    assert.ok(!(await ruleIds(page)).includes('high-intent-exit'));
+    assert.deepEqual(await colours('sizing-help'), before['sizing-help']);
+    assert.deepEqual(await colours('free-shipping-bar'), before['free-shipping-bar']);
+
+    // Its name retyped letter by letter: the colour stays with the rule.
+    const id = (await card(page, 0)).locator('.rc-id');
+    await id.click();
+    await page.keyboard.press('End');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.type('stylist', { delay: 20 });
+    await settled(page);
+    assert.equal((await ruleIds(page))[0], 'sizing-stylist');
+    assert.deepEqual(await colours('sizing-stylist'), before['sizing-help']);
+
+    // A copy is a rule of its own: another colour than the rule it copies.
+    await (await card(page, 0)).getByRole('button', { name: 'Duplicate sizing-stylist' }).click();
+    await settled(page);
+    const copy = (await ruleIds(page))[1];
+    assert.notEqual((await colours(copy)).card, before['sizing-help'].card);
+    await page.close();
+  });
 });
