@@ -19,6 +19,7 @@ import { EngineClient } from './engine-client.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
 import { Notice } from './notice.js';
+import { RuleNotes } from './notes.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { SHOWN, renderProblems } from './problems.js';
 import { ReplayPanel } from './replay-panel.js';
@@ -67,6 +68,7 @@ const app = {
 
 const client = new EngineClient(onAnswer);
 const notice = new Notice($('#notice'));
+const notes = new RuleNotes();
 const drafts = new Drafts();
 const storefront = new StorefrontView($('#storefront'));
 const map = new DecisionMapView(els.map, {
@@ -90,6 +92,7 @@ const rulesEditor = new RulesEditor($('#rules-view'), {
   notify: (text, action) => notify(text, action),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
+  notes,
 });
 const why = new WhyPanel({
   facts: els.facts,
@@ -228,7 +231,9 @@ function applyCompile(c, text) {
 function applyAnalysis(a) {
   app.warnings = a.warnings;
   app.config = a.config;
-  ruleColors.follow(a.config.rules.map((r) => r.id));
+  const ids = a.config.rules.map((r) => r.id);
+  ruleColors.follow(ids);
+  notes.follow(ids);
   app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
   app.warningsByRule = diagnosticsByRule(a.warnings);
   renderDiagnostics();
@@ -282,7 +287,7 @@ function renderWhy() {
     app.whyFrame = null;
     const e = app.lastEval;
     if (e?.explanation) {
-      why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report });
+      why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report, notes });
     }
   }));
 }
@@ -402,7 +407,9 @@ function scheduleHash() {
 async function writeHash() {
   const text = app.text;
   const s = session.state;
-  const hash = await buildHash({ intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text });
+  const hash = await buildHash({
+    intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text, notes: notes.of(notes.ids),
+  });
   if (hash !== location.hash) {
     app.lastHash = hash;
     history.replaceState(null, '', hash);
@@ -524,6 +531,11 @@ function jsonError(text) {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
+  // A description typed: into the share link, and beside the rule in the Why panel.
+  notes.onChange(() => {
+    scheduleHash();
+    if (app.lastEval?.explanation) renderWhy();
+  });
   els.benchInput.value = DEFAULT_BENCH;
   els.benchInput.addEventListener('input', () => request());
 
@@ -584,6 +596,7 @@ function wire() {
     const parsed = await parseHash(location.hash);
     app.lastHash = location.hash;
     session.set(pick(parsed));
+    notes.merge(parsed.notes);
     if (parsed.configError) damagedLink(parsed, 'the config you had');
     else if (parsed.configText !== undefined && parsed.configText !== editor.value && (await mayDiscard('the link\'s config'))) {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
@@ -613,6 +626,7 @@ async function boot() {
   const parsed = await parseHash(location.hash);
   app.lastHash = location.hash;
   Object.assign(session.state, pick(parsed));
+  if (parsed.notes) notes.merge(parsed.notes);
   session.render();
 
   let text = app.defaultConfig;

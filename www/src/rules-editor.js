@@ -8,6 +8,7 @@
 import { ruleColor, ruleColors } from './colors.js';
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
+import { MAX_NOTE_CHARS } from './notes.js';
 import { seconds } from './plain.js';
 import { describeExpectation } from './scenarios-panel.js';
 import { STORE_PAGES } from './storefront.js';
@@ -46,7 +47,8 @@ export class RulesEditor {
    * @param {HTMLElement} root
    * @param {{applyEdits: (edits, options?: {typing?: boolean}) => void, checkPattern: (text, cb) => void,
    *          jumpToJson: (line, column) => void, offerUndo: (message: string) => void,
-   *          showScenario: (index: number) => void, notify: (text, action?) => void}} host
+   *          showScenario: (index: number) => void, notify: (text, action?) => void,
+   *          notes: import('./notes.js').RuleNotes}} host
    */
   constructor(root, host) {
     this.root = root;
@@ -188,7 +190,9 @@ export class RulesEditor {
     const byRule = diagnosticsByRule(this.diagnostics);
     this.renderSettings(byRule.get(-1) ?? []);
     const rules = Array.isArray(this.value.rules) ? this.value.rules : [];
-    ruleColors.follow(rules.map((r) => r?.id));
+    const ids = rules.map((r) => r?.id);
+    ruleColors.follow(ids);
+    this.host.notes.follow(ids);
     const items = rules.map((rule, index) => {
       // A keystroke in one card of 1,000 changes one rule: the others keep their item (and key).
       const cached = this.items[index];
@@ -315,6 +319,8 @@ export class RulesEditor {
     if (!Array.isArray(rules)) return;
     const copy = structuredClone(rules[index]);
     copy.id = freshId(copy?.id, new Set(rules.map((r) => r?.id)));
+    const note = this.host.notes.get(rules[index]?.id);
+    if (note) this.host.notes.set(copy.id, note);
     this.edit(insertAt(this.text, ['rules'], index + 1, copy));
   }
 
@@ -513,6 +519,12 @@ class RuleCard {
       type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: '64',
       oninput: (e) => type(['id'], e.target.value),
     });
+    // What the rule is for, in the merchant's words: a note of this browser, not in the config.
+    this.description = h('input', {
+      type: 'text', class: 'rc-desc', maxlength: String(MAX_NOTE_CHARS), spellcheck: 'true',
+      placeholder: 'Add a description (kept in this browser, not in the config)',
+      oninput: (e) => editor.host.notes.set(this.item.rule?.id, e.target.value),
+    });
     this.enabled = h('input', {
       type: 'checkbox', class: 'switch', onchange: (e) => set(['enabled'], e.target.checked ? undefined : false),
     });
@@ -566,6 +578,7 @@ class RuleCard {
         this.handle, this.swatch, this.order, this.id,
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
         h('div', { class: 'rc-actions' }, this.top, this.up, this.down, this.dup, this.del)),
+      this.description,
       this.errors,
       this.failing,
       this.coverage,
@@ -621,6 +634,8 @@ class RuleCard {
     this.order.textContent = `${index + 1}.`;
     setValue(this.id, String(r.id ?? ''));
     fieldInvalid(this.id, '.id');
+    setValue(this.description, this.editor.host.notes.get(r.id));
+    this.description.setAttribute('aria-label', `Description of ${name}`);
     this.enabled.checked = enabled;
     this.enabled.setAttribute('aria-label', `${name} is ${enabled ? 'on' : 'off'}`);
     this.enabledText.textContent = enabled ? 'On' : 'Off';

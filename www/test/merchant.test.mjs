@@ -452,4 +452,49 @@ describe('issue 24 findings', () => {
     assert.notEqual((await colours(copy)).card, before['sizing-help'].card);
     await page.close();
   });
+
+  test('11. a rule has a free-text description beside its id, kept in the browser and the share link, never in the config', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    const note = 'Stylist chat for shoppers who hesitate on a product page (Q3 test)';
+    const sizing = await card(page, ids.indexOf('sizing-help'));
+    const description = sizing.getByRole('textbox', { name: 'Description of sizing-help' });
+    await description.click();
+    await page.keyboard.type(note);
+    await settled(page);
+    // SPEC 2 has no such field (unknown fields are errors): the config is the same text, valid.
+    assert.equal(await configText(page), STOREFRONT);
+    assert.match(await page.locator('#config-status').textContent(), /^Valid/);
+    // The Why panel shows it under the rule.
+    const why = page.locator('#explain-rules [data-rule="sizing-help"] .rule-description');
+    await why.scrollIntoViewIfNeeded();
+    assert.equal(await why.textContent(), note);
+
+    // It follows the rule when it moves and when its id is retyped.
+    await sizing.getByRole('button', { name: 'Move sizing-help to the top' }).click();
+    await settled(page);
+    const top = await card(page, 0);
+    assert.equal(await top.locator('.rc-desc').inputValue(), note);
+    assert.equal(await (await card(page, 1)).locator('.rc-desc').inputValue(), '', 'the rule pushed down has none');
+    await top.locator('.rc-id').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('-v2', { delay: 20 });
+    await settled(page);
+    assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
+    assert.equal(await top.locator('.rc-desc').inputValue(), note);
+
+    // Kept across a reload (this browser), and carried by the share link to another browser.
+    await page.reload();
+    await open(page, env.server, new URL(page.url()).hash);
+    assert.equal(await (await card(page, 0)).locator('.rc-desc').inputValue(), note);
+    await page.waitForFunction(() => /[#&]n=/.test(location.hash));
+    const link = new URL(page.url()).hash;
+    const other = await freshPage(env);
+    await open(other, env.server, link);
+    assert.equal((await ruleIds(other))[0], 'sizing-help-v2');
+    assert.equal(await (await card(other, 0)).locator('.rc-desc').inputValue(), note);
+    assert.doesNotMatch(await configText(other), /description|Stylist chat/);
+    await other.close();
+    await page.close();
+  });
 });
