@@ -5,6 +5,7 @@
 // one matches. Every edit is a small text edit of the JSON (config-edits.js), so both views stay
 // one document with one undo history; errors the engine reports show on the card they concern.
 
+import { patternFixes, patternWords, ruleDiagnostic, settingsDiagnostic, idleWords } from './card-words.js';
 import { ruleColor, ruleColors } from './colors.js';
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
@@ -38,8 +39,17 @@ export function diagnosticsByRule(diagnostics) {
   return map;
 }
 
-function label(text, control) {
-  return h('label', { class: 'field' }, h('span', { class: 'field-label' }, text), control);
+let fieldSeq = 0;
+
+/** A card field: its label, its control, and the list of what the engine says about it. */
+function field(text, control, diags, cls = 'field') {
+  control.id ||= `rc-field-${++fieldSeq}`;
+  return h('div', { class: cls, dataset: { field: control.dataset.field ?? '' } }, h('label', { class: 'field-label', for: control.id }, text), control, diags);
+}
+
+/** An empty list for the engine's findings about one field (filled by `showDiags`). */
+function diagList() {
+  return h('ul', { class: 'card-errors', hidden: true });
 }
 
 export class RulesEditor {
@@ -280,21 +290,27 @@ export class RulesEditor {
     const ui = this.settingsUi;
     const zones = Array.isArray(v.quiet_zones) ? v.quiet_zones : [];
     ui.caseBox.checked = v.case_sensitive === true;
+    const words = diags.map((d) => ({ d, ...settingsDiagnostic(d, v) }));
     ui.zones.update({
       values: zones,
       hits: zones.map((_, k) => this.pageHits.get(`quiet_zones[${k}]`) ?? []),
-      diags: diags.filter((d) => d.path.startsWith('quiet_zones[')),
-      prefix: 'quiet_zones',
+      issues: words.filter((w) => w.d.path.startsWith('quiet_zones')),
     });
-    const errors = diags.filter((d) => !d.path.startsWith('quiet_zones['));
-    ui.errors.hidden = !errors.length;
-    ui.errors.replaceChildren(...errors.map((d) => this.diagItem(d)));
+    showDiags(ui.errors, words.filter((w) => !w.d.path.startsWith('quiet_zones')), this);
   }
 
-  diagItem(d) {
-    return h('li', { class: `card-diag ${d.severity}` },
+  /**
+   * One finding of the engine on a card, in the card's words (card-words.js), the engine's own
+   * text in the engineer details, "did you mean" buttons (`fixes`, each calling `onFix`) and a
+   * button to its place in the JSON.
+   */
+  diagItem({ d, text, fixes = [], onFix = null }) {
+    return h('li', { class: `card-diag ${d.severity}`, dataset: { code: d.code } },
       h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, d.severity === 'error' ? '!' : '▲'),
-      h('span', {}, d.message),
+      h('span', { class: 'card-diag-text' }, text,
+        fixes.length && onFix ? h('span', { class: 'fixes' }, ' Did you mean ',
+          ...fixes.flatMap((f, i) => [i ? ' or ' : '', h('button', { type: 'button', class: 'fix-btn', onclick: () => onFix(f) }, f)]), '?') : null,
+        h('span', { class: 'eng' }, ` · engine: ${d.message} (${d.code})`)),
       d.line ? h('button', { type: 'button', class: 'link-btn', onclick: () => this.host.jumpToJson(d.line, d.column) }, 'Show in JSON') : null);
   }
 
@@ -363,10 +379,18 @@ function setValue(el, value) {
   if ((forceValues || document.activeElement !== el) && el.value !== value) el.value = value;
 }
 
+/** Fills a field's list with its findings (in card words), hidden when there are none. */
+function showDiags(list, words, editor) {
+  list.hidden = !words.length;
+  list.replaceChildren(...words.map((w) => editor.diagItem(w)));
+}
+
 /**
  * A pattern list as chips: each chip removable, an input that adds one, checked by the engine
- * while typed, with the sample pages it matches. Built once; `update` redraws only the chips, so
- * the text being typed survives updates.
+ * while typed, with the sample pages it matches. Add refuses a pattern the engine finds invalid
+ * and offers its "did you mean" patterns as buttons. The engine's findings about the list show
+ * once, under it, in the card's words. Built once; `update` redraws only the chips, so the text
+ * being typed survives updates.
  */
 class ChipsField {
   constructor(editor, { what, path, owner = null }) {
@@ -376,34 +400,46 @@ class ChipsField {
     this.path = path; // () => the list's JSON path (a card's index can change)
     this.values = [];
     this.hits = [];
+    this.checked = null; // the engine's check of the text in the input (worker.js `checkPattern`)
+    this.pendingAdd = null; // text to add once its check arrives
     this.chips = h('ul', { class: 'chips' });
     this.input = h('input', {
       type: 'text', class: 'chip-input', placeholder: 'Add a pattern, e.g. /products/**',
       spellcheck: 'false', autocomplete: 'off', 'aria-label': `Add a ${what} pattern`,
     });
     this.hint = h('p', { class: 'chip-hint', 'aria-live': 'polite' });
+    this.issues = diagList();
     this.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
         e.preventDefault();
         this.add();
       }
     });
-    this.input.addEventListener('input', () => this.check());
+    this.input.addEventListener('input', () => {
+      this.input.removeAttribute('aria-invalid');
+      this.check();
+    });
     this.el = h('div', { class: 'chips-field' },
       this.chips,
+      this.issues,
       h('div', { class: 'chip-add' }, this.input, h('button', { type: 'button', class: 'btn btn-small', onclick: () => this.add() }, 'Add')),
       this.hint);
   }
 
-  update({ values, hits, diags, prefix, absentText = null }) {
+  /**
+   * @param {{values: string[], hits: string[][], issues: {d, text, item?: number}[], absentText?: string}} state
+   *   `issues`: the engine's findings about this list and its patterns, in card words
+   */
+  update({ values, hits, issues, absentText = null }) {
     this.values = values;
     this.hits = hits;
     const chips = values.map((pattern, k) => {
-      const errs = diags.filter((d) => d.path === `${prefix}[${k}]`);
+      const mine = issues.filter((w) => w.item === k);
+      const severity = mine.some((w) => w.d.severity === 'error') ? ' chip-error' : mine.length ? ' chip-warning' : '';
       const pageHits = hits[k] ?? [];
       return h('li', {
-        class: `chip${errs.length ? ' chip-error' : ''}`,
-        title: errs.length ? errs.map((d) => d.message).join('\n') : (pageHits.length ? `Matches ${pageHits.join(', ')}` : 'Matches none of the sample pages'),
+        class: `chip${severity}`,
+        title: mine.length ? mine.map((w) => w.text).join('\n') : (pageHits.length ? `Matches ${pageHits.join(', ')}` : 'Matches none of the sample pages'),
       },
       h('code', {}, String(pattern)),
       h('button', {
@@ -413,23 +449,57 @@ class ChipsField {
     });
     if (!values.length && absentText) chips.push(h('li', { class: 'chip-empty' }, absentText));
     this.chips.replaceChildren(...chips);
-    const errs = diags.filter((d) => d.severity === 'error');
-    this.errorText = errs.map((d) => d.message).join(' ');
+    // A pattern that is invalid as written gets its "did you mean" patterns: one click puts one
+    // in its place.
+    showDiags(this.issues, issues.map((w) => {
+      const pattern = w.item === undefined ? null : values[w.item];
+      const fixes = typeof pattern === 'string' && w.d.severity === 'error' ? patternFixes(w.d.code, pattern) : [];
+      return { ...w, fixes, onFix: (f) => this.editor.setValueAt([...this.path(), w.item], f) };
+    }), this.editor);
     if (!this.input.value) this.showSummary();
   }
 
   showSummary() {
     const all = new Set(this.hits.flat());
-    this.hint.className = `chip-hint${this.errorText ? ' bad' : ''}`;
-    this.hint.textContent = this.errorText
-      || (this.values.length ? `Sample pages these match: ${all.size ? [...all].join(', ') : 'none'}` : '');
+    this.hint.className = 'chip-hint';
+    this.hint.replaceChildren(this.values.length ? `Sample pages these match: ${all.size ? [...all].join(', ') : 'none'}` : '');
   }
 
+  /**
+   * Adds the typed pattern, unless the engine finds it invalid (then it says why and offers its
+   * "did you mean" patterns) or the list has it already. A pattern typed and added at once waits
+   * for its check (a few milliseconds).
+   */
   add() {
     const text = this.input.value;
     if (!text) return;
+    if (this.values.includes(text)) {
+      this.refuse(`“${text}” is in this list already.`);
+      return;
+    }
+    if (this.checked?.text !== text) {
+      this.pendingAdd = text;
+      this.check();
+      return;
+    }
+    if (this.checked.error) {
+      this.showCheck(this.checked, true);
+      return;
+    }
+    this.commit(text);
+  }
+
+  commit(text) {
     this.input.value = '';
+    this.checked = null;
+    this.input.removeAttribute('aria-invalid');
     this.editor.edit(insertAt(this.editor.text, this.path(), this.values.length, text));
+  }
+
+  refuse(text, ...more) {
+    this.input.setAttribute('aria-invalid', 'true');
+    this.hint.className = 'chip-hint bad';
+    this.hint.replaceChildren(h('b', {}, 'Not added: '), text, ...more);
   }
 
   check() {
@@ -440,17 +510,46 @@ class ChipsField {
     }
     this.editor.host.checkPattern(text, (result) => {
       if (this.input.value !== text) return;
-      if (result.error) {
-        this.hint.className = 'chip-hint bad';
-        this.hint.textContent = result.error;
-      } else {
-        this.hint.className = 'chip-hint good';
-        const labels = result.matches.map((url) => STORE_PAGES.find((p) => p.url === url)?.label ?? url);
-        this.hint.textContent = labels.length
-          ? `Matches ${labels.length} sample page${labels.length === 1 ? '' : 's'}: ${labels.join(', ')}`
-          : 'Valid; matches none of the sample pages';
-      }
+      this.checked = result;
+      const adding = this.pendingAdd === text;
+      this.pendingAdd = null;
+      if (adding && !result.error && !this.values.includes(text)) this.commit(text);
+      else if (adding && !result.error) this.refuse(`“${text}” is in this list already.`);
+      else this.showCheck(result, adding);
     });
+  }
+
+  /** The engine's check of the typed pattern; `refused`: Add was pressed and refused it. */
+  showCheck(result, refused) {
+    if (result.error) {
+      const words = patternWords(result.error.code, result.text) ?? result.error.message;
+      const fixes = result.fixes.length
+        ? h('span', { class: 'fixes' }, ' Did you mean ',
+          ...result.fixes.flatMap((f, i) => [i ? ' or ' : '', h('button', { type: 'button', class: 'fix-btn', onclick: () => this.commitFix(f) }, f)]), '?')
+        : null;
+      if (refused) this.refuse(words, fixes);
+      else {
+        this.hint.className = 'chip-hint bad';
+        this.hint.replaceChildren(words, fixes);
+      }
+      return;
+    }
+    this.hint.className = 'chip-hint good';
+    const labels = result.matches.map((url) => STORE_PAGES.find((p) => p.url === url)?.label ?? url);
+    this.hint.replaceChildren(labels.length
+      ? `Matches ${labels.length} sample page${labels.length === 1 ? '' : 's'}: ${labels.join(', ')}`
+      : 'Valid; matches none of the sample pages');
+  }
+
+  /** A "did you mean" pattern chosen: added (the engine checked it), the input emptied and focused. */
+  commitFix(pattern) {
+    this.input.focus();
+    if (this.values.includes(pattern)) {
+      this.refuse(`“${pattern}” is in this list already.`);
+      return;
+    }
+    this.commit(pattern);
+    this.showSummary();
   }
 }
 
@@ -537,12 +636,14 @@ class RuleCard {
       type: 'button', class: 'icon-btn small danger', title: 'Delete (Undo or Ctrl+Z brings it back)', html: ICONS.trash,
       onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
     });
-    this.errors = h('ul', { class: 'card-errors' });
+    // What the engine says about the rule, under the field it concerns (the rule as a whole and
+    // its id under the head).
+    this.diags = { rule: diagList(), type: diagList(), cta: diagList(), message: diagList(), intent: diagList(), idle: diagList() };
     this.failing = h('ul', { class: 'rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
-    this.type = h('select', { onchange: (e) => set(['nudge', 'type'], e.target.value) });
-    this.cta = h('input', { type: 'text', maxlength: '80', oninput: (e) => type(['nudge', 'cta'], e.target.value) });
-    this.message = h('textarea', { rows: '2', maxlength: '500', oninput: (e) => type(['nudge', 'message'], e.target.value) });
+    this.type = h('select', { dataset: { field: 'type' }, onchange: (e) => set(['nudge', 'type'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: '80', dataset: { field: 'cta' }, oninput: (e) => type(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: '500', dataset: { field: 'message' }, oninput: (e) => type(['nudge', 'message'], e.target.value) });
     this.intentText = h('b', {});
     // One track with two ends that cannot cross: each stops at the other.
     const end = (which, label) => h('input', {
@@ -579,23 +680,25 @@ class RuleCard {
         h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
         h('div', { class: 'rc-actions' }, this.top, this.up, this.down, this.dup, this.del)),
       this.description,
-      this.errors,
+      this.diags.rule,
       this.failing,
       this.coverage,
       h('div', { class: 'rc-grid' },
-        label('Shows a', this.type),
-        label('Button', this.cta),
-        h('label', { class: 'field field-wide' }, h('span', { class: 'field-label' }, 'Message'), this.message)),
+        field('Shows a', this.type, this.diags.type),
+        field('Button', this.cta, this.diags.cta),
+        field('Message', this.message, this.diags.message, 'field field-wide')),
       h('div', { class: 'rc-when' },
-        h('div', { class: 'field' },
+        h('div', { class: 'field', dataset: { field: 'intent' } },
           h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
           h('div', { class: 'dual-range', role: 'group', 'aria-label': 'Intent score, lowest to highest' },
-            h('span', { class: 'dr-track', 'aria-hidden': 'true' }, this.intentFill), this.intentMin, this.intentMax)),
-        h('div', { class: 'field' },
+            h('span', { class: 'dr-track', 'aria-hidden': 'true' }, this.intentFill), this.intentMin, this.intentMax),
+          this.diags.intent),
+        h('div', { class: 'field', dataset: { field: 'idle' } },
           h('span', { class: 'field-label' }, 'Shows after idle ', this.idleText),
-          h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')))),
-      h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
-      h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
+          h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')),
+          this.diags.idle)),
+      h('div', { class: 'field', dataset: { field: 'pages' } }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
+      h('div', { class: 'field', dataset: { field: 'exclude_pages' } }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
     );
   }
 
@@ -655,9 +758,12 @@ class RuleCard {
       h('span', {}, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.`),
       h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
 
-    const other = diags.filter((d) => !/\.when\.(pages|exclude_pages)\[/.test(d.path));
-    this.errors.hidden = !other.length;
-    this.errors.replaceChildren(...other.map((d) => this.editor.diagItem(d)));
+    // Each finding once, under its field, in the card's words.
+    const prefix = `rules[${index}]`;
+    const words = diags.map((d) => ({ d, ...ruleDiagnostic(d, r, d.path.slice(prefix.length)) }));
+    for (const [key, list] of Object.entries(this.diags)) {
+      showDiags(list, words.filter((w) => (w.field === 'id' ? 'rule' : w.field) === key), this.editor);
+    }
 
     const typeKnown = TYPES.includes(nudge.type);
     if (this.type.dataset.value !== String(nudge.type)) {
@@ -683,7 +789,7 @@ class RuleCard {
     this.drawIntentFill();
     fieldInvalid(this.intentMin, '.when.min_intent_score');
     fieldInvalid(this.intentMax, '.when.max_intent_score');
-    this.idleText.textContent = idleMs ? seconds(idleMs) : 'at once';
+    this.idleText.textContent = idleWords(idleMs);
     setValue(this.idleRange, String(Math.min(IDLE_SLIDER_MAX_S, idleMs / 1000)));
     this.idleRange.setAttribute('aria-valuetext', seconds(idleMs));
     setValue(this.idleSeconds, String(idleMs / 1000));
@@ -691,12 +797,12 @@ class RuleCard {
 
     const pagesAbsent = !Array.isArray(when.pages);
     this.pages.update({
-      values: pagesAbsent ? [] : when.pages, hits: hits.pages, diags, prefix: `rules[${index}].when.pages`,
-      absentText: pagesAbsent ? 'every page' : 'no page: an empty list never matches',
+      values: pagesAbsent ? [] : when.pages, hits: hits.pages, issues: words.filter((w) => w.field === 'pages'),
+      absentText: pagesAbsent ? 'every page' : 'no page',
     });
     this.exclude.update({
-      values: Array.isArray(when.exclude_pages) ? when.exclude_pages : [], hits: hits.exclude_pages, diags,
-      prefix: `rules[${index}].when.exclude_pages`, absentText: 'no exception',
+      values: Array.isArray(when.exclude_pages) ? when.exclude_pages : [], hits: hits.exclude_pages,
+      issues: words.filter((w) => w.field === 'exclude_pages'), absentText: 'no exception',
     });
   }
 }

@@ -14,6 +14,7 @@
 
 import init, * as nudge from '../../pkg/index.js';
 import { asCodeJob, needsAsCode } from './as-code.js';
+import { patternFixes } from './card-words.js';
 
 const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
 let asCodeLoading = null;
@@ -175,21 +176,36 @@ function bench(urls, state) {
   });
 }
 
-/** A pattern typed into a chip: is it valid, and which of `pages` does it match? */
-function checkPattern({ text, caseSensitive }, pages) {
-  const config = JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] });
-  let probe;
+/** An engine whose only quiet zone is `text`, or the engine's first finding about the pattern. */
+function patternProbe(text, caseSensitive) {
   try {
-    probe = new nudge.NudgeEngine(config);
+    return { engine: new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] })) };
   } catch (err) {
     const d = asDiagnostics(err)[0];
-    return { text, error: d.message.replace(/^quiet_zones\[0\]:\s*/, ''), matches: [] };
+    return { error: { code: d.code, message: d.message } };
+  }
+}
+
+/**
+ * A pattern typed into a chip: `{ text, error: { code, message } | null, fixes, matches }`: the
+ * engine's finding when it is invalid, with the "did you mean" patterns (card-words.js
+ * `patternFixes`) that the engine finds valid, else which of `pages` it matches.
+ */
+function checkPattern({ text, caseSensitive }, pages) {
+  const probe = patternProbe(text, caseSensitive);
+  if (probe.error) {
+    const fixes = patternFixes(probe.error.code, text).filter((fix) => {
+      const p = patternProbe(fix, caseSensitive);
+      p.engine?.free();
+      return Boolean(p.engine);
+    });
+    return { text, error: probe.error, fixes, matches: [] };
   }
   try {
-    const matches = pages.filter((url) => probe.previewFields(0, url, 0) === -2);
-    return { text, error: null, matches };
+    const matches = pages.filter((url) => probe.engine.pageReport(url).matches.length > 0);
+    return { text, error: null, fixes: [], matches };
   } finally {
-    probe.free();
+    probe.engine.free();
   }
 }
 

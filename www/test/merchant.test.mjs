@@ -497,4 +497,65 @@ describe('issue 24 findings', () => {
     await other.close();
     await page.close();
   });
+
+  test('12. Add refuses a pattern the engine flags invalid, and offers its "did you mean" as buttons', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    const index = ids.indexOf('sale-toast');
+    const pagesOf = async () => JSON.parse(await configText(page)).rules[index].when.pages;
+    const before = await pagesOf();
+    const field = (await card(page, index)).locator('.field').filter({ has: page.locator('.field-label', { hasText: /^On pages$/ }) });
+    const input = field.getByRole('textbox', { name: 'Add a page pattern' });
+    const hint = field.locator('.chip-hint');
+
+    // Typed with a trailing slash and Enter pressed at once: refused, the text kept, two fixes.
+    await input.fill('/collections/new/');
+    await input.press('Enter');
+    await hint.filter({ hasText: 'Not added' }).waitFor();
+    assert.match(await hint.textContent(), /Not added: “\/collections\/new\/” ends with “\/”, which no page address does\. Did you mean \/collections\/new or \/collections\/new\/\*\*\?/);
+    assert.equal(await input.inputValue(), '/collections/new/');
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(await pagesOf(), before);
+    // The Add button refuses it too.
+    await field.getByRole('button', { name: 'Add', exact: true }).click();
+    await settled(page);
+    assert.deepEqual(await pagesOf(), before);
+    // One click on a "did you mean" adds it.
+    await hint.getByRole('button', { name: '/collections/new/**' }).click();
+    await settled(page);
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**']);
+    assert.equal(await input.inputValue(), '');
+    assert.equal(await input.getAttribute('aria-invalid'), null);
+
+    // Without its leading slash, in the quiet zones: refused, "/gifts/**" offered.
+    const zones = page.locator('.rules-settings');
+    const zoneInput = zones.getByRole('textbox', { name: 'Add a quiet zone pattern' });
+    await zoneInput.fill('gifts/**');
+    await zones.getByRole('button', { name: 'Add', exact: true }).click();
+    await zones.locator('.chip-hint', { hasText: 'Not added' }).waitFor();
+    assert.match(await zones.locator('.chip-hint').textContent(), /must start with “\/”.*Did you mean \/gifts\/\*\*\?/);
+    assert.equal(JSON.parse(await configText(page)).quiet_zones.length, 4);
+    await zones.locator('.chip-hint').getByRole('button', { name: '/gifts/**' }).click();
+    await settled(page);
+    assert.deepEqual(JSON.parse(await configText(page)).quiet_zones.slice(-1), ['/gifts/**']);
+
+    // A glob that does not parse: refused, nothing to offer; a pattern already there: refused.
+    await input.fill('/a/{b');
+    await input.press('Enter');
+    await hint.filter({ hasText: 'Not added' }).waitFor();
+    assert.match(await hint.textContent(), /is not a valid pattern/);
+    assert.equal(await hint.getByRole('button').count(), 0);
+    await input.fill(before[0]);
+    await input.press('Enter');
+    await hint.filter({ hasText: 'in this list already' }).waitFor();
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**']);
+
+    // A valid pattern typed and added at once goes in.
+    await input.fill('/collections/outlet/**');
+    await input.press('Enter');
+    await settled(page);
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**', '/collections/outlet/**']);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0);
+    await page.close();
+  });
 });
