@@ -116,6 +116,7 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
+  rule: (index) => app.config?.rules[index],
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {

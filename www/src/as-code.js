@@ -62,7 +62,8 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
       state.scenariosKey = key;
       let answer;
       try {
-        answer = { text: state.scenarios, report: engine.test(state.scenarios), valid };
+        const report = engine.test(state.scenarios);
+        answer = { text: state.scenarios, report, why: whyFailing(engine, report), valid };
         if (full) {
           answer.coverage = engine.coverage(state.scenarios);
           state.coverageKey = key;
@@ -91,6 +92,41 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
       out.diff = { error: message(err) };
     }
   }
+  return out;
+}
+
+/** The most failing scenarios whose "why" is worked out per answer (each is one explain). */
+const WHY_MAX = 10;
+let parsedFile = { text: null, scenarios: [] };
+
+/**
+ * Why each failing scenario that expects a rule does not get it, by result index (the first
+ * `WHY_MAX`): that rule's verdict and conditions for the scenario's visitor, which the page words
+ * as the Why panel does (plain.js `whyNot`). A rule the config does not have: `{ missing: true }`.
+ */
+function whyFailing(engine, report) {
+  if (report.failed === 0) return {};
+  if (parsedFile.text !== state.scenarios) parsedFile = { text: state.scenarios, scenarios: JSON.parse(state.scenarios).scenarios };
+  const out = {};
+  let n = 0;
+  report.results.forEach((r, i) => {
+    if (r.passed || r.expected?.rule === undefined || n >= WHY_MAX) return;
+    n += 1;
+    let ex;
+    try {
+      ex = engine.explain(parsedFile.scenarios[i].session_state);
+    } catch {
+      return; // a visitor the engine refuses: the reason says so
+    }
+    const v = ex.rules.find((x) => x.id === r.expected.rule);
+    out[i] = v
+      ? {
+        verdict: v.verdict, index: v.index, conditions: v.conditions.map(({ condition, holds }) => ({ condition, holds })),
+        intent_score: ex.intent_score, idle_ms: ex.idle_ms, path: ex.path, page_url: ex.page_url,
+        fired_rule_id: ex.fired_rule_id, quiet_zone: ex.quiet_zone?.pattern ?? null,
+      }
+      : { missing: true };
+  });
   return out;
 }
 

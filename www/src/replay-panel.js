@@ -4,7 +4,7 @@
 // then each edit costs one replay.
 
 import { describeExpectation } from './scenarios-panel.js';
-import { seconds } from './plain.js';
+import { firesWhen } from './card-words.js';
 import { esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
 const KIND_LABELS = {
@@ -165,9 +165,10 @@ export class ReplayPanel {
   }
 }
 
+/** One side of a change, as the rule cards say it: "rule “x” fires at once", "... after 8 s". */
 function side(s) {
   const what = describeExpectation(s.outcome);
-  return s.at_ms === null || s.at_ms === undefined ? what : `${what} after ${seconds(s.at_ms)}`;
+  return s.at_ms === null || s.at_ms === undefined ? what : `${what} ${firesWhen(s.at_ms)}`;
 }
 
 function delta(before, after, hasBefore) {

@@ -755,7 +755,7 @@ class RuleCard {
     this.failing.hidden = !item.failing;
     this.failing.replaceChildren(...(item.failing ?? []).map((f) => h('li', { class: 'card-diag error' },
       h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✗'),
-      h('span', {}, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.`),
+      h('span', { class: 'card-diag-text' }, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.${f.because ? ` ${f.because}` : ''}`),
       h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
 
     // Each finding once, under its field, in the card's words.

@@ -558,4 +558,63 @@ describe('issue 24 findings', () => {
     assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0);
     await page.close();
   });
+
+  test('13. each rule error shows once, under its field, in the card\'s words; scenario failures and replay changes use the same words', async () => {
+    const page = await editorPage();
+    const config = JSON.parse(STOREFRONT);
+    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+    const rule = config.rules[index];
+    rule.nudge.cta = '';
+    rule.when.min_idle_ms = 90_000_000;
+    rule.when.pages.push('/products/');
+    rule.colour = 'red';
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const sizing = await card(page, index);
+    const text = await sizing.innerText();
+    const findings = [
+      ['The button text is empty', 'cta'],
+      ['The idle time can be at most 24 h; this is 25 h', 'idle'],
+      ['“/products/” ends with “/”', 'pages'],
+      ['“colour” is not a setting of a rule', null],
+    ];
+    for (const [words, field] of findings) {
+      assert.equal(text.split(words).length - 1, 1, `"${words}" shows once on the card:\n${text}`);
+      const where = field ? sizing.locator(`[data-field="${field}"] .card-diag`) : sizing.locator(':scope > .card-errors .card-diag');
+      assert.match(await where.innerText(), new RegExp(words.replace(/[.*+?()[\]\\/]/g, '\\$&')), `"${words}" is under its field`);
+    }
+    assert.equal(await sizing.locator('.card-diag').count(), findings.length);
+    assert.doesNotMatch(text, /\bcta\b|idle_ms|min_idle|86,400,000|90000000|normalized/);
+    await setConfig(page, STOREFRONT);
+
+    // A scenario that fails once sizing-help waits 12 s: the card, Problems and the Scenarios panel
+    // say why as the Why panel does ("Waits 9 s of the 12 s"), not as the engine does (idle_ms).
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    await openScenarios(page);
+    await saveVisitor(page, 'a keen shopper');
+    await (await card(page, index)).locator('input.idle-seconds').fill('12');
+    await settled(page);
+    await page.locator('#config-status', { hasText: 'scenario fails' }).waitFor();
+    const because = /Waits 9 s of the 12 s this rule needs\./;
+    for (const where of ['.rc-failing', '#diagnostics li.scenario-fail', '#scenarios-body .sc-item.fail .sc-reason']) {
+      const el = where === '.rc-failing' ? (await card(page, index)).locator(where) : page.locator(where);
+      const said = await el.innerText();
+      assert.match(said, because, `${where}: ${said}`);
+      assert.doesNotMatch(said, /idle_ms|9000/, `${where}: ${said}`);
+    }
+
+    // Replay: sizing-help at once instead of after 8 s; the changes say "at once", not "0 ms".
+    await (await card(page, index)).locator('input.idle-seconds').fill('0');
+    await settled(page);
+    assert.match(await (await card(page, index)).locator('.rc-when').innerText(), /Shows after idle at once/);
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    await page.locator('#replay-body [data-act=diff]').click();
+    const changes = page.locator('#replay-body .rp-change-list');
+    await changes.waitFor({ timeout: 20_000 });
+    const listed = await changes.innerText();
+    assert.match(listed, /rule “sizing-help” fires at once/);
+    assert.doesNotMatch(listed, /after 0 ms|\b0 ms/);
+    await page.close();
+  });
 });
