@@ -87,7 +87,7 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
   }
   if (job.diff && state.sessions?.recorded && state.base?.engine) {
     try {
-      out.diff = NudgeEngine.diff(state.base.text, text, [state.sessions.text]);
+      out.diff = withViewTimes(NudgeEngine.diff(state.base.text, text, [state.sessions.text]), engine);
     } catch (err) {
       out.diff = { error: message(err) };
     }
@@ -128,6 +128,25 @@ function whyFailing(engine, report) {
       : { missing: true };
   });
   return out;
+}
+
+/**
+ * The diff's changes with the time of each page view (`occurred_at`, and `offset_ms` from the
+ * session's first event), so that a page viewed twice in a session reads as two views: the
+ * replay's pages of the changed sessions, by session id and page index.
+ */
+function withViewTimes(diff, engine) {
+  const wanted = new Set(diff.changes.map((c) => c.session_id).filter((id) => id !== null));
+  if (!wanted.size) return diff;
+  const pages = new Map();
+  for (const session of engine.replay(state.sessions.recorded).sessions) {
+    if (wanted.has(session.id)) pages.set(session.id, session.pages);
+  }
+  for (const c of diff.changes) {
+    const page = c.page_index === null ? null : pages.get(c.session_id)?.[c.page_index];
+    if (page) Object.assign(c, { occurred_at: page.occurred_at, offset_ms: page.offset_ms });
+  }
+  return diff;
 }
 
 const lastSent = new Map(); // answer name -> JSON of the answer last sent

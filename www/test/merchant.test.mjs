@@ -617,4 +617,30 @@ describe('issue 24 findings', () => {
     assert.doesNotMatch(listed, /after 0 ms|\b0 ms/);
     await page.close();
   });
+
+  test('14. replay\'s change list tells repeated page views apart by the time of the view', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    // The sticky bar off: a shopper who views a collection twice loses it on both views.
+    await (await card(page, ids.indexOf('free-shipping-bar'))).locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    await page.locator('#replay-body tr.changed[data-rule="free-shipping-bar"]').waitFor({ timeout: 20_000 });
+    await page.locator('#replay-body [data-act=diff]').click();
+    const items = page.locator('#replay-body .rp-change-list > li');
+    await items.first().waitFor({ timeout: 20_000 });
+    const listed = await items.evaluateAll((els) => els.map((el) => ({
+      key: `${el.querySelector('code').textContent} ${el.querySelector('.muted').textContent}`,
+      text: el.textContent.replace(/\s+/g, ' ').trim(),
+    })));
+    const byKey = new Map();
+    for (const x of listed) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x.text]);
+    const repeated = [...byKey.values()].filter((texts) => texts.length > 1);
+    assert.ok(repeated.length >= 1, 'the sample sessions view a page twice among the changes listed');
+    for (const texts of repeated) assert.equal(new Set(texts).size, texts.length, `two views read the same: ${texts[0]}`);
+    for (const x of listed) assert.match(x.text, /viewed at \d\d:\d\d:\d\d UTC, (first page|[\d.]+ (s|min)\b)/, x.text);
+    await page.close();
+  });
 });
