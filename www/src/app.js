@@ -28,7 +28,7 @@ import { ScenariosPanel } from './scenarios-panel.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon, onTextFileChosen } from './util.js';
+import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -299,6 +299,8 @@ function renderNoEngine() {
   els.previewReason.textContent = msg;
   els.previewBadge.className = 'pill';
   els.previewBadge.textContent = '';
+  els.vbVerdict.className = 'pill pill-error';
+  els.vbVerdict.textContent = 'No preview until the config has no errors';
   why.clear(msg);
   map.setMap({ regions: [], message: msg });
   els.legend.replaceChildren();
@@ -322,6 +324,20 @@ function showFired(nudge) {
   els.previewBadge.className = 'pill pill-fire';
   els.previewBadge.innerHTML = `${nudgeIcon(nudge.type, 12)} ${esc(NUDGE_LABELS[nudge.type])}`;
   els.previewReason.textContent = nudge.reason;
+}
+
+/**
+ * The verdict bar (one column, a phone): the preview's badge, the rule that fires and the visitor,
+ * kept at the bottom of the screen while the rules are edited (style.css), with a button to the
+ * storefront. `ruleId`: the rule that fires (or waits), when known.
+ */
+function renderVerdictBar(ruleId = null) {
+  const badge = els.previewBadge;
+  const s = session.state;
+  els.vbVerdict.className = badge.className;
+  els.vbVerdict.innerHTML = badge.innerHTML || 'No nudge';
+  if (ruleId && badge.classList.contains('pill-fire')) els.vbVerdict.append(` · ${ruleId}`);
+  els.vbVisitor.textContent = `${s.url} · intent ${s.intent} · idle ${formatMs(s.idle)}`;
 }
 
 function renderEval(e) {
@@ -353,6 +369,7 @@ function renderEval(e) {
   }
   map.setState(session.state.intent, session.state.idle);
   renderApi(els.api, e);
+  renderVerdictBar(ex?.fired_rule_id ?? null);
 }
 
 // ---------------------------------------------------------------- views, jump, engineer details
@@ -552,6 +569,9 @@ function wire() {
       }
     });
   }
+  $('#vb-show').addEventListener('click', () => {
+    document.querySelector('.preview-panel').scrollIntoView({ block: 'start', behavior: 'smooth' });
+  });
   els.engBtn.addEventListener('click', () => setEngineer(!document.body.classList.contains('engineer')));
 
   // Config as code loads its WASM module when one of its panels is first opened.

@@ -87,6 +87,14 @@ export class RulesEditor {
       slotClass: 'lazy-slot rule-card-slot',
       estimate: 260,
     });
+    // One column (a phone, a narrow window): the list is part of the page, which scrolls; the
+    // page's view then decides which cards are built (style.css, the same width).
+    const oneColumn = globalThis.matchMedia?.('(max-width: 1180px)');
+    if (oneColumn) {
+      const follow = () => this.cards.setRoot(oneColumn.matches ? null : this.scroller);
+      oneColumn.addEventListener('change', follow);
+      if (oneColumn.matches) follow();
+    }
     this.dragFrom = null;
     // Where the merchant is: the card last worked in (a new rule goes after it).
     this.lastIndex = null;
@@ -621,7 +629,8 @@ class RuleCard {
     // What the rule is for, in the merchant's words: a note of this browser, not in the config.
     this.description = h('input', {
       type: 'text', class: 'rc-desc', maxlength: String(MAX_NOTE_CHARS), spellcheck: 'true',
-      placeholder: 'Add a description (kept in this browser, not in the config)',
+      placeholder: 'Add a description (not part of the config)',
+      title: 'A note for your team: kept in this browser and in share links, never in the config file',
       oninput: (e) => editor.host.notes.set(this.item.rule?.id, e.target.value),
     });
     this.enabled = h('input', {

@@ -643,4 +643,56 @@ describe('issue 24 findings', () => {
     for (const x of listed) assert.match(x.text, /viewed at \d\d:\d\d:\d\d UTC, (first page|[\d.]+ (s|min)\b)/, x.text);
     await page.close();
   });
+
+  test('15. phone: the page scrolls, not the rule list, and the visitor\'s verdict stays in view while a card is edited', async () => {
+    const page = await editorPage('', { width: 390, height: 844 });
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    // A swipe over the rule list moves the page; the list has no scroll of its own.
+    const list = page.locator('#rules-view .rule-cards');
+    const box = await list.boundingBox();
+    await page.mouse.move(box.x + box.width / 2, Math.min(box.y + 200, 700));
+    await page.mouse.wheel(0, 600);
+    await page.waitForFunction(() => window.scrollY > 0);
+    const scrolled = await page.evaluate(() => {
+      const inner = document.querySelector('#rules-view .rules-scroll');
+      return { page: window.scrollY, inner: inner.scrollTop, innerScrolls: inner.scrollHeight > inner.clientHeight + 1 };
+    });
+    assert.ok(scrolled.page >= 500, `the page scrolled ${scrolled.page} px`);
+    assert.equal(scrolled.inner, 0);
+    assert.equal(scrolled.innerScrolls, false, 'the rule list does not scroll inside the page');
+
+    // Editing sizing-help's card far down the page: the verdict stays at the bottom of the screen.
+    const index = (await ruleIds(page)).indexOf('sizing-help');
+    const sizing = await card(page, index);
+    const bar = page.locator('#verdict-bar');
+    const onScreen = async () => {
+      const b = await bar.boundingBox();
+      return b && b.y >= 0 && b.y + b.height <= 844 + 0.5;
+    };
+    await sizing.locator('textarea').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Now.');
+    await settled(page);
+    assert.ok(await onScreen(), 'the verdict is on screen while the message is typed');
+    assert.match(await bar.innerText(), /Chat bubble · sizing-help[\s\S]*\/products\/linen-shirt · intent 82 · idle 9\.0 s/);
+    const cardBox = await sizing.boundingBox();
+    const barBox = await bar.boundingBox();
+    assert.ok(cardBox.y < barBox.y, 'the card being edited is above the bar, on screen');
+
+    // Switched off in the card: the verdict follows at once, still on screen.
+    await sizing.locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    assert.ok(await onScreen());
+    assert.doesNotMatch(await bar.innerText(), /sizing-help/);
+    assert.equal(await bar.locator('#vb-verdict').textContent(), await page.locator('#preview-badge').textContent() || 'No nudge');
+
+    // "See it" goes to the storefront.
+    await bar.getByRole('button', { name: 'See it' }).click();
+    await page.waitForFunction(() => Math.abs(document.querySelector('.preview-panel').getBoundingClientRect().top) < 40);
+
+    // Wide: the preview is beside the editor, no bar.
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    assert.ok(await bar.isHidden());
+    await page.close();
+  });
 });
