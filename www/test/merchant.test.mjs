@@ -695,4 +695,58 @@ describe('issue 24 findings', () => {
     assert.ok(await bar.isHidden());
     await page.close();
   });
+
+  test('16. at 390 px every tap target is at least 24 by 24 px, in every view', async () => {
+    const page = await editorPage('', { width: 390, height: 844 });
+    /** The visible controls smaller than 24 px either way, described. */
+    const small = () => page.evaluate(() => {
+      const selector = '.cm-fold-marker, a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=tab], [role=switch], [tabindex]:not([tabindex="-1"])';
+      const out = [];
+      let n = 0;
+      for (const el of document.querySelectorAll(selector)) {
+        if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width <= 1 || r.height <= 1) continue; // visually hidden (a skip link until focused)
+        n += 1;
+        if (r.width < 24 || r.height < 24) {
+          const name = el.getAttribute('aria-label') || el.textContent.trim().slice(0, 24) || el.getAttribute('placeholder') || '';
+          out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${name}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+        }
+      }
+      return { n, out };
+    });
+    const check = async (view) => {
+      const { n, out } = await small();
+      assert.ok(n > 20, `${view}: ${n} controls measured`);
+      assert.deepEqual(out, [], `${view}: ${out.length} of ${n} controls are smaller than 24 px`);
+    };
+
+    // The rules, with the Scenarios and Replay panels at work and a toast with its action.
+    await openScenarios(page);
+    await saveVisitor(page, 'a phone visitor');
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    await (await card(page, 8)).getByRole('button', { name: /^Delete / }).click();
+    await page.locator('#toast-action').waitFor();
+    await check('rules');
+    // Errors on the cards (did-you-mean buttons, Show in JSON) and a notice.
+    await setConfig(page, STOREFRONT.replace('"cta": "Start chat"', '"cta": ""').replace('"/products/**"', '"products/**"'));
+    await page.locator('#file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not json') });
+    await page.locator('#notice').waitFor();
+    await check('rule errors');
+    // Engineer details, with the API response open.
+    await page.locator('#eng-btn').click();
+    await page.locator('details.response > summary').click();
+    await check('engineer details');
+    // The JSON view (with an error marked) and a syntax error's banner in the rules view.
+    await showJson(page);
+    await settled(page);
+    await check('JSON view');
+    await setConfig(page, STOREFRONT.replace('"version": 1,', '"version": 1'));
+    await page.evaluate(() => window.nudgePlayground.setView('rules'));
+    await settled(page);
+    await check('syntax error');
+    await page.close();
+  });
 });
