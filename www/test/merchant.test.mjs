@@ -4,12 +4,14 @@
 //   node --test www/test/merchant.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { ROOT, configText, freshPage, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
 
 const STOREFRONT = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const EXAMPLE_SCENARIOS = JSON.parse(readFileSync(path.join(ROOT, 'examples/scenarios.json'), 'utf8')).scenarios;
 
 let env;
@@ -749,4 +751,47 @@ describe('issue 24 findings', () => {
     await check('syntax error');
     await page.close();
   });
+
+  for (const width of [1440, 390]) {
+    test(`17. axe-core at ${width} px: no serious or critical violation in the rules, JSON view, error state and engineer details`, async () => {
+      const page = await editorPage('', { width, height: 900 });
+      await page.addScriptTag({ path: AXE });
+      /** Serious and critical violations, target size (WCAG 2.2, off by default) included. */
+      const violations = () => page.evaluate(async () => {
+        const result = await window.axe.run(document, { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } });
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.any[0]?.message ?? ''}`).join(' | ')}`);
+      });
+      const views = {
+        rules: async () => {},
+        'JSON view': async () => {
+          await showJson(page);
+          await settled(page);
+        },
+        'JSON view with errors': async () => {
+          await setConfig(page, STOREFRONT.replace('"cta": "Start chat"', '"cta": ""').replace('"version": 1,', '"version": 1, "quiet_zone": [],'));
+        },
+        'rules with errors (the preview of the last valid config)': async () => {
+          await page.evaluate(() => window.nudgePlayground.setView('rules'));
+          await settled(page);
+        },
+        'engineer details': async () => {
+          await setConfig(page, STOREFRONT);
+          await page.locator('#eng-btn').click();
+          await page.locator('details.response > summary').click();
+          await settled(page);
+        },
+        'engineer details, JSON view': async () => {
+          await showJson(page);
+          await settled(page);
+        },
+      };
+      for (const [view, go] of Object.entries(views)) {
+        await go();
+        assert.deepEqual(await violations(), [], view);
+      }
+      await page.close();
+    });
+  }
 });
