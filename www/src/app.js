@@ -93,6 +93,7 @@ const rulesEditor = new RulesEditor($('#rules-view'), {
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
   notes,
+  pages: STORE_PAGES,
 });
 const why = new WhyPanel({
   facts: els.facts,
