@@ -62,6 +62,7 @@ test-node: wasm
 	node_modules/.bin/tsc --noEmit -p pkg
 
 test-browser: wasm
+	node_modules/.bin/tsc --noEmit -p www
 	node --test www/test/*.test.mjs
 
 # One table of figures and ratios (and docs/PERFORMANCE.md's results section) from one run.

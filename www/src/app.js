@@ -16,15 +16,15 @@ import { ruleColors } from './colors.js';
 import { Drafts, confirmDialog, showDiff } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
-import { plainSyntaxDiagnostic } from './json-messages.js';
 import { DecisionMapView } from './map.js';
 import { Notice } from './notice.js';
 import { RuleNotes } from './notes.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { SHOWN, renderProblems } from './problems.js';
 import { ReplayPanel } from './replay-panel.js';
-import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
+import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
+import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule } from './store.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
@@ -45,19 +45,17 @@ const FALLBACK_CONFIG = '{\n  "version": 1,\n  "rules": []\n}\n';
 
 const els = elements();
 
-/** What the page knows: the engine's last answers, and timings for the tests. */
+/**
+ * What the engine said, in one store (store.js): each worker answer is applied by `reduce`, and
+ * what is derived from it is computed by the store's selectors.
+ * @type {import('./store.js').State}
+ */
+let store = initialState;
+
+/** The page's own bookkeeping: the text, the share link, the Undo on offer, timings for the tests. */
 const app = {
   defaultConfig: '',
-  valid: false,
-  hasEngine: false,
-  errors: [],
-  warnings: [],
-  config: null,
-  summary: new Map(),
-  warningsByRule: new Map(),
-  scenarioFailures: [], // { index, name, expected, got } of each failing scenario
   failuresKey: '[]',
-  explanation: null,
   ready: false,
   lastHash: null,
   undoAfter: null, // the text a destructive card edit left, while its toast offers Undo
@@ -117,7 +115,7 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
-  rule: (index) => app.config?.rules[index],
+  rule: (index) => store.config?.rules[index],
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -152,7 +150,7 @@ let patternSeq = 0;
 function checkPattern(text, callback) {
   const id = ++patternSeq;
   app.patternWaiters.set(text, { id, callback });
-  const caseSensitive = app.config?.case_sensitive === true;
+  const caseSensitive = store.config?.case_sensitive === true;
   client.send({ pattern: { text, caseSensitive }, pages: STORE_URLS });
 }
 
@@ -168,8 +166,9 @@ function onAnswer(answer, job) {
   }
   if (answer.wasm) app.wasmResource = answer.wasm;
   if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
-  if (answer.compile) applyCompile(answer.compile, job.text);
-  if (answer.analysis) applyAnalysis(answer.analysis);
+  store = reduce(store, { type: 'answer', answer, text: job.text });
+  if (answer.compile) renderCompile();
+  if (answer.analysis) renderAnalysis();
   if (answer.pattern) {
     const waiter = app.patternWaiters.get(answer.pattern.text);
     if (waiter) {
@@ -177,16 +176,16 @@ function onAnswer(answer, job) {
       waiter.callback(answer.pattern);
     }
   }
-  if (!app.hasEngine) {
+  if (!store.hasEngine) {
     renderNoEngine();
   } else {
     if (answer.map) {
       renderMap({ map, legend: els.legend, path: els.mapPath, canvas: els.map }, answer.map, answer.map.url);
     }
     if (answer.preview) renderPreview(answer.preview);
-    if (answer.eval) renderEval(answer.eval);
+    if (answer.eval) renderEval(store.evaluation);
     if (answer.bench) {
-      renderBench(els.benchRows, answer.bench, { rules: app.config?.rules ?? [], onPick: (url) => session.set({ url }) });
+      renderBench(els.benchRows, answer.bench, { rules: store.config?.rules ?? [], onPick: (url) => session.set({ url }) });
     }
     if (answer.pages) rulesEditor.update({ pageReports: answer.pages });
     if (answer.savedScenario) scenarios.saved(answer.savedScenario);
@@ -217,39 +216,31 @@ function onAnswer(answer, job) {
   }
 }
 
-function applyCompile(c, text) {
-  app.valid = c.valid;
-  app.hasEngine = c.hasEngine;
-  app.compiledText = text ?? app.text;
-  app.errors = c.errors.map((d) => plainSyntaxDiagnostic(app.compiledText, d));
-  if (!c.valid) app.warnings = [];
+/** A compile: its errors, and whether the preview shows the last valid config. */
+function renderCompile() {
   renderDiagnostics();
-  els.staleBanner.hidden = app.valid || !app.hasEngine;
-  document.body.classList.toggle('config-invalid', !app.valid);
-  document.body.classList.toggle('config-stale', !app.valid && app.hasEngine);
+  els.staleBanner.hidden = !isStale(store);
+  document.body.classList.toggle('config-invalid', !store.valid);
+  document.body.classList.toggle('config-stale', isStale(store));
 }
 
 /** Lint warnings, rule sentences and the config of a new engine (after its preview). */
-function applyAnalysis(a) {
-  app.warnings = a.warnings;
-  app.config = a.config;
-  const ids = a.config.rules.map((r) => r.id);
+function renderAnalysis() {
+  const ids = store.config.rules.map((r) => r.id);
   ruleColors.follow(ids);
   notes.follow(ids);
-  app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
-  app.warningsByRule = diagnosticsByRule(a.warnings);
   renderDiagnostics();
-  if (app.lastEval?.explanation) renderWhy();
+  if (store.evaluation?.explanation) renderWhy();
 }
 
 function renderDiagnostics() {
-  const all = [...app.errors, ...app.warnings];
+  const all = [...store.errors, ...store.warnings];
   renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
-    errors: app.errors,
-    warnings: app.warnings,
-    failures: app.scenarioFailures,
-    valid: app.valid,
-    ruleCount: app.config?.rules.length ?? 0,
+    errors: store.errors,
+    warnings: store.warnings,
+    failures: store.failures,
+    valid: store.valid,
+    ruleCount: ruleCount(store),
     onJump: (line, column) => jumpTo(line, column),
     onShowScenario: (index) => scenarios.reveal(index),
   });
@@ -257,7 +248,7 @@ function renderDiagnostics() {
   // when they changed (an unchanged empty list is no transaction for the editor).
   const key = JSON.stringify(all);
   const unchanged = key === app.markedKey && (key === '[]' || app.markedText === app.text);
-  if (app.compiledText === app.text && !unchanged) {
+  if (store.compiledText === app.text && !unchanged) {
     app.markedKey = key;
     app.markedText = app.text;
     editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
@@ -274,7 +265,7 @@ function setScenarioFailures(failures) {
   const key = JSON.stringify(failures);
   if (key === app.failuresKey) return;
   app.failuresKey = key;
-  app.scenarioFailures = failures;
+  store = reduce(store, { type: 'failures', failures });
   renderDiagnostics();
   rulesEditor.update({ failures });
 }
@@ -287,9 +278,9 @@ function renderWhy() {
   if (app.whyFrame) return;
   app.whyFrame = requestAnimationFrame(() => setTimeout(() => {
     app.whyFrame = null;
-    const e = app.lastEval;
+    const e = store.evaluation;
     if (e?.explanation) {
-      why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report, notes });
+      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), report: e.report, notes });
     }
   }));
 }
@@ -341,10 +332,9 @@ function renderVerdictBar(ruleId = null) {
   els.vbVisitor.textContent = `${s.url} · intent ${s.intent} · idle ${formatMs(s.idle)}`;
 }
 
+/** The visitor's evaluation (the store's, its verdicts put together): badge, storefront, Why, API. */
 function renderEval(e) {
-  app.lastEval = e;
   const ex = e.explanation;
-  app.explanation = ex;
   const badge = els.previewBadge;
   if (!ex) {
     badge.className = 'pill pill-error';
@@ -553,7 +543,7 @@ function wire() {
   // A description typed: into the share link, and beside the rule in the Why panel.
   notes.onChange(() => {
     scheduleHash();
-    if (app.lastEval?.explanation) renderWhy();
+    if (store.evaluation?.explanation) renderWhy();
   });
   els.benchInput.value = DEFAULT_BENCH;
   els.benchInput.addEventListener('input', () => request());
@@ -695,6 +685,10 @@ boot();
 // For the console and the browser tests: the app's state, the editor and the parts.
 window.nudgePlayground = {
   app,
+  /** What the engine said (store.js). */
+  get store() {
+    return store;
+  },
   client,
   editor,
   map,

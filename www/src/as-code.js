@@ -35,7 +35,13 @@ function message(err) {
  * when the engine, the sessions or the baseline changed, `diff` when asked, and `later` when the
  * coverage or the replay of this engine is still to come (in a job with `asCode`).
  */
+/**
+ * @param {import('./protocol.js').Job} job
+ * @param {{ engine: import('../../pkg/index.js').NudgeEngine, gen: number, text: string, valid: boolean }} current
+ * @returns {import('./protocol.js').Answer}
+ */
 export function asCodeJob(job, { engine, gen, text, valid }) {
+  /** @type {import('./protocol.js').Answer} */
   const out = {};
   if (job.scenarios !== undefined) state.scenarios = job.scenarios;
   if (job.saveScenario) {

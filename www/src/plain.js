@@ -40,13 +40,14 @@ function list(patterns, max = 3) {
 
 /**
  * One condition check of a rule as a sentence.
- * @param {{condition: string, holds: boolean}} c  a condition of engine.explain()
- * @param {{when: object}} rule  the rule from engine.config() (defaults filled in)
- * @param {{intent_score: number, idle_ms: number, path: string|null}} ex  the explanation
+ * @param {{condition: string, holds: boolean, detail?: string}} c  a condition of engine.explain()
+ * @param {{when?: import('../../pkg/index.js').Conditions} | undefined} rule  the rule from
+ *   engine.config() (defaults filled in)
+ * @param {{intent_score: number, idle_ms: number, path: string|null, page_url?: string}} ex  the explanation
  * @param {string[]} matched  the patterns of this condition's list that match the page
  */
 export function conditionSentence(c, rule, ex, matched) {
-  const when = rule?.when ?? {};
+  const when = rule?.when ?? /** @type {Partial<import('../../pkg/index.js').Conditions>} */ ({});
   const i = ex.intent_score;
   const page = ex.path ?? ex.page_url;
   switch (c.condition) {
@@ -78,7 +79,11 @@ export function conditionSentence(c, rule, ex, matched) {
   }
 }
 
-/** What a verdict means, for the card's explanation line. */
+/**
+ * What a verdict means, for the card's explanation line.
+ * @param {string} verdict
+ * @param {{firedId?: string | null, quietZone?: string | null}} [context]
+ */
 export function verdictSentence(verdict, { firedId, quietZone } = {}) {
   switch (verdict) {
     case 'fired':

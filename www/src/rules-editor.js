@@ -13,19 +13,8 @@ import { ruleColors } from './colors.js';
 import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './config-edits.js';
 import { LazyList } from './lazy-list.js';
 import { RuleCard, setForceValues } from './rule-card.js';
+import { diagnosticsByRule } from './store.js';
 import { h } from './util.js';
-
-/** Errors and warnings by the rule index their path starts with (`rules[3]...`); -1: the rest. */
-export function diagnosticsByRule(diagnostics) {
-  const map = new Map();
-  for (const d of diagnostics) {
-    const m = /^rules\[(\d+)\]/.exec(d.path || '');
-    const key = m ? Number(m[1]) : -1;
-    if (!map.has(key)) map.set(key, []);
-    map.get(key).push(d);
-  }
-  return map;
-}
 
 export class RulesEditor {
   /**

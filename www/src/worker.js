@@ -1,13 +1,7 @@
 // The editor's Web Worker: it holds the compiled engine (the WASM package, ../../pkg/) and does
 // every engine call, so compiling a 1,000-rule config never blocks the page. The page sends jobs
 // (engine-client.js keeps at most one in flight and merges the rest), the worker answers each with
-// what changed.
-//
-// Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
-//           pattern?: { text, caseSensitive }, scenarios?: string, saveScenario?: { name, state },
-//           sessions?: { text, label }, replayBase?: string, diff?: true }
-// Answer: { seq, compile?, preview?, eval?, map?, bench?, pages?, pattern?, scenarios?, savedScenario?,
-//           replay?, diff?, error? }
+// what changed: the `Job` and `Answer` of protocol.js.
 //
 // Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
 // fetched on the first job that asks for one of them, never before (asCode.js).
@@ -15,6 +9,10 @@
 import init, * as nudge from '../../pkg/index.js';
 import { asCodeJob, needsAsCode } from './as-code.js';
 import { patternFixes } from './card-words.js';
+import { fieldsOutcome } from './protocol.js';
+
+/** @typedef {import('./protocol.js').Job} Job */
+/** @typedef {import('./protocol.js').Answer} Answer */
 
 const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
 let asCodeLoading = null;
@@ -42,10 +40,17 @@ const w = {
  * Long lists (the rules of a 1,000-rule config, their verdicts) go to the page as deltas: the
  * length and the items that changed since the last answer, so that a keystroke that changes one
  * rule moves one rule across, not a thousand (structured clone of every item cost the page about
- * 18 ms per keystroke at 1,000 rules). engine-client.js puts the lists back together.
+ * 18 ms per keystroke at 1,000 rules). The page's store (store.js) puts the lists back together.
  */
-const sent = new Map(); // list name -> JSON of each item last sent
+/** @type {Map<string, any>} list name -> JSON of each item last sent (or of the value, `ifChanged`) */
+const sent = new Map();
 
+/**
+ * @template T
+ * @param {string} name
+ * @param {T[]} items
+ * @returns {import('./protocol.js').Delta<T>}
+ */
 function delta(name, items) {
   const before = sent.get(name) ?? [];
   const now = new Array(items.length);
@@ -71,8 +76,13 @@ function asDiagnostics(err) {
   return [{ severity: 'error', code: 'error', path: '', message: String(err?.message || err), line: null, column: null }];
 }
 
+/**
+ * @param {string} text
+ * @returns {import('./protocol.js').Compile}
+ */
 function compile(text) {
   const started = performance.now();
+  /** @type {{ fresh?: boolean }} */
   const out = {};
   try {
     const next = new nudge.NudgeEngine(text);
@@ -171,7 +181,7 @@ function bench(urls, state) {
   const { engine } = w;
   return urls.map((url) => {
     const report = engine.pageReport(url);
-    const outcome = report.url_error ? -3 : engine.previewFields(state.intent_score, url, state.idle_ms);
+    const outcome = report.url_error ? { kind: 'rejected' } : fieldsOutcome(engine.previewFields(state.intent_score, url, state.idle_ms));
     return { url, report, outcome };
   });
 }
@@ -213,9 +223,13 @@ function checkPattern({ text, caseSensitive }, pages) {
  * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial
  * answer: the compile and the storefront's preview), then the rest (the evaluation with every
  * rule's verdict, lint, summary, config, map, bench, scenarios and replay).
+ * @param {Job} job
+ * @param {(answer: Answer) => void} post
+ * @returns {Answer}
  */
 function handle(job, post) {
   const started = performance.now();
+  /** @type {Answer} */
   let out = { seq: job.seq };
   let fresh = false;
   if (job.text !== undefined && job.text !== w.text) {
