@@ -17,6 +17,7 @@ import { Drafts, confirmDialog, showDiff } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
 import { DecisionMapView } from './map.js';
+import { LIMITS, setLimits } from './limits.js';
 import { Notice } from './notice.js';
 import { RuleNotes } from './notes.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
@@ -28,7 +29,7 @@ import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule }
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
+import { NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -146,12 +147,11 @@ function onTextChange(text) {
   scheduleHash();
 }
 
-let patternSeq = 0;
+/** The engine's check of a pattern (worker.js `checkPattern`); every caller waiting gets it. */
 function checkPattern(text, callback) {
-  const id = ++patternSeq;
-  app.patternWaiters.set(text, { id, callback });
+  app.patternWaiters.set(text, [...(app.patternWaiters.get(text) ?? []), callback]);
   const caseSensitive = store.config?.case_sensitive === true;
-  client.send({ pattern: { text, caseSensitive }, pages: STORE_URLS });
+  client.send({ patterns: [{ text, caseSensitive }], pages: STORE_URLS });
 }
 
 function onAnswer(answer, job) {
@@ -167,14 +167,13 @@ function onAnswer(answer, job) {
   if (answer.wasm) app.wasmResource = answer.wasm;
   if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
   store = reduce(store, { type: 'answer', answer, text: job.text });
+  if (answer.limits) setLimits(answer.limits);
   if (answer.compile) renderCompile();
   if (answer.analysis) renderAnalysis();
-  if (answer.pattern) {
-    const waiter = app.patternWaiters.get(answer.pattern.text);
-    if (waiter) {
-      app.patternWaiters.delete(answer.pattern.text);
-      waiter.callback(answer.pattern);
-    }
+  for (const checked of answer.patterns ?? []) {
+    const waiting = app.patternWaiters.get(checked.text) ?? [];
+    app.patternWaiters.delete(checked.text);
+    for (const callback of waiting) callback(checked);
   }
   if (!store.hasEngine) {
     renderNoEngine();
@@ -512,7 +511,7 @@ function replaceText(text, baseLabel, message) {
 function pick(parsed) {
   const out = {};
   if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, 100);
-  if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, MAX_IDLE_MS);
+  if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, LIMITS.idle_ms);
   if (parsed.url !== undefined) out.url = parsed.url;
   return out;
 }

@@ -5,7 +5,8 @@
 // words here keeps the engine's message.
 
 import { seconds } from './plain.js';
-import { MAX_IDLE_MS, formatInt } from './util.js';
+import { LIMITS } from './limits.js';
+import { formatInt } from './util.js';
 
 /** A card's fields, by the JSON path under `rules[i]`. */
 const FIELDS = {
@@ -21,11 +22,11 @@ const FIELDS = {
   'when.exclude_pages': 'exclude_pages',
 };
 
-/** What the card calls each text field, and its length limits (SPEC 2). */
+/** What the card calls each text field, and its length limit (the engine's, limits.js). */
 const TEXTS = {
-  'nudge.cta': { name: 'The button text', max: 80 },
-  'nudge.message': { name: 'The message', max: 500 },
-  id: { name: 'The name (id)', max: 64 },
+  'nudge.cta': { name: 'The button text', get max() { return LIMITS.cta_chars; } },
+  'nudge.message': { name: 'The message', get max() { return LIMITS.message_chars; } },
+  id: { name: 'The name (id)', get max() { return LIMITS.rule_id_chars; } },
 };
 
 /** The fields each object of a rule may have, for "did you mean". */
@@ -94,7 +95,7 @@ export function patternWords(code, pattern) {
     case 'pattern_syntax':
       return `${p} is not a valid pattern: look at its { }, [ ] and \\ characters.`;
     case 'pattern_too_long':
-      return `${p.slice(0, 40)}… is ${formatInt(new TextEncoder().encode(String(pattern)).length)} bytes long; a pattern holds at most 512.`;
+      return `${p.slice(0, 40)}… is ${formatInt(new TextEncoder().encode(String(pattern)).length)} bytes long; a pattern holds at most ${LIMITS.pattern_bytes}.`;
     case 'duplicate_pattern':
       return `${p} is in this list twice; one is enough.`;
     case 'redundant_pattern':
@@ -114,27 +115,6 @@ export function patternWords(code, pattern) {
     default:
       return null;
   }
-}
-
-/**
- * Patterns to offer instead of an invalid one ("did you mean"), from the error's code: the
- * pattern with its missing "/" in front, or without its trailing "/" and with "/**" for
- * everything below. The engine checks each before it is offered (worker.js `checkPattern`).
- */
-export function patternFixes(code, pattern) {
-  const text = String(pattern);
-  if (code === 'pattern_not_absolute') {
-    if (!text || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
-      const path = text.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
-      return path.startsWith('/') ? [path] : [];
-    }
-    return [`/${text}`];
-  }
-  if (code === 'pattern_trailing_slash') {
-    const trimmed = text.replace(/\/+$/, '');
-    return trimmed ? [trimmed, `${trimmed}/**`] : ['/'];
-  }
-  return [];
 }
 
 /**
@@ -173,7 +153,7 @@ export function ruleDiagnostic(d, rule, sub) {
     }
     case 'invalid_rule_id': {
       const id = String(value ?? '');
-      if (!id.length || chars(id) > 64) return { field, text: `The name must be 1 to 64 characters; this is ${formatInt(chars(id))}.` };
+      if (!id.length || chars(id) > LIMITS.rule_id_chars) return { field, text: `The name must be 1 to ${LIMITS.rule_id_chars} characters; this is ${formatInt(chars(id))}.` };
       const bad = Array.from(id).find((c) => !/[A-Za-z0-9_-]/.test(c));
       const what = bad === ' ' ? 'a space' : quote(bad);
       return { field, text: `The name ${quote(id)} has ${what}: use only letters, digits, “-” and “_”.` };
@@ -184,9 +164,9 @@ export function ruleDiagnostic(d, rule, sub) {
       return { field, text: `${quote(value)} is not something a rule can show: choose a chat bubble, toast, exit modal or sticky bar.` };
     case 'out_of_range':
     case 'wrong_type':
-      if (field === 'intent') return { field, text: `An intent score is a whole number from 0 to 100, not ${JSON.stringify(value)}.` };
+      if (field === 'intent') return { field, text: `An intent score is a whole number from 0 to ${LIMITS.intent_score}, not ${JSON.stringify(value)}.` };
       if (field === 'idle') {
-        if (typeof value === 'number' && value > MAX_IDLE_MS) return { field, text: `The idle time can be at most 24 h; this is ${seconds(value)}.` };
+        if (typeof value === 'number' && value > LIMITS.idle_ms) return { field, text: `The idle time can be at most ${seconds(LIMITS.idle_ms)}; this is ${seconds(value)}.` };
         if (typeof value === 'number' && value < 0) return { field, text: 'The idle time cannot be below 0 (“at once”).' };
         return { field, text: `The idle time is a whole number of milliseconds, not ${JSON.stringify(value)}.` };
       }
@@ -199,7 +179,7 @@ export function ruleDiagnostic(d, rule, sub) {
       return { field: 'intent', text: `The lowest intent score (${when.min_intent_score}) is above the highest (${when.max_intent_score}): no visitor can match.` };
     }
     case 'too_many_patterns':
-      return { field, text: `${formatInt(Array.isArray(value) ? value.length : 0)} patterns: one list holds at most 100.` };
+      return { field, text: `${formatInt(Array.isArray(value) ? value.length : 0)} patterns: one list holds at most ${LIMITS.patterns_per_list}.` };
     case 'unknown_field': {
       const parts = path.split('.');
       const name = parts[parts.length - 1];
@@ -233,7 +213,7 @@ export function settingsDiagnostic(d, config) {
     return { item: Number(zone[1]), text: text ?? d.message };
   }
   if (d.path === 'quiet_zones' && d.code === 'too_many_patterns') {
-    return { text: `${formatInt(config?.quiet_zones?.length ?? 0)} quiet zones: a site has at most 1,000.` };
+    return { text: `${formatInt(config?.quiet_zones?.length ?? 0)} quiet zones: a site has at most ${formatInt(LIMITS.quiet_zones)}.` };
   }
   return { text: d.message };
 }

@@ -2,7 +2,7 @@
 // chips, with an input that adds one, checked by the engine as it is typed.
 
 import { diagList, showDiags } from './card-diags.js';
-import { patternFixes, patternWords } from './card-words.js';
+import { patternWords } from './card-words.js';
 import { insertAt } from './config-edits.js';
 import { h } from './util.js';
 
@@ -23,6 +23,8 @@ export class ChipsField {
     this.hits = [];
     this.checked = null; // the engine's check of the text in the input (worker.js `checkPattern`)
     this.pendingAdd = null; // text to add once its check arrives
+    this.fixes = new Map(); // pattern -> the engine's "did you mean" patterns for it
+    this.lastIssues = [];
     this.chips = h('ul', { class: 'chips' });
     this.input = h('input', {
       type: 'text', class: 'chip-input', placeholder: 'Add a pattern, e.g. /products/**',
@@ -70,14 +72,28 @@ export class ChipsField {
     });
     if (!values.length && absentText) chips.push(h('li', { class: 'chip-empty' }, absentText));
     this.chips.replaceChildren(...chips);
-    // A pattern that is invalid as written gets its "did you mean" patterns: one click puts one
-    // in its place.
-    showDiags(this.issues, issues.map((w) => {
-      const pattern = w.item === undefined ? null : values[w.item];
-      const fixes = typeof pattern === 'string' && w.d.severity === 'error' ? patternFixes(w.d.code, pattern) : [];
-      return { ...w, fixes, onFix: (f) => this.editor.setValueAt([...this.path(), w.item], f) };
-    }), this.editor);
+    this.lastIssues = issues;
+    this.drawIssues();
     if (!this.input.value) this.showSummary();
+  }
+
+  /**
+   * The findings about the list, under it. A pattern that is invalid as written gets the engine's
+   * "did you mean" patterns (asked once per pattern): one click puts one in its place.
+   */
+  drawIssues() {
+    showDiags(this.issues, this.lastIssues.map((w) => {
+      const pattern = w.item === undefined ? null : this.values[w.item];
+      if (typeof pattern !== 'string' || w.d.severity !== 'error') return w;
+      if (!this.fixes.has(pattern)) {
+        this.fixes.set(pattern, []);
+        this.editor.host.checkPattern(pattern, (result) => {
+          this.fixes.set(pattern, result.fixes);
+          if (result.fixes.length) this.drawIssues();
+        });
+      }
+      return { ...w, fixes: this.fixes.get(pattern), onFix: (f) => this.editor.setValueAt([...this.path(), w.item], f) };
+    }), this.editor);
   }
 
   showSummary() {

@@ -1,6 +1,7 @@
 // The page's side of the engine worker (worker.js): at most one job in flight; jobs sent
-// meanwhile are merged into one (the newest text, state, bench and pattern win), so a burst of
-// keystrokes costs one compile, never a queue of stale ones. Jobs and answers are protocol.js's.
+// meanwhile are merged into one (the newest text, state and bench win; the patterns to check add
+// up), so a burst of keystrokes costs one compile, never a queue of stale ones. Jobs and answers
+// are protocol.js's.
 
 /** The pause in typing after which coverage and replay are brought up to date. */
 const LATER_MS = 150;
@@ -42,6 +43,7 @@ export class EngineClient {
       this.later = null;
     }
     const merged = { ...this.pending, ...job, force: Boolean(this.pending?.force || job.force) };
+    if (this.pending?.patterns && job.patterns) merged.patterns = [...this.pending.patterns, ...job.patterns];
     merged.sentAt = Math.min(this.pending?.sentAt ?? Infinity, job.sentAt ?? performance.now());
     this.pending = merged;
     if (!this.inFlight) this.flush();

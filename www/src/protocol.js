@@ -18,6 +18,7 @@
 /** @typedef {import('../../pkg/index.js').TestReport} TestReport */
 /** @typedef {import('../../pkg/index.js').Coverage} Coverage */
 /** @typedef {import('../../pkg/index.js').Scenario} Scenario */
+/** @typedef {import('../../pkg/index.js').Limits} Limits */
 
 /**
  * A job of the page. Every field is optional: a job carries what changed (jobs merged while one is
@@ -28,7 +29,8 @@
  * @property {SessionState} [state] the visitor: previewed, explained, mapped
  * @property {string[]} [bench] the URL bench's lines
  * @property {string[]} [pages] the sample pages whose report the rule cards show
- * @property {PatternQuery} [pattern] a pattern typed into a chip
+ * @property {PatternQuery[]} [patterns] patterns to check: typed into a chip, or in the config
+ *   with an error (jobs merged keep all of them)
  * @property {string} [scenarios] the scenario file's text (checked on every new engine)
  * @property {{ name: string, state: SessionState }} [saveScenario]
  * @property {{ text: string, label: string } | null} [sessions] recorded sessions to replay
@@ -147,6 +149,7 @@
  * @property {boolean} [partial]
  * @property {string} [fatal] the engine did not load
  * @property {string} [error] the worker failed (a bug)
+ * @property {Limits} [limits] the limits of a config (in the first answer)
  * @property {Compile} [compile]
  * @property {QuickPreview | null} [preview]
  * @property {Evaluation} [eval]
@@ -154,7 +157,7 @@
  * @property {MapAnswer} [map]
  * @property {BenchRow[]} [bench]
  * @property {PageReport[]} [pages]
- * @property {PatternCheck} [pattern]
+ * @property {PatternCheck[]} [patterns] one per pattern of the job
  * @property {ScenariosAnswer} [scenarios]
  * @property {Scenario | { error: string }} [savedScenario]
  * @property {object} [replay] reach per rule before and after (replay-panel.js)

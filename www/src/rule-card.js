@@ -7,6 +7,7 @@ import { diagList, showDiags } from './card-diags.js';
 import { idleWords, ruleDiagnostic } from './card-words.js';
 import { ChipsField } from './chips-field.js';
 import { ruleColor } from './colors.js';
+import { LIMITS } from './limits.js';
 import { MAX_NOTE_CHARS } from './notes.js';
 import { seconds } from './plain.js';
 import { describeExpectation } from './scenarios-panel.js';
@@ -106,7 +107,7 @@ export class RuleCard {
     this.swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
     this.order = h('span', { class: 'rc-order', title: 'Checked in this order; the first rule that matches fires' });
     this.id = h('input', {
-      type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: '64',
+      type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: String(LIMITS.rule_id_chars),
       oninput: (e) => type(['id'], e.target.value),
     });
     // What the rule is for, in the merchant's words: a note of this browser, not in the config.
@@ -134,8 +135,8 @@ export class RuleCard {
     this.failing = h('ul', { class: 'rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { dataset: { field: 'type' }, onchange: (e) => set(['nudge', 'type'], e.target.value) });
-    this.cta = h('input', { type: 'text', maxlength: '80', dataset: { field: 'cta' }, oninput: (e) => type(['nudge', 'cta'], e.target.value) });
-    this.message = h('textarea', { rows: '2', maxlength: '500', dataset: { field: 'message' }, oninput: (e) => type(['nudge', 'message'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: String(LIMITS.cta_chars), dataset: { field: 'cta' }, oninput: (e) => type(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: String(LIMITS.message_chars), dataset: { field: 'message' }, oninput: (e) => type(['nudge', 'message'], e.target.value) });
     this.intentText = h('b', {});
     // One track with two ends that cannot cross: each stops at the other.
     const end = (which, label) => h('input', {
@@ -157,7 +158,7 @@ export class RuleCard {
       oninput: (e) => type(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
     });
     this.idleSeconds = h('input', {
-      type: 'number', min: '0', max: '86400', step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
+      type: 'number', min: '0', max: String(LIMITS.idle_ms / 1000), step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
       oninput: (e) => {
         const s = Number(e.target.value);
         if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));

@@ -3,6 +3,7 @@
 // file; coverage (which rules and conditions the scenarios exercise) for the rule cards. The
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
 
+import { LIMITS } from './limits.js';
 import { seconds, whyNot } from './plain.js';
 import { downloadText, esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
@@ -19,14 +20,13 @@ export function describeExpectation(e) {
   return JSON.stringify(e);
 }
 
-const MAX_NAME_CHARS = 200; // MAX_SCENARIO_NAME_CHARS of src/limits.rs
 
 /** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most 200 characters). */
 export function uniqueName(name, taken) {
   if (!taken.has(name)) return name;
   for (let n = 2; ; n++) {
     const suffix = ` (${n})`;
-    const candidate = Array.from(name).slice(0, MAX_NAME_CHARS - suffix.length).join('') + suffix;
+    const candidate = Array.from(name).slice(0, LIMITS.scenario_name_chars - suffix.length).join('') + suffix;
     if (!taken.has(candidate)) return candidate;
   }
 }

@@ -34,6 +34,7 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {(Omit<Evaluation, 'explanation'> & { explanation: (Omit<Explanation, 'rules'> & { rules: RuleExplanation[] }) | null }) | null} evaluation
  *   the visitor's preview, explanation and API response
  * @property {Failure[]} failures the scenarios that fail now
+ * @property {import('./protocol.js').Limits | null} limits the engine's limits of a config
  * @property {{ rules: Rule[], summary: RuleSummary[], verdicts: RuleExplanation[] }} lists
  *   the lists as last assembled from the worker's deltas
  */
@@ -49,6 +50,7 @@ export const initialState = Object.freeze({
   summary: [],
   evaluation: null,
   failures: [],
+  limits: null,
   lists: { rules: [], summary: [], verdicts: [] },
 });
 
@@ -96,6 +98,7 @@ function assemble(before, sent) {
  */
 function applyAnswer(state, a, text) {
   let next = state;
+  if (a.limits) next = { ...next, limits: a.limits };
   if (a.compile) {
     const c = a.compile;
     const compiledText = text ?? state.compiledText ?? '';

@@ -8,7 +8,6 @@
 
 import init, * as nudge from '../../pkg/index.js';
 import { asCodeJob, needsAsCode } from './as-code.js';
-import { patternFixes } from './card-words.js';
 import { fieldsOutcome } from './protocol.js';
 
 /** @typedef {import('./protocol.js').Job} Job */
@@ -34,6 +33,7 @@ const w = {
   benchKey: null,
   pagesKey: null,
   invalidResponse: null, // { text, response } of the last invalid config
+  limitsSent: false,
 };
 
 /**
@@ -186,36 +186,24 @@ function bench(urls, state) {
   });
 }
 
-/** An engine whose only quiet zone is `text`, or the engine's first finding about the pattern. */
-function patternProbe(text, caseSensitive) {
-  try {
-    return { engine: new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] })) };
-  } catch (err) {
-    const d = asDiagnostics(err)[0];
-    return { error: { code: d.code, message: d.message } };
-  }
-}
-
 /**
  * A pattern typed into a chip: `{ text, error: { code, message } | null, fixes, matches }`: the
- * engine's finding when it is invalid, with the "did you mean" patterns (card-words.js
- * `patternFixes`) that the engine finds valid, else which of `pages` it matches.
+ * engine's check of the pattern alone (`NudgeEngine.checkPattern`: why it is invalid, and the
+ * valid patterns to offer instead), else which of `pages` it matches (the reports of an engine
+ * whose only quiet zone it is).
+ * @param {import('./protocol.js').PatternQuery} query
+ * @param {string[]} pages
+ * @returns {import('./protocol.js').PatternCheck}
  */
 function checkPattern({ text, caseSensitive }, pages) {
-  const probe = patternProbe(text, caseSensitive);
-  if (probe.error) {
-    const fixes = patternFixes(probe.error.code, text).filter((fix) => {
-      const p = patternProbe(fix, caseSensitive);
-      p.engine?.free();
-      return Boolean(p.engine);
-    });
-    return { text, error: probe.error, fixes, matches: [] };
-  }
+  const finding = nudge.NudgeEngine.checkPattern(text, caseSensitive);
+  if (finding) return { text, error: { code: finding.code, message: finding.message }, fixes: finding.fixes, matches: [] };
+  const probe = new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] }));
   try {
-    const matches = pages.filter((url) => probe.engine.pageReport(url).matches.length > 0);
+    const matches = pages.filter((url) => probe.pageReport(url).matches.length > 0);
     return { text, error: null, fixes: [], matches };
   } finally {
-    probe.engine.free();
+    probe.free();
   }
 }
 
@@ -237,7 +225,12 @@ function handle(job, post) {
     out.compile = compile(job.text);
     fresh = Boolean(out.compile.fresh);
   }
-  if (job.pattern) out.pattern = checkPattern(job.pattern, job.pages || []);
+  if (!w.limitsSent) {
+    // The limits of a config, once: the page keeps no copy of them (limits.js).
+    w.limitsSent = true;
+    out.limits = nudge.NudgeEngine.limits();
+  }
+  if (job.patterns) out.patterns = job.patterns.map((query) => checkPattern(query, job.pages || []));
   if (!w.engine) return out;
   const state = job.state;
   if (fresh && state) {

@@ -552,6 +552,20 @@ describe('issue 24 findings', () => {
     await hint.filter({ hasText: 'in this list already' }).waitFor();
     assert.deepEqual(await pagesOf(), [...before, '/collections/new/**']);
 
+    // A pattern already in the config without its leading slash (written in the JSON): the
+    // engine's "did you mean" replaces it in place.
+    const config = JSON.parse(await configText(page));
+    config.rules[index].when.pages.push('collections/outlet/**');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const fix = field.locator('.card-errors').getByRole('button', { name: '/collections/outlet/**' });
+    await fix.waitFor();
+    await fix.click();
+    await settled(page);
+    assert.deepEqual((await pagesOf()).slice(-1), ['/collections/outlet/**']);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0);
+    config.rules[index].when.pages.pop();
+    await setConfig(page, JSON.stringify(config, null, 2));
+
     // A valid pattern typed and added at once goes in.
     await input.fill('/collections/outlet/**');
     await input.press('Enter');
