@@ -8,6 +8,10 @@
 //   problems.js      errors and lint warnings          api-panel.js     request and response
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
+//   store.js         what the engine said (a reducer)  protocol.js      the worker's jobs and answers
+//   rule-card.js     one rule's card                   chips-field.js   a pattern list as chips
+//   card-words.js    findings in the card's words      notes.js         rule descriptions
+//   colors.js        each rule's colour, by id         limits.js        the engine's limits
 
 import { renderApi } from './api-panel.js';
 import { benchUrls, renderBench } from './bench.js';
@@ -510,7 +514,7 @@ function replaceText(text, baseLabel, message) {
 
 function pick(parsed) {
   const out = {};
-  if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, 100);
+  if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, LIMITS.intent_score);
   if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, LIMITS.idle_ms);
   if (parsed.url !== undefined) out.url = parsed.url;
   return out;

@@ -34,8 +34,6 @@ function message(err) {
  * the one sent last, `savedScenario`, `replay` ({ before, after, sessions, label } or { error })
  * when the engine, the sessions or the baseline changed, `diff` when asked, and `later` when the
  * coverage or the replay of this engine is still to come (in a job with `asCode`).
- */
-/**
  * @param {import('./protocol.js').Job} job
  * @param {{ engine: import('../../pkg/index.js').NudgeEngine, gen: number, text: string, valid: boolean }} current
  * @returns {import('./protocol.js').Answer}

@@ -20,8 +20,7 @@ export function describeExpectation(e) {
   return JSON.stringify(e);
 }
 
-
-/** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most 200 characters). */
+/** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most the engine's 200 characters). */
 export function uniqueName(name, taken) {
   if (!taken.has(name)) return name;
   for (let n = 2; ; n++) {

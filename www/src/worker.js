@@ -198,7 +198,14 @@ function bench(urls, state) {
 function checkPattern({ text, caseSensitive }, pages) {
   const finding = nudge.NudgeEngine.checkPattern(text, caseSensitive);
   if (finding) return { text, error: { code: finding.code, message: finding.message }, fixes: finding.fixes, matches: [] };
-  const probe = new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] }));
+  let probe;
+  try {
+    probe = new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] }));
+  } catch (err) {
+    // Valid alone, refused in a config (a glob too large for the pattern set): the config's words.
+    const d = asDiagnostics(err)[0];
+    return { text, error: { code: d.code, message: d.message }, fixes: [], matches: [] };
+  }
   try {
     const matches = pages.filter((url) => probe.pageReport(url).matches.length > 0);
     return { text, error: null, fixes: [], matches };
@@ -226,7 +233,7 @@ function handle(job, post) {
     fresh = Boolean(out.compile.fresh);
   }
   if (!w.limitsSent) {
-    // The limits of a config, once: the page keeps no copy of them (limits.js).
+    // The limits of a config, once: from then on the page's are the engine's (limits.js).
     w.limitsSent = true;
     out.limits = nudge.NudgeEngine.limits();
   }
