@@ -66,6 +66,7 @@ test-node: wasm
 # www/test/connected.test.mjs starts the server binary (target/debug/nudge-rules-server).
 test-browser: wasm
 	cargo build -p nudge-rules-server
+	node_modules/.bin/tsc --noEmit -p www
 	node --test www/test/*.test.mjs
 
 # One table of figures and ratios (and docs/PERFORMANCE.md's results section) from one run.

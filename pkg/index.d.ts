@@ -672,6 +672,36 @@ export class NudgeEngine {
   replaySummary(sessions: SessionsSource): ReplaySummary;
   /** The inputs whose outcome changes between two configs; without inputs, the decision maps of the pages the configs mention. Throws {@link DiffConfigError} for a bad config, {@link InputError} (with `input`: its index) for a bad input, `TypeError` when `inputs` is not an array. */
   static diff(oldConfig: ConfigSource, newConfig: ConfigSource, inputs?: DiffInput[]): Diff;
+  /** One pattern checked as every pattern of a config is (SPEC 3): `null` when valid, else why, with the valid patterns the message suggests instead. */
+  static checkPattern(pattern: string, caseSensitive: boolean): PatternFinding | null;
+  /** The limits a config and a request must keep (Rust `nudge_rules::limits`). */
+  static limits(): Limits;
+}
+
+/** Why a pattern is invalid (`NudgeEngine.checkPattern`). */
+export interface PatternFinding {
+  /** `pattern_not_absolute`, `pattern_trailing_slash`, `pattern_syntax` or `pattern_too_long`. */
+  code: string;
+  message: string;
+  /** The patterns the message suggests instead ("did you mean"), each valid itself; often none. */
+  fixes: string[];
+}
+
+/** The limits of SPEC 2 and 5 (`NudgeEngine.limits()`): bytes of UTF-8, characters as Unicode scalar values. */
+export interface Limits {
+  config_bytes: number;
+  rules: number;
+  quiet_zones: number;
+  patterns_per_list: number;
+  pattern_bytes: number;
+  rule_id_chars: number;
+  message_chars: number;
+  cta_chars: number;
+  intent_score: number;
+  idle_ms: number;
+  page_url_bytes: number;
+  request_bytes: number;
+  scenario_name_chars: number;
 }
 
 /** The canonical path of a page URL (SPEC 4). Throws a {@link PageUrlError} when rejected. */

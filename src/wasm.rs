@@ -17,10 +17,12 @@
 //! previewed again is named by its index instead of being copied again.
 //!
 //! Config as code (SPEC 8: scenarios, coverage, replay, diff) is in `wasm/as_code.rs`, built
-//! only with the feature `config-as-code` (a second module of the package).
+//! only with the feature `config-as-code` (a second module of the package); what the editor asks
+//! besides (a pattern checked alone, the limits) in `wasm/editor.rs`.
 
 #[cfg(feature = "config-as-code")]
 mod as_code;
+mod editor;
 mod page_urls;
 mod result;
 

@@ -581,3 +581,39 @@ describe('validateConfig(config)', () => {
     }
   });
 });
+
+describe('NudgeEngine.checkPattern(pattern, caseSensitive) and NudgeEngine.limits()', () => {
+  test('a valid pattern: null; an invalid one: the code and message a config gets, and the valid fixes it suggests', () => {
+    assert.equal(NudgeEngine.checkPattern('/products/**', false), null);
+    assert.equal(NudgeEngine.checkPattern('/**', true), null);
+    const slash = NudgeEngine.checkPattern('/products/', false);
+    assert.ok(isPlainObject(slash));
+    assert.equal(slash.code, 'pattern_trailing_slash');
+    assert.deepEqual(slash.fixes, ['/products', '/products/**']);
+    // The message is the one a config with this pattern gets.
+    let config;
+    try {
+      new NudgeEngine('{"version": 1, "quiet_zones": ["/products/"]}');
+    } catch (err) {
+      config = err.diagnostics[0];
+    }
+    assert.equal(slash.message, config.message);
+    assert.deepEqual(NudgeEngine.checkPattern('products/**', false).fixes, ['/products/**']);
+    assert.deepEqual(NudgeEngine.checkPattern('', false).fixes, ['/**']);
+    assert.deepEqual(NudgeEngine.checkPattern('https://shop.example/sale/**', false).fixes, ['/sale/**']);
+    // A suggestion that is invalid itself is not offered.
+    assert.deepEqual(NudgeEngine.checkPattern('https://shop.example/sale/', false).fixes, []);
+    const glob = NudgeEngine.checkPattern('/a/{b', false);
+    assert.equal(glob.code, 'pattern_syntax');
+    assert.deepEqual(glob.fixes, []);
+    assert.equal(NudgeEngine.checkPattern(`/${'a'.repeat(600)}`, false).code, 'pattern_too_long');
+  });
+
+  test('limits: the numbers of SPEC 2 and 5', () => {
+    assert.deepEqual(NudgeEngine.limits(), {
+      config_bytes: 1_048_576, rules: 1000, quiet_zones: 1000, patterns_per_list: 100, pattern_bytes: 512,
+      rule_id_chars: 64, message_chars: 500, cta_chars: 80, intent_score: 100, idle_ms: 86_400_000,
+      page_url_bytes: 8192, request_bytes: 65_536, scenario_name_chars: 200,
+    });
+  });
+});

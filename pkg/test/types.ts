@@ -15,7 +15,9 @@ import init, {
   type DiffConfigError,
   type Expectation,
   type InputError,
+  type Limits,
   type PageOutcome,
+  type PatternFinding,
   type Replay,
   type ReplaySummary,
   type Scenario,
@@ -167,6 +169,11 @@ export async function configAsCode(engine: NudgeEngine, sessionsText: string): P
   const summary: ReplaySummary = engine.replaySummary(recorded);
   out.push(String(recorded.length), ...summary.rules.map((r) => `${r.rule_id} ${r.page_views} ${r.recorded_same_type.clicked}`));
   recorded.free();
+
+  const finding: PatternFinding | null = NudgeEngine.checkPattern('/products/', false);
+  if (finding) out.push(finding.code, ...finding.fixes);
+  const limits: Limits = NudgeEngine.limits();
+  out.push(String(limits.idle_ms + limits.cta_chars));
 
   const d: Diff = NudgeEngine.diff('{"version": 1}', { version: 1, rules: [] }, [sessionsText, { scenarios: [] }]);
   out.push(...d.counts.map((c) => `${c.kind} ${c.count}`), ...d.changes.map((c) => `${JSON.stringify(c.old.outcome)} ${c.new.at_ms}`));

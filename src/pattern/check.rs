@@ -36,11 +36,16 @@ pub(super) fn globs_of(normalized: &str) -> Result<Vec<Glob>, globset::Error> {
     Ok(out)
 }
 
-/// A pattern problem found while loading a config: a stable code and a message naming the
-/// pattern.
+/// A pattern problem found while loading a config: a stable code, a message naming the pattern,
+/// and the patterns the message suggests instead (none when it suggests nothing), which an editor
+/// offers as "did you mean".
 pub(crate) struct PatternProblem {
     pub(crate) code: DiagnosticCode,
     pub(crate) message: String,
+    // Read by the WASM facade (`NudgeEngine.checkPattern`, src/wasm/editor.rs); a native build
+    // without it only fills it in.
+    #[cfg_attr(not(feature = "wasm"), allow(dead_code))]
+    pub(crate) fixes: Vec<String>,
 }
 
 /// Checks a pattern as written in the config and returns its normalized text (SPEC 3).
@@ -49,7 +54,13 @@ pub(crate) struct PatternProblem {
 /// parses as a glob (with its `/**` prefix variant); normalized like paths (NFKC, lowercase unless
 /// `case_sensitive`).
 pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternProblem> {
-    let problem = |code, message| Err(PatternProblem { code, message });
+    let problem = |code, message, fixes| {
+        Err(PatternProblem {
+            code,
+            message,
+            fixes,
+        })
+    };
     if raw.len() > MAX_PATTERN_BYTES {
         return problem(
             DiagnosticCode::PatternTooLong,
@@ -58,19 +69,33 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
                 raw.len(),
                 binary_size(MAX_PATTERN_BYTES)
             ),
+            Vec::new(),
         );
     }
     if !raw.starts_with('/') && !raw.starts_with("**") {
-        let hint = if raw.is_empty() {
-            "; use \"/**\" for every page".to_owned()
-        } else if raw.starts_with("http://") || raw.starts_with("https://") {
-            "; write only the path, without scheme and host".to_owned()
+        let scheme_rest = raw
+            .strip_prefix("http://")
+            .or_else(|| raw.strip_prefix("https://"));
+        let (hint, fixes) = if raw.is_empty() {
+            (
+                "; use \"/**\" for every page".to_owned(),
+                vec!["/**".to_owned()],
+            )
+        } else if let Some(rest) = scheme_rest {
+            // The path after the host, if there is one.
+            let path = rest.find('/').map(|i| rest[i..].to_owned());
+            (
+                "; write only the path, without scheme and host".to_owned(),
+                path.into_iter().collect(),
+            )
         } else {
-            format!("; did you mean \"/{raw}\"?")
+            let fix = format!("/{raw}");
+            (format!("; did you mean \"{fix}\"?"), vec![fix])
         };
         return problem(
             DiagnosticCode::PatternNotAbsolute,
             format!("pattern {raw:?} must start with '/' or '**'{hint}"),
+            fixes,
         );
     }
     if raw.len() > 1 && raw.ends_with('/') {
@@ -81,6 +106,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
             format!(
                 "pattern {raw:?} ends with '/', which a normalized path never does; write {without:?}, or \"{trimmed}/**\" for the page and everything below it"
             ),
+            vec![without.to_owned(), format!("{trimmed}/**")],
         );
     }
     let normalized = normalize_pattern_text(raw, case_sensitive);
@@ -97,6 +123,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         return problem(
             DiagnosticCode::PatternSyntax,
             format!("pattern {raw:?} is not a valid glob: {}", e.kind()),
+            Vec::new(),
         );
     }
     // Regex size limits are checked when the whole set is built; see `PatternSet::build`.
@@ -118,6 +145,19 @@ mod tests {
             msg.contains("\"/products\"") && msg.contains("/products/**"),
             "{msg}"
         );
+        let fixes = |p: &str| check(p, false).err().map(|e| e.fixes);
+        assert_eq!(
+            fixes("/products/"),
+            Some(vec!["/products".into(), "/products/**".into()])
+        );
+        assert_eq!(fixes("products/**"), Some(vec!["/products/**".into()]));
+        assert_eq!(fixes(""), Some(vec!["/**".into()]));
+        assert_eq!(
+            fixes("https://shop.example/sale/**"),
+            Some(vec!["/sale/**".into()])
+        );
+        assert_eq!(fixes("https://shop.example"), Some(vec![]));
+        assert_eq!(fixes("/a/{b"), Some(vec![]));
         assert_eq!(
             c("products/**").unwrap_err().0,
             DiagnosticCode::PatternNotAbsolute

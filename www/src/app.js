@@ -8,32 +8,39 @@
 //   problems.js      errors and lint warnings          api-panel.js     request and response
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
+//   store.js         what the engine said (a reducer)  protocol.js      the worker's jobs and answers
+//   rule-card.js     one rule's card                   chips-field.js   a pattern list as chips
+//   card-words.js    findings in the card's words      notes.js         rule descriptions
+//   colors.js        each rule's colour, by id         limits.js        the engine's limits
 //   connect.js       a server: backtest (real-sessions.js), publish (publish-panel.js), history
 //   storefront-relay.js  the storefront's visitor sent to a server's relay (POST /v1/events)
 
 import { renderApi } from './api-panel.js';
 import { benchUrls, renderBench } from './bench.js';
 import { CodeEditor } from './code-editor.js';
+import { ruleColors } from './colors.js';
 import { Connection, ruleIndexOf } from './connect.js';
 import { Drafts, confirmDialog, showDiff } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
-import { plainSyntaxDiagnostic } from './json-messages.js';
 import { HistoryDialog } from './history-panel.js';
 import { DecisionMapView } from './map.js';
+import { LIMITS, setLimits } from './limits.js';
 import { Notice } from './notice.js';
+import { RuleNotes } from './notes.js';
 import { describeRegion, markLegend, renderMap } from './map-panel.js';
 import { SHOWN, renderProblems } from './problems.js';
 import { PublishDialog } from './publish-panel.js';
 import { RealSessions } from './real-sessions.js';
 import { ReplayPanel } from './replay-panel.js';
-import { RulesEditor, diagnosticsByRule } from './rules-editor.js';
+import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
+import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule } from './store.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
-import { MAX_IDLE_MS, NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, nudgeIcon, onTextFileChosen } from './util.js';
+import { NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
 import { WhyPanel, waitingFor } from './why.js';
 
 const DEFAULT_BENCH = [
@@ -50,19 +57,17 @@ const FALLBACK_CONFIG = '{\n  "version": 1,\n  "rules": []\n}\n';
 
 const els = elements();
 
-/** What the page knows: the engine's last answers, and timings for the tests. */
+/**
+ * What the engine said, in one store (store.js): each worker answer is applied by `reduce`, and
+ * what is derived from it is computed by the store's selectors.
+ * @type {import('./store.js').State}
+ */
+let store = initialState;
+
+/** The page's own bookkeeping: the text, the share link, the Undo on offer, timings for the tests. */
 const app = {
   defaultConfig: '',
-  valid: false,
-  hasEngine: false,
-  errors: [],
-  warnings: [],
-  config: null,
-  summary: new Map(),
-  warningsByRule: new Map(),
-  scenarioFailures: [], // { index, name, expected, got } of each failing scenario
   failuresKey: '[]',
-  explanation: null,
   ready: false,
   lastHash: null,
   undoAfter: null, // the text a destructive card edit left, while its toast offers Undo
@@ -73,6 +78,7 @@ const app = {
 
 const client = new EngineClient(onAnswer);
 const notice = new Notice($('#notice'));
+const notes = new RuleNotes();
 const drafts = new Drafts();
 const storefront = new StorefrontView($('#storefront'));
 const map = new DecisionMapView(els.map, {
@@ -96,6 +102,8 @@ const rulesEditor = new RulesEditor($('#rules-view'), {
   notify: (text, action) => notify(text, action),
   checkPattern,
   jumpToJson: (line, column) => jumpTo(line, column),
+  notes,
+  pages: STORE_PAGES,
 });
 const why = new WhyPanel({
   facts: els.facts,
@@ -119,6 +127,7 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
+  rule: (index) => store.config?.rules[index],
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -145,7 +154,7 @@ const realSessions = new RealSessions(connection, replay, {
 });
 new PublishDialog(connection, realSessions, {
   text: () => editor.value,
-  scenarios: () => ({ text: scenarios.text(), count: scenarios.file.scenarios.length, failures: app.scenarioFailures }),
+  scenarios: () => ({ text: scenarios.text(), count: scenarios.file.scenarios.length, failures: store.failures }),
   notify: (text, action) => notify(text, action),
   setBase: (text, label) => {
     drafts.setBase(text, label);
@@ -180,12 +189,11 @@ function onTextChange(text) {
   connection.textChanged();
 }
 
-let patternSeq = 0;
+/** The engine's check of a pattern (worker.js `checkPattern`); every caller waiting gets it. */
 function checkPattern(text, callback) {
-  const id = ++patternSeq;
-  app.patternWaiters.set(text, { id, callback });
-  const caseSensitive = app.config?.case_sensitive === true;
-  client.send({ pattern: { text, caseSensitive }, pages: STORE_URLS });
+  app.patternWaiters.set(text, [...(app.patternWaiters.get(text) ?? []), callback]);
+  const caseSensitive = store.config?.case_sensitive === true;
+  client.send({ patterns: [{ text, caseSensitive }], pages: STORE_URLS });
 }
 
 function onAnswer(answer, job) {
@@ -200,25 +208,25 @@ function onAnswer(answer, job) {
   }
   if (answer.wasm) app.wasmResource = answer.wasm;
   if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
-  if (answer.compile) applyCompile(answer.compile, job.text);
-  if (answer.analysis) applyAnalysis(answer.analysis);
-  if (answer.pattern) {
-    const waiter = app.patternWaiters.get(answer.pattern.text);
-    if (waiter) {
-      app.patternWaiters.delete(answer.pattern.text);
-      waiter.callback(answer.pattern);
-    }
+  store = reduce(store, { type: 'answer', answer, text: job.text });
+  if (answer.limits) setLimits(answer.limits);
+  if (answer.compile) renderCompile();
+  if (answer.analysis) renderAnalysis();
+  for (const checked of answer.patterns ?? []) {
+    const waiting = app.patternWaiters.get(checked.text) ?? [];
+    app.patternWaiters.delete(checked.text);
+    for (const callback of waiting) callback(checked);
   }
-  if (!app.hasEngine) {
+  if (!store.hasEngine) {
     renderNoEngine();
   } else {
     if (answer.map) {
       renderMap({ map, legend: els.legend, path: els.mapPath, canvas: els.map }, answer.map, answer.map.url);
     }
     if (answer.preview) renderPreview(answer.preview);
-    if (answer.eval) renderEval(answer.eval);
+    if (answer.eval) renderEval(store.evaluation);
     if (answer.bench) {
-      renderBench(els.benchRows, answer.bench, { rules: app.config?.rules ?? [], onPick: (url) => session.set({ url }) });
+      renderBench(els.benchRows, answer.bench, { rules: store.config?.rules ?? [], onPick: (url) => session.set({ url }) });
     }
     if (answer.pages) rulesEditor.update({ pageReports: answer.pages });
     if (answer.savedScenario) scenarios.saved(answer.savedScenario);
@@ -249,36 +257,31 @@ function onAnswer(answer, job) {
   }
 }
 
-function applyCompile(c, text) {
-  app.valid = c.valid;
-  app.hasEngine = c.hasEngine;
-  app.compiledText = text ?? app.text;
-  app.errors = c.errors.map((d) => plainSyntaxDiagnostic(app.compiledText, d));
-  if (!c.valid) app.warnings = [];
+/** A compile: its errors, and whether the preview shows the last valid config. */
+function renderCompile() {
   renderDiagnostics();
-  els.staleBanner.hidden = app.valid || !app.hasEngine;
-  document.body.classList.toggle('config-invalid', !app.valid);
-  document.body.classList.toggle('config-stale', !app.valid && app.hasEngine);
+  els.staleBanner.hidden = !isStale(store);
+  document.body.classList.toggle('config-invalid', !store.valid);
+  document.body.classList.toggle('config-stale', isStale(store));
 }
 
 /** Lint warnings, rule sentences and the config of a new engine (after its preview). */
-function applyAnalysis(a) {
-  app.warnings = a.warnings;
-  app.config = a.config;
-  app.summary = new Map(a.summary.map((s) => [s.rule_id, s.text]));
-  app.warningsByRule = diagnosticsByRule(a.warnings);
+function renderAnalysis() {
+  const ids = store.config.rules.map((r) => r.id);
+  ruleColors.follow(ids);
+  notes.follow(ids);
   renderDiagnostics();
-  if (app.lastEval?.explanation) renderWhy();
+  if (store.evaluation?.explanation) renderWhy();
 }
 
 function renderDiagnostics() {
-  const all = [...app.errors, ...app.warnings];
+  const all = [...store.errors, ...store.warnings];
   renderProblems({ list: els.diagnostics, count: els.problemCount, pill: els.configStatus }, {
-    errors: app.errors,
-    warnings: app.warnings,
-    failures: app.scenarioFailures,
-    valid: app.valid,
-    ruleCount: app.config?.rules.length ?? 0,
+    errors: store.errors,
+    warnings: store.warnings,
+    failures: store.failures,
+    valid: store.valid,
+    ruleCount: ruleCount(store),
     onJump: (line, column) => jumpTo(line, column),
     onShowScenario: (index) => scenarios.reveal(index),
   });
@@ -286,7 +289,7 @@ function renderDiagnostics() {
   // when they changed (an unchanged empty list is no transaction for the editor).
   const key = JSON.stringify(all);
   const unchanged = key === app.markedKey && (key === '[]' || app.markedText === app.text);
-  if (app.compiledText === app.text && !unchanged) {
+  if (store.compiledText === app.text && !unchanged) {
     app.markedKey = key;
     app.markedText = app.text;
     editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
@@ -303,7 +306,7 @@ function setScenarioFailures(failures) {
   const key = JSON.stringify(failures);
   if (key === app.failuresKey) return;
   app.failuresKey = key;
-  app.scenarioFailures = failures;
+  store = reduce(store, { type: 'failures', failures });
   renderDiagnostics();
   rulesEditor.update({ failures });
 }
@@ -316,9 +319,9 @@ function renderWhy() {
   if (app.whyFrame) return;
   app.whyFrame = requestAnimationFrame(() => setTimeout(() => {
     app.whyFrame = null;
-    const e = app.lastEval;
+    const e = store.evaluation;
     if (e?.explanation) {
-      why.render(e.explanation, { config: app.config, summary: app.summary, warningsByRule: app.warningsByRule, report: e.report });
+      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), report: e.report, notes });
     }
   }));
 }
@@ -330,6 +333,8 @@ function renderNoEngine() {
   els.previewReason.textContent = msg;
   els.previewBadge.className = 'pill';
   els.previewBadge.textContent = '';
+  els.vbVerdict.className = 'pill pill-error';
+  els.vbVerdict.textContent = 'No preview until the config has no errors';
   why.clear(msg);
   map.setMap({ regions: [], message: msg });
   els.legend.replaceChildren();
@@ -355,10 +360,23 @@ function showFired(nudge) {
   els.previewReason.textContent = nudge.reason;
 }
 
+/**
+ * The verdict bar (one column, a phone): the preview's badge, the rule that fires and the visitor,
+ * kept at the bottom of the screen while the rules are edited (style.css), with a button to the
+ * storefront. `ruleId`: the rule that fires (or waits), when known.
+ */
+function renderVerdictBar(ruleId = null) {
+  const badge = els.previewBadge;
+  const s = session.state;
+  els.vbVerdict.className = badge.className;
+  els.vbVerdict.innerHTML = badge.innerHTML || 'No nudge';
+  if (ruleId && badge.classList.contains('pill-fire')) els.vbVerdict.append(` · ${ruleId}`);
+  els.vbVisitor.textContent = `${s.url} · intent ${s.intent} · idle ${formatMs(s.idle)}`;
+}
+
+/** The visitor's evaluation (the store's, its verdicts put together): badge, storefront, Why, API. */
 function renderEval(e) {
-  app.lastEval = e;
   const ex = e.explanation;
-  app.explanation = ex;
   const badge = els.previewBadge;
   if (!ex) {
     badge.className = 'pill pill-error';
@@ -386,6 +404,7 @@ function renderEval(e) {
   visitorRelay.observe({ url: e.state.page_url, nudgeType: fired?.result.nudge.type, ruleId: fired?.fired_rule_id });
   map.setState(session.state.intent, session.state.idle);
   renderApi(els.api, e);
+  renderVerdictBar(ex?.fired_rule_id ?? null);
 }
 
 // ---------------------------------------------------------------- views, jump, engineer details
@@ -453,7 +472,9 @@ function scheduleHash() {
 async function writeHash() {
   const text = app.text;
   const s = session.state;
-  const hash = await buildHash({ intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text });
+  const hash = await buildHash({
+    intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text, notes: notes.of(notes.ids),
+  });
   if (hash !== location.hash) {
     app.lastHash = hash;
     history.replaceState(null, '', hash);
@@ -546,8 +567,8 @@ function replaceText(text, baseLabel, message) {
 
 function pick(parsed) {
   const out = {};
-  if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, 100);
-  if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, MAX_IDLE_MS);
+  if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, LIMITS.intent_score);
+  if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, LIMITS.idle_ms);
   if (parsed.url !== undefined) out.url = parsed.url;
   return out;
 }
@@ -575,6 +596,11 @@ function jsonError(text) {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
+  // A description typed: into the share link, and beside the rule in the Why panel.
+  notes.onChange(() => {
+    scheduleHash();
+    if (store.evaluation?.explanation) renderWhy();
+  });
   els.benchInput.value = DEFAULT_BENCH;
   els.benchInput.addEventListener('input', () => request());
 
@@ -590,6 +616,9 @@ function wire() {
       }
     });
   }
+  $('#vb-show').addEventListener('click', () => {
+    document.querySelector('.preview-panel').scrollIntoView({ block: 'start', behavior: 'smooth' });
+  });
   els.engBtn.addEventListener('click', () => setEngineer(!document.body.classList.contains('engineer')));
 
   // Config as code loads its WASM module when one of its panels is first opened.
@@ -635,6 +664,7 @@ function wire() {
     const parsed = await parseHash(location.hash);
     app.lastHash = location.hash;
     session.set(pick(parsed));
+    notes.merge(parsed.notes);
     if (parsed.configError) damagedLink(parsed, 'the config you had');
     else if (parsed.configText !== undefined && parsed.configText !== editor.value && (await mayDiscard('the link\'s config'))) {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
@@ -664,6 +694,7 @@ async function boot() {
   const parsed = await parseHash(location.hash);
   app.lastHash = location.hash;
   Object.assign(session.state, pick(parsed));
+  if (parsed.notes) notes.merge(parsed.notes);
   session.render();
 
   let text = app.defaultConfig;
@@ -710,6 +741,10 @@ boot();
 // For the console and the browser tests: the app's state, the editor and the parts.
 window.nudgePlayground = {
   app,
+  /** What the engine said (store.js). */
+  get store() {
+    return store;
+  },
   client,
   editor,
   map,

@@ -34,8 +34,12 @@ function message(err) {
  * the one sent last, `savedScenario`, `replay` ({ before, after, sessions, label } or { error })
  * when the engine, the sessions or the baseline changed, `diff` when asked, and `later` when the
  * coverage or the replay of this engine is still to come (in a job with `asCode`).
+ * @param {import('./protocol.js').Job} job
+ * @param {{ engine: import('../../pkg/index.js').NudgeEngine, gen: number, text: string, valid: boolean }} current
+ * @returns {import('./protocol.js').Answer}
  */
 export function asCodeJob(job, { engine, gen, text, valid }) {
+  /** @type {import('./protocol.js').Answer} */
   const out = {};
   if (job.scenarios !== undefined) state.scenarios = job.scenarios;
   if (job.saveScenario) {
@@ -62,7 +66,8 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
       state.scenariosKey = key;
       let answer;
       try {
-        answer = { text: state.scenarios, report: engine.test(state.scenarios), valid };
+        const report = engine.test(state.scenarios);
+        answer = { text: state.scenarios, report, why: whyFailing(engine, report), valid };
         if (full) {
           answer.coverage = engine.coverage(state.scenarios);
           state.coverageKey = key;
@@ -86,12 +91,66 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
   }
   if (job.diff && state.sessions?.recorded && state.base?.engine) {
     try {
-      out.diff = NudgeEngine.diff(state.base.text, text, [state.sessions.text]);
+      out.diff = withViewTimes(NudgeEngine.diff(state.base.text, text, [state.sessions.text]), engine);
     } catch (err) {
       out.diff = { error: message(err) };
     }
   }
   return out;
+}
+
+/** The most failing scenarios whose "why" is worked out per answer (each is one explain). */
+const WHY_MAX = 10;
+let parsedFile = { text: null, scenarios: [] };
+
+/**
+ * Why each failing scenario that expects a rule does not get it, by result index (the first
+ * `WHY_MAX`): that rule's verdict and conditions for the scenario's visitor, which the page words
+ * as the Why panel does (plain.js `whyNot`). A rule the config does not have: `{ missing: true }`.
+ */
+function whyFailing(engine, report) {
+  if (report.failed === 0) return {};
+  if (parsedFile.text !== state.scenarios) parsedFile = { text: state.scenarios, scenarios: JSON.parse(state.scenarios).scenarios };
+  const out = {};
+  let n = 0;
+  report.results.forEach((r, i) => {
+    if (r.passed || r.expected?.rule === undefined || n >= WHY_MAX) return;
+    n += 1;
+    let ex;
+    try {
+      ex = engine.explain(parsedFile.scenarios[i].session_state);
+    } catch {
+      return; // a visitor the engine refuses: the reason says so
+    }
+    const v = ex.rules.find((x) => x.id === r.expected.rule);
+    out[i] = v
+      ? {
+        verdict: v.verdict, index: v.index, conditions: v.conditions.map(({ condition, holds }) => ({ condition, holds })),
+        intent_score: ex.intent_score, idle_ms: ex.idle_ms, path: ex.path, page_url: ex.page_url,
+        fired_rule_id: ex.fired_rule_id, quiet_zone: ex.quiet_zone?.pattern ?? null,
+      }
+      : { missing: true };
+  });
+  return out;
+}
+
+/**
+ * The diff's changes with the time of each page view (`occurred_at`, and `offset_ms` from the
+ * session's first event), so that a page viewed twice in a session reads as two views: the
+ * replay's pages of the changed sessions, by session id and page index.
+ */
+function withViewTimes(diff, engine) {
+  const wanted = new Set(diff.changes.map((c) => c.session_id).filter((id) => id !== null));
+  if (!wanted.size) return diff;
+  const pages = new Map();
+  for (const session of engine.replay(state.sessions.recorded).sessions) {
+    if (wanted.has(session.id)) pages.set(session.id, session.pages);
+  }
+  for (const c of diff.changes) {
+    const page = c.page_index === null ? null : pages.get(c.session_id)?.[c.page_index];
+    if (page) Object.assign(c, { occurred_at: page.occurred_at, offset_ms: page.offset_ms });
+  }
+  return diff;
 }
 
 const lastSent = new Map(); // answer name -> JSON of the answer last sent

@@ -17,19 +17,20 @@ function owner(jsonPath) {
   return m ? { rule: Number(m[1]), list: m[2] } : { rule: null, list: 'quiet_zones' };
 }
 
+/** What fires on the row's page (protocol.js `BenchOutcome`). */
 function outcomeCell(row, rules) {
   const { outcome, report } = row;
-  if (report.url_error) return h('td', { class: 'bench-outcome' }, h('span', { class: 'muted' }, 'rejected: no rule sees it'));
-  if (outcome === -2) {
+  if (outcome.kind === 'rejected') return h('td', { class: 'bench-outcome' }, h('span', { class: 'muted' }, 'rejected: no rule sees it'));
+  if (outcome.kind === 'quiet_zone') {
     const zone = report.matches.find((m) => m.json_path.startsWith('quiet_zones'));
     const overridden = [...new Set(report.matches.filter((m) => owner(m.json_path).list === 'pages').map((m) => rules[owner(m.json_path).rule]?.id))].filter(Boolean);
     return h('td', { class: 'bench-outcome' },
       h('span', { class: 'tag tag-quiet' }, 'Quiet zone'), ' no nudge',
       h('span', { class: 'muted' }, ` (${zone ? zone.pattern : 'quiet zone'}${overridden.length ? `; overrides ${overridden.join(', ')}` : ''})`));
   }
-  if (outcome >= 0) {
-    const rule = rules[outcome];
-    return h('td', { class: 'bench-outcome' }, h('b', {}, rule?.id ?? `rule ${outcome + 1}`), ' ',
+  if (outcome.kind === 'fired') {
+    const rule = rules[outcome.rule];
+    return h('td', { class: 'bench-outcome' }, h('b', {}, rule?.id ?? `rule ${outcome.rule + 1}`), ' ',
       h('span', { class: 'muted' }, NUDGE_LABELS[rule?.nudge.type] ?? ''));
   }
   return h('td', { class: 'bench-outcome' }, h('span', { class: 'muted' }, 'no nudge at this intent and idle time'));
@@ -52,7 +53,7 @@ export function renderBench(tbody, rows, { rules, onPick }) {
               h('code', {}, m.pattern), ' ', h('span', { class: 'muted' }, who), h('span', { class: 'eng muted' }, ` ${m.json_path}`));
           }))
           : h('span', { class: 'muted' }, 'no pattern matches'));
-    return h('tr', { dataset: { url, rejected: report.url_error ? report.url_error.code : '', outcome: String(row.outcome) } },
+    return h('tr', { dataset: { url, rejected: report.url_error ? report.url_error.code : '', outcome: row.outcome.kind } },
       h('td', {}, h('button', { type: 'button', class: 'link-btn url-btn', title: 'Preview this page', onclick: () => onPick(url) },
         url.replace(/ /g, '␠'))),
       pathCell,

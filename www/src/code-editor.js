@@ -150,7 +150,9 @@ export class CodeEditor {
         ...completionKeymap,
         indentWithTab,
       ]),
-      EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'editor-help' }),
+      // tabindex 0: the text is in the tab order already (contenteditable); said explicitly, so
+      // that axe-core sees that the scroller around it has focusable content.
+      EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': 'editor-help', tabindex: '0' }),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) this.onChange(u.state.doc.toString(), u.transactions);
       }),

@@ -1,12 +1,16 @@
 // The page's side of the engine worker (worker.js): at most one job in flight; jobs sent
-// meanwhile are merged into one (the newest text, state, bench and pattern win), so a burst of
-// keystrokes costs one compile, never a queue of stale ones.
+// meanwhile are merged into one (the newest text, state and bench win; the patterns to check add
+// up), so a burst of keystrokes costs one compile, never a queue of stale ones. Jobs and answers
+// are protocol.js's.
 
 /** The pause in typing after which coverage and replay are brought up to date. */
 const LATER_MS = 150;
 
 export class EngineClient {
-  /** @param {(answer: object, job: object) => void} onAnswer  called with each answer and its job */
+  /**
+   * @param {(answer: import('./protocol.js').Answer, job: import('./protocol.js').Job & { shown?: boolean }) => void} onAnswer
+   *   called with each answer and its job
+   */
   constructor(onAnswer) {
     this.onAnswer = onAnswer;
     this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -28,7 +32,10 @@ export class EngineClient {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Queues a job: `{ text?, state?, bench?, pages?, pattern?, force?, asCode? }`. */
+  /**
+   * Queues a job.
+   * @param {import('./protocol.js').Job} job
+   */
   send(job) {
     if (this.later && !job.asCode) {
       // Typing goes on: the follow-up waits for the next pause.
@@ -36,31 +43,10 @@ export class EngineClient {
       this.later = null;
     }
     const merged = { ...this.pending, ...job, force: Boolean(this.pending?.force || job.force) };
+    if (this.pending?.patterns && job.patterns) merged.patterns = [...this.pending.patterns, ...job.patterns];
     merged.sentAt = Math.min(this.pending?.sentAt ?? Infinity, job.sentAt ?? performance.now());
     this.pending = merged;
     if (!this.inFlight) this.flush();
-  }
-
-  /**
-   * Puts the lists the worker sends as deltas back together (worker.js `delta`): items that did
-   * not change keep their identity, so the page can skip redrawing them.
-   */
-  assemble(answer) {
-    this.lists ??= new Map();
-    const patch = (name, d) => {
-      const out = (this.lists.get(name) ?? []).slice(0, d.n);
-      out.length = d.n;
-      for (const [i, item] of d.changed) out[i] = item;
-      this.lists.set(name, out);
-      return out;
-    };
-    const a = answer.analysis;
-    if (a) {
-      a.config.rules = patch('rules', a.config.rules);
-      a.summary = patch('summary', a.summary);
-    }
-    const ex = answer.eval?.explanation;
-    if (ex) ex.rules = patch('verdicts', ex.rules);
   }
 
   flush() {
@@ -77,7 +63,6 @@ export class EngineClient {
       return;
     }
     const job = this.inFlight ?? {};
-    this.assemble(answer);
     if (answer.partial) {
       // The preview of a new compile, ahead of the rest of the answer.
       this.onAnswer(answer, job);

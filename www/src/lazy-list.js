@@ -17,10 +17,22 @@ export class LazyList {
     this.slotClass = slotClass;
     this.estimate = estimate;
     this.slots = [];
-    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), {
-      root,
-      rootMargin: '400px 0px',
-    });
+    this.observer = this.observe(root);
+  }
+
+  observe(root) {
+    return new IntersectionObserver((entries) => this.onIntersect(entries), { root, rootMargin: '400px 0px' });
+  }
+
+  /**
+   * Changes the scroll container whose view decides which cards are built: a list that scrolls
+   * inside the page (a wide window) or the page itself (null: a phone, where the list does not
+   * scroll on its own).
+   */
+  setRoot(root) {
+    this.observer.disconnect();
+    this.observer = this.observe(root);
+    for (const slot of this.slots) if (!slot.built) this.observer.observe(slot.el);
   }
 
   onIntersect(entries) {

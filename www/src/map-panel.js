@@ -1,10 +1,11 @@
 // The decision-map panel: the canvas view (map.js) and its legend, from engine.decisionMap().
 
-import { NUDGE_LABELS, esc, h, nudgeIcon, ruleColor } from './util.js';
+import { ruleColor } from './colors.js';
+import { NUDGE_LABELS, esc, h, nudgeIcon } from './util.js';
 
 export function describeRegion(r) {
   return r.rule_id
-    ? `<span class="swatch" style="background:${ruleColor(r.rule_index)}"></span>${esc(r.rule_id)} · ${esc(NUDGE_LABELS[r.nudge_type] || r.nudge_type)}`
+    ? `<span class="swatch" style="background:${ruleColor(r.rule_id)}"></span>${esc(r.rule_id)} · ${esc(NUDGE_LABELS[r.nudge_type] || r.nudge_type)}`
     : 'no nudge';
 }
 
@@ -22,7 +23,7 @@ export function renderMap({ map, legend, path, canvas }, dm, url) {
     .sort((a, b) => a.rule_index - b.rule_index)
     .map((r) =>
       h('li', { dataset: { rule: r.rule_id } },
-        h('span', { class: 'swatch', style: `background:${ruleColor(r.rule_index)}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'swatch', style: `background:${ruleColor(r.rule_id)}`, 'aria-hidden': 'true' }),
         h('span', { class: 'legend-id' }, r.rule_id),
         h('span', { class: 'legend-type', html: `${nudgeIcon(r.nudge_type, 11)}${esc(NUDGE_LABELS[r.nudge_type] || '')}` }),
       ));

@@ -2,7 +2,9 @@
 // from the engine's exact rectangles on a canvas. Idle time runs along x on the shared idle
 // scale (linear to 1 min, logarithmic to 24 h); intent score runs up the y axis.
 
-import { MAX_IDLE_MS, NO_NUDGE_COLOR, clamp, formatMs, idleScale, ruleColor } from './util.js';
+import { ruleColor } from './colors.js';
+import { LIMITS } from './limits.js';
+import { NO_NUDGE_COLOR, clamp, formatMs, idleScale } from './util.js';
 
 const MARGIN = { top: 12, right: 16, bottom: 46, left: 46 };
 
@@ -113,13 +115,13 @@ export class DecisionMapView {
     const labels = [];
     for (const r of this.regions) {
       const x0 = this.xOf(r.min_idle_ms, p);
-      const x1 = r.max_idle_ms >= MAX_IDLE_MS ? p.x + p.w : this.xOf(r.max_idle_ms + 1, p);
+      const x1 = r.max_idle_ms >= LIMITS.idle_ms ? p.x + p.w : this.xOf(r.max_idle_ms + 1, p);
       const y0 = this.yOf(r.max_intent_score + 1, p);
       const y1 = this.yOf(r.min_intent_score, p);
       if (r.rule_index === null || r.rule_index === undefined) {
         ctx.fillStyle = NO_NUDGE_COLOR;
       } else {
-        ctx.fillStyle = ruleColor(r.rule_index);
+        ctx.fillStyle = ruleColor(r.rule_id);
       }
       ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
       if (r.rule_id && x1 - x0 > 64 && y1 - y0 > 18) labels.push({ text: r.rule_id, x0, x1, y0, y1 });
@@ -129,7 +131,7 @@ export class DecisionMapView {
     ctx.lineWidth = 1;
     for (const r of this.regions) {
       const x0 = this.xOf(r.min_idle_ms, p);
-      const x1 = r.max_idle_ms >= MAX_IDLE_MS ? p.x + p.w : this.xOf(r.max_idle_ms + 1, p);
+      const x1 = r.max_idle_ms >= LIMITS.idle_ms ? p.x + p.w : this.xOf(r.max_idle_ms + 1, p);
       const y0 = this.yOf(r.max_intent_score + 1, p);
       const y1 = this.yOf(r.min_intent_score, p);
       ctx.strokeRect(Math.round(x0) + 0.5, Math.round(y0) + 0.5, Math.round(x1 - x0), Math.round(y1 - y0));
@@ -198,7 +200,7 @@ export class DecisionMapView {
     const ticks = idleScale.ticks.map(([ms, label]) => {
       const x = this.xOf(ms, p);
       const w = ctx.measureText(label).width;
-      const x0 = ms === 0 ? x - 2 : ms === MAX_IDLE_MS ? x - w : x - w / 2;
+      const x0 = ms === 0 ? x - 2 : ms === LIMITS.idle_ms ? x - w : x - w / 2;
       return { ms, label, x, x0, x1: x0 + w };
     });
     const order = [ticks[0], ticks[ticks.length - 1], ...ticks.slice(1, -1)];
@@ -272,7 +274,7 @@ export class DecisionMapView {
     const v = (p.y + p.h - py) / p.h;
     if (u < -0.02 || u > 1.02 || v < -0.02 || v > 1.02) return null;
     const intent = clamp(Math.floor(v * 101), 0, 100);
-    const idle = clamp(idleScale.snap(idleScale.fromUnit(u)), 0, MAX_IDLE_MS);
+    const idle = clamp(idleScale.snap(idleScale.fromUnit(u)), 0, LIMITS.idle_ms);
     return { intent, idle, px, py };
   }
 
@@ -316,7 +318,7 @@ export class DecisionMapView {
         return;
     }
     e.preventDefault();
-    this.onPick(intent, clamp(idle, 0, MAX_IDLE_MS));
+    this.onPick(intent, clamp(idle, 0, LIMITS.idle_ms));
   }
 }
 

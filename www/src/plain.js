@@ -9,6 +9,7 @@ import { formatMs } from './util.js';
  * (7,999 ms is "7.9 s": not "8 s", which a rule waiting for 8 s would contradict).
  */
 export function seconds(ms) {
+  if (ms === 0) return '0 s';
   if (ms < 1000) return `${Math.floor(ms)} ms`;
   if (ms < 60_000) return `${Math.floor(ms / 100) / 10} s`;
   return formatMs(ms);
@@ -39,13 +40,14 @@ function list(patterns, max = 3) {
 
 /**
  * One condition check of a rule as a sentence.
- * @param {{condition: string, holds: boolean}} c  a condition of engine.explain()
- * @param {{when: object}} rule  the rule from engine.config() (defaults filled in)
- * @param {{intent_score: number, idle_ms: number, path: string|null}} ex  the explanation
+ * @param {{condition: string, holds: boolean, detail?: string}} c  a condition of engine.explain()
+ * @param {{when?: import('../../pkg/index.js').Conditions} | undefined} rule  the rule from
+ *   engine.config() (defaults filled in)
+ * @param {{intent_score: number, idle_ms: number, path: string|null, page_url?: string}} ex  the explanation
  * @param {string[]} matched  the patterns of this condition's list that match the page
  */
 export function conditionSentence(c, rule, ex, matched) {
-  const when = rule?.when ?? {};
+  const when = rule?.when ?? /** @type {Partial<import('../../pkg/index.js').Conditions>} */ ({});
   const i = ex.intent_score;
   const page = ex.path ?? ex.page_url;
   switch (c.condition) {
@@ -77,7 +79,11 @@ export function conditionSentence(c, rule, ex, matched) {
   }
 }
 
-/** What a verdict means, for the card's explanation line. */
+/**
+ * What a verdict means, for the card's explanation line.
+ * @param {string} verdict
+ * @param {{firedId?: string | null, quietZone?: string | null}} [context]
+ */
 export function verdictSentence(verdict, { firedId, quietZone } = {}) {
   switch (verdict) {
     case 'fired':
@@ -93,3 +99,25 @@ export function verdictSentence(verdict, { firedId, quietZone } = {}) {
   }
 }
 
+/**
+ * Why a failing scenario's visitor does not get the rule it expects, in the Why panel's words:
+ * the rule's failing conditions as sentences ("Waits 9 s of the 12 s this rule needs"), or the
+ * rule that comes first, the rule switched off, the quiet zone. `why` is as-code.js
+ * `whyFailing`'s entry, `rule` the rule from engine.config(). Empty when there is nothing to add.
+ */
+export function whyNot(why, rule, id) {
+  if (!why) return '';
+  if (why.missing) return `The config has no rule named “${id}”.`;
+  switch (why.verdict) {
+    case 'shadowed':
+      return `Its conditions hold, but ${why.fired_rule_id} comes first and fires instead.`;
+    case 'disabled':
+      return 'The rule is switched off.';
+    case 'quiet':
+      return `The page is in the quiet zone ${why.quiet_zone}.`;
+    case 'failed':
+      return why.conditions.filter((c) => !c.holds).map((c) => `${conditionSentence(c, rule, why, [])}.`).join(' ');
+    default:
+      return '';
+  }
+}

@@ -20,7 +20,7 @@ function failureItems(failures, onShowScenario) {
       h('button', { type: 'button', class: 'diag-btn', onclick: () => onShowScenario(f.index), title: 'Show it in the Scenarios panel' },
         h('span', { class: 'diag-icon', 'aria-label': 'failing scenario' }, '✗'),
         h('span', { class: 'diag-body' },
-          h('span', { class: 'diag-msg' }, `Scenario “${f.name}” fails. Expected: ${describeExpectation(f.expected)}; now: ${describeExpectation(f.got)}.`),
+          h('span', { class: 'diag-msg' }, `Scenario “${f.name}” fails. Expected: ${describeExpectation(f.expected)}; now: ${describeExpectation(f.got)}.${f.because ? ` ${f.because}` : ''}`),
           h('span', { class: 'diag-where' }, 'Show it in Scenarios')))));
 }
 

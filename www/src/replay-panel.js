@@ -4,6 +4,7 @@
 // then each edit costs one replay.
 
 import { describeExpectation } from './scenarios-panel.js';
+import { firesWhen } from './card-words.js';
 import { seconds } from './plain.js';
 import { esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
@@ -165,7 +166,7 @@ export class ReplayPanel {
     const counts = d.counts.map((c) => `<li>${esc(formatInt(c.count))}: ${esc(KIND_LABELS[c.kind] ?? c.kind)}</li>`).join('');
     const items = d.changes.slice(0, SHOWN_CHANGES).map((c) => `
       <li><span class="rp-kind">${esc(KIND_LABELS[c.kind] ?? c.kind)}</span>
-        <code>${esc(c.page_url ?? c.scenario ?? '')}</code> <span class="muted">session ${esc(c.session_id ?? '')}</span><br>
+        <code>${esc(c.page_url ?? c.scenario ?? '')}</code>${viewTime(c)} <span class="muted">session ${esc(c.session_id ?? '')}</span><br>
         before: ${esc(side(c.old))}; now: ${esc(side(c.new))}</li>`).join('');
     const total = d.total ?? d.changes.length; // a backtest sends the count and its first 100 changes
     const shown = Math.min(SHOWN_CHANGES, d.changes.length);
@@ -175,9 +176,21 @@ export class ReplayPanel {
   }
 }
 
+/**
+ * When the page view was: its clock time (UTC, as recorded) and how far into the session, so
+ * that two views of one page in a session read apart: " viewed at 08:05:43 UTC, 8.6 s in".
+ */
+function viewTime(c) {
+  if (!c.occurred_at) return '';
+  const clock = /T(\d\d:\d\d:\d\d)/.exec(c.occurred_at)?.[1] ?? c.occurred_at;
+  const into = c.offset_ms ? `, ${seconds(c.offset_ms)} in` : ', first page';
+  return ` <span class="rp-when">viewed at <time datetime="${esc(c.occurred_at)}">${esc(clock)} UTC</time>${esc(into)}</span>`;
+}
+
+/** One side of a change, as the rule cards say it: "rule “x” fires at once", "... after 8 s". */
 function side(s) {
   const what = describeExpectation(s.outcome);
-  return s.at_ms === null || s.at_ms === undefined ? what : `${what} after ${seconds(s.at_ms)}`;
+  return s.at_ms === null || s.at_ms === undefined ? what : `${what} ${firesWhen(s.at_ms)}`;
 }
 
 function delta(before, after, hasBefore) {

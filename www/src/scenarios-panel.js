@@ -3,7 +3,8 @@
 // file; coverage (which rules and conditions the scenarios exercise) for the rule cards. The
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
 
-import { seconds } from './plain.js';
+import { LIMITS } from './limits.js';
+import { seconds, whyNot } from './plain.js';
 import { downloadText, esc, fetchExample, formatInt, onTextFileChosen } from './util.js';
 
 const STORAGE_KEY = 'nudge-rules:scenarios';
@@ -19,14 +20,12 @@ export function describeExpectation(e) {
   return JSON.stringify(e);
 }
 
-const MAX_NAME_CHARS = 200; // MAX_SCENARIO_NAME_CHARS of src/limits.rs
-
-/** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most 200 characters). */
+/** `name`, or `name (2)`, `name (3)`, ...: the first not in `taken` (at most the engine's 200 characters). */
 export function uniqueName(name, taken) {
   if (!taken.has(name)) return name;
   for (let n = 2; ; n++) {
     const suffix = ` (${n})`;
-    const candidate = Array.from(name).slice(0, MAX_NAME_CHARS - suffix.length).join('') + suffix;
+    const candidate = Array.from(name).slice(0, LIMITS.scenario_name_chars - suffix.length).join('') + suffix;
     if (!taken.has(candidate)) return candidate;
   }
 }
@@ -73,7 +72,8 @@ export class ScenariosPanel {
    * @param {HTMLElement} root  the panel's body (index.html `#scenarios-body`)
    * @param {{ send: (job) => void, currentState: () => object, setState: (s) => void,
    *           notify: (text, action?) => void, onCoverage: (coverage) => void, badge: HTMLElement,
-   *           onFailures: (failures: {index, name, expected, got}[]) => void }} host
+   *           onFailures: (failures: {index, name, expected, got, because}[]) => void,
+   *           rule: (index: number) => object | undefined }} host  `rule`: the engine's config of a rule
    */
   constructor(root, host) {
     this.root = root;
@@ -163,7 +163,7 @@ export class ScenariosPanel {
   }
 
   defaultName(state) {
-    return `intent ${state.intent_score} on ${state.page_url} after ${seconds(state.idle_ms)}`;
+    return `intent ${state.intent_score} on ${state.page_url}, idle ${seconds(state.idle_ms)}`;
   }
 
   /** The worker's answer to `saveScenario`. */
@@ -250,6 +250,11 @@ export class ScenariosPanel {
     this.lastAnswer = { ...answer, coverage };
     const { report, valid } = answer;
     const n = report.results.length;
+    // Why each failing visitor misses the rule it expects, in the Why panel's words.
+    this.because = report.results.map((r, i) => {
+      const why = answer.why?.[i];
+      return why ? whyNot(why, this.host.rule(why.index), r.expected?.rule) : '';
+    });
     this.host.badge.hidden = n === 0;
     this.host.badge.className = `pill ${report.failed ? 'pill-error' : 'pill-fire'}`;
     this.host.badge.textContent = report.failed ? `${report.failed} failing` : `${n} passing`;
@@ -258,7 +263,7 @@ export class ScenariosPanel {
       ? 'No scenarios yet. Move the visitor, then save it here.'
       : `${report.passed} of ${n} pass${valid ? '' : ' (checked against the last valid config)'}.${fired}`;
     this.list.replaceChildren(...report.results.map((r, i) => this.item(r, i)));
-    this.host.onFailures(report.results.flatMap((r, index) => (r.passed ? [] : [{ index, name: r.name, expected: r.expected, got: r.got }])));
+    this.host.onFailures(report.results.flatMap((r, index) => (r.passed ? [] : [{ index, name: r.name, expected: r.expected, got: r.got, because: this.because[index] }])));
     if (!fresh) return;
     const gaps = coverage.unexercised;
     this.gaps.hidden = n === 0 || gaps.length === 0;
@@ -297,7 +302,7 @@ export class ScenariosPanel {
         ${result.passed
           ? `<span class="sc-expect">Gets ${esc(describeExpectation(result.expected))}.</span>`
           : `<span class="sc-expect"><b>Should get ${esc(describeExpectation(result.expected))}, now gets ${esc(describeExpectation(result.got))}.</b></span>
-             <span class="sc-reason">${esc(result.reason)}</span>`}
+             <span class="sc-reason">${esc(this.because?.[i] ?? '')}<span class="eng"> engine: ${esc(result.reason)}</span></span>`}
       </div>
       <button type="button" class="icon-btn small danger" data-act="delete" data-i="${i}" aria-label="Delete scenario ${esc(result.name)}" title="Delete">×</button>`;
     return li;

@@ -2,7 +2,8 @@
 // (slider on the map's scale, exact milliseconds, and a play button that lets it run).
 
 import { STORE_PAGES } from './storefront.js';
-import { MAX_IDLE_MS, clamp, formatMs, h, idleScale } from './util.js';
+import { LIMITS } from './limits.js';
+import { clamp, formatMs, h, idleScale } from './util.js';
 
 export const DEFAULT_STATE = { intent: 82, idle: 9000, url: '/products/linen-shirt' };
 
@@ -49,7 +50,7 @@ export class SessionControls {
   set(patch, source = null, { fromPlay = false } = {}) {
     const s = this.state;
     if ('intent' in patch) s.intent = clamp(Math.round(patch.intent), 0, 100);
-    if ('idle' in patch) s.idle = clamp(Math.round(patch.idle), 0, MAX_IDLE_MS);
+    if ('idle' in patch) s.idle = clamp(Math.round(patch.idle), 0, LIMITS.idle_ms);
     if ('url' in patch) s.url = String(patch.url);
     if (!fromPlay && 'idle' in patch) this.playBase = s.idle;
     this.render(source);
@@ -83,7 +84,7 @@ export class SessionControls {
     els.play.setAttribute('aria-label', on ? 'Pause idle time' : 'Play: let idle time run');
     els.play.classList.toggle('playing', on);
     if (on) {
-      if (this.state.idle >= MAX_IDLE_MS) this.set({ idle: 0 });
+      if (this.state.idle >= LIMITS.idle_ms) this.set({ idle: 0 });
       this.playBase = this.state.idle;
       this.playStart = performance.now();
       requestAnimationFrame((t) => this.tick(t));
@@ -92,12 +93,12 @@ export class SessionControls {
 
   tick(now) {
     if (!this.playing) return;
-    const idle = Math.min(MAX_IDLE_MS, this.playBase + (now - this.playStart));
-    if (now - this.lastFrame >= 40 || idle >= MAX_IDLE_MS) {
+    const idle = Math.min(LIMITS.idle_ms, this.playBase + (now - this.playStart));
+    if (now - this.lastFrame >= 40 || idle >= LIMITS.idle_ms) {
       this.lastFrame = now;
       this.set({ idle }, null, { fromPlay: true });
     }
-    if (idle >= MAX_IDLE_MS) {
+    if (idle >= LIMITS.idle_ms) {
       this.setPlaying(false);
       return;
     }

@@ -1,7 +1,8 @@
 // The URL hash: `#i=82&t=9000&u=%2Fproducts%2Flinen-shirt&c=z…`.
 // `c` (the config) is only there when it differs from the example config: `z` + base64url of the
 // deflate-raw compressed text, or `b` + base64url of the plain UTF-8 text where the browser has no
-// CompressionStream.
+// CompressionStream. `n`, encoded the same way, holds the rules' descriptions (notes.js) as a JSON
+// object by rule id, when a rule has one.
 
 function toBase64Url(bytes) {
   let bin = '';
@@ -39,12 +40,13 @@ export async function decodeConfig(value) {
 }
 
 /** Builds the hash for a state; `configText` null leaves the config out (the example config). */
-export async function buildHash({ intent, idle, url, configText }) {
+export async function buildHash({ intent, idle, url, configText, notes = null }) {
   const params = new URLSearchParams();
   params.set('i', String(intent));
   params.set('t', String(idle));
   params.set('u', url);
   if (configText !== null) params.set('c', await encodeConfig(configText));
+  if (notes) params.set('n', await encodeConfig(JSON.stringify(notes)));
   return '#' + params.toString();
 }
 
@@ -75,6 +77,14 @@ export async function parseHash(hash) {
       out.configText = await decodeConfig(value);
     } catch (err) {
       out.configError = decodeError(err, value);
+    }
+  }
+  if (params.has('n')) {
+    try {
+      const notes = JSON.parse(await decodeConfig(params.get('n')));
+      if (notes && typeof notes === 'object' && !Array.isArray(notes)) out.notes = notes;
+    } catch {
+      // damaged descriptions are left out: they are notes, the config and visitor still load
     }
   }
   return out;

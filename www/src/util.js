@@ -1,8 +1,8 @@
 // Small shared helpers: formatting, the rule palette, the idle-time axis scale, DOM helpers.
 
-export const MAX_IDLE_MS = 86_400_000;
+import { LIMITS } from './limits.js';
 
-/** A stable palette, indexed by rule index (config order). Chosen for contrast with white text
+/** The rules' palette (colors.js gives each rule id one). Chosen for contrast with white text
  *  in the legend and for telling neighbours apart on the map. */
 export const PALETTE = [
   '#4f5bd5', // indigo
@@ -20,11 +20,6 @@ export const PALETTE = [
 ];
 
 export const NO_NUDGE_COLOR = '#e7e9ef';
-
-export function ruleColor(index) {
-  if (index === null || index === undefined || index < 0) return NO_NUDGE_COLOR;
-  return PALETTE[index % PALETTE.length];
-}
 
 export const NUDGE_LABELS = {
   chat_bubble: 'Chat bubble',
@@ -114,26 +109,29 @@ export const idleScale = {
   KNEE: 0.72,
   LINEAR_MAX: 60_000,
   toUnit(ms) {
-    const v = Math.max(0, Math.min(MAX_IDLE_MS, ms));
+    const v = Math.max(0, Math.min(LIMITS.idle_ms, ms));
     if (v <= this.LINEAR_MAX) return (v / this.LINEAR_MAX) * this.KNEE;
-    return this.KNEE + (1 - this.KNEE) * (Math.log(v / this.LINEAR_MAX) / Math.log(MAX_IDLE_MS / this.LINEAR_MAX));
+    return this.KNEE + (1 - this.KNEE) * (Math.log(v / this.LINEAR_MAX) / Math.log(LIMITS.idle_ms / this.LINEAR_MAX));
   },
   fromUnit(u) {
     const t = Math.max(0, Math.min(1, u));
     if (t <= this.KNEE) return (t / this.KNEE) * this.LINEAR_MAX;
-    return this.LINEAR_MAX * Math.exp(((t - this.KNEE) / (1 - this.KNEE)) * Math.log(MAX_IDLE_MS / this.LINEAR_MAX));
+    return this.LINEAR_MAX * Math.exp(((t - this.KNEE) / (1 - this.KNEE)) * Math.log(LIMITS.idle_ms / this.LINEAR_MAX));
   },
   /** A value from the axis rounded to something a person would type: 100 ms under a minute,
    *  whole seconds under an hour, whole minutes above. */
   snap(ms) {
     if (ms <= this.LINEAR_MAX) return Math.round(ms / 100) * 100;
     if (ms < 3_600_000) return Math.round(ms / 1000) * 1000;
-    return Math.min(MAX_IDLE_MS, Math.round(ms / 60_000) * 60_000);
+    return Math.min(LIMITS.idle_ms, Math.round(ms / 60_000) * 60_000);
   },
-  ticks: [
-    [0, '0'], [10_000, '10 s'], [20_000, '20 s'], [30_000, '30 s'], [40_000, '40 s'], [50_000, '50 s'],
-    [60_000, '1 min'], [300_000, '5 min'], [3_600_000, '1 h'], [MAX_IDLE_MS, '24 h'],
-  ],
+  /** The axis's labels, the last at the engine's longest idle time ("24 h"). */
+  get ticks() {
+    return [
+      [0, '0'], [10_000, '10 s'], [20_000, '20 s'], [30_000, '30 s'], [40_000, '40 s'], [50_000, '50 s'],
+      [60_000, '1 min'], [300_000, '5 min'], [3_600_000, '1 h'], [LIMITS.idle_ms, formatMs(LIMITS.idle_ms)],
+    ];
+  },
 };
 
 export function clamp(v, lo, hi) {

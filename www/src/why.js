@@ -5,7 +5,8 @@
 
 import { LazyList } from './lazy-list.js';
 import { conditionSentence, verdictSentence } from './plain.js';
-import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon, ruleColor } from './util.js';
+import { ruleColor } from './colors.js';
+import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon } from './util.js';
 
 export const VERDICTS = {
   fired: 'Fires',
@@ -57,9 +58,9 @@ export class WhyPanel {
 
   /**
    * @param {object} ex  engine.explain()
-   * @param {{config, summary: Map, warningsByRule: Map, report}} model
+   * @param {{config, summary: Map, warningsByRule: Map, report, notes?: import('./notes.js').RuleNotes}} model
    */
-  render(ex, { config, summary, warningsByRule, report }) {
+  render(ex, { config, summary, warningsByRule, report, notes = null }) {
     delete this.rulesEl.dataset.empty;
     const waiting = waitingFor(ex);
     this.countdown.hidden = !waiting;
@@ -89,7 +90,7 @@ export class WhyPanel {
         : '';
       const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? ex.fired_rule_id : '',
         r.verdict === 'quiet' ? ex.quiet_zone?.pattern : '', ex.intent_score, ex.idle_ms, ex.path, matched,
-        summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : ''].join('\u0000');
+        summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : '', notes?.get(r.id) ?? ''].join('\u0000');
       const memo = this.memo[r.index];
       if (memo && memo.r === r && memo.rule === rule && memo.context === context) return memo.card;
       const conditions = r.conditions.map((c) => ({
@@ -106,6 +107,7 @@ export class WhyPanel {
         badge: isNext ? `in ${formatCountdown(waiting.wait)}` : VERDICTS[r.verdict] || r.verdict,
         note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietZone: ex.quiet_zone?.pattern }),
         summary: summary.get(r.id) ?? null,
+        description: notes?.get(r.id) || null,
         warnings,
         conditions,
       };
@@ -143,11 +145,12 @@ export class WhyPanel {
     slot.dataset.verdict = card.verdict;
     slot.replaceChildren(...[
       h('div', { class: 'rule-head' },
-        h('span', { class: 'swatch', style: `background:${ruleColor(card.index)}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'swatch', style: `background:${ruleColor(card.id)}`, 'aria-hidden': 'true' }),
         h('span', { class: 'rule-id' }, card.id),
         h('span', { class: 'rule-type', html: `${nudgeIcon(card.type, 12)}<span>${esc(NUDGE_LABELS[card.type] || card.type)}</span>` }),
         h('span', { class: `verdict v-${card.verdict}`, title: card.note || null }, card.badge),
       ),
+      card.description ? h('p', { class: 'rule-description' }, card.description) : null,
       card.summary ? h('p', { class: 'rule-summary' }, card.summary) : null,
       card.note && card.verdict !== 'failed' ? h('p', { class: `rule-note note-${card.verdict}` }, card.note) : null,
       card.warnings.length

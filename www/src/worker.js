@@ -1,19 +1,17 @@
 // The editor's Web Worker: it holds the compiled engine (the WASM package, ../../pkg/) and does
 // every engine call, so compiling a 1,000-rule config never blocks the page. The page sends jobs
 // (engine-client.js keeps at most one in flight and merges the rest), the worker answers each with
-// what changed.
-//
-// Job:    { seq, text?, state?: {intent_score, page_url, idle_ms}, bench?: string[], pages?: string[],
-//           pattern?: { text, caseSensitive }, scenarios?: string, saveScenario?: { name, state },
-//           sessions?: { text, label }, replayBase?: string, diff?: true }
-// Answer: { seq, compile?, preview?, eval?, map?, bench?, pages?, pattern?, scenarios?, savedScenario?,
-//           replay?, diff?, error? }
+// what changed: the `Job` and `Answer` of protocol.js.
 //
 // Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
 // fetched on the first job that asks for one of them, never before (asCode.js).
 
 import init, * as nudge from '../../pkg/index.js';
 import { asCodeJob, needsAsCode } from './as-code.js';
+import { fieldsOutcome } from './protocol.js';
+
+/** @typedef {import('./protocol.js').Job} Job */
+/** @typedef {import('./protocol.js').Answer} Answer */
 
 const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
 let asCodeLoading = null;
@@ -35,16 +33,24 @@ const w = {
   benchKey: null,
   pagesKey: null,
   invalidResponse: null, // { text, response } of the last invalid config
+  limitsSent: false,
 };
 
 /**
  * Long lists (the rules of a 1,000-rule config, their verdicts) go to the page as deltas: the
  * length and the items that changed since the last answer, so that a keystroke that changes one
  * rule moves one rule across, not a thousand (structured clone of every item cost the page about
- * 18 ms per keystroke at 1,000 rules). engine-client.js puts the lists back together.
+ * 18 ms per keystroke at 1,000 rules). The page's store (store.js) puts the lists back together.
  */
-const sent = new Map(); // list name -> JSON of each item last sent
+/** @type {Map<string, any>} list name -> JSON of each item last sent (or of the value, `ifChanged`) */
+const sent = new Map();
 
+/**
+ * @template T
+ * @param {string} name
+ * @param {T[]} items
+ * @returns {import('./protocol.js').Delta<T>}
+ */
 function delta(name, items) {
   const before = sent.get(name) ?? [];
   const now = new Array(items.length);
@@ -70,8 +76,13 @@ function asDiagnostics(err) {
   return [{ severity: 'error', code: 'error', path: '', message: String(err?.message || err), line: null, column: null }];
 }
 
+/**
+ * @param {string} text
+ * @returns {import('./protocol.js').Compile}
+ */
 function compile(text) {
   const started = performance.now();
+  /** @type {{ fresh?: boolean }} */
   const out = {};
   try {
     const next = new nudge.NudgeEngine(text);
@@ -170,24 +181,34 @@ function bench(urls, state) {
   const { engine } = w;
   return urls.map((url) => {
     const report = engine.pageReport(url);
-    const outcome = report.url_error ? -3 : engine.previewFields(state.intent_score, url, state.idle_ms);
+    const outcome = report.url_error ? { kind: 'rejected' } : fieldsOutcome(engine.previewFields(state.intent_score, url, state.idle_ms));
     return { url, report, outcome };
   });
 }
 
-/** A pattern typed into a chip: is it valid, and which of `pages` does it match? */
+/**
+ * A pattern typed into a chip: `{ text, error: { code, message } | null, fixes, matches }`: the
+ * engine's check of the pattern alone (`NudgeEngine.checkPattern`: why it is invalid, and the
+ * valid patterns to offer instead), else which of `pages` it matches (the reports of an engine
+ * whose only quiet zone it is).
+ * @param {import('./protocol.js').PatternQuery} query
+ * @param {string[]} pages
+ * @returns {import('./protocol.js').PatternCheck}
+ */
 function checkPattern({ text, caseSensitive }, pages) {
-  const config = JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] });
+  const finding = nudge.NudgeEngine.checkPattern(text, caseSensitive);
+  if (finding) return { text, error: { code: finding.code, message: finding.message }, fixes: finding.fixes, matches: [] };
   let probe;
   try {
-    probe = new nudge.NudgeEngine(config);
+    probe = new nudge.NudgeEngine(JSON.stringify({ version: 1, case_sensitive: caseSensitive, quiet_zones: [text] }));
   } catch (err) {
+    // Valid alone, refused in a config (a glob too large for the pattern set): the config's words.
     const d = asDiagnostics(err)[0];
-    return { text, error: d.message.replace(/^quiet_zones\[0\]:\s*/, ''), matches: [] };
+    return { text, error: { code: d.code, message: d.message }, fixes: [], matches: [] };
   }
   try {
-    const matches = pages.filter((url) => probe.previewFields(0, url, 0) === -2);
-    return { text, error: null, matches };
+    const matches = pages.filter((url) => probe.pageReport(url).matches.length > 0);
+    return { text, error: null, fixes: [], matches };
   } finally {
     probe.free();
   }
@@ -197,9 +218,13 @@ function checkPattern({ text, caseSensitive }, pages) {
  * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial
  * answer: the compile and the storefront's preview), then the rest (the evaluation with every
  * rule's verdict, lint, summary, config, map, bench, scenarios and replay).
+ * @param {Job} job
+ * @param {(answer: Answer) => void} post
+ * @returns {Answer}
  */
 function handle(job, post) {
   const started = performance.now();
+  /** @type {Answer} */
   let out = { seq: job.seq };
   let fresh = false;
   if (job.text !== undefined && job.text !== w.text) {
@@ -207,7 +232,12 @@ function handle(job, post) {
     out.compile = compile(job.text);
     fresh = Boolean(out.compile.fresh);
   }
-  if (job.pattern) out.pattern = checkPattern(job.pattern, job.pages || []);
+  if (!w.limitsSent) {
+    // The limits of a config, once: from then on the page's are the engine's (limits.js).
+    w.limitsSent = true;
+    out.limits = nudge.NudgeEngine.limits();
+  }
+  if (job.patterns) out.patterns = job.patterns.map((query) => checkPattern(query, job.pages || []));
   if (!w.engine) return out;
   const state = job.state;
   if (fresh && state) {

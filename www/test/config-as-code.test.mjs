@@ -83,7 +83,8 @@ describe('config as code in the editor', () => {
     await item.locator('.sc-badge', { hasText: 'Fail' }).waitFor();
     const text = await item.innerText();
     assert.match(text, /Should get rule “sizing-help” fires, now gets no nudge/);
-    assert.match(text, /no rule matched page \/products\/linen-shirt/);
+    // Why, in the Why panel's words (the engine's reason is in the engineer details).
+    assert.match(text, /Waits 9 s of the 10 s this rule needs\./);
     assert.equal(await page.locator('#scenarios-badge').innerText(), '1 failing');
     // Coverage follows once typing pauses: sizing-help no longer fires in any scenario.
     await page.locator('#scenarios-body .sc-summary', { hasText: 'Rules the scenarios make fire: 1 of' }).waitFor();

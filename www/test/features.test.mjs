@@ -97,8 +97,9 @@ describe('the visual rule editor', () => {
     assert.equal(now.indexOf('sale-toast'), before.indexOf('sale-toast') + 1);
     // Drag the first card's handle onto the second card.
     await setConfig(page, STOREFRONT);
+    // Both cards in view: the first one's top at the top of the list.
     await page.evaluate(() => {
-      document.querySelector('#rules-view .rules-scroll').scrollTop = 0;
+      document.querySelector('#rules-view .rule-card-slot[data-rule="high-intent-exit"]').scrollIntoView({ block: 'start' });
     });
     const from = await card('high-intent-exit').locator('.drag-handle').boundingBox();
     const to = await card('sizing-help').boundingBox();
@@ -152,7 +153,7 @@ describe('the visual rule editor', () => {
 
   test('JSON errors stay reachable from the rule view', async () => {
     await setConfig(page, STOREFRONT.replace('"cta": "Start chat"', '"cta": ""'));
-    assert.match(await card('sizing-help').locator('.card-errors').innerText(), /cta/);
+    assert.match(await card('sizing-help').locator('[data-field="cta"] .card-errors').innerText(), /The button text is empty/);
     assert.equal(await card('sizing-help').locator('input[maxlength="80"]').getAttribute('aria-invalid'), 'true');
     await setConfig(page, STOREFRONT.replace('"version": 1,', '"version": 1'));
     const banner = page.locator('#rules-view .rules-banner');

@@ -4,12 +4,14 @@
 //   node --test www/test/merchant.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { ROOT, configText, freshPage, launch, open, setConfig, setState, settled, showJson } from './helpers.mjs';
 
 const STOREFRONT = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const EXAMPLE_SCENARIOS = JSON.parse(readFileSync(path.join(ROOT, 'examples/scenarios.json'), 'utf8')).scenarios;
 
 let env;
@@ -395,4 +397,415 @@ describe('issue 24 findings', () => {
     assert.deepEqual((await ruleIds(page)).slice(0, 2), [ids[4], 'rule-10']);
     await page.close();
   });
+
+  test('10. a rule keeps its colour when it is moved, renamed, or rules around it come and go', async () => {
+    const page = await editorPage();
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const ids = await ruleIds(page);
+    /** The colour of rule `id` on its card, in the Why panel and in the map's legend (if there). */
+    const colours = async (id) => {
+      const index = (await ruleIds(page)).indexOf(id);
+      const swatch = (await card(page, index)).locator('.rc-head .swatch');
+      const why = page.locator(`#explain-rules [data-rule="${id}"] .swatch`);
+      await why.scrollIntoViewIfNeeded();
+      // The legend lists the rules that fire somewhere on this page (not the shadowed ones).
+      const legend = page.locator(`#map-legend li[data-rule="${id}"] .swatch`);
+      const bg = (l) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+      const c = await bg(swatch);
+      return { card: c, why: await bg(why), legend: (await legend.count()) ? await bg(legend) : c };
+    };
+    const all = async () => Object.fromEntries(await Promise.all(['high-intent-exit', 'sizing-help', 'free-shipping-bar'].map(async (id) => [id, await colours(id)])));
+    const before = await all();
+    for (const [id, c] of Object.entries(before)) assert.ok(c.card === c.why && c.why === c.legend, `${id}: ${JSON.stringify(c)}`);
+    assert.equal(await page.locator('#map-legend li[data-rule="sizing-help"]').count(), 1);
+    assert.notEqual(before['high-intent-exit'].card, before['sizing-help'].card);
+
+    // Moved to the top: every rule keeps its colour (the one it pushed down too).
+    await (await card(page, ids.indexOf('sizing-help'))).getByRole('button', { name: 'Move sizing-help to the top' }).click();
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), ['sizing-help', 'high-intent-exit']);
+    assert.deepEqual(await all(), before);
+
+    // Alt+Down from the keyboard, and a rule above deleted: still the same colours.
+    await (await card(page, 0)).locator('.drag-handle').focus();
+    await page.keyboard.press('Alt+ArrowDown');
+    await settled(page);
+    assert.deepEqual((await ruleIds(page)).slice(0, 2), ['high-intent-exit', 'sizing-help']);
+    await (await card(page, 0)).getByRole('button', { name: 'Delete high-intent-exit' }).click();
+    await settled(page);
+    assert.ok(!(await ruleIds(page)).includes('high-intent-exit'));
+    assert.deepEqual(await colours('sizing-help'), before['sizing-help']);
+    assert.deepEqual(await colours('free-shipping-bar'), before['free-shipping-bar']);
+
+    // Its name retyped letter by letter: the colour stays with the rule.
+    const id = (await card(page, 0)).locator('.rc-id');
+    await id.click();
+    await page.keyboard.press('End');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.type('stylist', { delay: 20 });
+    await settled(page);
+    assert.equal((await ruleIds(page))[0], 'sizing-stylist');
+    assert.deepEqual(await colours('sizing-stylist'), before['sizing-help']);
+
+    // A copy is a rule of its own: another colour than the rule it copies.
+    await (await card(page, 0)).getByRole('button', { name: 'Duplicate sizing-stylist' }).click();
+    await settled(page);
+    const copy = (await ruleIds(page))[1];
+    assert.notEqual((await colours(copy)).card, before['sizing-help'].card);
+    await page.close();
+  });
+
+  test('11. a rule has a free-text description beside its id, kept in the browser and the share link, never in the config', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    const note = 'Stylist chat for shoppers who hesitate on a product page (Q3 test)';
+    const sizing = await card(page, ids.indexOf('sizing-help'));
+    const description = sizing.getByRole('textbox', { name: 'Description of sizing-help' });
+    await description.click();
+    await page.keyboard.type(note);
+    await settled(page);
+    // SPEC 2 has no such field (unknown fields are errors): the config is the same text, valid.
+    assert.equal(await configText(page), STOREFRONT);
+    assert.match(await page.locator('#config-status').textContent(), /^Valid/);
+    // The Why panel shows it under the rule.
+    const why = page.locator('#explain-rules [data-rule="sizing-help"] .rule-description');
+    await why.scrollIntoViewIfNeeded();
+    assert.equal(await why.textContent(), note);
+
+    // It follows the rule when it moves and when its id is retyped.
+    await sizing.getByRole('button', { name: 'Move sizing-help to the top' }).click();
+    await settled(page);
+    const top = await card(page, 0);
+    assert.equal(await top.locator('.rc-desc').inputValue(), note);
+    assert.equal(await (await card(page, 1)).locator('.rc-desc').inputValue(), '', 'the rule pushed down has none');
+    await top.locator('.rc-id').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('-v2', { delay: 20 });
+    await settled(page);
+    assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
+    assert.equal(await top.locator('.rc-desc').inputValue(), note);
+
+    // Kept across a reload (this browser), and carried by the share link to another browser.
+    await page.reload();
+    await open(page, env.server, new URL(page.url()).hash);
+    assert.equal(await (await card(page, 0)).locator('.rc-desc').inputValue(), note);
+    await page.waitForFunction(() => /[#&]n=/.test(location.hash));
+    const link = new URL(page.url()).hash;
+    const other = await freshPage(env);
+    await open(other, env.server, link);
+    assert.equal((await ruleIds(other))[0], 'sizing-help-v2');
+    assert.equal(await (await card(other, 0)).locator('.rc-desc').inputValue(), note);
+    assert.doesNotMatch(await configText(other), /description|Stylist chat/);
+    await other.close();
+    await page.close();
+  });
+
+  test('12. Add refuses a pattern the engine flags invalid, and offers its "did you mean" as buttons', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    const index = ids.indexOf('sale-toast');
+    const pagesOf = async () => JSON.parse(await configText(page)).rules[index].when.pages;
+    const before = await pagesOf();
+    const field = (await card(page, index)).locator('.field').filter({ has: page.locator('.field-label', { hasText: /^On pages$/ }) });
+    const input = field.getByRole('textbox', { name: 'Add a page pattern' });
+    const hint = field.locator('.chip-hint');
+
+    // Typed with a trailing slash and Enter pressed at once: refused, the text kept, two fixes.
+    await input.fill('/collections/new/');
+    await input.press('Enter');
+    await hint.filter({ hasText: 'Not added' }).waitFor();
+    assert.match(await hint.textContent(), /Not added: “\/collections\/new\/” ends with “\/”, which no page address does\. Did you mean \/collections\/new or \/collections\/new\/\*\*\?/);
+    assert.equal(await input.inputValue(), '/collections/new/');
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(await pagesOf(), before);
+    // The Add button refuses it too.
+    await field.getByRole('button', { name: 'Add', exact: true }).click();
+    await settled(page);
+    assert.deepEqual(await pagesOf(), before);
+    // One click on a "did you mean" adds it.
+    await hint.getByRole('button', { name: '/collections/new/**' }).click();
+    await settled(page);
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**']);
+    assert.equal(await input.inputValue(), '');
+    assert.equal(await input.getAttribute('aria-invalid'), null);
+
+    // Without its leading slash, in the quiet zones: refused, "/gifts/**" offered.
+    const zones = page.locator('.rules-settings');
+    const zoneInput = zones.getByRole('textbox', { name: 'Add a quiet zone pattern' });
+    await zoneInput.fill('gifts/**');
+    await zones.getByRole('button', { name: 'Add', exact: true }).click();
+    await zones.locator('.chip-hint', { hasText: 'Not added' }).waitFor();
+    assert.match(await zones.locator('.chip-hint').textContent(), /must start with “\/”.*Did you mean \/gifts\/\*\*\?/);
+    assert.equal(JSON.parse(await configText(page)).quiet_zones.length, 4);
+    await zones.locator('.chip-hint').getByRole('button', { name: '/gifts/**' }).click();
+    await settled(page);
+    assert.deepEqual(JSON.parse(await configText(page)).quiet_zones.slice(-1), ['/gifts/**']);
+
+    // A glob that does not parse: refused, nothing to offer; a pattern already there: refused.
+    await input.fill('/a/{b');
+    await input.press('Enter');
+    await hint.filter({ hasText: 'Not added' }).waitFor();
+    assert.match(await hint.textContent(), /is not a valid pattern/);
+    assert.equal(await hint.getByRole('button').count(), 0);
+    await input.fill(before[0]);
+    await input.press('Enter');
+    await hint.filter({ hasText: 'in this list already' }).waitFor();
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**']);
+
+    // A pattern already in the config without its leading slash (written in the JSON): the
+    // engine's "did you mean" replaces it in place.
+    const config = JSON.parse(await configText(page));
+    config.rules[index].when.pages.push('collections/outlet/**');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const fix = field.locator('.card-errors').getByRole('button', { name: '/collections/outlet/**' });
+    await fix.waitFor();
+    await fix.click();
+    await settled(page);
+    assert.deepEqual((await pagesOf()).slice(-1), ['/collections/outlet/**']);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0);
+    config.rules[index].when.pages.pop();
+    await setConfig(page, JSON.stringify(config, null, 2));
+
+    // A valid pattern typed and added at once goes in.
+    await input.fill('/collections/outlet/**');
+    await input.press('Enter');
+    await settled(page);
+    assert.deepEqual(await pagesOf(), [...before, '/collections/new/**', '/collections/outlet/**']);
+    assert.equal(await page.locator('#diagnostics li.diag.error').count(), 0);
+    await page.close();
+  });
+
+  test('13. each rule error shows once, under its field, in the card\'s words; scenario failures and replay changes use the same words', async () => {
+    const page = await editorPage();
+    const config = JSON.parse(STOREFRONT);
+    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+    const rule = config.rules[index];
+    rule.nudge.cta = '';
+    rule.when.min_idle_ms = 90_000_000;
+    rule.when.pages.push('/products/');
+    rule.colour = 'red';
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const sizing = await card(page, index);
+    const text = await sizing.innerText();
+    const findings = [
+      ['The button text is empty', 'cta'],
+      ['The idle time can be at most 24 h; this is 25 h', 'idle'],
+      ['“/products/” ends with “/”', 'pages'],
+      ['“colour” is not a setting of a rule', null],
+    ];
+    for (const [words, field] of findings) {
+      assert.equal(text.split(words).length - 1, 1, `"${words}" shows once on the card:\n${text}`);
+      const where = field ? sizing.locator(`[data-field="${field}"] .card-diag`) : sizing.locator(':scope > .card-errors .card-diag');
+      assert.match(await where.innerText(), new RegExp(words.replace(/[.*+?()[\]\\/]/g, '\\$&')), `"${words}" is under its field`);
+    }
+    assert.equal(await sizing.locator('.card-diag').count(), findings.length);
+    assert.doesNotMatch(text, /\bcta\b|idle_ms|min_idle|86,400,000|90000000|normalized/);
+    await setConfig(page, STOREFRONT);
+
+    // A scenario that fails once sizing-help waits 12 s: the card, Problems and the Scenarios panel
+    // say why as the Why panel does ("Waits 9 s of the 12 s"), not as the engine does (idle_ms).
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    await openScenarios(page);
+    await saveVisitor(page, 'a keen shopper');
+    await (await card(page, index)).locator('input.idle-seconds').fill('12');
+    await settled(page);
+    await page.locator('#config-status', { hasText: 'scenario fails' }).waitFor();
+    const because = /Waits 9 s of the 12 s this rule needs\./;
+    for (const where of ['.rc-failing', '#diagnostics li.scenario-fail', '#scenarios-body .sc-item.fail .sc-reason']) {
+      const el = where === '.rc-failing' ? (await card(page, index)).locator(where) : page.locator(where);
+      const said = await el.innerText();
+      assert.match(said, because, `${where}: ${said}`);
+      assert.doesNotMatch(said, /idle_ms|9000/, `${where}: ${said}`);
+    }
+
+    // Replay: sizing-help at once instead of after 8 s; the changes say "at once", not "0 ms".
+    await (await card(page, index)).locator('input.idle-seconds').fill('0');
+    await settled(page);
+    assert.match(await (await card(page, index)).locator('.rc-when').innerText(), /Shows after idle at once/);
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    await page.locator('#replay-body [data-act=diff]').click();
+    const changes = page.locator('#replay-body .rp-change-list');
+    await changes.waitFor({ timeout: 20_000 });
+    const listed = await changes.innerText();
+    assert.match(listed, /rule “sizing-help” fires at once/);
+    assert.doesNotMatch(listed, /after 0 ms|\b0 ms/);
+    await page.close();
+  });
+
+  test('14. replay\'s change list tells repeated page views apart by the time of the view', async () => {
+    const page = await editorPage();
+    const ids = await ruleIds(page);
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    // The sticky bar off: a shopper who views a collection twice loses it on both views.
+    await (await card(page, ids.indexOf('free-shipping-bar'))).locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    await page.locator('#replay-body tr.changed[data-rule="free-shipping-bar"]').waitFor({ timeout: 20_000 });
+    await page.locator('#replay-body [data-act=diff]').click();
+    const items = page.locator('#replay-body .rp-change-list > li');
+    await items.first().waitFor({ timeout: 20_000 });
+    const listed = await items.evaluateAll((els) => els.map((el) => ({
+      key: `${el.querySelector('code').textContent} ${el.querySelector('.muted').textContent}`,
+      text: el.textContent.replace(/\s+/g, ' ').trim(),
+    })));
+    const byKey = new Map();
+    for (const x of listed) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x.text]);
+    const repeated = [...byKey.values()].filter((texts) => texts.length > 1);
+    assert.ok(repeated.length >= 1, 'the sample sessions view a page twice among the changes listed');
+    for (const texts of repeated) assert.equal(new Set(texts).size, texts.length, `two views read the same: ${texts[0]}`);
+    for (const x of listed) assert.match(x.text, /viewed at \d\d:\d\d:\d\d UTC, (first page|[\d.]+ (s|min)\b)/, x.text);
+    await page.close();
+  });
+
+  test('15. phone: the page scrolls, not the rule list, and the visitor\'s verdict stays in view while a card is edited', async () => {
+    const page = await editorPage('', { width: 390, height: 844 });
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    // A swipe over the rule list moves the page; the list has no scroll of its own.
+    const list = page.locator('#rules-view .rule-cards');
+    const box = await list.boundingBox();
+    await page.mouse.move(box.x + box.width / 2, Math.min(box.y + 200, 700));
+    await page.mouse.wheel(0, 600);
+    await page.waitForFunction(() => window.scrollY > 0);
+    const scrolled = await page.evaluate(() => {
+      const inner = document.querySelector('#rules-view .rules-scroll');
+      return { page: window.scrollY, inner: inner.scrollTop, innerScrolls: inner.scrollHeight > inner.clientHeight + 1 };
+    });
+    assert.ok(scrolled.page >= 500, `the page scrolled ${scrolled.page} px`);
+    assert.equal(scrolled.inner, 0);
+    assert.equal(scrolled.innerScrolls, false, 'the rule list does not scroll inside the page');
+
+    // Editing sizing-help's card far down the page: the verdict stays at the bottom of the screen.
+    const index = (await ruleIds(page)).indexOf('sizing-help');
+    const sizing = await card(page, index);
+    const bar = page.locator('#verdict-bar');
+    const onScreen = async () => {
+      const b = await bar.boundingBox();
+      return b && b.y >= 0 && b.y + b.height <= 844 + 0.5;
+    };
+    await sizing.locator('textarea').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Now.');
+    await settled(page);
+    assert.ok(await onScreen(), 'the verdict is on screen while the message is typed');
+    assert.match(await bar.innerText(), /Chat bubble · sizing-help[\s\S]*\/products\/linen-shirt · intent 82 · idle 9\.0 s/);
+    const cardBox = await sizing.boundingBox();
+    const barBox = await bar.boundingBox();
+    assert.ok(cardBox.y < barBox.y, 'the card being edited is above the bar, on screen');
+
+    // Switched off in the card: the verdict follows at once, still on screen.
+    await sizing.locator('.rc-head input[type=checkbox]').uncheck();
+    await settled(page);
+    assert.ok(await onScreen());
+    assert.doesNotMatch(await bar.innerText(), /sizing-help/);
+    assert.equal(await bar.locator('#vb-verdict').textContent(), await page.locator('#preview-badge').textContent() || 'No nudge');
+
+    // "See it" goes to the storefront.
+    await bar.getByRole('button', { name: 'See it' }).click();
+    await page.waitForFunction(() => Math.abs(document.querySelector('.preview-panel').getBoundingClientRect().top) < 40);
+
+    // Wide: the preview is beside the editor, no bar.
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    assert.ok(await bar.isHidden());
+    await page.close();
+  });
+
+  test('16. at 390 px every tap target is at least 24 by 24 px, in every view', async () => {
+    const page = await editorPage('', { width: 390, height: 844 });
+    /** The visible controls smaller than 24 px either way, described. */
+    const small = () => page.evaluate(() => {
+      const selector = '.cm-fold-marker, a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=tab], [role=switch], [tabindex]:not([tabindex="-1"])';
+      const out = [];
+      let n = 0;
+      for (const el of document.querySelectorAll(selector)) {
+        if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width <= 1 || r.height <= 1) continue; // visually hidden (a skip link until focused)
+        n += 1;
+        if (r.width < 24 || r.height < 24) {
+          const name = el.getAttribute('aria-label') || el.textContent.trim().slice(0, 24) || el.getAttribute('placeholder') || '';
+          out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${name}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+        }
+      }
+      return { n, out };
+    });
+    const check = async (view) => {
+      const { n, out } = await small();
+      assert.ok(n > 20, `${view}: ${n} controls measured`);
+      assert.deepEqual(out, [], `${view}: ${out.length} of ${n} controls are smaller than 24 px`);
+    };
+
+    // The rules, with the Scenarios and Replay panels at work and a toast with its action.
+    await openScenarios(page);
+    await saveVisitor(page, 'a phone visitor');
+    await page.locator('#replay-panel > summary').click();
+    await page.locator('#replay-body [data-act=sample]').click();
+    await page.locator('#replay-body tr[data-rule]').first().waitFor({ timeout: 20_000 });
+    await (await card(page, 8)).getByRole('button', { name: /^Delete / }).click();
+    await page.locator('#toast-action').waitFor();
+    await check('rules');
+    // Errors on the cards (did-you-mean buttons, Show in JSON) and a notice.
+    await setConfig(page, STOREFRONT.replace('"cta": "Start chat"', '"cta": ""').replace('"/products/**"', '"products/**"'));
+    await page.locator('#file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not json') });
+    await page.locator('#notice').waitFor();
+    await check('rule errors');
+    // Engineer details, with the API response open.
+    await page.locator('#eng-btn').click();
+    await page.locator('details.response > summary').click();
+    await check('engineer details');
+    // The JSON view (with an error marked) and a syntax error's banner in the rules view.
+    await showJson(page);
+    await settled(page);
+    await check('JSON view');
+    await setConfig(page, STOREFRONT.replace('"version": 1,', '"version": 1'));
+    await page.evaluate(() => window.nudgePlayground.setView('rules'));
+    await settled(page);
+    await check('syntax error');
+    await page.close();
+  });
+
+  for (const width of [1440, 390]) {
+    test(`17. axe-core at ${width} px: no serious or critical violation in the rules, JSON view, error state and engineer details`, async () => {
+      const page = await editorPage('', { width, height: 900 });
+      await page.addScriptTag({ path: AXE });
+      /** Serious and critical violations, target size (WCAG 2.2, off by default) included. */
+      const violations = () => page.evaluate(async () => {
+        const result = await window.axe.run(document, { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } });
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.any[0]?.message ?? ''}`).join(' | ')}`);
+      });
+      const views = {
+        rules: async () => {},
+        'JSON view': async () => {
+          await showJson(page);
+          await settled(page);
+        },
+        'JSON view with errors': async () => {
+          await setConfig(page, STOREFRONT.replace('"cta": "Start chat"', '"cta": ""').replace('"version": 1,', '"version": 1, "quiet_zone": [],'));
+        },
+        'rules with errors (the preview of the last valid config)': async () => {
+          await page.evaluate(() => window.nudgePlayground.setView('rules'));
+          await settled(page);
+        },
+        'engineer details': async () => {
+          await setConfig(page, STOREFRONT);
+          await page.locator('#eng-btn').click();
+          await page.locator('details.response > summary').click();
+          await settled(page);
+        },
+        'engineer details, JSON view': async () => {
+          await showJson(page);
+          await settled(page);
+        },
+      };
+      for (const [view, go] of Object.entries(views)) {
+        await go();
+        assert.deepEqual(await violations(), [], view);
+      }
+      await page.close();
+    });
+  }
 });

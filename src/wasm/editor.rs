@@ -1,0 +1,89 @@
+//! What the config editor (`www/`) asks of the engine besides a config's preview, as static
+//! methods of `NudgeEngine` (so `pkg/index.js` passes them on unchanged): one pattern checked on
+//! its own, with the patterns to offer instead of an invalid one, and the config's limits. The
+//! editor then needs neither a copy of the limits nor the text of a message.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::{to_js, WasmEngine};
+use crate::code::DiagnosticCode;
+use crate::limits;
+use crate::pattern;
+
+/// Why a pattern is invalid (`NudgeEngine.checkPattern`).
+#[derive(Serialize)]
+struct PatternFinding {
+    code: DiagnosticCode,
+    message: String,
+    /// The patterns the message suggests instead that are valid themselves ("did you mean").
+    fixes: Vec<String>,
+}
+
+/// The limits of a config and a request (SPEC 2 and 5), for an editor's controls and words.
+#[derive(Serialize)]
+struct Limits {
+    config_bytes: usize,
+    rules: usize,
+    quiet_zones: usize,
+    patterns_per_list: usize,
+    pattern_bytes: usize,
+    rule_id_chars: usize,
+    message_chars: usize,
+    cta_chars: usize,
+    intent_score: u8,
+    idle_ms: u32,
+    page_url_bytes: usize,
+    request_bytes: usize,
+    scenario_name_chars: usize,
+}
+
+#[wasm_bindgen(js_class = NudgeEngine)]
+impl WasmEngine {
+    /// `NudgeEngine.checkPattern(pattern, caseSensitive): null | { code, message, fixes }`: the
+    /// check every pattern of a config gets (SPEC 3), alone: `null` when it is valid, else the
+    /// diagnostic's code and message and the valid patterns the message suggests instead.
+    ///
+    /// # Errors
+    ///
+    /// - Only if serialization failed, which it does not for strings.
+    #[wasm_bindgen(js_name = checkPattern)]
+    pub fn check_pattern(pattern_text: &str, case_sensitive: bool) -> Result<JsValue, JsValue> {
+        match pattern::check(pattern_text, case_sensitive) {
+            Ok(_) => Ok(JsValue::NULL),
+            Err(problem) => to_js(&PatternFinding {
+                code: problem.code,
+                message: problem.message,
+                fixes: problem
+                    .fixes
+                    .into_iter()
+                    .filter(|fix| pattern::check(fix, case_sensitive).is_ok())
+                    .collect(),
+            }),
+        }
+    }
+
+    /// `NudgeEngine.limits()`: the limits of `nudge_rules::limits` that a config and a request
+    /// must keep.
+    ///
+    /// # Errors
+    ///
+    /// - Only if serialization failed, which it does not for numbers.
+    pub fn limits() -> Result<JsValue, JsValue> {
+        to_js(&Limits {
+            config_bytes: limits::MAX_CONFIG_BYTES,
+            rules: limits::MAX_RULES,
+            quiet_zones: limits::MAX_QUIET_ZONES,
+            patterns_per_list: limits::MAX_PATTERNS_PER_LIST,
+            pattern_bytes: limits::MAX_PATTERN_BYTES,
+            rule_id_chars: limits::MAX_RULE_ID_CHARS,
+            message_chars: limits::MAX_MESSAGE_CHARS,
+            cta_chars: limits::MAX_CTA_CHARS,
+            intent_score: limits::MAX_INTENT_SCORE,
+            idle_ms: limits::MAX_IDLE_MS,
+            page_url_bytes: limits::MAX_PAGE_URL_BYTES,
+            request_bytes: limits::MAX_REQUEST_BYTES,
+            scenario_name_chars: limits::MAX_SCENARIO_NAME_CHARS,
+        })
+    }
+}

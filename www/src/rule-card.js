@@ -1,0 +1,332 @@
+// One rule's card in the rules editor (rules-editor.js): its head (order, colour, id,
+// description, on/off, moves), what it shows, its conditions on sliders and as chips
+// (chips-field.js), the engine's findings under their fields, the failing scenarios that expect
+// it and what the scenarios exercise of it.
+
+import { diagList, showDiags } from './card-diags.js';
+import { idleWords, ruleDiagnostic } from './card-words.js';
+import { ChipsField } from './chips-field.js';
+import { ruleColor } from './colors.js';
+import { LIMITS } from './limits.js';
+import { MAX_NOTE_CHARS } from './notes.js';
+import { seconds } from './plain.js';
+import { describeExpectation } from './scenarios-panel.js';
+import { NUDGE_LABELS, h } from './util.js';
+
+const TYPES = Object.keys(NUDGE_LABELS);
+const IDLE_SLIDER_MAX_S = 120;
+
+const svg = (d) => `<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" d="${d}"/></svg>`;
+const ICONS = {
+  up: svg('M8 13V3M4 7l4-4 4 4'),
+  top: svg('M3 2.5h10M8 14V6M4 10l4-4 4 4'),
+  down: svg('M8 3v10M4 9l4 4 4-4'),
+  copy: svg('M5.5 5.5h7v7h-7zM3.5 10.5v-7h7'),
+  trash: svg('M3 4.5h10M6.5 4.5V3h3v1.5M4.5 4.5l.7 8.5h5.6l.7-8.5'),
+};
+
+let fieldSeq = 0;
+
+/** A card field: its label, its control, and the list of what the engine says about it. */
+function field(text, control, diags, cls = 'field') {
+  control.id ||= `rc-field-${++fieldSeq}`;
+  return h('div', { class: cls, dataset: { field: control.dataset.field ?? '' } }, h('label', { class: 'field-label', for: control.id }, text), control, diags);
+}
+
+let forceValues = false; // RulesEditor.syncFocused: into the focused control too
+
+/** While true, `setValue` writes into the focused control too (an undo, a redo). */
+export function setForceValues(on) {
+  forceValues = on;
+}
+
+/** Sets an input's value unless the person is typing in it. */
+function setValue(el, value) {
+  if ((forceValues || document.activeElement !== el) && el.value !== value) el.value = value;
+}
+
+/**
+ * One rule's card. Built once per slot; `update` puts a new version of the rule into the same
+ * elements (never into the control being used), so typing and dragging a slider go on undisturbed
+ * while the JSON and the preview follow.
+ */
+export class RuleCard {
+  constructor(editor, slot) {
+    this.editor = editor;
+    this.slot = slot;
+    this.item = null;
+    const set = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value);
+    // Typed text and sliders: one undo step per word or drag, as typing in the JSON view.
+    const type = (sub, value) => editor.setValueAt(['rules', this.item.index, ...sub], value, { typing: true });
+    const owner = () => `rule “${this.item.rule?.id ?? this.item.index + 1}”`;
+
+    // The handle starts the drag (a <button> would not: Chromium starts no drag from one), and
+    // takes Alt+Up and Alt+Down from the keyboard.
+    this.handle = h('span', {
+      class: 'drag-handle', role: 'button', tabindex: '0', draggable: 'true', title: 'Drag to reorder (or Alt+↑ / Alt+↓)',
+      onkeydown: (e) => {
+        if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
+          e.preventDefault();
+          editor.move(this.item.index, this.item.index + (e.key === 'ArrowUp' ? -1 : 1), true);
+        }
+      },
+    }, '⋮⋮');
+    // The rule is taken where the pointer went down (the drag may start after it moved on).
+    this.handle.addEventListener('pointerdown', () => {
+      editor.dragFrom = this.item.index;
+    });
+    this.handle.addEventListener('pointerup', () => {
+      editor.dragFrom = null;
+    });
+    this.handle.addEventListener('dragstart', (e) => {
+      editor.dragFrom ??= this.item.index;
+      e.dataTransfer.effectAllowed = 'move';
+      e.dataTransfer.setData('text/plain', String(editor.dragFrom));
+      e.dataTransfer.setDragImage(slot, 20, 20);
+      slot.classList.add('dragging');
+    });
+    this.handle.addEventListener('dragend', () => {
+      editor.dragFrom = null;
+      slot.classList.remove('dragging');
+    });
+    slot.addEventListener('dragover', (e) => {
+      if (editor.dragFrom === null) return;
+      e.preventDefault();
+      slot.classList.add('drop-target');
+    });
+    slot.addEventListener('dragleave', () => slot.classList.remove('drop-target'));
+    slot.addEventListener('drop', (e) => {
+      e.preventDefault();
+      slot.classList.remove('drop-target');
+      const data = e.dataTransfer.getData('text/plain');
+      const from = editor.dragFrom ?? (/^\d+$/.test(data) ? Number(data) : null);
+      editor.dragFrom = null;
+      if (from !== null) editor.move(from, this.item.index, false);
+    });
+
+    this.swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+    this.order = h('span', { class: 'rc-order', title: 'Checked in this order; the first rule that matches fires' });
+    this.id = h('input', {
+      type: 'text', class: 'rc-id', 'aria-label': 'Rule name (id)', spellcheck: 'false', maxlength: String(LIMITS.rule_id_chars),
+      oninput: (e) => type(['id'], e.target.value),
+    });
+    // What the rule is for, in the merchant's words: a note of this browser, not in the config.
+    this.description = h('input', {
+      type: 'text', class: 'rc-desc', maxlength: String(MAX_NOTE_CHARS), spellcheck: 'true',
+      placeholder: 'Add a description (not part of the config)',
+      title: 'A note for your team: kept in this browser and in share links, never in the config file',
+      oninput: (e) => editor.host.notes.set(this.item.rule?.id, e.target.value),
+    });
+    this.enabled = h('input', {
+      type: 'checkbox', class: 'switch', onchange: (e) => set(['enabled'], e.target.checked ? undefined : false),
+    });
+    this.enabledText = h('span', {});
+    this.up = h('button', { type: 'button', class: 'icon-btn small', title: 'Move up', html: ICONS.up, onclick: () => editor.move(this.item.index, this.item.index - 1, true) });
+    this.top = h('button', { type: 'button', class: 'icon-btn small', title: 'Move to top (checked first)', html: ICONS.top, onclick: () => editor.move(this.item.index, 0, true) });
+    this.down = h('button', { type: 'button', class: 'icon-btn small', title: 'Move down', html: ICONS.down, onclick: () => editor.move(this.item.index, this.item.index + 1, true) });
+    this.dup = h('button', { type: 'button', class: 'icon-btn small', title: 'Duplicate', html: ICONS.copy, onclick: () => editor.duplicate(this.item.index) });
+    this.del = h('button', {
+      type: 'button', class: 'icon-btn small danger', title: 'Delete (Undo or Ctrl+Z brings it back)', html: ICONS.trash,
+      onclick: () => editor.remove(['rules', this.item.index], `Deleted ${owner()}.`),
+    });
+    // What the engine says about the rule, under the field it concerns (the rule as a whole and
+    // its id under the head).
+    this.diags = { rule: diagList(), type: diagList(), cta: diagList(), message: diagList(), intent: diagList(), idle: diagList() };
+    this.failing = h('ul', { class: 'rc-failing', hidden: true });
+    this.coverage = h('p', { class: 'rc-coverage', hidden: true });
+    this.type = h('select', { dataset: { field: 'type' }, onchange: (e) => set(['nudge', 'type'], e.target.value) });
+    this.cta = h('input', { type: 'text', maxlength: String(LIMITS.cta_chars), dataset: { field: 'cta' }, oninput: (e) => type(['nudge', 'cta'], e.target.value) });
+    this.message = h('textarea', { rows: '2', maxlength: String(LIMITS.message_chars), dataset: { field: 'message' }, oninput: (e) => type(['nudge', 'message'], e.target.value) });
+    this.intentText = h('b', {});
+    // One track with two ends that cannot cross: each stops at the other.
+    const end = (which, label) => h('input', {
+      type: 'range', min: '0', max: '100', step: '1', 'aria-label': label,
+      oninput: (e) => {
+        const other = Number((which === 'min' ? this.intentMax : this.intentMin).value);
+        const v = which === 'min' ? Math.min(Number(e.target.value), other) : Math.max(Number(e.target.value), other);
+        e.target.value = String(v);
+        this.drawIntentFill();
+        type(['when', `${which}_intent_score`], v);
+      },
+    });
+    this.intentMin = end('min', 'Lowest intent score');
+    this.intentMax = end('max', 'Highest intent score');
+    this.intentFill = h('span', { class: 'dr-fill' });
+    this.idleText = h('b', {});
+    this.idleRange = h('input', {
+      type: 'range', min: '0', max: String(IDLE_SLIDER_MAX_S), step: '1', 'aria-label': 'Idle time before it shows, in seconds',
+      oninput: (e) => type(['when', 'min_idle_ms'], Number(e.target.value) * 1000),
+    });
+    this.idleSeconds = h('input', {
+      type: 'number', min: '0', max: String(LIMITS.idle_ms / 1000), step: '0.5', class: 'idle-seconds', 'aria-label': 'Idle time in seconds',
+      oninput: (e) => {
+        const s = Number(e.target.value);
+        if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));
+      },
+    });
+    this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'], owner });
+    this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'], owner });
+
+    slot.replaceChildren(
+      h('div', { class: 'rc-head' },
+        this.handle, this.swatch, this.order, this.id,
+        h('label', { class: 'switch-label' }, this.enabled, this.enabledText),
+        h('div', { class: 'rc-actions' }, this.top, this.up, this.down, this.dup, this.del)),
+      this.description,
+      this.diags.rule,
+      this.failing,
+      this.coverage,
+      h('div', { class: 'rc-grid' },
+        field('Shows a', this.type, this.diags.type),
+        field('Button', this.cta, this.diags.cta),
+        field('Message', this.message, this.diags.message, 'field field-wide')),
+      h('div', { class: 'rc-when' },
+        h('div', { class: 'field', dataset: { field: 'intent' } },
+          h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
+          h('div', { class: 'dual-range', role: 'group', 'aria-label': 'Intent score, lowest to highest' },
+            h('span', { class: 'dr-track', 'aria-hidden': 'true' }, this.intentFill), this.intentMin, this.intentMax),
+          this.diags.intent),
+        h('div', { class: 'field', dataset: { field: 'idle' } },
+          h('span', { class: 'field-label' }, 'Shows after idle ', this.idleText),
+          h('div', { class: 'idle-edit' }, this.idleRange, this.idleSeconds, h('span', { class: 'unit', 'aria-hidden': 'true' }, 's')),
+          this.diags.idle)),
+      h('div', { class: 'field', dataset: { field: 'pages' } }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
+      h('div', { class: 'field', dataset: { field: 'exclude_pages' } }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
+    );
+  }
+
+  /**
+   * The stretch between the two ends; the lower end on top when both sit high, so that ends
+   * that meet at 100 can still be pulled apart.
+   */
+  drawIntentFill() {
+    const lo = Number(this.intentMin.value);
+    const hi = Number(this.intentMax.value);
+    this.intentFill.style.left = `${Math.min(lo, hi)}%`;
+    this.intentFill.style.right = `${100 - Math.max(lo, hi)}%`;
+    this.intentMin.classList.toggle('on-top', lo > 50);
+  }
+
+  update(item) {
+    this.item = item;
+    const { index, count, rule, diags, hits } = item;
+    const r = rule && typeof rule === 'object' ? rule : {};
+    const nudge = r.nudge && typeof r.nudge === 'object' ? r.nudge : {};
+    const when = r.when && typeof r.when === 'object' ? r.when : {};
+    const enabled = r.enabled !== false;
+    const name = String(r.id ?? `rule ${index + 1}`);
+    const fieldInvalid = (el, sub) => {
+      const bad = diags.some((d) => d.severity === 'error' && d.path === `rules[${index}]${sub}`);
+      if (bad) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+    };
+    const slot = this.slot;
+    slot.classList.toggle('is-disabled', !enabled);
+    slot.dataset.rule = String(r.id ?? '');
+    slot.dataset.index = String(index);
+
+    this.handle.setAttribute('aria-label', `Move rule ${name}: drag, or Alt+Up and Alt+Down`);
+    this.swatch.style.background = ruleColor(r.id ?? null);
+    this.order.textContent = `${index + 1}.`;
+    setValue(this.id, String(r.id ?? ''));
+    fieldInvalid(this.id, '.id');
+    setValue(this.description, this.editor.host.notes.get(r.id));
+    this.description.setAttribute('aria-label', `Description of ${name}`);
+    this.enabled.checked = enabled;
+    this.enabled.setAttribute('aria-label', `${name} is ${enabled ? 'on' : 'off'}`);
+    this.enabledText.textContent = enabled ? 'On' : 'Off';
+    this.up.disabled = index === 0;
+    this.top.disabled = index === 0;
+    this.top.setAttribute('aria-label', `Move ${name} to the top`);
+    this.down.disabled = index === count - 1;
+    this.up.setAttribute('aria-label', `Move ${name} up`);
+    this.down.setAttribute('aria-label', `Move ${name} down`);
+    this.dup.setAttribute('aria-label', `Duplicate ${name}`);
+    this.del.setAttribute('aria-label', `Delete ${name}`);
+
+    renderCoverage(this.coverage, item.coverage);
+    this.failing.hidden = !item.failing;
+    this.failing.replaceChildren(...(item.failing ?? []).map((f) => h('li', { class: 'card-diag error' },
+      h('span', { class: 'diag-icon', 'aria-hidden': 'true' }, '✗'),
+      h('span', { class: 'card-diag-text' }, `Scenario “${f.name}” expects this rule to fire; now: ${describeExpectation(f.got)}.${f.because ? ` ${f.because}` : ''}`),
+      h('button', { type: 'button', class: 'link-btn', onclick: () => this.editor.host.showScenario(f.index) }, 'Show scenario'))));
+
+    // Each finding once, under its field, in the card's words.
+    const prefix = `rules[${index}]`;
+    const words = diags.map((d) => ({ d, ...ruleDiagnostic(d, r, d.path.slice(prefix.length)) }));
+    for (const [key, list] of Object.entries(this.diags)) {
+      showDiags(list, words.filter((w) => (w.field === 'id' ? 'rule' : w.field) === key), this.editor);
+    }
+
+    const typeKnown = TYPES.includes(nudge.type);
+    if (this.type.dataset.value !== String(nudge.type)) {
+      this.type.replaceChildren(
+        ...TYPES.map((t) => h('option', { value: t }, NUDGE_LABELS[t])),
+        typeKnown ? null : h('option', { value: String(nudge.type ?? '') }, `${nudge.type ?? '(none)'}: not a nudge type`),
+      );
+      this.type.value = String(nudge.type ?? '');
+      this.type.dataset.value = String(nudge.type);
+    }
+    fieldInvalid(this.type, '.nudge.type');
+    setValue(this.cta, String(nudge.cta ?? ''));
+    fieldInvalid(this.cta, '.nudge.cta');
+    setValue(this.message, String(nudge.message ?? ''));
+    fieldInvalid(this.message, '.nudge.message');
+
+    const minIntent = Number.isInteger(when.min_intent_score) ? when.min_intent_score : 0;
+    const maxIntent = Number.isInteger(when.max_intent_score) ? when.max_intent_score : 100;
+    const idleMs = Number.isInteger(when.min_idle_ms) ? when.min_idle_ms : 0;
+    this.intentText.textContent = minIntent === 0 && maxIntent === 100 ? 'any' : `${minIntent} to ${maxIntent}`;
+    setValue(this.intentMin, String(minIntent));
+    setValue(this.intentMax, String(maxIntent));
+    this.drawIntentFill();
+    fieldInvalid(this.intentMin, '.when.min_intent_score');
+    fieldInvalid(this.intentMax, '.when.max_intent_score');
+    this.idleText.textContent = idleWords(idleMs);
+    setValue(this.idleRange, String(Math.min(IDLE_SLIDER_MAX_S, idleMs / 1000)));
+    this.idleRange.setAttribute('aria-valuetext', seconds(idleMs));
+    setValue(this.idleSeconds, String(idleMs / 1000));
+    fieldInvalid(this.idleSeconds, '.when.min_idle_ms');
+
+    const pagesAbsent = !Array.isArray(when.pages);
+    this.pages.update({
+      values: pagesAbsent ? [] : when.pages, hits: hits.pages, issues: words.filter((w) => w.field === 'pages'),
+      absentText: pagesAbsent ? 'every page' : 'no page',
+    });
+    this.exclude.update({
+      values: Array.isArray(when.exclude_pages) ? when.exclude_pages : [], hits: hits.exclude_pages,
+      issues: words.filter((w) => w.field === 'exclude_pages'), absentText: 'no exception',
+    });
+  }
+}
+
+/** Each condition's two cases, as said of a visitor: [the condition holds, it fails]. */
+const CONDITION_CASES = {
+  min_intent_score: ['with intent high enough', 'with intent too low'],
+  max_intent_score: ['with intent low enough', 'with intent too high'],
+  min_idle_ms: ['idle long enough', 'not idle long enough yet'],
+  pages: ['on one of its pages', 'on another page'],
+  exclude_pages: ['not on an excluded page', 'on an excluded page'],
+};
+
+/**
+ * What the scenarios exercise of one rule (the engine's coverage, SPEC 8), for a merchant: how
+ * many scenarios make it fire, the visitors no scenario has tried (a condition never seen
+ * holding or never seen failing), and the page patterns no scenario's page matches.
+ */
+function renderCoverage(el, c) {
+  el.hidden = !c;
+  if (!c) return;
+  const untested = [];
+  for (const k of c.conditions) {
+    const [holds, fails] = CONDITION_CASES[k.condition] ?? [`${k.condition} holds`, `${k.condition} fails`];
+    if (!k.seen_true) untested.push(holds);
+    else if (!k.seen_false) untested.push(fails);
+  }
+  el.classList.toggle('uncovered', c.fired === 0);
+  const fired = c.fired === 0
+    ? 'Not covered: no scenario makes it fire.'
+    : `Covered: fires in ${c.fired} ${c.fired === 1 ? 'scenario' : 'scenarios'}.`;
+  const pages = c.unmatched?.length ? ` No scenario on a page of ${c.unmatched.join(', ')}.` : '';
+  el.textContent = `${fired}${untested.length ? ` Untested: a visitor ${untested.join(', or ')}.` : ''}${pages}`;
+}
