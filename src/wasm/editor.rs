@@ -6,7 +6,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::{to_js, WasmEngine};
+use super::{WasmEngine, to_js};
 use crate::code::DiagnosticCode;
 use crate::limits;
 use crate::pattern;
