@@ -468,53 +468,41 @@ macro_rules! queries {
             let from = window.from_ms.max(window.visible_from_ms);
             let (after_at, after_id) = after.unwrap_or((i64::MIN, ""));
             let mut tx = pool.begin().await?;
-            // Three reads of one snapshot, each one row holding its rows as a JSON array: the
-            // page of sessions, then the events and the nudges of exactly those sessions, named
-            // in an IN list, so each is an index lookup on both backends (PostgreSQL planned a
-            // join with the page's subquery as a scan of every event).
-            let sessions = sqlx::query(&format!(
+            // Three reads of one snapshot, each one row holding its rows as a JSON array.
+            let sessions_sql = format!(
                 "SELECT CAST({}({}(id, started_at, ended_at, intent_score, converted) ORDER BY started_at, id) AS TEXT) AS page \
                  FROM ({REPLAY_PAGE}) p", $group, $array
-            ))
-            .bind(&scope.site)
-            .bind(scope.mode.as_str())
-            .bind(from)
-            .bind(window.to_ms)
-            .bind(after_at)
-            .bind(after_id)
-            .bind(limit_param(limit))
-            .fetch_one(&mut *tx)
-            .await?;
-            let sessions: Vec<(String, i64, i64, i64, i64)> = json_page(&sessions)?;
-            if sessions.is_empty() {
-                tx.commit().await?;
-                return Ok(Vec::new());
+            );
+            let events_sql = format!(
+                "SELECT CAST({}({}(e.session_id, e.type, e.url, e.occurred_at, e.intent_score) \
+                 ORDER BY p.started_at, p.id, e.occurred_at, e.seq) AS TEXT) AS page \
+                 FROM ({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
+                 WHERE e.type IN {PAGE_EVENT_TYPES}", $group, $array
+            );
+            let nudges_sql = format!(
+                "SELECT CAST({}({}(n.session_id, n.id, n.type, n.shown_at, n.outcome, n.influenced_conversion) \
+                 ORDER BY p.started_at, p.id, n.shown_at, n.id) AS TEXT) AS page \
+                 FROM ({REPLAY_PAGE}) p JOIN nudges n ON n.site = $1 AND n.mode = $2 AND n.session_id = p.id",
+                $group, $array
+            );
+            let mut pages = Vec::with_capacity(3);
+            for sql in [&sessions_sql, &events_sql, &nudges_sql] {
+                let row = sqlx::query(sql)
+                    .bind(&scope.site)
+                    .bind(scope.mode.as_str())
+                    .bind(from)
+                    .bind(window.to_ms)
+                    .bind(after_at)
+                    .bind(after_id)
+                    .bind(limit_param(limit))
+                    .fetch_one(&mut *tx)
+                    .await?;
+                pages.push(row);
             }
-            let of_page = |select: String, filter: &str| {
-                let mut query = QueryBuilder::<$db>::new(select);
-                query.push(" WHERE site = ").push_bind(scope.site.as_str())
-                    .push(" AND mode = ").push_bind(scope.mode.as_str())
-                    .push(filter)
-                    .push(" AND session_id IN (");
-                let mut ids = query.separated(", ");
-                for (id, ..) in &sessions {
-                    ids.push_bind(id.as_str());
-                }
-                ids.push_unseparated(")");
-                query
-            };
-            let mut events = of_page(
-                format!("SELECT CAST({}({}(session_id, type, url, occurred_at, intent_score) ORDER BY session_id, occurred_at, seq) AS TEXT) AS page FROM events", $group, $array),
-                &format!(" AND type IN {PAGE_EVENT_TYPES}"),
-            );
-            let events = events.build().fetch_one(&mut *tx).await?;
-            let mut nudges = of_page(
-                format!("SELECT CAST({}({}(session_id, id, type, shown_at, outcome, influenced_conversion) ORDER BY session_id, shown_at, id) AS TEXT) AS page FROM nudges", $group, $array),
-                "",
-            );
-            let nudges = nudges.build().fetch_one(&mut *tx).await?;
             tx.commit().await?;
-
+            let [sessions, events, nudges] = <[_; 3]>::try_from(pages)
+                .map_err(|_| StoreError::new("a replay page did not read back"))?;
+            let sessions: Vec<(String, i64, i64, i64, i64)> = json_page(&sessions)?;
             let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = json_page(&events)?;
             let nudges: Vec<(String, String, String, i64, String, i64)> = json_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
