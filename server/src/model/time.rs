@@ -101,38 +101,11 @@ pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, T
 }
 
 /// Writes Unix milliseconds as UTC RFC 3339 with exactly three fraction digits; times outside
-/// [`MIN_MS`]..=[`MAX_MS`] are clamped to them.
-///
-/// The calendar arithmetic is the days-to-civil algorithm of H. Hinnant's `chrono`-compatible
-/// date algorithms (a hot path: two per listed session); jiff is its reference in the tests.
+/// [`MIN_MS`]..=[`MAX_MS`] are clamped to them. The writing is the library's
+/// ([`nudge_rules::replay::format_unix_ms`], the same text replay gives stored sessions); jiff is
+/// its reference in the tests.
 pub fn format_ms(ms: i64) -> String {
-    let ms = ms.clamp(MIN_MS, MAX_MS);
-    let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
-    let (year, month, day) = civil_from_days(days);
-    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
-    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
-    let mut out = String::with_capacity(24);
-    use std::fmt::Write as _;
-    let _ = write!(
-        out,
-        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z"
-    );
-    out
-}
-
-/// (year, month 1 to 12, day 1 to 31) of a day counted from 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    nudge_rules::replay::format_unix_ms(ms.clamp(MIN_MS, MAX_MS))
 }
 
 /// The current time in Unix milliseconds.
