@@ -147,10 +147,10 @@ impl<'e> Backtest<'e> {
                 }
                 if self.changes.examples.len() < MAX_BACKTEST_EXAMPLES {
                     self.changes.examples.push(PageChange {
-                        session_id: before.id.clone(),
+                        session_id: before.session.id.clone(),
                         page_index,
-                        url: p.page_url.clone(),
-                        occurred_at: p.occurred_at.clone(),
+                        url: p.event.url.clone(),
+                        occurred_at: p.event.occurred_at.text(),
                         kind,
                         before: x,
                         after: y,

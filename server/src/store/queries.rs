@@ -1,6 +1,13 @@
 //! The store's queries, written once: the [`queries!`] macro defines every function for one
 //! sqlx database type, and is instantiated for SQLite and for PostgreSQL. Parameters are `$N`,
 //! which both read; row values `(a, b) < ($1, $2)` make each list a keyset walk over its index.
+//!
+//! Each walk names one lower and one upper bound of its index's order: a window's edge and a
+//! cursor on the same side are folded into one row value in Rust first ([`keyset_after`],
+//! [`keyset_before`]). PostgreSQL takes a row value as an index condition where `a > $1 OR
+//! (a = $1 AND b > $2)` is only a filter (a deep page read every row before it), and SQLite
+//! starts its range from the first bound it is given: with two lower bounds a deep page read
+//! every row from the window's start.
 
 use crate::model::derive::{NudgeSummary, SessionSummary, derive};
 use crate::model::event::{EventKind, NewEvent, Scope, StoredEvent};
@@ -113,11 +120,11 @@ const VERSION_COLUMNS: &str = "version, published_at, published_by, message, sha
 /// reads.
 const PAGE_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE')";
 
-/// The sessions of one replay page, oldest first: `$1` site, `$2` mode, started in
-/// `[$3, $4)`, after `($5, $6)` in (started_at, id) order, at most `$7`.
+/// The sessions of one replay page, oldest first: `$1` site, `$2` mode, after `($3, $4)` in
+/// (started_at, id) order ([`keyset_after`]), started before `$5`, at most `$6`.
 const REPLAY_PAGE: &str = "SELECT id, started_at, ended_at, intent_score, converted FROM sessions \
-     WHERE site = $1 AND mode = $2 AND started_at >= $3 AND started_at < $4 \
-     AND (started_at > $5 OR (started_at = $5 AND id > $6)) ORDER BY started_at, id LIMIT $7";
+     WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND started_at < $5 \
+     ORDER BY started_at, id LIMIT $6";
 
 /// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
 /// 65,535 parameters per statement.
@@ -127,18 +134,62 @@ const SESSIONS_PER_STATEMENT: usize = 500;
 /// Nudge rows per INSERT statement (9 parameters each).
 const NUDGES_PER_STATEMENT: usize = 2000;
 
+/// The lower bound of an ascending keyset walk over `(time, id)`: after `cursor` (the last row
+/// read) and at or after `from_ms`, as one exclusive row value. `(from_ms, "")` stands for "at
+/// or after `from_ms`": every id is longer than "", which sorts first in any collation.
+fn keyset_after(from_ms: i64, cursor: Option<(i64, &str)>) -> (i64, &str) {
+    cursor.map_or((from_ms, ""), |c| c.max((from_ms, "")))
+}
+
+/// The upper bound of a descending keyset walk over `(time, id)`: before `cursor` (the last
+/// row read) and before `to_ms`, as one exclusive row value (`(to_ms, "")`: before `to_ms`).
+fn keyset_before(to_ms: i64, cursor: Option<(i64, &str)>) -> (i64, &str) {
+    cursor.map_or((to_ms, ""), |c| c.min((to_ms, "")))
+}
+
 /// Clamps a page size to what SQL's LIMIT takes.
 fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
 }
 
 macro_rules! queries {
-    ($db:ty, $row:ty, $group:literal, $array:literal) => {
+    ($db:ty, $row:ty, $group:literal, $array:literal, $json_pages:literal) => {
         use std::collections::{HashMap, HashSet};
 
-        use sqlx::{Pool, QueryBuilder, Row};
+        use sqlx::{FromRow, Pool, QueryBuilder, Row};
 
         use super::*;
+
+        /// The SQL of a page of rows: `SELECT columns FROM source ORDER BY order`. With
+        /// `$json_pages` (SQLite) one row holds the page as a JSON array, because sqlx's SQLite
+        /// driver hands every row between threads and one row per page pays that once;
+        /// PostgreSQL's driver reads plain rows faster than the server builds JSON.
+        fn page_sql(columns: &str, source: &str, order: &str) -> String {
+            if $json_pages {
+                format!("SELECT CAST({}({}({columns}) ORDER BY {order}) AS TEXT) AS page FROM {source}", $group, $array)
+            } else {
+                format!("SELECT {columns} FROM {source} ORDER BY {order}")
+            }
+        }
+
+        /// The rows of a page read by [`page_sql`]'s query, as tuples in its column order.
+        fn read_page<T>(rows: &[$row]) -> Result<Vec<T>, StoreError>
+        where
+            T: serde::de::DeserializeOwned + for<'r> FromRow<'r, $row>,
+        {
+            if $json_pages {
+                match rows.first() {
+                    None => Ok(Vec::new()),
+                    Some(row) => match row.try_get::<Option<String>, _>("page")? {
+                        None => Ok(Vec::new()),
+                        Some(text) => serde_json::from_str(&text)
+                            .map_err(|e| StoreError::new(format!("a page of rows did not read back: {e}"))),
+                    },
+                }
+            } else {
+                Ok(rows.iter().map(T::from_row).collect::<Result<Vec<T>, sqlx::Error>>()?)
+            }
+        }
 
         fn read_event(row: &$row) -> Result<StoredEvent, sqlx::Error> {
             let kind: String = row.try_get("type")?;
@@ -357,31 +408,25 @@ macro_rules! queries {
             limit: u32,
         ) -> Result<Vec<SessionSummary>, StoreError> {
             let from = window.from_ms.max(window.visible_from_ms);
-            // Without a cursor: everything before `to` (no id is smaller than "").
-            let (before_at, before_id) = match after {
-                Some((at, id)) => (at, id),
-                None => (window.to_ms, ""),
-            };
-            // One row holding the page as a JSON array: a driver's cost per row (sqlx's SQLite
-            // driver hands each row between threads) is paid once per page.
-            let row = sqlx::query(&format!(
-                "SELECT CAST({}({}({SESSION_COLUMNS}) ORDER BY started_at DESC, id DESC) AS TEXT) AS page FROM \
-                 (SELECT {SESSION_COLUMNS} FROM sessions \
-                 WHERE site = $1 AND mode = $2 AND started_at >= $3 AND started_at < $4 \
-                 AND (started_at < $5 OR (started_at = $5 AND id < $6)) \
-                 ORDER BY started_at DESC, id DESC LIMIT $7) page",
-                $group, $array
+            let (before_at, before_id) = keyset_before(window.to_ms, after);
+            let rows = sqlx::query(&page_sql(
+                SESSION_COLUMNS,
+                &format!(
+                    "(SELECT {SESSION_COLUMNS} FROM sessions \
+                     WHERE site = $1 AND mode = $2 AND started_at >= $3 AND (started_at, id) < ($4, $5) \
+                     ORDER BY started_at DESC, id DESC LIMIT $6) page"
+                ),
+                "started_at DESC, id DESC",
             ))
             .bind(&scope.site)
             .bind(scope.mode.as_str())
             .bind(from)
-            .bind(window.to_ms)
             .bind(before_at)
             .bind(before_id)
             .bind(limit_param(limit))
-            .fetch_one(pool)
+            .fetch_all(pool)
             .await?;
-            let page: Vec<(String, i64, i64, i64, i64, i64, i64)> = json_page(&row)?;
+            let page: Vec<(String, i64, i64, i64, i64, i64, i64)> = read_page(&rows)?;
             Ok(page
                 .into_iter()
                 .map(|(id, started_at_ms, ended_at_ms, page_count, intent_score, converted, nudge_count)| SessionSummary {
@@ -394,15 +439,6 @@ macro_rules! queries {
                     nudge_count,
                 })
                 .collect())
-        }
-
-        /// The rows of a page read as one JSON array (`NULL` for none).
-        fn json_page<T: serde::de::DeserializeOwned>(row: &$row) -> Result<Vec<T>, StoreError> {
-            match row.try_get::<Option<String>, _>("page")? {
-                None => Ok(Vec::new()),
-                Some(text) => serde_json::from_str(&text)
-                    .map_err(|e| StoreError::new(format!("a page of rows did not read back: {e}"))),
-            }
         }
 
         pub(crate) async fn session(
@@ -466,45 +502,63 @@ macro_rules! queries {
             limit: u32,
         ) -> Result<Vec<SessionDetail>, StoreError> {
             let from = window.from_ms.max(window.visible_from_ms);
-            let (after_at, after_id) = after.unwrap_or((i64::MIN, ""));
+            let (after_at, after_id) = keyset_after(from, after);
             let mut tx = pool.begin().await?;
-            // Three reads of one snapshot, each one row holding its rows as a JSON array.
-            let sessions_sql = format!(
-                "SELECT CAST({}({}(id, started_at, ended_at, intent_score, converted) ORDER BY started_at, id) AS TEXT) AS page \
-                 FROM ({REPLAY_PAGE}) p", $group, $array
+            // Three reads of one snapshot. The page's sessions first; then their page events,
+            // looked up by session; then their nudges, a range of `nudges_by_session_start`
+            // (a nudge row carries its session's start), which both backends walk in one pass
+            // where a lookup per session cost PostgreSQL 15 ms per page.
+            let sessions_sql = page_sql(
+                "id, started_at, ended_at, intent_score, converted",
+                &format!("({REPLAY_PAGE}) p"),
+                "started_at, id",
             );
-            let events_sql = format!(
-                "SELECT CAST({}({}(e.session_id, e.type, e.url, e.occurred_at, e.intent_score) \
-                 ORDER BY p.started_at, p.id, e.occurred_at, e.seq) AS TEXT) AS page \
-                 FROM ({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
-                 WHERE e.type IN {PAGE_EVENT_TYPES}", $group, $array
+            let events_sql = page_sql(
+                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score",
+                &format!(
+                    "({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
+                     WHERE e.type IN {PAGE_EVENT_TYPES}"
+                ),
+                "p.started_at, p.id, e.occurred_at, e.seq",
             );
-            let nudges_sql = format!(
-                "SELECT CAST({}({}(n.session_id, n.id, n.type, n.shown_at, n.outcome, n.influenced_conversion) \
-                 ORDER BY p.started_at, p.id, n.shown_at, n.id) AS TEXT) AS page \
-                 FROM ({REPLAY_PAGE}) p JOIN nudges n ON n.site = $1 AND n.mode = $2 AND n.session_id = p.id",
-                $group, $array
+            let nudges_sql = page_sql(
+                "session_id, id, type, shown_at, outcome, influenced_conversion",
+                "nudges WHERE site = $1 AND mode = $2 \
+                 AND (session_started_at, session_id) > ($3, $4) AND (session_started_at, session_id) <= ($5, $6)",
+                "session_started_at, session_id, shown_at, id",
             );
-            let mut pages = Vec::with_capacity(3);
-            for sql in [&sessions_sql, &events_sql, &nudges_sql] {
-                let row = sqlx::query(sql)
+            let mut pages = Vec::with_capacity(2);
+            for sql in [&sessions_sql, &events_sql] {
+                let rows = sqlx::query(sql)
                     .bind(&scope.site)
                     .bind(scope.mode.as_str())
-                    .bind(from)
-                    .bind(window.to_ms)
                     .bind(after_at)
                     .bind(after_id)
+                    .bind(window.to_ms)
                     .bind(limit_param(limit))
-                    .fetch_one(&mut *tx)
+                    .fetch_all(&mut *tx)
                     .await?;
-                pages.push(row);
+                pages.push(rows);
             }
-            tx.commit().await?;
-            let [sessions, events, nudges] = <[_; 3]>::try_from(pages)
+            let [sessions, events] = <[_; 2]>::try_from(pages)
                 .map_err(|_| StoreError::new("a replay page did not read back"))?;
-            let sessions: Vec<(String, i64, i64, i64, i64)> = json_page(&sessions)?;
-            let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = json_page(&events)?;
-            let nudges: Vec<(String, String, String, i64, String, i64)> = json_page(&nudges)?;
+            let sessions: Vec<(String, i64, i64, i64, i64)> = read_page(&sessions)?;
+            let Some((last_id, last_started_at_ms, ..)) = sessions.last() else {
+                tx.commit().await?;
+                return Ok(Vec::new());
+            };
+            let nudges = sqlx::query(&nudges_sql)
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .bind(after_at)
+                .bind(after_id)
+                .bind(*last_started_at_ms)
+                .bind(last_id.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = read_page(&events)?;
+            let nudges: Vec<(String, String, String, i64, String, i64)> = read_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
             let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
             for (id, started_at_ms, ended_at_ms, intent_score, converted) in sessions {
@@ -670,18 +724,15 @@ macro_rules! queries {
             after: Option<(i64, &str)>,
             limit: u32,
         ) -> Result<Vec<NudgeSummary>, StoreError> {
-            let (before_at, before_id) = match after {
-                Some((at, id)) => (at, id),
-                None => (window.to_ms, ""),
-            };
+            let (before_at, before_id) = keyset_before(window.to_ms, after);
+            // `+session_started_at`: retention is a filter here, not a range to walk (without
+            // statistics SQLite would walk nudges_by_session_start from the window's start).
             let mut sql = format!(
-                "SELECT CAST({}({}({NUDGE_COLUMNS}) ORDER BY shown_at DESC, id DESC) AS TEXT) AS page FROM \
-                 (SELECT {NUDGE_COLUMNS} FROM nudges \
-                 WHERE site = $1 AND mode = $2 AND shown_at >= $3 AND shown_at < $4 AND session_started_at >= $5 \
-                 AND (shown_at < $6 OR (shown_at = $6 AND id < $7))",
-                $group, $array
+                "(SELECT {NUDGE_COLUMNS} FROM nudges \
+                 WHERE site = $1 AND mode = $2 AND shown_at >= $3 AND (shown_at, id) < ($4, $5) \
+                 AND +session_started_at >= $6"
             );
-            let mut next = 8;
+            let mut next = 7;
             if filter.session_id.is_some() {
                 sql.push_str(&format!(" AND session_id = ${next}"));
                 next += 1;
@@ -691,22 +742,22 @@ macro_rules! queries {
                 next += 1;
             }
             sql.push_str(&format!(" ORDER BY shown_at DESC, id DESC LIMIT ${next}) page"));
+            let sql = page_sql(NUDGE_COLUMNS, &sql, "shown_at DESC, id DESC");
             let mut query = sqlx::query(&sql)
                 .bind(&scope.site)
                 .bind(scope.mode.as_str())
                 .bind(window.from_ms)
-                .bind(window.to_ms)
-                .bind(window.visible_from_ms)
                 .bind(before_at)
-                .bind(before_id);
+                .bind(before_id)
+                .bind(window.visible_from_ms);
             if let Some(session_id) = &filter.session_id {
                 query = query.bind(session_id);
             }
             if let Some(nudge_type) = &filter.nudge_type {
                 query = query.bind(nudge_type);
             }
-            let row = query.bind(limit_param(limit)).fetch_one(pool).await?;
-            let page: Vec<(String, String, String, i64, String, i64)> = json_page(&row)?;
+            let rows = query.bind(limit_param(limit)).fetch_all(pool).await?;
+            let page: Vec<(String, String, String, i64, String, i64)> = read_page(&rows)?;
             Ok(page
                 .into_iter()
                 .map(|(id, session_id, nudge_type, shown_at_ms, outcome, influenced)| NudgeSummary {
@@ -774,7 +825,8 @@ pub(crate) mod sqlite {
         sqlx::Sqlite,
         sqlx::sqlite::SqliteRow,
         "json_group_array",
-        "json_array"
+        "json_array",
+        true
     );
 }
 
@@ -784,6 +836,7 @@ pub(crate) mod postgres {
         sqlx::Postgres,
         sqlx::postgres::PgRow,
         "json_agg",
-        "json_build_array"
+        "json_build_array",
+        false
     );
 }

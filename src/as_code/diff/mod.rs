@@ -315,9 +315,9 @@ impl ConfigAsCode<'_> {
                                     kind,
                                     input,
                                     scenario: None,
-                                    session_id: Some(before.id.clone()),
+                                    session_id: Some(before.session.id.clone()),
                                     page_index: Some(page_index),
-                                    page_url: Some(p.page_url.clone()),
+                                    page_url: Some(p.event.url.clone()),
                                     old: x,
                                     new: y,
                                 });

@@ -32,7 +32,8 @@ use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
 use crate::engine::Outcome;
 use crate::reason::{earliest_idle, enabled_checks};
-use session::{RecordedNudge, Session};
+use session::{Event, RecordedNudge, Session};
+use std::borrow::Cow;
 
 /// What fires on one page view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -169,7 +170,7 @@ impl ConfigAsCode<'_> {
             .map(|s| {
                 let replayed = self.replay_session(s.session);
                 summary.add(&replayed);
-                replayed
+                replayed.to_replay()
             })
             .collect();
         Replay { sessions, summary }
@@ -188,8 +189,10 @@ impl ConfigAsCode<'_> {
         summary
     }
 
-    pub(crate) fn replay_session(&self, s: &Session) -> SessionReplay {
-        let mut pages: Vec<PageReplay> = Vec::with_capacity(s.events.len());
+    /// Replays one session: each event's page and the recorded nudges placed on it, borrowing
+    /// the session (no copies; [`Replayed::to_replay`] makes the owned form).
+    pub(crate) fn replay_session<'s>(&self, s: &'s Session) -> Replayed<'s> {
+        let mut pages: Vec<ReplayedPage<'s>> = Vec::with_capacity(s.events.len());
         for (i, e) in s.events.iter().enumerate() {
             let until = s
                 .events
@@ -201,10 +204,8 @@ impl ConfigAsCode<'_> {
                 e.occurred_at.at.millis_since(first.occurred_at.at)
             });
             let (path, outcome) = self.page_outcome(&e.url, intent_score, dwell_ms);
-            pages.push(PageReplay {
-                event_type: e.event_type.clone(),
-                page_url: e.url.clone(),
-                occurred_at: e.occurred_at.text.clone(),
+            pages.push(ReplayedPage {
+                event: e,
                 offset_ms,
                 dwell_ms,
                 intent_score,
@@ -213,7 +214,7 @@ impl ConfigAsCode<'_> {
                 recorded: Vec::new(),
             });
         }
-        let mut unplaced_nudges = Vec::new();
+        let mut unplaced = Vec::new();
         for n in &s.nudges {
             // The last page whose event is at or before `shown_at`, if the session has not ended.
             let page = s
@@ -222,32 +223,30 @@ impl ConfigAsCode<'_> {
             let placed = page
                 .checked_sub(1)
                 .filter(|_| n.shown_at.at <= s.ended_at.at)
-                .and_then(|p| Some((s.events.get(p)?, pages.get_mut(p)?)));
+                .and_then(|p| pages.get_mut(p));
             match placed {
-                Some((event, page)) => {
-                    let at = n.shown_at.at.millis_since(event.occurred_at.at);
-                    page.recorded.push(view(n, Some(at)));
+                Some(page) => {
+                    let at_ms = n.shown_at.at.millis_since(page.event.occurred_at.at);
+                    page.recorded.push((n, at_ms));
                 }
-                None => unplaced_nudges.push(view(n, None)),
+                None => unplaced.push(n),
             }
         }
-        SessionReplay {
-            id: s.id.clone(),
-            intent_score: s.intent_score,
-            converted: s.converted,
+        Replayed {
+            session: s,
             pages,
-            unplaced_nudges,
+            unplaced,
         }
     }
 
     /// What fires on a page visited for `dwell_ms` at `intent_score`: the normalized path (or
     /// `None`) and the outcome.
-    pub(crate) fn page_outcome(
+    pub(crate) fn page_outcome<'u>(
         &self,
-        page_url: &str,
+        page_url: &'u str,
         intent_score: u8,
         dwell_ms: u64,
-    ) -> (Option<String>, PageOutcome) {
+    ) -> (Option<Cow<'u, str>>, PageOutcome) {
         let path = match self.engine.normalize(page_url) {
             Ok(path) => path,
             Err(e) => {
@@ -261,7 +260,7 @@ impl ConfigAsCode<'_> {
                     .map_or(PageOutcome::NoNudge, |quiet_zone| PageOutcome::QuietZone {
                         quiet_zone,
                     });
-                return (Some(path.into_owned()), outcome);
+                return (Some(path), outcome);
             }
             Outcome::Fired(r) => Some((0, r)),
             Outcome::NoMatch => earliest_idle(
@@ -281,7 +280,7 @@ impl ConfigAsCode<'_> {
                 })
             })
             .unwrap_or(PageOutcome::NoNudge);
-        (Some(path.into_owned()), outcome)
+        (Some(path), outcome)
     }
 }
 
@@ -289,9 +288,63 @@ fn view(n: &RecordedNudge, at_ms: Option<u64>) -> RecordedNudgeView {
     RecordedNudgeView {
         nudge_id: n.nudge_id.clone(),
         nudge_type: n.nudge_type,
-        shown_at: n.shown_at.text.clone(),
+        shown_at: n.shown_at.text(),
         at_ms,
         outcome: n.outcome,
         influenced_conversion: n.influenced_conversion,
+    }
+}
+
+/// One session as [`ConfigAsCode::replay_session`] replays it, borrowing the session: what
+/// summaries, diffs and backtests read. [`SessionReplay`] is its owned form.
+pub(crate) struct Replayed<'s> {
+    pub(crate) session: &'s Session,
+    /// One per event, in the session's order.
+    pub(crate) pages: Vec<ReplayedPage<'s>>,
+    /// Recorded nudges shown before the first event or after `ended_at`.
+    pub(crate) unplaced: Vec<&'s RecordedNudge>,
+}
+
+/// One page view of a [`Replayed`] session.
+pub(crate) struct ReplayedPage<'s> {
+    pub(crate) event: &'s Event,
+    pub(crate) offset_ms: u64,
+    pub(crate) dwell_ms: u64,
+    pub(crate) intent_score: u8,
+    /// The normalized path (borrowed from the URL when normalization changed nothing).
+    pub(crate) path: Option<Cow<'s, str>>,
+    pub(crate) outcome: PageOutcome,
+    /// The nudges shown on this page, each with ms after the page's event.
+    pub(crate) recorded: Vec<(&'s RecordedNudge, u64)>,
+}
+
+impl Replayed<'_> {
+    /// The owned, serializable form.
+    pub(crate) fn to_replay(&self) -> SessionReplay {
+        SessionReplay {
+            id: self.session.id.clone(),
+            intent_score: self.session.intent_score,
+            converted: self.session.converted,
+            pages: self
+                .pages
+                .iter()
+                .map(|p| PageReplay {
+                    event_type: p.event.event_type.clone(),
+                    page_url: p.event.url.clone(),
+                    occurred_at: p.event.occurred_at.text(),
+                    offset_ms: p.offset_ms,
+                    dwell_ms: p.dwell_ms,
+                    intent_score: p.intent_score,
+                    path: p.path.as_deref().map(str::to_owned),
+                    outcome: p.outcome.clone(),
+                    recorded: p
+                        .recorded
+                        .iter()
+                        .map(|&(n, at)| view(n, Some(at)))
+                        .collect(),
+                })
+                .collect(),
+            unplaced_nudges: self.unplaced.iter().map(|n| view(n, None)).collect(),
+        }
     }
 }

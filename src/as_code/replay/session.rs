@@ -88,19 +88,30 @@ impl NudgeOutcome {
     }
 }
 
-/// A timestamp as written, with the instant it names.
+/// An instant, with its text as written when it was read from text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp {
-    pub(crate) text: String,
+    /// The text as read (a file's `"2026-03-01T12:00:00+01:00"` stays as written); `None` for
+    /// an instant given as Unix milliseconds (a stored session), written only when shown.
+    written: Option<String>,
     pub(crate) at: Timestamp,
 }
 
 impl Stamp {
-    /// The instant `ms` (Unix milliseconds) with its text as the server writes it.
+    /// The instant `ms` (Unix milliseconds), shown as the server writes it.
     fn of_unix_ms(ms: i64) -> Stamp {
         Stamp {
-            text: super::timestamp::format_unix_ms(ms),
+            written: None,
             at: Timestamp::from_unix_ms(ms),
+        }
+    }
+
+    /// The text shown for it: as written, or as the server writes the instant
+    /// ([`super::timestamp::format_unix_ms`]; a backtest formats only the few it shows).
+    pub(crate) fn text(&self) -> String {
+        match &self.written {
+            Some(text) => text.clone(),
+            None => super::timestamp::format_unix_ms(self.at.unix_ms()),
         }
     }
 }
@@ -642,7 +653,8 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
                         &p.index(i).key("occurred_at"),
                         format!(
                             "occurred_at {} is after the session's ended_at {}",
-                            e.occurred_at.text, end.text
+                            e.occurred_at.text(),
+                            end.text()
                         ),
                     );
                 }
@@ -656,7 +668,11 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         f.push(
             DiagnosticCode::TimestampOrder,
             p,
-            format!("started_at {} is after ended_at {}", start.text, end.text),
+            format!(
+                "started_at {} is after ended_at {}",
+                start.text(),
+                end.text()
+            ),
         );
     }
     let nudges = match r.get("nudges") {
@@ -693,7 +709,7 @@ fn stamp(value: &Value, path: &Path, f: &mut Findings) -> Option<Stamp> {
     let text = json::string(value, path, f)?;
     match Timestamp::parse(text) {
         Ok(at) => Some(Stamp {
-            text: text.to_owned(),
+            written: Some(text.to_owned()),
             at,
         }),
         Err(e) => {

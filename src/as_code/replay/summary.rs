@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::{NudgeOutcome, PageOutcome, RecordedNudgeView, SessionReplay};
+use super::session::RecordedNudge;
+use super::{NudgeOutcome, PageOutcome, Replayed};
 use crate::config::NudgeType;
 use crate::engine::Engine;
 
@@ -26,7 +27,7 @@ pub struct OutcomeCounts {
 }
 
 impl OutcomeCounts {
-    fn add(&mut self, n: &RecordedNudgeView) {
+    fn add(&mut self, n: &RecordedNudge) {
         self.nudges += 1;
         *match n.outcome {
             NudgeOutcome::Shown => &mut self.shown,
@@ -143,11 +144,11 @@ impl ReplaySummary {
     }
 
     /// Counts one replayed session.
-    pub(crate) fn add(&mut self, s: &SessionReplay) {
-        let converted = s.converted == Some(true);
+    pub(crate) fn add(&mut self, s: &Replayed<'_>) {
+        let converted = s.session.converted == Some(true);
         self.sessions += 1;
         self.converted_sessions += usize::from(converted);
-        self.unplaced_nudges += s.unplaced_nudges.len();
+        self.unplaced_nudges += s.unplaced.len();
         // Per session: which rules and types were reached, which types were recorded.
         let mut rules_reached = vec![false; self.rules.len()];
         let mut types_reached = [false; 4];
@@ -156,8 +157,8 @@ impl ReplaySummary {
         for n in s
             .pages
             .iter()
-            .flat_map(|p| &p.recorded)
-            .chain(&s.unplaced_nudges)
+            .flat_map(|p| p.recorded.iter().map(|&(n, _)| n))
+            .chain(s.unplaced.iter().copied())
         {
             self.recorded_nudges += 1;
             if let Some(t) = self.nudge_types.get_mut(slot(n.nudge_type)) {
@@ -186,7 +187,11 @@ impl ReplaySummary {
                 PageOutcome::NoNudge => continue,
             };
             self.page_views_with_nudge += 1;
-            let same_type = page.recorded.iter().filter(|n| n.nudge_type == nudge_type);
+            let same_type = page
+                .recorded
+                .iter()
+                .map(|&(n, _)| n)
+                .filter(|n| n.nudge_type == nudge_type);
             if let Some(rule) = self.rules.get_mut(rule_index) {
                 rule.page_views += 1;
                 same_type
