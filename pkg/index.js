@@ -74,28 +74,50 @@ export class RecordedSessions {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * True when `state` is a plain object whose own enumerable keys are among session_state's three
- * fields, holding a number, a string and a number or nothing: then its JSON form is these values,
- * and they can cross into the module as primitives. The one piece of the object API left in JS,
- * because reading a JS object from inside the module takes a call out of it per property (this
- * check, made there, cost 370 ns per preview, a third of the whole). Everything else (unknown
- * keys, wrong types, a class instance with `toJSON`) goes through `JSON.stringify` in the module
- * for the exact error, and every rule of SPEC 5 (whole numbers, ranges, the default idle time,
- * the URL, a lone surrogate) is the module's.
+ * session_state's fields as the module gives them (`_sessionStateShape`, from
+ * `SessionState::FIELDS`): `[name, typeof, required]` each, in the order `_previewState*` takes
+ * their values (intent score, page URL, idle time). Read by the first engine's constructor, once
+ * the module runs.
  */
-function isPlainState(state) {
+let stateShape = null;
+/** The values of the state `readPlainState` read last, in `stateShape`'s order. */
+const stateValues = [];
+
+/**
+ * True when `state` is a plain object whose own enumerable keys are session_state fields, each
+ * value of its field's type (or absent, if not required), with its values read into
+ * `stateValues`: then its JSON form is these values, and they can cross into the module as
+ * primitives. The one piece of the object API left in JS,
+ * because reading a JS object from inside the module takes a call out of it per property (this
+ * check, made there, cost 370 ns per preview, a third of the whole; passing the values untyped
+ * and testing them there, 200 ns). Everything else (unknown keys, wrong types, a class instance
+ * with `toJSON`) goes through `JSON.stringify` in the module for the exact error, and every rule
+ * of SPEC 5 (whole numbers, ranges, the default idle time, the URL, a lone surrogate) is the
+ * module's.
+ */
+function readPlainState(state) {
   if (state === null || typeof state !== 'object') return false;
   const proto = Object.getPrototypeOf(state);
   if (proto !== Object.prototype && proto !== null) return false;
+  let keys = 0;
   for (const key in state) {
     if (!hasOwn.call(state, key)) return false;
-    if (key !== 'intent_score' && key !== 'page_url' && key !== 'idle_ms') return false;
+    keys++;
   }
-  return (
-    typeof state.intent_score === 'number' &&
-    typeof state.page_url === 'string' &&
-    (state.idle_ms === undefined || typeof state.idle_ms === 'number')
-  );
+  let known = 0;
+  for (let i = 0; i < stateShape.length; i++) {
+    const field = stateShape[i];
+    const value = state[field[0]];
+    stateValues[i] = value;
+    if (value === undefined) {
+      if (field[2]) return false;
+      if (hasOwn.call(state, field[0])) known++;
+    } else {
+      if (typeof value !== field[1]) return false;
+      known++;
+    }
+  }
+  return known === keys;
 }
 
 /**
@@ -118,8 +140,10 @@ export class NudgeEngine extends GeneratedEngine {
   }
 
   preview(sessionState) {
-    if (isPlainState(sessionState)) {
-      const { intent_score: intent, page_url: url, idle_ms: idle } = sessionState;
+    if (readPlainState(sessionState)) {
+      const intent = stateValues[0];
+      const url = stateValues[1];
+      const idle = stateValues[2];
       const at = this.#pageUrls.get(url);
       const result = at === undefined ? this._previewStateKeep(intent, url, url, idle) : this._previewStateAt(intent, at, idle);
       if (result !== undefined) return result;
@@ -133,6 +157,7 @@ export class NudgeEngine extends GeneratedEngine {
 
   constructor(config) {
     super(config);
+    stateShape ??= GeneratedEngine._sessionStateShape();
     this.#source = typeof config === 'string' ? config : JSON.stringify(config);
   }
 

@@ -28,6 +28,12 @@ impl SessionState {
     /// `idle_ms` when the request leaves it out (SPEC 5).
     pub(crate) const DEFAULT_IDLE_MS: u32 = 0;
 
+    /// The fields of a `session_state` object (SPEC 5), the only ones it may have: the intent
+    /// score, the page URL and the idle time, in this order. The one list of them: the request
+    /// reader checks against it, and the WASM package's object API reads a state's values by
+    /// these names.
+    pub const FIELDS: [&'static str; 3] = ["intent_score", "page_url", "idle_ms"];
+
     /// Reads a request body `{"session_state": {"intent_score", "page_url", "idle_ms"}}`.
     ///
     /// # Errors
@@ -129,21 +135,16 @@ fn finish(state: Option<SessionState>, findings: Findings) -> Result<SessionStat
 
 /// Reads a `session_state` object at `path` (SPEC 5), reporting every problem to `f`.
 pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option<SessionState> {
-    let r = Reader::object(
-        value,
-        path,
-        "session_state",
-        &["intent_score", "page_url", "idle_ms"],
-        f,
-    )?;
+    let r = Reader::object(value, path, "session_state", &SessionState::FIELDS, f)?;
+    let [intent_field, url_field, idle_field] = SessionState::FIELDS;
     let intent_score = r
-        .required("intent_score", f)
+        .required(intent_field, f)
         .and_then(|(v, p)| json::integer_in(v, &p, 0, u64::from(MAX_INTENT_SCORE), f))
         .and_then(|n| u8::try_from(n).ok());
     let page_url = r
-        .required("page_url", f)
+        .required(url_field, f)
         .and_then(|(v, p)| json::string(v, &p, f));
-    let idle_ms = match r.get("idle_ms") {
+    let idle_ms = match r.get(idle_field) {
         Some((v, p)) => json::integer_in(v, &p, 0, u64::from(MAX_IDLE_MS), f)
             .and_then(|n| u32::try_from(n).ok()),
         None => Some(SessionState::DEFAULT_IDLE_MS),

@@ -216,11 +216,28 @@ impl WasmEngine {
         Ok(self.result_object(&preview))
     }
 
+    /// The shape of a plain `session_state` as the fast path below takes it: for each field of
+    /// [`SessionState::FIELDS`] (intent score, page URL, idle time, in the order of the
+    /// parameters), `[name, typeof, required]`: `["intent_score", "number", true]`,
+    /// `["page_url", "string", true]`, `["idle_ms", "number", false]`. Not public:
+    /// `pkg/index.js` checks a state against it before passing its values as primitives (made in
+    /// the module, the check would take a call out of it per value).
+    #[wasm_bindgen(js_name = _sessionStateShape, skip_typescript)]
+    pub fn session_state_shape() -> Result<JsValue, JsValue> {
+        let [intent_score, page_url, idle_ms] = SessionState::FIELDS;
+        to_js(&[
+            (intent_score, "number", true),
+            (page_url, "string", true),
+            (idle_ms, "number", false),
+        ])
+    }
+
     /// The object API's fast path for a plain `session_state` (`preview` in `pkg/index.js`, not
-    /// public): [`WasmEngine::preview`] of its three fields, a number, a string and a number or
-    /// `undefined`, for a page URL not kept yet: `page_url` is its text, `key` the same JS string
-    /// for the index of kept URLs. `undefined` when the engine rejects the fields, or the URL is
-    /// not well formed: the caller then takes `preview`, whose error is the exact one.
+    /// public): [`WasmEngine::preview`] of its values, of the types
+    /// [`WasmEngine::session_state_shape`] gives, for a page URL not kept yet: `page_url` is its
+    /// text, `key` the same JS string for the index of kept URLs. `undefined` when the engine
+    /// rejects the values, or the URL is not well formed: the caller then takes `preview`, whose
+    /// error is the exact one.
     #[wasm_bindgen(js_name = _previewStateKeep, skip_typescript)]
     pub fn preview_state_keep(
         &self,
