@@ -79,8 +79,9 @@ enum Backend {
         /// Event batches go through it, several per transaction (`group.rs`).
         group: group::GroupWriter,
     },
-    /// One pool for reads and writes.
-    Postgres { pool: PgPool },
+    /// Writes (and the migrations) on `pool`, with a plan made for each execution; reads on
+    /// `reader`, with the plan made once per statement and connection.
+    Postgres { pool: PgPool, reader: PgPool },
 }
 
 /// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on its
@@ -89,13 +90,13 @@ macro_rules! dispatch {
     ($store:expr, read, $f:ident($($arg:expr),*)) => {
         match &$store.backend {
             Backend::Sqlite { reader, .. } => queries::sqlite::$f(reader, $($arg),*).await,
-            Backend::Postgres { pool } => queries::postgres::$f(pool, $($arg),*).await,
+            Backend::Postgres { reader, .. } => queries::postgres::$f(reader, $($arg),*).await,
         }
     };
     ($store:expr, write, $f:ident($($arg:expr),*)) => {
         match &$store.backend {
             Backend::Sqlite { writer, .. } => queries::sqlite::$f(writer, $($arg),*).await,
-            Backend::Postgres { pool } => queries::postgres::$f(pool, $($arg),*).await,
+            Backend::Postgres { pool, .. } => queries::postgres::$f(pool, $($arg),*).await,
         }
     };
 }
@@ -164,24 +165,38 @@ impl Store {
                 group,
             }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            // Custom plans for every execution: a generic plan cached while a table was empty
-            // (a fresh database) would keep scanning it whole as it grows (an import of 20,000
-            // sessions into a new database ran at 3,000 events/s instead of 30,000).
+            // Writes: custom plans for every execution. A generic plan cached while a table was
+            // empty (a fresh database) would keep scanning it whole as it grows (an import of
+            // 20,000 sessions into a new database ran at 3,000 events/s instead of 30,000).
             let options = PgConnectOptions::from_str(url)
-                .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?
-                .options([("plan_cache_mode", "force_custom_plan")]);
+                .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?;
             // No ping before each use, as for SQLite's readers: a round trip to the database
             // per query saved; a connection broken by an outage fails its query (503) once.
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .test_before_acquire(false)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
-                .connect_with(options)
+                .connect_with(
+                    options
+                        .clone()
+                        .options([("plan_cache_mode", "force_custom_plan")]),
+                )
                 .await?;
             // The migrator holds PostgreSQL's advisory lock while it runs: instances starting
             // together apply each migration once.
             sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-            Backend::Postgres { pool }
+            // Reads: the generic plan of each statement, made once per connection. Planning was
+            // a third of PostgreSQL's time on a list page (113 against 180 us of its CPU per
+            // `GET /v1/sessions?limit=50`). Every read walks an index by its leading columns,
+            // which a generic plan does whatever the values; a plan is made again when
+            // `ANALYZE` (autovacuum's, or an import's) changes a table's statistics.
+            let reader = PgPoolOptions::new()
+                .max_connections(16)
+                .test_before_acquire(false)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect_with(options.options([("plan_cache_mode", "force_generic_plan")]))
+                .await?;
+            Backend::Postgres { pool, reader }
         } else {
             return Err(StoreError::new(format!(
                 "--store {:?}: expected sqlite:PATH or postgres://...",
@@ -217,7 +232,7 @@ impl Store {
             Backend::Sqlite { reader, .. } => {
                 sqlx::query("SELECT 1").execute(reader).await?;
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 sqlx::query("SELECT 1").execute(pool).await?;
             }
         }
@@ -237,7 +252,7 @@ impl Store {
             Backend::Sqlite { writer, .. } => {
                 sqlx::query("PRAGMA optimize").execute(writer).await?;
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 sqlx::query("VACUUM (ANALYZE) events, sessions, nudges")
                     .execute(pool)
                     .await?;
@@ -263,7 +278,7 @@ impl Store {
     ) -> Result<InsertOutcome, StoreError> {
         match &self.backend {
             Backend::Sqlite { group, .. } => group.insert(scope, events, received_at_ms).await,
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 let batch = [(scope, events, received_at_ms)];
                 let mut outcomes = queries::postgres::insert_groups(pool, &batch).await?;
                 outcomes
