@@ -37,7 +37,7 @@ import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
 import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule } from './store.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
-import { buildHash, parseHash } from './share.js';
+import { buildHash, buildHashNow, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
 import { NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
@@ -269,7 +269,8 @@ function renderCompile() {
 function renderAnalysis() {
   const ids = store.config.rules.map((r) => r.id);
   ruleColors.follow(ids);
-  notes.follow(ids);
+  // Notes follow the text forward only (notes.js): an answer for an older text is left out.
+  if (store.compiledText === app.text) notes.follow(ids);
   renderDiagnostics();
   if (store.evaluation?.explanation) renderWhy();
 }
@@ -469,17 +470,38 @@ function scheduleHash() {
   }, 500);
 }
 
-async function writeHash() {
+/** The notes keyed by the ids of `text` (the editor's current text), when it parses. */
+function syncNotes(text) {
+  const ids = rulesEditor.idsOf(text);
+  if (ids) notes.follow(ids);
+}
+
+/** What the share link holds: the visitor, the text, and the notes keyed by that text's ids. */
+function hashFields() {
   const text = app.text;
   const s = session.state;
-  const hash = await buildHash({
-    intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text, notes: notes.of(notes.ids),
-  });
+  syncNotes(text);
+  return { intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text, notes: notes.of(notes.ids) };
+}
+
+function setHash(hash) {
   if (hash !== location.hash) {
     app.lastHash = hash;
     history.replaceState(null, '', hash);
   }
   return hash;
+}
+
+async function writeHash() {
+  return setHash(await buildHash(hashFields()));
+}
+
+/** The page goes away: a change still waiting for its link is written now (uncompressed). */
+function writeHashNow() {
+  if (hashTimer === null) return;
+  clearTimeout(hashTimer);
+  hashTimer = null;
+  setHash(buildHashNow(hashFields()));
 }
 
 function notify(text, action = null) {
@@ -670,7 +692,13 @@ function wire() {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
     }
   });
-  window.addEventListener('pagehide', () => drafts.saveNow(editor.value));
+  // Leaving (a reload, a closed tab): the draft, its notes and the link as they are on screen.
+  window.addEventListener('pagehide', () => {
+    if (app.text === undefined) return; // left before the text was loaded: nothing to keep
+    syncNotes(app.text);
+    drafts.saveNow(app.text);
+    writeHashNow();
+  });
 }
 
 async function boot() {

@@ -15,10 +15,14 @@ export class Drafts {
     this.base = '';
     this.baseLabel = 'the example config';
     this.timer = null;
+    // Nothing is written before the saved draft was read: a page left while it loads (a second
+    // reload) has an empty editor, and writing it would erase the draft it was about to restore.
+    this.loaded = false;
   }
 
   /** The saved draft `{ text, base, baseLabel, savedAt }`, or null. */
   load() {
+    this.loaded = true;
     try {
       const d = JSON.parse(this.storage.getItem(KEY) || 'null');
       return d && typeof d.text === 'string' ? d : null;
@@ -67,6 +71,7 @@ export class Drafts {
 
   saveNow(text) {
     clearTimeout(this.timer);
+    if (!this.loaded) return;
     try {
       if (text === this.base) this.storage.removeItem(KEY);
       else this.storage.setItem(KEY, JSON.stringify({ text, base: this.base, baseLabel: this.baseLabel, savedAt: Date.now() }));

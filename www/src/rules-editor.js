@@ -97,6 +97,16 @@ export class RulesEditor {
     this.edit(edit ? [edit] : setAt(this.text, path, value), options);
   }
 
+  /**
+   * The ids of the rules of `text`, in order (the cards' parse when it is that text's), or null
+   * when the text is not a JSON object.
+   */
+  idsOf(text) {
+    const { value } = this.parsedText === text ? this.parsed : readConfig(text ?? '');
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+    return (Array.isArray(value.rules) ? value.rules : []).map((r) => r?.id);
+  }
+
   update({ text, diagnostics, pageReports, coverage, failures }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) {

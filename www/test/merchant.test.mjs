@@ -494,10 +494,13 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
-  // Known bug, issue 24 still open: typed quickly (20 ms a key, under load), a retyped id
-  // sometimes loses its description (about 1 run in 4 on this machine). Kept as a todo test so
-  // that it runs and reports, without failing the suite, until the rename race is found.
-  test('11b. a rule\'s description follows its id when the id is retyped', { todo: 'description sometimes lost when the id is retyped quickly' }, async () => {
+  // Typed quickly (20 ms a key) and reloaded at once, this lost the rule's description about one
+  // run in five under load: the reload's page was left by the second navigation (a second reload)
+  // before it had read its draft, and its pagehide saved the empty editor over the draft, so the
+  // example config came back and the retyped rule, description and all, was gone. The notes also
+  // followed the ids of engine answers for older texts, and the link could pair a text with notes
+  // keyed by another text's ids.
+  test('11b. a rule\'s description follows its id when the id is retyped, through a reload and the share link', async () => {
     const page = await editorPage();
     const ids = await ruleIds(page);
     const note = 'Stylist chat for shoppers who hesitate on a product page (Q3 test)';
@@ -514,6 +517,19 @@ describe('issue 24 findings', () => {
     await settled(page);
     assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
     assert.equal(await top.locator('.rc-desc').inputValue(), note);
+
+    // Reloaded at once (the link not written yet), and again while the page loads: the edits and
+    // the description are what was on screen.
+    await page.reload();
+    await open(page, env.server, new URL(page.url()).hash);
+    assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
+    assert.equal(await (await card(page, 0)).locator('.rc-desc').inputValue(), note);
+    await page.waitForFunction(() => /[#&]n=/.test(location.hash));
+    const other = await freshPage(env);
+    await open(other, env.server, new URL(page.url()).hash);
+    assert.equal((await ruleIds(other))[0], 'sizing-help-v2');
+    assert.equal(await (await card(other, 0)).locator('.rc-desc').inputValue(), note);
+    await other.close();
     await page.close();
   });
 
