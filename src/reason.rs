@@ -10,6 +10,7 @@ use crate::config::{Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::matches::{List, PageMatches};
 use crate::text::{Quoted, push_quoted};
+use crate::words::Condition;
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -135,21 +136,15 @@ impl RuleCheck {
         idle_ms: u32,
     ) -> Vec<ConditionCheck> {
         let mut out = Vec::new();
-        self.for_each_condition(
-            rule,
-            path,
-            intent_score,
-            idle_ms,
-            |condition, holds, parts| {
-                let mut detail = String::new();
-                write_parts(&mut detail, parts);
-                out.push(ConditionCheck {
-                    condition,
-                    holds,
-                    detail,
-                });
-            },
-        );
+        self.for_each_condition(rule, path, intent_score, idle_ms, |c, holds| {
+            let mut detail = String::new();
+            write_detail(&mut detail, c, holds);
+            out.push(ConditionCheck {
+                condition: c.name(),
+                holds,
+                detail,
+            });
+        });
         out
     }
 
@@ -164,112 +159,143 @@ impl RuleCheck {
         out: &mut String,
     ) -> usize {
         let mut written = 0;
-        self.for_each_condition(rule, path, intent_score, idle_ms, |_, h, parts| {
+        self.for_each_condition(rule, path, intent_score, idle_ms, |c, h| {
             if holds.is_none_or(|want| want == h) {
                 if written > 0 {
                     out.push_str(separator);
                 }
-                write_parts(out, parts);
+                write_detail(out, c, h);
                 written += 1;
             }
         });
         written
     }
 
-    /// Calls `f(condition, holds, detail)` for each condition, in field order; the detail is
-    /// given in parts (see [`write_parts`]).
-    fn for_each_condition(
+    /// Calls `f(condition, holds)` for each condition that is set, in field order: what it
+    /// compared ([`Condition`]), which the reasons and explain's `detail` word for engineers
+    /// ([`write_detail`]) and `words.rs` for merchants.
+    pub(crate) fn for_each_condition<'a>(
         &self,
-        rule: &Rule,
-        path: &str,
+        rule: &'a Rule,
+        path: &'a str,
         intent_score: u8,
         idle_ms: u32,
-        mut f: impl FnMut(&'static str, bool, &[Part<'_>]),
+        mut f: impl FnMut(Condition<'a>, bool),
     ) {
-        use Part::{Number, Text};
         let w = &rule.when;
-        let intent = u32::from(intent_score);
+        let intent = intent_score;
         if let Some(holds) = self.min_intent {
-            let op = if holds { " >= min " } else { " < min " };
-            let min = u32::from(w.min_intent_score);
-            let parts = [Text("intent_score "), Number(intent), Text(op), Number(min)];
-            f("min_intent_score", holds, &parts);
+            let min = w.min_intent_score;
+            f(Condition::MinIntent { intent, min }, holds);
         }
         if let Some(holds) = self.max_intent {
-            let op = if holds { " <= max " } else { " > max " };
-            let max = u32::from(w.max_intent_score);
-            let parts = [Text("intent_score "), Number(intent), Text(op), Number(max)];
-            f("max_intent_score", holds, &parts);
+            let max = w.max_intent_score;
+            f(Condition::MaxIntent { intent, max }, holds);
         }
         if let Some(holds) = self.min_idle {
-            let op = if holds { " >= min " } else { " < min " };
-            let parts = [
-                Text("idle_ms "),
-                Number(idle_ms),
-                Text(op),
-                Number(w.min_idle_ms),
-            ];
-            f("min_idle_ms", holds, &parts);
+            let min = w.min_idle_ms;
+            f(Condition::MinIdle { idle_ms, min }, holds);
         }
-        if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
-            if pages.is_empty() {
-                let parts = [Text("pages is empty, so no page matches")];
-                f("pages", false, &parts);
-            } else {
-                page_list_detail("pages", found.is_some(), path, pages, found, &mut f);
-            }
+        if let (Some(first), Some(patterns)) = (self.pages, w.pages.as_deref()) {
+            let list = List::Pages;
+            let holds = first.is_some();
+            f(
+                Condition::Pages {
+                    list,
+                    path,
+                    patterns,
+                    first,
+                },
+                holds,
+            );
         }
-        if let Some(found) = self.exclude {
-            let excluded = &w.exclude_pages;
-            page_list_detail(
-                "exclude_pages",
-                found.is_none(),
-                path,
-                excluded,
-                found,
-                &mut f,
+        if let Some(first) = self.exclude {
+            let (list, patterns) = (List::ExcludePages, w.exclude_pages.as_slice());
+            let holds = first.is_none();
+            f(
+                Condition::Pages {
+                    list,
+                    path,
+                    patterns,
+                    first,
+                },
+                holds,
             );
         }
     }
 }
 
-/// The detail of a page-list condition (`pages`, `exclude_pages`): `page /a matches
-/// pages[1] "/a"` for the first matching pattern `found`, else `page /a matches none of pages
-/// ("/b", ...)`.
-fn page_list_detail(
-    condition: &'static str,
-    holds: bool,
-    path: &str,
-    patterns: &[Pattern],
-    found: Option<usize>,
-    f: &mut impl FnMut(&'static str, bool, &[Part<'_>]),
-) {
+/// Appends a condition's compared values in the engine's words (explain's `detail`, the
+/// reasons): `intent_score 42 < min 60`, `idle_ms 9000 < min 12000`, `page /a matches
+/// pages[1] "/a"`, `page /a matches none of pages ("/b", ...)`, `pages is empty, so no page
+/// matches`.
+fn write_detail(out: &mut String, c: Condition<'_>, holds: bool) {
     use Part::{Number, Patterns, Text, Written};
-    match found.and_then(|i| patterns.get(i).map(|p| (i, p))) {
-        Some((i, p)) => {
-            let index = u32::try_from(i).unwrap_or(u32::MAX);
+    match c {
+        Condition::MinIntent { intent, min } => {
+            let op = if holds { " >= min " } else { " < min " };
             let parts = [
-                Text("page "),
-                Text(path),
-                Text(" matches "),
-                Text(condition),
-                Text("["),
-                Number(index),
-                Text("] "),
-                Written(p),
+                Text("intent_score "),
+                Number(u32::from(intent)),
+                Text(op),
+                Number(u32::from(min)),
             ];
-            f(condition, holds, &parts);
+            write_parts(out, &parts);
         }
-        None => {
+        Condition::MaxIntent { intent, max } => {
+            let op = if holds { " <= max " } else { " > max " };
             let parts = [
-                Text("page "),
-                Text(path),
-                Text(" matches none of "),
-                Text(condition),
-                Text(" "),
-                Patterns(patterns),
+                Text("intent_score "),
+                Number(u32::from(intent)),
+                Text(op),
+                Number(u32::from(max)),
             ];
-            f(condition, holds, &parts);
+            write_parts(out, &parts);
+        }
+        Condition::MinIdle { idle_ms, min } => {
+            let op = if holds { " >= min " } else { " < min " };
+            let parts = [Text("idle_ms "), Number(idle_ms), Text(op), Number(min)];
+            write_parts(out, &parts);
+        }
+        Condition::Pages {
+            list: List::Pages,
+            patterns: [],
+            ..
+        } => write_parts(out, &[Text("pages is empty, so no page matches")]),
+        Condition::Pages {
+            list,
+            path,
+            patterns,
+            first,
+        } => {
+            let condition = list.key();
+            match first.and_then(|i| patterns.get(i).map(|p| (i, p))) {
+                Some((i, p)) => {
+                    let index = u32::try_from(i).unwrap_or(u32::MAX);
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches "),
+                        Text(condition),
+                        Text("["),
+                        Number(index),
+                        Text("] "),
+                        Written(p),
+                    ];
+                    write_parts(out, &parts);
+                }
+                None => {
+                    let parts = [
+                        Text("page "),
+                        Text(path),
+                        Text(" matches none of "),
+                        Text(condition),
+                        Text(" "),
+                        Patterns(patterns),
+                    ];
+                    write_parts(out, &parts);
+                }
+            }
         }
     }
 }

@@ -127,7 +127,6 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
-  rule: (index) => store.config?.rules[index],
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -322,7 +321,7 @@ function renderWhy() {
     app.whyFrame = null;
     const e = store.evaluation;
     if (e?.explanation) {
-      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), report: e.report, notes });
+      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), notes });
     }
   }));
 }

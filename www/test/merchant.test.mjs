@@ -667,6 +667,43 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
+  // The sentences of a rule's conditions are the engine's (src/words.rs, engine.conditionSentences),
+  // not a second copy in the page: a page excluded by a pattern names it in a failing scenario
+  // (the page's copy had no pattern to name there: "excluded by ."), a quiet zone is said in the
+  // engine's words, and the rule summaries say "at once" as the cards do (they said "right away").
+  test('13b. the Why panel, failing scenarios and rule summaries take their sentences from the engine, in the cards\' words', async () => {
+    const page = await editorPage();
+    const config = JSON.parse(STOREFRONT);
+    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const conds = page.locator('#explain-rules [data-rule="sizing-help"] .cond-text');
+    await conds.first().waitFor();
+    assert.deepEqual(await conds.allInnerTexts(), [
+      'Intent 82 is at least the 60 this rule needs',
+      'Idle 9 s, past the 8 s this rule waits for',
+      'Page /products/linen-shirt is one of this rule\'s pages (/products/**)',
+      'Page /products/linen-shirt is not excluded (/products/gift-card)',
+    ]);
+    const gift = page.locator('#explain-rules [data-rule="gift-guide"] .rule-summary');
+    await gift.scrollIntoViewIfNeeded();
+    assert.match(await gift.innerText(), /at any intent at once\.$/);
+
+    await openScenarios(page);
+    await saveVisitor(page, 'a shirt shopper');
+    config.rules[index].when.exclude_pages.push('/products/linen-*');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    await page.locator('#config-status', { hasText: 'scenario fails' }).waitFor();
+    for (const where of ['#diagnostics li.scenario-fail', '#scenarios-body .sc-item.fail .sc-reason']) {
+      assert.match(await page.locator(where).innerText(), /Page \/products\/linen-shirt is excluded by \/products\/linen-\*\./, where);
+    }
+
+    await setState(page, { url: '/checkout/pay' });
+    const quiet = page.locator('#explain-rules [data-rule="sizing-help"] .verdict');
+    await quiet.waitFor();
+    assert.equal(await quiet.getAttribute('title'), 'This page is in the quiet zone /checkout/**: no nudge shows here, whatever the rules say.');
+    await page.close();
+  });
+
   test('14. replay\'s change list tells repeated page views apart by the time of the view', async () => {
     const page = await editorPage();
     const ids = await ruleIds(page);
