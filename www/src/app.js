@@ -35,7 +35,7 @@ import { RealSessions } from './real-sessions.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
-import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule } from './store.js';
+import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule, writtenConfig } from './store.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
 import { buildHash, buildHashNow, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
@@ -282,6 +282,9 @@ function renderDiagnostics() {
     failures: store.failures,
     valid: store.valid,
     ruleCount: ruleCount(store),
+    // The values the words quote: the cards' parse of that text when they have it (no second
+    // parse of a 1,000-rule config per keystroke), else the store's.
+    config: all.length ? rulesEditor.configOf(store.compiledText, () => writtenConfig(store)) : null,
     onJump: (line, column) => jumpTo(line, column),
     onShowScenario: (index) => scenarios.reveal(index),
   });

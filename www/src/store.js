@@ -6,6 +6,7 @@
 // warnings by rule, the rule count) is computed by the selectors below, not stored. app.js
 // dispatches and draws.
 
+import { readConfig } from './config-edits.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 
 /** @typedef {import('./protocol.js').Answer} Answer */
@@ -184,6 +185,18 @@ export const summaryById = (state) => summaryMap(state.summary);
 
 /** The lint warnings of each rule, by index. @param {State} state */
 export const warningsByRule = (state) => warningsMap(state.warnings);
+
+const writtenMap = memo((/** @type {string | null} */ text) => {
+  const { value } = readConfig(text ?? '');
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+});
+
+/**
+ * The config as written in the text the errors belong to (the values the cards' words quote:
+ * an empty button text, 90,000,000 ms), or null when it is not a JSON object; parsed once per text.
+ * @param {State} state
+ */
+export const writtenConfig = (state) => writtenMap(state.compiledText);
 
 /** @param {State} state */
 export const ruleCount = (state) => state.config?.rules.length ?? 0;

@@ -667,6 +667,32 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
+  test('13c. the Problems list says each finding in the card\'s words, naming the rule; the engine\'s text is in the engineer details', async () => {
+    const page = await editorPage();
+    const config = JSON.parse(STOREFRONT);
+    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+    const rule = config.rules[index];
+    rule.nudge.cta = '';
+    rule.when.min_idle_ms = 90_000_000;
+    rule.when.pages.push('/products/');
+    rule.colour = 'red';
+    config.quiet_zones.push('/account/');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const said = await page.locator('#diagnostics li.diag .diag-msg').allInnerTexts();
+    for (const words of [
+      'Rule “sizing-help”: The button text is empty: write 1 to 80 characters.',
+      'Rule “sizing-help”: The idle time can be at most 24 h; this is 25 h.',
+      'Rule “sizing-help”: “/products/” ends with “/”, which no page address does.',
+      'Rule “sizing-help”: “colour” is not a setting of a rule. Fix it in the JSON.',
+      '“/account/” ends with “/”, which no page address does.',
+    ]) assert.ok(said.includes(words), `Problems says "${words}":\n${said.join('\n')}`);
+    for (const text of said) assert.doesNotMatch(text, /\bcta\b|idle_ms|min_idle|86,400,000|90000000|normalized|rules\[/, text);
+    // The engine's own message stays one click away, for engineers.
+    await page.locator('#eng-btn').click();
+    assert.match(await page.locator('#diagnostics li.diag.error').first().innerText(), /engine: /);
+    await page.close();
+  });
+
   // The sentences of a rule's conditions are the engine's (src/words.rs, engine.conditionSentences),
   // not a second copy in the page: a page excluded by a pattern names it in a failing scenario
   // (the page's copy had no pattern to name there: "excluded by ."), a quiet zone is said in the
