@@ -72,6 +72,21 @@ async function clickUndo(page) {
   await settled(page);
 }
 
+/**
+ * The example config with four findings on sizing-help: an empty button text, a 25 h idle time, a
+ * page pattern ending in "/" and an unknown field. `index`: sizing-help's place.
+ */
+function brokenSizingHelp() {
+  const config = JSON.parse(STOREFRONT);
+  const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+  const rule = config.rules[index];
+  rule.nudge.cta = '';
+  rule.when.min_idle_ms = 90_000_000;
+  rule.when.pages.push('/products/');
+  rule.colour = 'red';
+  return { config, index };
+}
+
 describe('issue 24 findings', () => {
   test('1. deleting a rule or a chip offers Undo, and Ctrl+Z / Ctrl+Shift+Z work in the Rules view on one history', async () => {
     const page = await editorPage();
@@ -610,13 +625,7 @@ describe('issue 24 findings', () => {
 
   test('13. each rule error shows once, under its field, in the card\'s words; scenario failures and replay changes use the same words', async () => {
     const page = await editorPage();
-    const config = JSON.parse(STOREFRONT);
-    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
-    const rule = config.rules[index];
-    rule.nudge.cta = '';
-    rule.when.min_idle_ms = 90_000_000;
-    rule.when.pages.push('/products/');
-    rule.colour = 'red';
+    const { config, index } = brokenSizingHelp();
     await setConfig(page, JSON.stringify(config, null, 2));
     const sizing = await card(page, index);
     const text = await sizing.innerText();
@@ -669,13 +678,7 @@ describe('issue 24 findings', () => {
 
   test('13c. the Problems list says each finding in the card\'s words, naming the rule; the engine\'s text is in the engineer details', async () => {
     const page = await editorPage();
-    const config = JSON.parse(STOREFRONT);
-    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
-    const rule = config.rules[index];
-    rule.nudge.cta = '';
-    rule.when.min_idle_ms = 90_000_000;
-    rule.when.pages.push('/products/');
-    rule.colour = 'red';
+    const { config } = brokenSizingHelp();
     config.quiet_zones.push('/account/');
     await setConfig(page, JSON.stringify(config, null, 2));
     const said = await page.locator('#diagnostics li.diag .diag-msg').allInnerTexts();
@@ -904,4 +907,33 @@ describe('issue 24 findings', () => {
       await page.close();
     });
   }
+
+  // "One store for the page": app.js kept a second, mutable state object beside the store (the
+  // text, the share link, the example config, the Undo on offer, the marks, the failures' key).
+  test('18. one store: the text on screen, the share link, the example config and the Undo on offer are the store\'s state', async () => {
+    const page = await editorPage();
+    const state = () => page.evaluate(() => {
+      const p = window.nudgePlayground;
+      const s = p.store;
+      return { text: s.text === p.editor.value, example: s.exampleText, hash: s.hash, location: location.hash, undoAfter: s.undoAfter, second: 'app' in p };
+    });
+    let s = await state();
+    assert.equal(s.second, false, 'no second state object');
+    assert.equal(s.text, true);
+    assert.equal(s.example, STOREFRONT);
+    const sizing = await card(page, (await ruleIds(page)).indexOf('sizing-help'));
+    await sizing.getByRole('button', { name: 'Delete sizing-help' }).click();
+    await settled(page);
+    s = await state();
+    assert.equal(s.text, true);
+    assert.equal(s.undoAfter, await configText(page), 'the Undo on offer is the store\'s');
+    await page.waitForFunction(() => /[#&]c=/.test(location.hash));
+    s = await state();
+    assert.equal(s.hash, s.location, 'the share link written is the store\'s');
+    await clickUndo(page);
+    s = await state();
+    assert.equal(s.undoAfter, null);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.close();
+  });
 });
