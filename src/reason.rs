@@ -10,7 +10,7 @@ use crate::config::{Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::matches::{List, PageMatches};
 use crate::text::{Quoted, push_quoted};
-use crate::words::Condition;
+use crate::words::{Condition, PageCondition};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -198,29 +198,13 @@ impl RuleCheck {
         }
         if let (Some(first), Some(patterns)) = (self.pages, w.pages.as_deref()) {
             let list = List::Pages;
-            let holds = first.is_some();
-            f(
-                Condition::Pages {
-                    list,
-                    path,
-                    patterns,
-                    first,
-                },
-                holds,
-            );
+            let page = PageCondition::new(list, path, patterns, first);
+            f(Condition::Pages(page), first.is_some());
         }
         if let Some(first) = self.exclude {
-            let (list, patterns) = (List::ExcludePages, w.exclude_pages.as_slice());
-            let holds = first.is_none();
-            f(
-                Condition::Pages {
-                    list,
-                    path,
-                    patterns,
-                    first,
-                },
-                holds,
-            );
+            let list = List::ExcludePages;
+            let page = PageCondition::new(list, path, &w.exclude_pages, first);
+            f(Condition::Pages(page), first.is_none());
         }
     }
 }
@@ -230,72 +214,57 @@ impl RuleCheck {
 /// pages[1] "/a"`, `page /a matches none of pages ("/b", ...)`, `pages is empty, so no page
 /// matches`.
 fn write_detail(out: &mut String, c: Condition<'_>, holds: bool) {
-    use Part::{Number, Patterns, Text, Written};
-    match c {
+    use Part::{Number, Text};
+    let (name, value, op, bound) = match c {
         Condition::MinIntent { intent, min } => {
             let op = if holds { " >= min " } else { " < min " };
-            let parts = [
-                Text("intent_score "),
-                Number(u32::from(intent)),
-                Text(op),
-                Number(u32::from(min)),
-            ];
-            write_parts(out, &parts);
+            ("intent_score ", u32::from(intent), op, u32::from(min))
         }
         Condition::MaxIntent { intent, max } => {
             let op = if holds { " <= max " } else { " > max " };
-            let parts = [
-                Text("intent_score "),
-                Number(u32::from(intent)),
-                Text(op),
-                Number(u32::from(max)),
-            ];
-            write_parts(out, &parts);
+            ("intent_score ", u32::from(intent), op, u32::from(max))
         }
         Condition::MinIdle { idle_ms, min } => {
             let op = if holds { " >= min " } else { " < min " };
-            let parts = [Text("idle_ms "), Number(idle_ms), Text(op), Number(min)];
+            ("idle_ms ", idle_ms, op, min)
+        }
+        Condition::Pages(page) => return write_page_detail(out, &page),
+    };
+    write_parts(out, &[Text(name), Number(value), Text(op), Number(bound)]);
+}
+
+/// A page list's part of [`write_detail`].
+fn write_page_detail(out: &mut String, page: &PageCondition<'_>) {
+    use Part::{Number, Patterns, Text, Written};
+    let (path, patterns, condition) = (page.path, page.patterns, page.list.key());
+    if page.list == List::Pages && patterns.is_empty() {
+        return write_parts(out, &[Text("pages is empty, so no page matches")]);
+    }
+    match page.first.and_then(|i| patterns.get(i).map(|p| (i, p))) {
+        Some((i, p)) => {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            let parts = [
+                Text("page "),
+                Text(path),
+                Text(" matches "),
+                Text(condition),
+                Text("["),
+                Number(index),
+                Text("] "),
+                Written(p),
+            ];
             write_parts(out, &parts);
         }
-        Condition::Pages {
-            list: List::Pages,
-            patterns: [],
-            ..
-        } => write_parts(out, &[Text("pages is empty, so no page matches")]),
-        Condition::Pages {
-            list,
-            path,
-            patterns,
-            first,
-        } => {
-            let condition = list.key();
-            match first.and_then(|i| patterns.get(i).map(|p| (i, p))) {
-                Some((i, p)) => {
-                    let index = u32::try_from(i).unwrap_or(u32::MAX);
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches "),
-                        Text(condition),
-                        Text("["),
-                        Number(index),
-                        Text("] "),
-                        Written(p),
-                    ];
-                    write_parts(out, &parts);
-                }
-                None => {
-                    let parts = [
-                        Text("page "),
-                        Text(path),
-                        Text(" matches none of "),
-                        Text(condition),
-                        Text(" "),
-                        Patterns(patterns),
-                    ];
-                    write_parts(out, &parts);
-                }
-            }
+        None => {
+            let parts = [
+                Text("page "),
+                Text(path),
+                Text(" matches none of "),
+                Text(condition),
+                Text(" "),
+                Patterns(patterns),
+            ];
+            write_parts(out, &parts);
         }
     }
 }

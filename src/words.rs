@@ -21,13 +21,34 @@ pub(crate) enum Condition<'a> {
     MaxIntent { intent: u8, max: u8 },
     /// `min_idle_ms`: the visitor's idle time and the rule's wait, in ms.
     MinIdle { idle_ms: u32, min: u32 },
-    /// `pages` or `exclude_pages`: the page's path, the list, and the first pattern that matches.
-    Pages {
+    /// `pages` or `exclude_pages`.
+    Pages(PageCondition<'a>),
+}
+
+/// What a page list condition compared: the list, the page's path, its patterns, and the first
+/// of them that matches the page.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PageCondition<'a> {
+    pub(crate) list: List,
+    pub(crate) path: &'a str,
+    pub(crate) patterns: &'a [Pattern],
+    pub(crate) first: Option<usize>,
+}
+
+impl<'a> PageCondition<'a> {
+    pub(crate) fn new(
         list: List,
         path: &'a str,
         patterns: &'a [Pattern],
         first: Option<usize>,
-    },
+    ) -> Self {
+        PageCondition {
+            list,
+            path,
+            patterns,
+            first,
+        }
+    }
 }
 
 impl Condition<'_> {
@@ -37,7 +58,7 @@ impl Condition<'_> {
             Condition::MinIntent { .. } => "min_intent_score",
             Condition::MaxIntent { .. } => "max_intent_score",
             Condition::MinIdle { .. } => "min_idle_ms",
-            Condition::Pages { list, .. } => list.key(),
+            Condition::Pages(page) => page.list.key(),
         }
     }
 
@@ -65,12 +86,12 @@ impl Condition<'_> {
                     format!("Waits {idle} of the {needed} this rule needs")
                 }
             }
-            Condition::Pages {
+            Condition::Pages(PageCondition {
                 list,
                 path,
                 patterns,
                 first,
-            } => {
+            }) => {
                 let first = first.and_then(|i| patterns.get(i));
                 let matched: Vec<&Pattern> = if matched.is_empty() {
                     first.into_iter().collect()

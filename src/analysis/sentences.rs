@@ -83,9 +83,13 @@ impl Analysis<'_> {
                     let mut out = Vec::new();
                     check.for_each_condition(rule, path.as_ref(), intent, idle, |c, holds| {
                         let found: Vec<&Pattern> = match c {
-                            Condition::Pages { list, patterns, .. } => {
-                                let at = if list == List::Pages { pages } else { excluded };
-                                at.iter().filter_map(|&k| patterns.get(k)).collect()
+                            Condition::Pages(page) => {
+                                let at = if page.list == List::Pages {
+                                    pages
+                                } else {
+                                    excluded
+                                };
+                                at.iter().filter_map(|&k| page.patterns.get(k)).collect()
                             }
                             _ => Vec::new(),
                         };
