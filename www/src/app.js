@@ -682,6 +682,12 @@ function wire() {
   });
   window.addEventListener('hashchange', async () => {
     if (location.hash === store.hash) return;
+    if (drafts.ownAddress(location.hash)) {
+      // An older address of this tab (the one the address bar showed while the reload loaded):
+      // not a new link; the address is put back to what is on screen.
+      setHash(buildHashNow(hashFields()));
+      return;
+    }
     const parsed = await parseHash(location.hash);
     dispatch({ type: 'hash', hash: location.hash });
     session.set(pick(parsed));
@@ -694,9 +700,11 @@ function wire() {
   // Leaving (a reload, a closed tab): the draft, its notes and the link as they are on screen.
   window.addEventListener('pagehide', () => {
     if (store.text === null) return; // left before the text was loaded: nothing to keep
+    const address = location.hash; // what a reload opens: the address before the write below
     syncNotes(store.text);
     drafts.saveNow(store.text);
     writeHashNow();
+    drafts.leave(store.text, [address, location.hash]);
   });
 }
 
@@ -728,7 +736,12 @@ async function boot() {
   let text = store.exampleText;
   let base = { text: store.exampleText, label: 'the example config' };
   const draft = drafts.load();
-  if (parsed.configText !== undefined) {
+  // This tab reloaded (its own address, maybe older than its text): what was on screen.
+  const returning = parsed.configError ? null : drafts.returning(location.hash);
+  if (returning) {
+    text = returning.text;
+    base = { text: returning.base ?? store.exampleText, label: returning.baseLabel ?? 'the example config' };
+  } else if (parsed.configText !== undefined) {
     text = parsed.configText;
     base = { text, label: 'the shared link' };
   } else if (draft && draft.text !== store.exampleText) {
@@ -738,7 +751,10 @@ async function boot() {
   drafts.setBase(base.text, base.label);
   editor.setValue(text, { undoable: false });
   els.dirtyDot.hidden = !drafts.isDirty(text);
-  const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== store.exampleText;
+  // The address of a reloaded tab holds the text it had now (an older one, for a link written
+  // before the last edits): at once, so that the link copied from the address is what is shown.
+  if (returning) setHash(buildHashNow(hashFields()));
+  const draftSetAside = !returning && parsed.configText !== undefined && draft && draft.text !== text && draft.text !== store.exampleText;
   if (draftSetAside) drafts.stash(draft);
   if (parsed.configError) {
     damagedLink(parsed, draft ? 'your draft' : 'the example config');
@@ -755,7 +771,7 @@ async function boot() {
         }
       },
     });
-  } else if (parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
+  } else if (!returning && parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
     const when = new Date(draft.savedAt).toLocaleString();
     notify(`Restored your unsaved edits (draft of ${when}).`, {
       label: 'Show changes',
