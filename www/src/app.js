@@ -8,7 +8,7 @@
 //   problems.js      errors and lint warnings          api-panel.js     request and response
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
-//   store.js         what the engine said (a reducer)  protocol.js      the worker's jobs and answers
+//   store.js         the page's state (a reducer)      protocol.js      the worker's jobs and answers
 //   rule-card.js     one rule's card                   chips-field.js   a pattern list as chips
 //   card-words.js    findings in the card's words      notes.js         rule descriptions
 //   colors.js        each rule's colour, by id         limits.js        the engine's limits
