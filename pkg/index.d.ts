@@ -654,6 +654,8 @@ export class NudgeEngine {
   lint(): Diagnostic[];
   /** One plain sentence per rule, in config order. */
   summary(): RuleSummary[];
+  /** Every rule's conditions for one visitor as sentences for a merchant, in the order of `explain`'s rules and conditions. Throws like `explain` for a bad state; a rejected URL gives no rules. */
+  conditionSentences(sessionState: SessionState): ConditionSentences;
   /** A page URL tested against every pattern of the config. Never throws for a rejected URL. */
   pageReport(pageUrl: string): PageReport;
   /** The validated config with defaults filled in. */
@@ -676,6 +678,16 @@ export class NudgeEngine {
   static checkPattern(pattern: string, caseSensitive: boolean): PatternFinding | null;
   /** The limits a config and a request must keep (Rust `nudge_rules::limits`). */
   static limits(): Limits;
+  /** A rule's idle wait as an editor's card says it: "at once", "8 s", "7.9 s" (cut, never rounded up). */
+  static idleWords(ms: number): string;
+}
+
+/** A visitor's conditions in words (`engine.conditionSentences`). */
+export interface ConditionSentences {
+  /** Per rule in config order, one sentence per condition of `explain`'s `conditions`. */
+  rules: string[][];
+  /** The page's quiet zone in words, when it is in one. */
+  quiet_zone: string | null;
 }
 
 /** Why a pattern is invalid (`NudgeEngine.checkPattern`). */

@@ -79,6 +79,7 @@ mod text;
 #[cfg(feature = "wasm")]
 mod wasm;
 mod wire;
+pub mod words;
 
 pub use as_code::{coverage, diff, replay, scenarios};
 pub use code::DiagnosticCode;

@@ -10,6 +10,7 @@ use crate::config::{Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::matches::{List, PageMatches};
 use crate::text::{Quoted, push_quoted};
+use crate::words::{Condition, PageCondition};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -135,21 +136,15 @@ impl RuleCheck {
         idle_ms: u32,
     ) -> Vec<ConditionCheck> {
         let mut out = Vec::new();
-        self.for_each_condition(
-            rule,
-            path,
-            intent_score,
-            idle_ms,
-            |condition, holds, parts| {
-                let mut detail = String::new();
-                write_parts(&mut detail, parts);
-                out.push(ConditionCheck {
-                    condition,
-                    holds,
-                    detail,
-                });
-            },
-        );
+        self.for_each_condition(rule, path, intent_score, idle_ms, |c, holds| {
+            let mut detail = String::new();
+            write_detail(&mut detail, c, holds);
+            out.push(ConditionCheck {
+                condition: c.name(),
+                holds,
+                detail,
+            });
+        });
         out
     }
 
@@ -164,88 +159,88 @@ impl RuleCheck {
         out: &mut String,
     ) -> usize {
         let mut written = 0;
-        self.for_each_condition(rule, path, intent_score, idle_ms, |_, h, parts| {
+        self.for_each_condition(rule, path, intent_score, idle_ms, |c, h| {
             if holds.is_none_or(|want| want == h) {
                 if written > 0 {
                     out.push_str(separator);
                 }
-                write_parts(out, parts);
+                write_detail(out, c, h);
                 written += 1;
             }
         });
         written
     }
 
-    /// Calls `f(condition, holds, detail)` for each condition, in field order; the detail is
-    /// given in parts (see [`write_parts`]).
-    fn for_each_condition(
+    /// Calls `f(condition, holds)` for each condition that is set, in field order: what it
+    /// compared ([`Condition`]), which the reasons and explain's `detail` word for engineers
+    /// ([`write_detail`]) and `words.rs` for merchants.
+    pub(crate) fn for_each_condition<'a>(
         &self,
-        rule: &Rule,
-        path: &str,
+        rule: &'a Rule,
+        path: &'a str,
         intent_score: u8,
         idle_ms: u32,
-        mut f: impl FnMut(&'static str, bool, &[Part<'_>]),
+        mut f: impl FnMut(Condition<'a>, bool),
     ) {
-        use Part::{Number, Text};
         let w = &rule.when;
-        let intent = u32::from(intent_score);
+        let intent = intent_score;
         if let Some(holds) = self.min_intent {
-            let op = if holds { " >= min " } else { " < min " };
-            let min = u32::from(w.min_intent_score);
-            let parts = [Text("intent_score "), Number(intent), Text(op), Number(min)];
-            f("min_intent_score", holds, &parts);
+            let min = w.min_intent_score;
+            f(Condition::MinIntent { intent, min }, holds);
         }
         if let Some(holds) = self.max_intent {
-            let op = if holds { " <= max " } else { " > max " };
-            let max = u32::from(w.max_intent_score);
-            let parts = [Text("intent_score "), Number(intent), Text(op), Number(max)];
-            f("max_intent_score", holds, &parts);
+            let max = w.max_intent_score;
+            f(Condition::MaxIntent { intent, max }, holds);
         }
         if let Some(holds) = self.min_idle {
-            let op = if holds { " >= min " } else { " < min " };
-            let parts = [
-                Text("idle_ms "),
-                Number(idle_ms),
-                Text(op),
-                Number(w.min_idle_ms),
-            ];
-            f("min_idle_ms", holds, &parts);
+            let min = w.min_idle_ms;
+            f(Condition::MinIdle { idle_ms, min }, holds);
         }
-        if let (Some(found), Some(pages)) = (self.pages, w.pages.as_deref()) {
-            if pages.is_empty() {
-                let parts = [Text("pages is empty, so no page matches")];
-                f("pages", false, &parts);
-            } else {
-                page_list_detail("pages", found.is_some(), path, pages, found, &mut f);
-            }
+        if let (Some(first), Some(patterns)) = (self.pages, w.pages.as_deref()) {
+            let list = List::Pages;
+            let page = PageCondition::new(list, path, patterns, first);
+            f(Condition::Pages(page), first.is_some());
         }
-        if let Some(found) = self.exclude {
-            let excluded = &w.exclude_pages;
-            page_list_detail(
-                "exclude_pages",
-                found.is_none(),
-                path,
-                excluded,
-                found,
-                &mut f,
-            );
+        if let Some(first) = self.exclude {
+            let list = List::ExcludePages;
+            let page = PageCondition::new(list, path, &w.exclude_pages, first);
+            f(Condition::Pages(page), first.is_none());
         }
     }
 }
 
-/// The detail of a page-list condition (`pages`, `exclude_pages`): `page /a matches
-/// pages[1] "/a"` for the first matching pattern `found`, else `page /a matches none of pages
-/// ("/b", ...)`.
-fn page_list_detail(
-    condition: &'static str,
-    holds: bool,
-    path: &str,
-    patterns: &[Pattern],
-    found: Option<usize>,
-    f: &mut impl FnMut(&'static str, bool, &[Part<'_>]),
-) {
+/// Appends a condition's compared values in the engine's words (explain's `detail`, the
+/// reasons): `intent_score 42 < min 60`, `idle_ms 9000 < min 12000`, `page /a matches
+/// pages[1] "/a"`, `page /a matches none of pages ("/b", ...)`, `pages is empty, so no page
+/// matches`.
+fn write_detail(out: &mut String, c: Condition<'_>, holds: bool) {
+    use Part::{Number, Text};
+    let (name, value, op, bound) = match c {
+        Condition::MinIntent { intent, min } => {
+            let op = if holds { " >= min " } else { " < min " };
+            ("intent_score ", u32::from(intent), op, u32::from(min))
+        }
+        Condition::MaxIntent { intent, max } => {
+            let op = if holds { " <= max " } else { " > max " };
+            ("intent_score ", u32::from(intent), op, u32::from(max))
+        }
+        Condition::MinIdle { idle_ms, min } => {
+            let op = if holds { " >= min " } else { " < min " };
+            ("idle_ms ", idle_ms, op, min)
+        }
+        Condition::Pages(page) => return write_page_detail(out, &page),
+    };
+    write_parts(out, &[Text(name), Number(value), Text(op), Number(bound)]);
+}
+
+/// A page list's part of [`write_detail`].
+fn write_page_detail(out: &mut String, page: &PageCondition<'_>) {
     use Part::{Number, Patterns, Text, Written};
-    match found.and_then(|i| patterns.get(i).map(|p| (i, p))) {
+    let (path, patterns, condition) = (page.path, page.patterns, page.list.key());
+    if page.list == List::Pages && patterns.is_empty() {
+        return write_parts(out, &[Text("pages is empty, so no page matches")]);
+    }
+    match page.first.and_then(|i| patterns.get(i).map(|p| (i, p))) {
         Some((i, p)) => {
             let index = u32::try_from(i).unwrap_or(u32::MAX);
             let parts = [
@@ -258,7 +253,7 @@ fn page_list_detail(
                 Text("] "),
                 Written(p),
             ];
-            f(condition, holds, &parts);
+            write_parts(out, &parts);
         }
         None => {
             let parts = [
@@ -269,7 +264,7 @@ fn page_list_detail(
                 Text(" "),
                 Patterns(patterns),
             ];
-            f(condition, holds, &parts);
+            write_parts(out, &parts);
         }
     }
 }

@@ -582,6 +582,38 @@ describe('validateConfig(config)', () => {
   });
 });
 
+describe('engine.conditionSentences(sessionState) and NudgeEngine.idleWords(ms)', () => {
+  test('one sentence per condition of explain, in its order, in the cards\' words', () => {
+    const e = storefront();
+    const state = { intent_score: 82, page_url: '/products/linen-shirt', idle_ms: 7999 };
+    const x = e.explain(state);
+    const words = e.conditionSentences(state);
+    assert.equal(words.rules.length, x.rules.length);
+    x.rules.forEach((r, i) => assert.equal(words.rules[i].length, r.conditions.length, r.id));
+    const sizing = x.rules.findIndex((r) => r.id === 'sizing-help');
+    assert.deepEqual(words.rules[sizing], [
+      'Intent 82 is at least the 60 this rule needs',
+      'Waits 7.999 s of the 8 s this rule needs',
+      'Page /products/linen-shirt is one of this rule\'s pages (/products/**)',
+      'Page /products/linen-shirt is not excluded (/products/gift-card)',
+    ]);
+    assert.equal(words.quiet_zone, null);
+    const quiet = e.conditionSentences({ intent_score: 82, page_url: '/checkout/pay', idle_ms: 0 });
+    assert.match(quiet.quiet_zone, /^This page is in the quiet zone \/checkout\/\*\*: no nudge shows here/);
+    assert.deepEqual(e.conditionSentences({ intent_score: 1, page_url: '//checkout', idle_ms: 0 }).rules, []);
+    thrown(() => e.conditionSentences({ intent_score: 101, page_url: '/', idle_ms: 0 }), 'InvalidRequest');
+    e.free();
+  });
+
+  test('idle times as the cards say them: at once, cut and never rounded up', () => {
+    assert.equal(NudgeEngine.idleWords(0), 'at once');
+    assert.equal(NudgeEngine.idleWords(8000), '8 s');
+    assert.equal(NudgeEngine.idleWords(7999), '7.9 s');
+    assert.equal(NudgeEngine.idleWords(90_000), '1 min 30 s');
+    assert.equal(NudgeEngine.idleWords(86_400_000), '24 h');
+  });
+});
+
 describe('NudgeEngine.checkPattern(pattern, caseSensitive) and NudgeEngine.limits()', () => {
   test('a valid pattern: null; an invalid one: the code and message a config gets, and the valid fixes it suggests', () => {
     assert.equal(NudgeEngine.checkPattern('/products/**', false), null);

@@ -18,6 +18,7 @@ import init, {
   type Limits,
   type PageOutcome,
   type PatternFinding,
+  type ConditionSentences,
   type Replay,
   type ReplaySummary,
   type Scenario,
@@ -173,6 +174,9 @@ export async function configAsCode(engine: NudgeEngine, sessionsText: string): P
   const finding: PatternFinding | null = NudgeEngine.checkPattern('/products/', false);
   if (finding) out.push(finding.code, ...finding.fixes);
   const limits: Limits = NudgeEngine.limits();
+  const idle: string = NudgeEngine.idleWords(limits.idle_ms);
+  const words: ConditionSentences = engine.conditionSentences({ intent_score: 82, page_url: '/products/linen-shirt' });
+  out.push(idle, ...words.rules.flat(), words.quiet_zone ?? '');
   out.push(String(limits.idle_ms + limits.cta_chars));
 
   const d: Diff = NudgeEngine.diff('{"version": 1}', { version: 1, rules: [] }, [sessionsText, { scenarios: [] }]);

@@ -22,6 +22,7 @@ mod cover;
 mod explain;
 mod lint;
 mod map;
+mod sentences;
 mod summary;
 
 use serde::Serialize;
@@ -30,6 +31,7 @@ pub use crate::reason::ConditionCheck;
 pub use explain::{Explanation, RuleExplanation, Verdict};
 pub use lint::{Validation, validate_config, validate_config_value};
 pub use map::{DecisionMap, Region};
+pub use sentences::Sentences;
 pub use summary::RuleSummary;
 
 use crate::code::DiagnosticCode;

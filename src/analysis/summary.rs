@@ -1,10 +1,10 @@
-//! One plain sentence per rule, for merchants (SPEC 6).
+//! One plain sentence per rule, for merchants (SPEC 6), in the words of `crate::words`.
 
 use super::Analysis;
 use serde::Serialize;
 
 use crate::config::{NudgeType, Pattern, Rule};
-use crate::limits::MAX_INTENT_SCORE;
+use crate::words::{idle_words, intent_words, pattern_words};
 
 /// A rule's plain-language summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -57,38 +57,20 @@ fn sentence(rule: &Rule) -> String {
         Some(pages) if pages.is_empty() => s.push_str(" on no page (its page list is empty)"),
         Some(pages) => {
             s.push_str(" on ");
-            s.push_str(&join(pages.iter().map(describe).collect()));
+            s.push_str(&join(pages));
         }
     }
-    s.push_str(
-        match (
-            w.min_intent_score > 0,
-            w.max_intent_score < MAX_INTENT_SCORE,
-        ) {
-            (false, false) => " to visitors at any intent",
-            _ => " to visitors with intent",
-        },
-    );
-    match (
-        w.min_intent_score > 0,
-        w.max_intent_score < MAX_INTENT_SCORE,
-    ) {
-        (true, true) => s.push_str(&format!(
-            " {} to {}",
-            w.min_intent_score, w.max_intent_score
-        )),
-        (true, false) => s.push_str(&format!(" {} or more", w.min_intent_score)),
-        (false, true) => s.push_str(&format!(" up to {}", w.max_intent_score)),
-        (false, false) => {}
-    }
+    s.push_str(" to visitors ");
+    s.push_str(&intent_words(w.min_intent_score, w.max_intent_score));
     if w.min_idle_ms > 0 {
-        s.push_str(&format!(" after {} idle", duration(w.min_idle_ms)));
+        s.push_str(&format!(" after {} idle", idle_words(w.min_idle_ms)));
     } else {
-        s.push_str(" right away");
+        s.push(' ');
+        s.push_str(&idle_words(0));
     }
     if !w.exclude_pages.is_empty() {
         s.push_str(", except ");
-        s.push_str(&join(w.exclude_pages.iter().map(describe).collect()));
+        s.push_str(&join(&w.exclude_pages));
     }
     s.push('.');
     s
@@ -101,29 +83,12 @@ fn article(t: NudgeType) -> &'static str {
     }
 }
 
-/// `/products/**` → "pages under /products"; `/` → "the home page"; a literal path as is;
-/// any other glob quoted.
-fn describe(p: &Pattern) -> String {
-    let written = p.as_written();
-    let literal = |s: &str| !s.contains(['*', '?', '[', ']', '{', '}', '\\']);
-    if written == "/" {
-        return "the home page".to_owned();
-    }
-    if written == "/**" || written == "**" {
-        return "every page".to_owned();
-    }
-    if let Some(prefix) = written.strip_suffix("/**")
-        && literal(prefix)
-    {
-        return format!("pages under {prefix}");
-    }
-    if literal(written) {
-        return written.to_owned();
-    }
-    format!("pages matching {written:?}")
-}
-
-fn join(items: Vec<String>) -> String {
+/// The patterns in words ([`pattern_words`]): "a, b and c".
+fn join(patterns: &[Pattern]) -> String {
+    let items: Vec<String> = patterns
+        .iter()
+        .map(|p| pattern_words(p.as_written()))
+        .collect();
     match items.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
@@ -131,37 +96,10 @@ fn join(items: Vec<String>) -> String {
     }
 }
 
-/// 8000 → "8 s", 2500 → "2.5 s", 90000 → "90 s", 600000 → "10 min", 500 → "500 ms".
-fn duration(ms: u32) -> String {
-    if ms < 1000 {
-        return format!("{ms} ms");
-    }
-    if ms.is_multiple_of(60_000) && ms >= 120_000 {
-        return format!("{} min", ms / 60_000);
-    }
-    if ms.is_multiple_of(1000) {
-        return format!("{} s", ms / 1000);
-    }
-    let tenths = ms / 100;
-    if ms.is_multiple_of(100) {
-        return format!("{}.{} s", tenths / 10, tenths % 10);
-    }
-    format!("{ms} ms")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::Engine;
-
-    #[test]
-    fn durations() {
-        assert_eq!(duration(8000), "8 s");
-        assert_eq!(duration(2500), "2.5 s");
-        assert_eq!(duration(600_000), "10 min");
-        assert_eq!(duration(500), "500 ms");
-        assert_eq!(duration(1234), "1234 ms");
-    }
 
     #[test]
     fn storefront_sentences() {
@@ -174,7 +112,7 @@ mod tests {
         );
         assert_eq!(
             text("gift-guide"),
-            "Disabled: would show a toast on pages under /collections/gifts to visitors at any intent right away."
+            "Disabled: would show a toast on pages under /collections/gifts to visitors at any intent at once."
         );
         assert!(text("last-chance-exit").starts_with("Shows an exit modal on every page"));
     }

@@ -1,15 +1,19 @@
-//! What the config editor (`www/`) asks of the engine besides a config's preview, as static
-//! methods of `NudgeEngine` (so `pkg/index.js` passes them on unchanged): one pattern checked on
-//! its own, with the patterns to offer instead of an invalid one, and the config's limits. The
-//! editor then needs neither a copy of the limits nor the text of a message.
+//! What the config editor (`www/`) asks of the engine besides a config's preview, as methods of
+//! `NudgeEngine` (so `pkg/index.js` passes them on unchanged): one pattern checked on its own,
+//! with the patterns to offer instead of an invalid one, the config's limits, and the words of
+//! `crate::words` (a visitor's conditions as sentences, idle times as the cards say them). The
+//! editor then needs neither a copy of the limits, nor the text of a message, nor sentences of
+//! its own.
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::{WasmEngine, to_js};
+use super::{WasmEngine, js_error, session_state, to_js};
+use crate::analysis::Analysis;
 use crate::code::DiagnosticCode;
 use crate::limits;
 use crate::pattern;
+use crate::words;
 
 /// Why a pattern is invalid (`NudgeEngine.checkPattern`).
 #[derive(Serialize)]
@@ -85,5 +89,28 @@ impl WasmEngine {
             request_bytes: limits::MAX_REQUEST_BYTES,
             scenario_name_chars: limits::MAX_SCENARIO_NAME_CHARS,
         })
+    }
+
+    /// `NudgeEngine.idleWords(ms): string`: a rule's idle wait as its card says it ("at once",
+    /// "8 s", "7.9 s": cut, never rounded up; `crate::words::idle_words`).
+    #[wasm_bindgen(js_name = idleWords)]
+    pub fn idle_words(ms: u32) -> String {
+        words::idle_words(ms)
+    }
+
+    /// `engine.conditionSentences(sessionState): { rules: string[][], quiet_zone: string | null }`:
+    /// every rule's conditions for the visitor as sentences for a merchant, in the order of
+    /// `explain`'s rules and conditions (`Analysis::sentences`).
+    ///
+    /// # Errors
+    ///
+    /// - Throws `InvalidRequest` for a bad state, as `explain`.
+    #[wasm_bindgen(js_name = conditionSentences)]
+    pub fn condition_sentences(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
+        let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
+        let sentences = Analysis::new(&self.engine)
+            .sentences(&state)
+            .map_err(|e| js_error(&e))?;
+        to_js(&sentences)
     }
 }

@@ -8,7 +8,7 @@
 //   problems.js      errors and lint warnings          api-panel.js     request and response
 //   bench.js         the URL test bench                drafts.js        autosave, confirm, diff
 //   share.js         the share link (URL hash)         json-messages.js JSON syntax in plain words
-//   store.js         what the engine said (a reducer)  protocol.js      the worker's jobs and answers
+//   store.js         the page's state (a reducer)      protocol.js      the worker's jobs and answers
 //   rule-card.js     one rule's card                   chips-field.js   a pattern list as chips
 //   card-words.js    findings in the card's words      notes.js         rule descriptions
 //   colors.js        each rule's colour, by id         limits.js        the engine's limits
@@ -35,9 +35,9 @@ import { RealSessions } from './real-sessions.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
-import { initialState, isStale, reduce, ruleCount, summaryById, warningsByRule } from './store.js';
+import { initialState, isCurrent, isReady, isStale, needsMarks, reduce, ruleCount, sharedText, summaryById, warningsByRule, writtenConfig } from './store.js';
 import { DEFAULT_STATE, SessionControls } from './session.js';
-import { buildHash, parseHash } from './share.js';
+import { buildHash, buildHashNow, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
 import { NUDGE_LABELS, $, clamp, downloadText, esc, fetchExample, formatMs, nudgeIcon, onTextFileChosen } from './util.js';
@@ -58,23 +58,27 @@ const FALLBACK_CONFIG = '{\n  "version": 1,\n  "rules": []\n}\n';
 const els = elements();
 
 /**
- * What the engine said, in one store (store.js): each worker answer is applied by `reduce`, and
- * what is derived from it is computed by the store's selectors.
+ * The page's one state, in one store (store.js): what the engine said and the page's own state
+ * (the text on screen, the example config, the share link, the Undo on offer, the marks), each
+ * change an action applied by `reduce`; what is derived is computed by the store's selectors.
  * @type {import('./store.js').State}
  */
 let store = initialState;
 
-/** The page's own bookkeeping: the text, the share link, the Undo on offer, timings for the tests. */
-const app = {
-  defaultConfig: '',
-  failuresKey: '[]',
-  ready: false,
-  lastHash: null,
-  undoAfter: null, // the text a destructive card edit left, while its toast offers Undo
-  timings: [], // { kind, ms } of each rendered answer: keystroke (or control) to preview
-  patternWaiters: new Map(),
+/** @param {import('./store.js').Action} action */
+function dispatch(action) {
+  store = reduce(store, action);
+  return store;
+}
+
+/** Measurements for the tests and the status bar, not state: boot to ready, keystroke to preview. */
+const metrics = {
   bootStart: performance.now(),
+  readyMs: null,
+  timings: [], // { kind, ms, workerMs, compileMs } of each rendered answer: keystroke (or control) to preview
 };
+/** The callers waiting for the engine's check of a pattern, by pattern. */
+const patternWaiters = new Map();
 
 const client = new EngineClient(onAnswer);
 const notice = new Notice($('#notice'));
@@ -127,7 +131,6 @@ const scenarios = new ScenariosPanel($('#scenarios-body'), {
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
-  rule: (index) => store.config?.rules[index],
   badge: $('#scenarios-badge'),
 });
 const replay = new ReplayPanel($('#replay-body'), {
@@ -174,16 +177,14 @@ function request(extra = {}) {
 }
 
 function onTextChange(text) {
-  app.text = text;
+  const undoOffered = store.undoAfter !== null;
+  dispatch({ type: 'text', text });
   // To the worker first: it compiles while the page does the rest and draws the keystroke.
   request({ text, sentAt: performance.now() });
   drafts.save(text);
   els.dirtyDot.hidden = !drafts.isDirty(text);
-  // An Undo offered for an edit goes once the text changes again (Ctrl+Z still takes it back).
-  if (app.undoAfter !== null && text !== app.undoAfter) {
-    app.undoAfter = null;
-    els.toast.hidden = true;
-  }
+  // The Undo offered for an edit went with this change (store.js): so does its toast.
+  if (undoOffered && store.undoAfter === null) els.toast.hidden = true;
   rulesEditor.update({ text });
   scheduleHash();
   connection.textChanged();
@@ -191,7 +192,7 @@ function onTextChange(text) {
 
 /** The engine's check of a pattern (worker.js `checkPattern`); every caller waiting gets it. */
 function checkPattern(text, callback) {
-  app.patternWaiters.set(text, [...(app.patternWaiters.get(text) ?? []), callback]);
+  patternWaiters.set(text, [...(patternWaiters.get(text) ?? []), callback]);
   const caseSensitive = store.config?.case_sensitive === true;
   client.send({ patterns: [{ text, caseSensitive }], pages: STORE_URLS });
 }
@@ -206,15 +207,15 @@ function onAnswer(answer, job) {
     if (answer.fatal) document.body.dataset.ready = 'error';
     return;
   }
-  if (answer.wasm) app.wasmResource = answer.wasm;
+  const wasReady = isReady(store);
+  dispatch({ type: 'answer', answer, text: job.text });
   if (answer.wasm && !answer.seq && !answer.compile && !answer.eval) return;
-  store = reduce(store, { type: 'answer', answer, text: job.text });
   if (answer.limits) setLimits(answer.limits);
   if (answer.compile) renderCompile();
   if (answer.analysis) renderAnalysis();
   for (const checked of answer.patterns ?? []) {
-    const waiting = app.patternWaiters.get(checked.text) ?? [];
-    app.patternWaiters.delete(checked.text);
+    const waiting = patternWaiters.get(checked.text) ?? [];
+    patternWaiters.delete(checked.text);
     for (const callback of waiting) callback(checked);
   }
   if (!store.hasEngine) {
@@ -234,15 +235,14 @@ function onAnswer(answer, job) {
     if (answer.replay) replay.render(answer.replay);
     if (answer.diff) replay.renderDiff(answer.diff);
   }
-  if (!app.ready && answer.compile) {
-    app.ready = true;
+  if (!wasReady && isReady(store)) {
     // Scenarios saved in an earlier visit are checked from the start (their module loads now).
     if (scenarios.file.scenarios.length) setTimeout(() => scenarios.activate(), 0);
-    const ms = Math.round(performance.now() - app.bootStart);
+    const ms = Math.round(performance.now() - metrics.bootStart);
     els.status.className = 'engine-status ok';
     els.status.textContent = 'Engine ready';
     els.status.title = `Loaded and compiled in ${ms} ms`;
-    app.readyMs = ms;
+    metrics.readyMs = ms;
     document.body.dataset.ready = '1';
   }
   if (job.sentAt && !job.shown && (answer.eval || answer.preview)) {
@@ -251,7 +251,7 @@ function onAnswer(answer, job) {
     const kind = job.text !== undefined ? 'text' : 'state';
     requestAnimationFrame(() => {
       const ms = performance.now() - sentAt;
-      app.timings.push({ kind, ms, workerMs: answer.workerMs, compileMs: answer.compile?.compileMs ?? null });
+      metrics.timings.push({ kind, ms, workerMs: answer.workerMs, compileMs: answer.compile?.compileMs ?? null });
       document.dispatchEvent(new CustomEvent('nudge:rendered', { detail: { kind, ms } }));
     });
   }
@@ -269,7 +269,8 @@ function renderCompile() {
 function renderAnalysis() {
   const ids = store.config.rules.map((r) => r.id);
   ruleColors.follow(ids);
-  notes.follow(ids);
+  // Notes follow the text forward only (notes.js): an answer for an older text is left out.
+  if (isCurrent(store)) notes.follow(ids);
   renderDiagnostics();
   if (store.evaluation?.explanation) renderWhy();
 }
@@ -282,16 +283,17 @@ function renderDiagnostics() {
     failures: store.failures,
     valid: store.valid,
     ruleCount: ruleCount(store),
+    // The values the words quote: the cards' parse of that text when they have it (no second
+    // parse of a 1,000-rule config per keystroke), else the store's.
+    config: all.length ? rulesEditor.configOf(store.compiledText, () => writtenConfig(store)) : null,
     onJump: (line, column) => jumpTo(line, column),
     onShowScenario: (index) => scenarios.reveal(index),
   });
-  // Positions belong to the compiled text: mark them only if no keystroke came since, and only
-  // when they changed (an unchanged empty list is no transaction for the editor).
+  // Positions belong to the compiled text: marked only if no keystroke came since, and only when
+  // they changed (store.js `needsMarks`).
   const key = JSON.stringify(all);
-  const unchanged = key === app.markedKey && (key === '[]' || app.markedText === app.text);
-  if (store.compiledText === app.text && !unchanged) {
-    app.markedKey = key;
-    app.markedText = app.text;
+  if (needsMarks(store, key)) {
+    dispatch({ type: 'marked', key, text: store.text });
     editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
   }
   rulesEditor.update({ diagnostics: all });
@@ -303,25 +305,24 @@ function renderDiagnostics() {
  * only when they change (most keystrokes change no scenario's result).
  */
 function setScenarioFailures(failures) {
-  const key = JSON.stringify(failures);
-  if (key === app.failuresKey) return;
-  app.failuresKey = key;
-  store = reduce(store, { type: 'failures', failures });
+  const before = store;
+  if (dispatch({ type: 'failures', failures }) === before) return;
   renderDiagnostics();
   rulesEditor.update({ failures });
 }
 
+let whyFrame = null; // the frame of the Why panel's next redraw
 /**
  * Redraws the Why panel after the next paint: the storefront shows the new preview first, and the
  * verdicts of a 1,000-rule config (about 5 ms to build) follow a frame later.
  */
 function renderWhy() {
-  if (app.whyFrame) return;
-  app.whyFrame = requestAnimationFrame(() => setTimeout(() => {
-    app.whyFrame = null;
+  if (whyFrame) return;
+  whyFrame = requestAnimationFrame(() => setTimeout(() => {
+    whyFrame = null;
     const e = store.evaluation;
     if (e?.explanation) {
-      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), report: e.report, notes });
+      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), notes });
     }
   }));
 }
@@ -469,21 +470,41 @@ function scheduleHash() {
   }, 500);
 }
 
-async function writeHash() {
-  const text = app.text;
+/** The notes keyed by the ids of `text` (the editor's current text), when it parses. */
+function syncNotes(text) {
+  const ids = rulesEditor.idsOf(text);
+  if (ids) notes.follow(ids);
+}
+
+/** What the share link holds: the visitor, the text, and the notes keyed by that text's ids. */
+function hashFields() {
   const s = session.state;
-  const hash = await buildHash({
-    intent: s.intent, idle: s.idle, url: s.url, configText: text === app.defaultConfig ? null : text, notes: notes.of(notes.ids),
-  });
+  syncNotes(store.text);
+  return { intent: s.intent, idle: s.idle, url: s.url, configText: sharedText(store), notes: notes.of(notes.ids) };
+}
+
+function setHash(hash) {
   if (hash !== location.hash) {
-    app.lastHash = hash;
+    dispatch({ type: 'hash', hash });
     history.replaceState(null, '', hash);
   }
   return hash;
 }
 
+async function writeHash() {
+  return setHash(await buildHash(hashFields()));
+}
+
+/** The page goes away: a change still waiting for its link is written now (uncompressed). */
+function writeHashNow() {
+  if (hashTimer === null) return;
+  clearTimeout(hashTimer);
+  hashTimer = null;
+  setHash(buildHashNow(hashFields()));
+}
+
 function notify(text, action = null) {
-  app.undoAfter = null;
+  dispatch({ type: 'toast' });
   els.toastText.textContent = text;
   els.toastAction.hidden = !action;
   if (action) {
@@ -507,7 +528,7 @@ function notify(text, action = null) {
 function offerUndo(message) {
   const after = editor.value;
   notify(message, { label: 'Undo', run: () => editor.value === after && undoStep('undo') });
-  app.undoAfter = after;
+  dispatch({ type: 'undoOffered', text: after });
 }
 
 /** One step of the config's history back or forward (the Rules and JSON views share it). */
@@ -657,12 +678,18 @@ function wire() {
     if (!(await mayDiscard('the example storefront config'))) return;
     session.setPlaying(false);
     session.set({ ...DEFAULT_STATE });
-    replaceText(app.defaultConfig, 'the example config', 'Back to the example storefront config.');
+    replaceText(store.exampleText, 'the example config', 'Back to the example storefront config.');
   });
   window.addEventListener('hashchange', async () => {
-    if (location.hash === app.lastHash) return;
+    if (location.hash === store.hash) return;
+    if (drafts.ownAddress(location.hash)) {
+      // An older address of this tab (the one the address bar showed while the reload loaded):
+      // not a new link; the address is put back to what is on screen.
+      setHash(buildHashNow(hashFields()));
+      return;
+    }
     const parsed = await parseHash(location.hash);
-    app.lastHash = location.hash;
+    dispatch({ type: 'hash', hash: location.hash });
     session.set(pick(parsed));
     notes.merge(parsed.notes);
     if (parsed.configError) damagedLink(parsed, 'the config you had');
@@ -670,7 +697,15 @@ function wire() {
       replaceText(parsed.configText, 'the shared link', 'Loaded the config from the link.');
     }
   });
-  window.addEventListener('pagehide', () => drafts.saveNow(editor.value));
+  // Leaving (a reload, a closed tab): the draft, its notes and the link as they are on screen.
+  window.addEventListener('pagehide', () => {
+    if (store.text === null) return; // left before the text was loaded: nothing to keep
+    const address = location.hash; // what a reload opens: the address before the write below
+    syncNotes(store.text);
+    drafts.saveNow(store.text);
+    writeHashNow();
+    drafts.leave(store.text, [address, location.hash]);
+  });
 }
 
 async function boot() {
@@ -685,32 +720,41 @@ async function boot() {
   }
   setEngineer(engineer);
   setView(view === 'json' ? 'json' : 'rules');
+  let example = FALLBACK_CONFIG;
   try {
-    app.defaultConfig = await fetchExample('storefront.json');
+    example = await fetchExample('storefront.json');
   } catch (err) {
     console.warn('nudge-rules: could not fetch the example config:', err);
-    app.defaultConfig = FALLBACK_CONFIG;
   }
+  dispatch({ type: 'example', text: example });
   const parsed = await parseHash(location.hash);
-  app.lastHash = location.hash;
+  dispatch({ type: 'hash', hash: location.hash });
   Object.assign(session.state, pick(parsed));
   if (parsed.notes) notes.merge(parsed.notes);
   session.render();
 
-  let text = app.defaultConfig;
-  let base = { text: app.defaultConfig, label: 'the example config' };
+  let text = store.exampleText;
+  let base = { text: store.exampleText, label: 'the example config' };
   const draft = drafts.load();
-  if (parsed.configText !== undefined) {
+  // This tab reloaded (its own address, maybe older than its text): what was on screen.
+  const returning = parsed.configError ? null : drafts.returning(location.hash);
+  if (returning) {
+    text = returning.text;
+    base = { text: returning.base ?? store.exampleText, label: returning.baseLabel ?? 'the example config' };
+  } else if (parsed.configText !== undefined) {
     text = parsed.configText;
     base = { text, label: 'the shared link' };
-  } else if (draft && draft.text !== app.defaultConfig) {
+  } else if (draft && draft.text !== store.exampleText) {
     text = draft.text;
-    base = { text: draft.base ?? app.defaultConfig, label: draft.baseLabel ?? 'the example config' };
+    base = { text: draft.base ?? store.exampleText, label: draft.baseLabel ?? 'the example config' };
   }
   drafts.setBase(base.text, base.label);
   editor.setValue(text, { undoable: false });
   els.dirtyDot.hidden = !drafts.isDirty(text);
-  const draftSetAside = parsed.configText !== undefined && draft && draft.text !== text && draft.text !== app.defaultConfig;
+  // The address of a reloaded tab holds the text it had now (an older one, for a link written
+  // before the last edits): at once, so that the link copied from the address is what is shown.
+  if (returning) setHash(buildHashNow(hashFields()));
+  const draftSetAside = !returning && parsed.configText !== undefined && draft && draft.text !== text && draft.text !== store.exampleText;
   if (draftSetAside) drafts.stash(draft);
   if (parsed.configError) {
     damagedLink(parsed, draft ? 'your draft' : 'the example config');
@@ -721,13 +765,13 @@ async function boot() {
         const earlier = drafts.takeEarlier();
         if (earlier && (await mayDiscard('your earlier edits'))) {
           replaceText(earlier.text, earlier.baseLabel ?? 'the example config', 'Back to your earlier edits.');
-          drafts.setBase(earlier.base ?? app.defaultConfig, earlier.baseLabel ?? 'the example config');
+          drafts.setBase(earlier.base ?? store.exampleText, earlier.baseLabel ?? 'the example config');
           drafts.saveNow(editor.value);
           els.dirtyDot.hidden = !drafts.isDirty(editor.value);
         }
       },
     });
-  } else if (parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
+  } else if (!returning && parsed.configText === undefined && draft && draft.text === text && drafts.isDirty(text)) {
     const when = new Date(draft.savedAt).toLocaleString();
     notify(`Restored your unsaved edits (draft of ${when}).`, {
       label: 'Show changes',
@@ -738,10 +782,10 @@ async function boot() {
 
 boot();
 
-// For the console and the browser tests: the app's state, the editor and the parts.
+// For the console and the browser tests: the page's state, its measurements, the editor and the parts.
 window.nudgePlayground = {
-  app,
-  /** What the engine said (store.js). */
+  metrics,
+  /** The page's state (store.js). */
   get store() {
     return store;
   },

@@ -123,9 +123,11 @@ function whyFailing(engine, report) {
       return; // a visitor the engine refuses: the reason says so
     }
     const v = ex.rules.find((x) => x.id === r.expected.rule);
+    const words = v ? engine.conditionSentences(parsedFile.scenarios[i].session_state).rules[v.index] ?? [] : [];
     out[i] = v
       ? {
-        verdict: v.verdict, index: v.index, conditions: v.conditions.map(({ condition, holds }) => ({ condition, holds })),
+        verdict: v.verdict, index: v.index,
+        conditions: v.conditions.map(({ condition, holds }, k) => ({ condition, holds, sentence: words[k] ?? '' })),
         intent_score: ex.intent_score, idle_ms: ex.idle_ms, path: ex.path, page_url: ex.page_url,
         fired_rule_id: ex.fired_rule_id, quiet_zone: ex.quiet_zone?.pattern ?? null,
       }

@@ -204,6 +204,20 @@ export function ruleDiagnostic(d, rule, sub) {
   }
 }
 
+/**
+ * Any diagnostic of the config in the words of the card it shows on (the Problems list says it
+ * so too): a rule's, named by the rule ("Rule “sizing-help”: The button text is empty: ..."), or a
+ * site setting's. `config`: the config as written (the values the words quote), or null.
+ */
+export function diagnosticWords(d, config) {
+  const m = /^rules\[(\d+)\]/.exec(d.path || '');
+  if (!m) return settingsDiagnostic(d, config).text;
+  const rule = config?.rules?.[Number(m[1])];
+  const { text } = ruleDiagnostic(d, rule, d.path.slice(m[0].length));
+  const name = typeof rule?.id === 'string' && rule.id ? `“${rule.id}”` : `${Number(m[1]) + 1}`;
+  return `Rule ${name}: ${text}`;
+}
+
 /** A quiet zone's or a site setting's diagnostic in the card's words: `{ text, item? }`. */
 export function settingsDiagnostic(d, config) {
   const zone = /^quiet_zones\[(\d+)\]$/.exec(d.path);

@@ -8,17 +8,26 @@ import { h } from './util.js';
 
 const KEY = 'nudge-rules:draft:v1';
 const EARLIER = 'nudge-rules:draft:earlier:v1';
+// In this tab's session storage (it survives a reload of the tab, no other tab sees it): the text
+// the tab left with, and the addresses a reload of it opens.
+const LEFT = 'nudge-rules:left:v1';
 
 export class Drafts {
-  constructor(storage = globalThis.localStorage) {
+  constructor(storage = globalThis.localStorage, session = globalThis.sessionStorage) {
     this.storage = storage;
+    this.session = session;
     this.base = '';
     this.baseLabel = 'the example config';
     this.timer = null;
+    // Nothing is written before the saved draft was read: a page left while it loads (a second
+    // reload) has an empty editor, and writing it would erase the draft it was about to restore.
+    this.loaded = false;
+    this.returned = null; // the left tab state this page came back with (`returning`)
   }
 
   /** The saved draft `{ text, base, baseLabel, savedAt }`, or null. */
   load() {
+    this.loaded = true;
     try {
       const d = JSON.parse(this.storage.getItem(KEY) || 'null');
       return d && typeof d.text === 'string' ? d : null;
@@ -49,6 +58,42 @@ export class Drafts {
     }
   }
 
+  /**
+   * This tab goes away (pagehide) with `text` on screen; `hashes`: the addresses a reload of it
+   * may open (a reload takes the address it had when it began, before the page wrote its last
+   * link as it left).
+   */
+  leave(text, hashes) {
+    try {
+      // A tab that came back with its text (`returning`) keeps the addresses it came back from:
+      // reloaded twice in a row, the second load may open the first one's address again.
+      const before = this.returned?.hashes ?? [];
+      const all = [...new Set([...before, ...hashes])].slice(-8);
+      this.session?.setItem(LEFT, JSON.stringify({ text, hashes: all, base: this.base, baseLabel: this.baseLabel }));
+    } catch {
+      // storage full or disabled: a reload opens the link's config and keeps the draft aside
+    }
+  }
+
+  /**
+   * `{ text, base, baseLabel }` the tab left with when `hash` is one of its own addresses (the tab
+   * reloaded: what was on screen, not the older config of its link), else null.
+   */
+  returning(hash) {
+    try {
+      const left = JSON.parse(this.session?.getItem(LEFT) || 'null');
+      this.returned = left && typeof left.text === 'string' && Array.isArray(left.hashes) && left.hashes.includes(hash) ? left : null;
+      return this.returned;
+    } catch {
+      return null;
+    }
+  }
+
+  /** True when `hash` is an address this tab came back from (`returning`): an older link of its own. */
+  ownAddress(hash) {
+    return Boolean(this.returned?.hashes.includes(hash));
+  }
+
   /** The version the edits are measured against: a file opened or saved, a link, the example. */
   setBase(text, label) {
     this.base = text;
@@ -67,6 +112,7 @@ export class Drafts {
 
   saveNow(text) {
     clearTimeout(this.timer);
+    if (!this.loaded) return;
     try {
       if (text === this.base) this.storage.removeItem(KEY);
       else this.storage.setItem(KEY, JSON.stringify({ text, base: this.base, baseLabel: this.baseLabel, savedAt: Date.now() }));

@@ -3,6 +3,12 @@
 // error), so they are the editor's notes, never written into the config: kept in this browser's
 // local storage by rule id and carried by a share link (share.js `n`). They follow a rule when it
 // is moved and when its id is retyped (README, Decisions).
+//
+// The notes are keyed by the ids of one version of the text, `ids`, and follow the text forward
+// only: `follow` is given the ids of the editor's current text (the rule cards' parse, or an
+// engine answer for the text the editor holds now), never of an older text whose answer arrives
+// late, and the share link and the page's exit take the ids of the text they write (app.js
+// `syncNotes`), so a link or a reload never pairs a text with notes keyed by another's ids.
 
 const KEY = 'nudge-rules:descriptions:v1';
 /** The longest description kept, in characters. */
@@ -40,24 +46,32 @@ export class RuleNotes {
   }
 
   /**
-   * Follows the rules' ids in config order after an edit: a new id where the last list had an id
-   * that is gone now (a rule renamed) takes that id's note. The notes of deleted rules are kept
-   * (an undo brings the rule back with its note).
+   * Follows the rules' ids in config order after an edit of the text; `ids` must be those of the
+   * editor's current text. One rule renamed (the lists have the same length and one place holds
+   * a new id where the last list had an id that is gone now) takes its note along. Anything else
+   * that makes ids disappear (a config opened or pasted over, several ids changed at once) moves
+   * no note: the notes stay under their ids, and the notes of deleted rules are kept (an undo
+   * brings the rule back with its note).
    */
   follow(ids) {
     const last = this.ids;
     if (ids.length === last.length && ids.every((id, i) => id === last[i])) return;
+    this.ids = ids.slice();
+    if (ids.length !== last.length) return;
     const present = new Set(ids);
-    let moved = false;
+    const renamed = [];
     ids.forEach((id, i) => {
       const old = last[i];
-      if (old === undefined || this.byId.has(id) || present.has(old) || !this.byId.has(old)) return;
-      this.byId.set(id, this.byId.get(old));
-      this.byId.delete(old);
-      moved = true;
+      if (id !== old && !present.has(old)) renamed.push(i);
     });
-    this.ids = ids.slice();
-    if (moved) this.changed();
+    if (renamed.length !== 1) return;
+    const [i] = renamed;
+    const id = ids[i];
+    const old = last[i];
+    if (this.byId.has(id) || !this.byId.has(old)) return;
+    this.byId.set(id, this.byId.get(old));
+    this.byId.delete(old);
+    this.changed();
   }
 
   /** The notes of the rules `ids` (for a share link): `{ id: text }`, or null when none has one. */

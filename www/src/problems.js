@@ -1,7 +1,9 @@
 // The Problems list under the editor and the config's status pill: every error and lint warning
-// with its place, a button that jumps there, and the engine's code for engineers; and the
-// scenarios that fail (scenarios-panel.js), each a button that shows it in the Scenarios panel.
+// in the rule cards' words (card-words.js: "Button", "8 s"), with its place, a button that jumps
+// there, and the engine's own message and code for engineers; and the scenarios that fail
+// (scenarios-panel.js), each a button that shows it in the Scenarios panel.
 
+import { diagnosticWords } from './card-words.js';
 import { describeExpectation } from './scenarios-panel.js';
 import { formatInt, h } from './util.js';
 
@@ -24,7 +26,13 @@ function failureItems(failures, onShowScenario) {
           h('span', { class: 'diag-where' }, 'Show it in Scenarios')))));
 }
 
-export function renderProblems({ list, count, pill }, { errors, warnings, failures = [], valid, ruleCount, onJump, onShowScenario }) {
+/**
+ * @param {{ list: HTMLElement, count: HTMLElement, pill: HTMLElement }} els
+ * @param {{ errors, warnings, failures?, valid: boolean, ruleCount: number, config: object | null,
+ *           onJump: (line: number, column: number) => void, onShowScenario: (index: number) => void }} model
+ *   `config`: the config as written, whose values the words quote (store.js `writtenConfig`)
+ */
+export function renderProblems({ list, count, pill }, { errors, warnings, failures = [], valid, ruleCount, config, onJump, onShowScenario }) {
   const all = [...errors, ...warnings];
   count.textContent = String(all.length + failures.length);
   count.dataset.severity = errors.length || failures.length ? 'error' : warnings.length ? 'warning' : 'ok';
@@ -41,11 +49,11 @@ export function renderProblems({ list, count, pill }, { errors, warnings, failur
         },
         h('span', { class: 'diag-icon', 'aria-label': d.severity }, d.severity === 'error' ? '!' : '▲'),
         h('span', { class: 'diag-body' },
-          h('span', { class: 'diag-msg' }, d.message),
+          h('span', { class: 'diag-msg' }, diagnosticWords(d, config)),
           h('span', { class: 'diag-where' },
             d.line ? `line ${d.line}${d.column ? `, column ${d.column}` : ''}` : null,
             h('span', { class: 'eng' }, [d.path, d.code].filter(Boolean).map((x) => ` · ${x}`).join('')),
-            d.detail ? h('span', { class: 'eng' }, ` · engine: ${d.detail}`) : null),
+            h('span', { class: 'eng' }, ` · engine: ${d.message}${d.detail ? ` (${d.detail})` : ''}`)),
         ),
       ),
       ),

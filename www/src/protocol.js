@@ -76,9 +76,21 @@
  */
 
 /**
+ * A rule's verdict as the editor gets it: explain's, with each of its conditions as a sentence
+ * for a merchant (the engine's `conditionSentences`, in the order of `conditions`).
+ * @typedef {RuleExplanation & { sentences: string[] }} Verdict
+ */
+
+/**
+ * The visitor's explanation as the editor gets it: explain's, its verdicts with their sentences,
+ * and the page's quiet zone in words (`conditionSentences`' `quiet_zone`).
+ * @typedef {Omit<Explanation, 'rules'> & { rules: Verdict[], quiet_words: string | null }} EditorExplanation
+ */
+
+/**
  * @typedef {object} Evaluation
  * @property {SessionState} state
- * @property {(Omit<Explanation, 'rules'> & { rules: RuleExplanation[] | Delta<RuleExplanation> }) | null} explanation
+ * @property {(Omit<EditorExplanation, 'rules'> & { rules: Verdict[] | Delta<Verdict> }) | null} explanation
  *   null when the engine refuses the visitor (`requestError`)
  * @property {{ message: string, code: string | null } | null} requestError
  * @property {string} requestBody
@@ -125,8 +137,9 @@
  */
 
 /**
- * Why a failing scenario's visitor misses the rule it expects (as-code.js `whyFailing`).
- * @typedef {{ missing: true } | { verdict: string, index: number, conditions: { condition: string, holds: boolean }[],
+ * Why a failing scenario's visitor misses the rule it expects (as-code.js `whyFailing`); each
+ * condition with its sentence (the engine's `conditionSentences`).
+ * @typedef {{ missing: true } | { verdict: string, index: number, conditions: { condition: string, holds: boolean, sentence: string }[],
  *   intent_score: number, idle_ms: number, path: string | null, page_url: string,
  *   fired_rule_id: string | null, quiet_zone: string | null }} FailureWhy
  */

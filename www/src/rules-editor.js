@@ -97,6 +97,21 @@ export class RulesEditor {
     this.edit(edit ? [edit] : setAt(this.text, path, value), options);
   }
 
+  /**
+   * The config as written in `text` (the cards' parse when it is that text's, else `parse(text)`),
+   * or null when the text is not a JSON object.
+   */
+  configOf(text, parse = (t) => readConfig(t ?? '').value) {
+    const value = this.parsedText === text ? this.parsed.value : parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+  }
+
+  /** The ids of the rules of `text`, in order, or null when the text is not a JSON object. */
+  idsOf(text) {
+    const value = this.configOf(text);
+    return value ? (Array.isArray(value.rules) ? value.rules : []).map((r) => r?.id) : null;
+  }
+
   update({ text, diagnostics, pageReports, coverage, failures }) {
     if (text !== undefined) this.text = text;
     if (diagnostics) {

@@ -72,8 +72,7 @@ export class ScenariosPanel {
    * @param {HTMLElement} root  the panel's body (index.html `#scenarios-body`)
    * @param {{ send: (job) => void, currentState: () => object, setState: (s) => void,
    *           notify: (text, action?) => void, onCoverage: (coverage) => void, badge: HTMLElement,
-   *           onFailures: (failures: {index, name, expected, got, because}[]) => void,
-   *           rule: (index: number) => object | undefined }} host  `rule`: the engine's config of a rule
+   *           onFailures: (failures: {index, name, expected, got, because}[]) => void }} host
    */
   constructor(root, host) {
     this.root = root;
@@ -253,7 +252,7 @@ export class ScenariosPanel {
     // Why each failing visitor misses the rule it expects, in the Why panel's words.
     this.because = report.results.map((r, i) => {
       const why = answer.why?.[i];
-      return why ? whyNot(why, this.host.rule(why.index), r.expected?.rule) : '';
+      return why ? whyNot(why, r.expected?.rule) : '';
     });
     this.host.badge.hidden = n === 0;
     this.host.badge.className = `pill ${report.failed ? 'pill-error' : 'pill-fire'}`;

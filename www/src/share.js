@@ -28,7 +28,7 @@ export async function encodeConfig(text) {
   if (typeof CompressionStream === 'function') {
     return 'z' + toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')));
   }
-  return 'b' + toBase64Url(bytes);
+  return encodePlain(text);
 }
 
 export async function decodeConfig(value) {
@@ -39,15 +39,37 @@ export async function decodeConfig(value) {
   throw new Error(`unknown config encoding "${kind}"`);
 }
 
-/** Builds the hash for a state; `configText` null leaves the config out (the example config). */
-export async function buildHash({ intent, idle, url, configText, notes = null }) {
+/** `b` + base64url of the plain UTF-8 text: synchronous, for a page about to go away. */
+function encodePlain(text) {
+  return 'b' + toBase64Url(new TextEncoder().encode(text));
+}
+
+/** The hash of a state, its config and notes already encoded (`c`, `n`: null leaves them out). */
+function hashOf({ intent, idle, url }, c, n) {
   const params = new URLSearchParams();
   params.set('i', String(intent));
   params.set('t', String(idle));
   params.set('u', url);
-  if (configText !== null) params.set('c', await encodeConfig(configText));
-  if (notes) params.set('n', await encodeConfig(JSON.stringify(notes)));
+  if (c !== null) params.set('c', c);
+  if (n !== null) params.set('n', n);
   return '#' + params.toString();
+}
+
+/** Builds the hash for a state; `configText` null leaves the config out (the example config). */
+export async function buildHash(fields) {
+  const { configText, notes = null } = fields;
+  return hashOf(fields,
+    configText === null ? null : await encodeConfig(configText),
+    notes ? await encodeConfig(JSON.stringify(notes)) : null);
+}
+
+/**
+ * The same hash at once, uncompressed (`b`): written as the page goes away (pagehide), when a
+ * change is still waiting for its compressed link, so that a reload opens what was on screen.
+ */
+export function buildHashNow(fields) {
+  const { configText, notes = null } = fields;
+  return hashOf(fields, configText === null ? null : encodePlain(configText), notes ? encodePlain(JSON.stringify(notes)) : null);
 }
 
 /** Why a config could not be decoded, in words (the browser's own text is "Failed to fetch"). */

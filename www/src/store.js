@@ -1,11 +1,15 @@
-// The page's one store of what the engine said. Each answer of the worker (protocol.js) is an
-// action applied by `reduce`, a pure function: the state before and the action in, the state
-// after out, never changed in place. The long lists the worker sends as deltas (the rules, their
-// sentences, the verdicts) are put back together here, keeping the items that did not change (the
-// Why panel skips redrawing them). What is derived from the state (sentences by rule id, lint
-// warnings by rule, the rule count) is computed by the selectors below, not stored. app.js
-// dispatches and draws.
+// The page's one store: what the engine said and the page's own state (the text on screen, the
+// example config, the share link last written or read, the Undo on offer, the marks in the JSON
+// view). Each answer of the worker (protocol.js) and each change of the page is an action applied
+// by `reduce`, a pure function: the state before and the action in, the state after out, never
+// changed in place (an action that changes nothing gives the same state back). The long lists the
+// worker sends as deltas (the rules, their sentences, the verdicts) are put back together here,
+// keeping the items that did not change (the Why panel skips redrawing them). What is derived
+// from the state (sentences by rule id, lint warnings by rule, the rule count, whether the
+// answers are for the text on screen, the config as written) is computed by the selectors below,
+// not stored. app.js dispatches and draws.
 
+import { readConfig } from './config-edits.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 
 /** @typedef {import('./protocol.js').Answer} Answer */
@@ -37,6 +41,14 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {import('./protocol.js').Limits | null} limits the engine's limits of a config
  * @property {{ rules: Rule[], summary: RuleSummary[], verdicts: RuleExplanation[] }} lists
  *   the lists as last assembled from the worker's deltas
+ * @property {{ encoded: number, decoded: number, responseEnd: number } | null} wasm how the
+ *   worker's module arrived (its load report)
+ * @property {string | null} text the config text on screen (null until the page has loaded one)
+ * @property {string} exampleText the example config (a share link leaves it out)
+ * @property {string | null} hash the share link this page last wrote or read
+ * @property {string | null} undoAfter the text a destructive edit left, while its toast offers Undo
+ * @property {{ key: string, text: string | null }} marked the problems marked in the JSON view, and
+ *   the text they were marked in
  */
 
 /** @type {State} */
@@ -52,11 +64,22 @@ export const initialState = Object.freeze({
   failures: [],
   limits: null,
   lists: { rules: [], summary: [], verdicts: [] },
+  wasm: null,
+  text: null,
+  exampleText: '',
+  hash: null,
+  undoAfter: null,
+  marked: { key: '[]', text: null },
 });
 
 /**
- * @typedef {{ type: 'answer', answer: Answer, text?: string } | { type: 'failures', failures: Failure[] }} Action
- *   `answer`: an answer of the worker, `text` the text its job compiled
+ * @typedef {{ type: 'answer', answer: Answer, text?: string } | { type: 'failures', failures: Failure[] }
+ *   | { type: 'text', text: string } | { type: 'example', text: string } | { type: 'hash', hash: string }
+ *   | { type: 'undoOffered', text: string } | { type: 'toast' } | { type: 'marked', key: string, text: string | null }} Action
+ *   `answer`: an answer of the worker, `text` the text its job compiled; `text`: the text on
+ *   screen changed; `example`: the example config arrived; `hash`: the share link written or
+ *   read; `undoOffered`: a destructive edit left `text`, Undo offered; `toast`: another toast
+ *   replaced the Undo; `marked`: the problems `key` were marked in the JSON view of `text`
  */
 
 /**
@@ -69,7 +92,21 @@ export function reduce(state, action) {
     case 'answer':
       return applyAnswer(state, action.answer, action.text);
     case 'failures':
-      return { ...state, failures: action.failures };
+      return JSON.stringify(action.failures) === JSON.stringify(state.failures) ? state : { ...state, failures: action.failures };
+    case 'text':
+      if (action.text === state.text) return state;
+      // An Undo offered for an edit goes once the text changes again (Ctrl+Z still takes it back).
+      return { ...state, text: action.text, undoAfter: state.undoAfter === action.text ? state.undoAfter : null };
+    case 'example':
+      return { ...state, exampleText: action.text };
+    case 'hash':
+      return action.hash === state.hash ? state : { ...state, hash: action.hash };
+    case 'undoOffered':
+      return { ...state, undoAfter: action.text };
+    case 'toast':
+      return state.undoAfter === null ? state : { ...state, undoAfter: null };
+    case 'marked':
+      return { ...state, marked: { key: action.key, text: action.text } };
     default:
       return state;
   }
@@ -98,6 +135,7 @@ function assemble(before, sent) {
  */
 function applyAnswer(state, a, text) {
   let next = state;
+  if (a.wasm) next = { ...next, wasm: a.wasm };
   if (a.limits) next = { ...next, limits: a.limits };
   if (a.compile) {
     const c = a.compile;
@@ -185,8 +223,39 @@ export const summaryById = (state) => summaryMap(state.summary);
 /** The lint warnings of each rule, by index. @param {State} state */
 export const warningsByRule = (state) => warningsMap(state.warnings);
 
+const writtenMap = memo((/** @type {string | null} */ text) => {
+  const { value } = readConfig(text ?? '');
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+});
+
+/**
+ * The config as written in the text the errors belong to (the values the cards' words quote:
+ * an empty button text, 90,000,000 ms), or null when it is not a JSON object; parsed once per text.
+ * @param {State} state
+ */
+export const writtenConfig = (state) => writtenMap(state.compiledText);
+
 /** @param {State} state */
 export const ruleCount = (state) => state.config?.rules.length ?? 0;
 
 /** The preview shows the last valid config: the text has errors, an earlier one compiled. @param {State} state */
 export const isStale = (state) => !state.valid && state.hasEngine;
+
+/** The engine has compiled a text once (the page is ready). @param {State} state */
+export const isReady = (state) => state.compiledText !== null;
+
+/** The engine's answers are for the text on screen (no keystroke since). @param {State} state */
+export const isCurrent = (state) => state.text !== null && state.compiledText === state.text;
+
+/** The config a share link holds: null for the example config (left out of the link). @param {State} state */
+export const sharedText = (state) => (state.text === state.exampleText ? null : state.text);
+
+/**
+ * The problems `key` still to be marked in the JSON view: their places belong to the compiled
+ * text, so only when it is the text on screen, and only when they changed (an unchanged empty
+ * list is no transaction for the editor).
+ * @param {State} state
+ * @param {string} key
+ */
+export const needsMarks = (state, key) => isCurrent(state)
+  && !(key === state.marked.key && (key === '[]' || state.marked.text === state.text));

@@ -4,7 +4,7 @@
 // list scrolls itself (not the page) to the rule that fires.
 
 import { LazyList } from './lazy-list.js';
-import { conditionSentence, verdictSentence } from './plain.js';
+import { verdictSentence } from './plain.js';
 import { ruleColor } from './colors.js';
 import { NUDGE_LABELS, esc, formatCountdown, h, nudgeIcon } from './util.js';
 
@@ -58,9 +58,9 @@ export class WhyPanel {
 
   /**
    * @param {object} ex  engine.explain()
-   * @param {{config, summary: Map, warningsByRule: Map, report, notes?: import('./notes.js').RuleNotes}} model
+   * @param {{config, summary: Map, warningsByRule: Map, notes?: import('./notes.js').RuleNotes}} model
    */
-  render(ex, { config, summary, warningsByRule, report, notes = null }) {
+  render(ex, { config, summary, warningsByRule, notes = null }) {
     delete this.rulesEl.dataset.empty;
     const waiting = waitingFor(ex);
     this.countdown.hidden = !waiting;
@@ -72,32 +72,23 @@ export class WhyPanel {
     }
     this.renderFacts(ex, waiting);
 
-    const matchedBy = new Map(); // "rules[3].when.pages" -> patterns that match the page
-    for (const m of report?.matches ?? []) {
-      const list = m.json_path.replace(/\[\d+\]$/, '');
-      if (!matchedBy.has(list)) matchedBy.set(list, []);
-      matchedBy.get(list).push(m.pattern);
-    }
-    // A card is remade only when something it shows changed: its verdict (the same object when
-    // the worker's delta left it alone), its rule, sentence inputs, summary or lint findings.
+    // A card is remade only when something it shows changed: its verdict with its sentences (the
+    // same object when the worker's delta left it alone), its rule, summary or lint findings.
     this.memo ??= [];
     const cards = ex.rules.map((r) => {
       const rule = config?.rules?.[r.index];
       const isNext = Boolean(waiting && waiting.rule === r.id);
       const warnings = warningsByRule.get(r.index) ?? [];
-      const matched = r.conditions.some((c) => c.condition === 'pages' || c.condition === 'exclude_pages')
-        ? ['pages', 'exclude_pages'].map((k) => (matchedBy.get(`rules[${r.index}].when.${k}`) ?? []).join('\n')).join('\t')
-        : '';
       const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? ex.fired_rule_id : '',
-        r.verdict === 'quiet' ? ex.quiet_zone?.pattern : '', ex.intent_score, ex.idle_ms, ex.path, matched,
+        r.verdict === 'quiet' ? ex.quiet_words : '',
         summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : '', notes?.get(r.id) ?? ''].join('\u0000');
       const memo = this.memo[r.index];
       if (memo && memo.r === r && memo.rule === rule && memo.context === context) return memo.card;
-      const conditions = r.conditions.map((c) => ({
+      const conditions = r.conditions.map((c, k) => ({
         holds: c.holds,
         condition: c.condition,
         detail: c.detail,
-        text: conditionSentence(c, rule, ex, matchedBy.get(`rules[${r.index}].when.${c.condition}`) ?? []),
+        text: r.sentences[k] ?? c.detail,
       }));
       const card = {
         index: r.index,
@@ -105,7 +96,7 @@ export class WhyPanel {
         type: r.nudge_type,
         verdict: r.verdict,
         badge: isNext ? `in ${formatCountdown(waiting.wait)}` : VERDICTS[r.verdict] || r.verdict,
-        note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietZone: ex.quiet_zone?.pattern }),
+        note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietWords: ex.quiet_words }),
         summary: summary.get(r.id) ?? null,
         description: notes?.get(r.id) || null,
         warnings,

@@ -147,7 +147,15 @@ function evaluate(state) {
   } catch {
     report = null;
   }
-  if (explanation) explanation.rules = delta('verdicts', explanation.rules);
+  if (explanation) {
+    // Each condition as a sentence for a merchant, beside it (the engine's words: crate::words).
+    const words = engine.conditionSentences(state);
+    explanation.rules.forEach((r, i) => {
+      r.sentences = words.rules[i] ?? [];
+    });
+    explanation.quiet_words = words.quiet_zone;
+    explanation.rules = delta('verdicts', explanation.rules);
+  }
   return { state, explanation, requestError, requestBody, response: apiResponse(requestBody), report };
 }
 

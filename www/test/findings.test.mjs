@@ -364,7 +364,7 @@ describe('issue 15 findings', () => {
     const page = await editorPage();
     const entry = await page.evaluate(() => {
       // The worker reports its own fetch of the module (the page's timeline does not hold it).
-      const fromWorker = window.nudgePlayground?.app?.wasmResource;
+      const fromWorker = window.nudgePlayground?.store?.wasm ?? window.nudgePlayground?.app?.wasmResource;
       if (fromWorker) return fromWorker;
       const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
       return e ? { encoded: e.encodedBodySize, decoded: e.decodedBodySize } : null;

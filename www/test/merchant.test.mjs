@@ -72,6 +72,21 @@ async function clickUndo(page) {
   await settled(page);
 }
 
+/**
+ * The example config with four findings on sizing-help: an empty button text, a 25 h idle time, a
+ * page pattern ending in "/" and an unknown field. `index`: sizing-help's place.
+ */
+function brokenSizingHelp() {
+  const config = JSON.parse(STOREFRONT);
+  const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+  const rule = config.rules[index];
+  rule.nudge.cta = '';
+  rule.when.min_idle_ms = 90_000_000;
+  rule.when.pages.push('/products/');
+  rule.colour = 'red';
+  return { config, index };
+}
+
 describe('issue 24 findings', () => {
   test('1. deleting a rule or a chip offers Undo, and Ctrl+Z / Ctrl+Shift+Z work in the Rules view on one history', async () => {
     const page = await editorPage();
@@ -494,10 +509,15 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
-  // Known bug, issue 24 still open: typed quickly (20 ms a key, under load), a retyped id
-  // sometimes loses its description (about 1 run in 4 on this machine). Kept as a todo test so
-  // that it runs and reports, without failing the suite, until the rename race is found.
-  test('11b. a rule\'s description follows its id when the id is retyped', { todo: 'description sometimes lost when the id is retyped quickly' }, async () => {
+  // Typed quickly (20 ms a key) and reloaded at once, this lost the rule's description about one
+  // run in five under load: the reload's page was left by the second navigation (a second reload)
+  // before it had read its draft, and its pagehide saved the empty editor over the draft, so the
+  // example config came back and the retyped rule, description and all, was gone. The notes also
+  // followed the ids of engine answers for older texts, and the link could pair a text with notes
+  // keyed by another text's ids. And a reload opens the address the tab had when it began, so a
+  // link written before the last edits brought their config back (the draft set aside): 2 runs of
+  // 25 under load, and every run once the test waits for that link.
+  test('11b. a rule\'s description follows its id when the id is retyped, through a reload and the share link', async () => {
     const page = await editorPage();
     const ids = await ruleIds(page);
     const note = 'Stylist chat for shoppers who hesitate on a product page (Q3 test)';
@@ -507,6 +527,9 @@ describe('issue 24 findings', () => {
     await settled(page);
     await sizing.getByRole('button', { name: 'Move sizing-help to the top' }).click();
     await settled(page);
+    // The link of the moved config is in the address (written once changes pause for 500 ms);
+    // the retyped id is not in a link yet when the page reloads.
+    await page.waitForFunction(() => /[#&]c=/.test(location.hash));
     const top = await card(page, 0);
     await top.locator('.rc-id').click();
     await page.keyboard.press('End');
@@ -514,6 +537,19 @@ describe('issue 24 findings', () => {
     await settled(page);
     assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
     assert.equal(await top.locator('.rc-desc').inputValue(), note);
+
+    // Reloaded at once (the address still holds the link of the moved config), and again while
+    // the page loads: the edits and the description are what was on screen, and so is the link.
+    await page.reload();
+    await open(page, env.server, new URL(page.url()).hash);
+    assert.equal((await ruleIds(page))[0], 'sizing-help-v2');
+    assert.equal(await (await card(page, 0)).locator('.rc-desc').inputValue(), note);
+    await page.waitForFunction(() => /[#&]n=/.test(location.hash));
+    const other = await freshPage(env);
+    await open(other, env.server, new URL(page.url()).hash);
+    assert.equal((await ruleIds(other))[0], 'sizing-help-v2');
+    assert.equal(await (await card(other, 0)).locator('.rc-desc').inputValue(), note);
+    await other.close();
     await page.close();
   });
 
@@ -594,13 +630,7 @@ describe('issue 24 findings', () => {
 
   test('13. each rule error shows once, under its field, in the card\'s words; scenario failures and replay changes use the same words', async () => {
     const page = await editorPage();
-    const config = JSON.parse(STOREFRONT);
-    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
-    const rule = config.rules[index];
-    rule.nudge.cta = '';
-    rule.when.min_idle_ms = 90_000_000;
-    rule.when.pages.push('/products/');
-    rule.colour = 'red';
+    const { config, index } = brokenSizingHelp();
     await setConfig(page, JSON.stringify(config, null, 2));
     const sizing = await card(page, index);
     const text = await sizing.innerText();
@@ -648,6 +678,63 @@ describe('issue 24 findings', () => {
     const listed = await changes.innerText();
     assert.match(listed, /rule “sizing-help” fires at once/);
     assert.doesNotMatch(listed, /after 0 ms|\b0 ms/);
+    await page.close();
+  });
+
+  test('13c. the Problems list says each finding in the card\'s words, naming the rule; the engine\'s text is in the engineer details', async () => {
+    const page = await editorPage();
+    const { config } = brokenSizingHelp();
+    config.quiet_zones.push('/account/');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    const said = await page.locator('#diagnostics li.diag .diag-msg').allInnerTexts();
+    for (const words of [
+      'Rule “sizing-help”: The button text is empty: write 1 to 80 characters.',
+      'Rule “sizing-help”: The idle time can be at most 24 h; this is 25 h.',
+      'Rule “sizing-help”: “/products/” ends with “/”, which no page address does.',
+      'Rule “sizing-help”: “colour” is not a setting of a rule. Fix it in the JSON.',
+      '“/account/” ends with “/”, which no page address does.',
+    ]) assert.ok(said.includes(words), `Problems says "${words}":\n${said.join('\n')}`);
+    for (const text of said) assert.doesNotMatch(text, /\bcta\b|idle_ms|min_idle|86,400,000|90000000|normalized|rules\[/, text);
+    // The engine's own message stays one click away, for engineers.
+    await page.locator('#eng-btn').click();
+    assert.match(await page.locator('#diagnostics li.diag.error').first().innerText(), /engine: /);
+    await page.close();
+  });
+
+  // The sentences of a rule's conditions are the engine's (src/words.rs, engine.conditionSentences),
+  // not a second copy in the page: a page excluded by a pattern names it in a failing scenario
+  // (the page's copy had no pattern to name there: "excluded by ."), a quiet zone is said in the
+  // engine's words, and the rule summaries say "at once" as the cards do (they said "right away").
+  test('13b. the Why panel, failing scenarios and rule summaries take their sentences from the engine, in the cards\' words', async () => {
+    const page = await editorPage();
+    const config = JSON.parse(STOREFRONT);
+    const index = config.rules.findIndex((r) => r.id === 'sizing-help');
+    await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
+    const conds = page.locator('#explain-rules [data-rule="sizing-help"] .cond-text');
+    await conds.first().waitFor();
+    assert.deepEqual(await conds.allInnerTexts(), [
+      'Intent 82 is at least the 60 this rule needs',
+      'Idle 9 s, past the 8 s this rule waits for',
+      'Page /products/linen-shirt is one of this rule\'s pages (/products/**)',
+      'Page /products/linen-shirt is not excluded (/products/gift-card)',
+    ]);
+    const gift = page.locator('#explain-rules [data-rule="gift-guide"] .rule-summary');
+    await gift.scrollIntoViewIfNeeded();
+    assert.match(await gift.innerText(), /at any intent at once\.$/);
+
+    await openScenarios(page);
+    await saveVisitor(page, 'a shirt shopper');
+    config.rules[index].when.exclude_pages.push('/products/linen-*');
+    await setConfig(page, JSON.stringify(config, null, 2));
+    await page.locator('#config-status', { hasText: 'scenario fails' }).waitFor();
+    for (const where of ['#diagnostics li.scenario-fail', '#scenarios-body .sc-item.fail .sc-reason']) {
+      assert.match(await page.locator(where).innerText(), /Page \/products\/linen-shirt is excluded by \/products\/linen-\*\./, where);
+    }
+
+    await setState(page, { url: '/checkout/pay' });
+    const quiet = page.locator('#explain-rules [data-rule="sizing-help"] .verdict');
+    await quiet.waitFor();
+    assert.equal(await quiet.getAttribute('title'), 'This page is in the quiet zone /checkout/**: no nudge shows here, whatever the rules say.');
     await page.close();
   });
 
@@ -825,4 +912,33 @@ describe('issue 24 findings', () => {
       await page.close();
     });
   }
+
+  // "One store for the page": app.js kept a second, mutable state object beside the store (the
+  // text, the share link, the example config, the Undo on offer, the marks, the failures' key).
+  test('18. one store: the text on screen, the share link, the example config and the Undo on offer are the store\'s state', async () => {
+    const page = await editorPage();
+    const state = () => page.evaluate(() => {
+      const p = window.nudgePlayground;
+      const s = p.store;
+      return { text: s.text === p.editor.value, example: s.exampleText, hash: s.hash, location: location.hash, undoAfter: s.undoAfter, second: 'app' in p };
+    });
+    let s = await state();
+    assert.equal(s.second, false, 'no second state object');
+    assert.equal(s.text, true);
+    assert.equal(s.example, STOREFRONT);
+    const sizing = await card(page, (await ruleIds(page)).indexOf('sizing-help'));
+    await sizing.getByRole('button', { name: 'Delete sizing-help' }).click();
+    await settled(page);
+    s = await state();
+    assert.equal(s.text, true);
+    assert.equal(s.undoAfter, await configText(page), 'the Undo on offer is the store\'s');
+    await page.waitForFunction(() => /[#&]c=/.test(location.hash));
+    s = await state();
+    assert.equal(s.hash, s.location, 'the share link written is the store\'s');
+    await clickUndo(page);
+    s = await state();
+    assert.equal(s.undoAfter, null);
+    assert.equal(await configText(page), STOREFRONT);
+    await page.close();
+  });
 });

@@ -125,7 +125,7 @@ for (const [n, view, panels] of CASES) {
     await settled(page);
     const { longTasks, worker } = await page.evaluate(() => ({
       longTasks: window.perf.longTasks,
-      worker: window.nudgePlayground.app.timings.slice(-20).filter((t) => t.kind === 'text').map((t) => t.workerMs),
+      worker: window.nudgePlayground.metrics.timings.slice(-20).filter((t) => t.kind === 'text').map((t) => t.workerMs),
     }));
     const s = stats(timings);
     results.keystroke.push({
@@ -164,9 +164,9 @@ for (const compress of [false, true]) {
       await page.goto(`${server.url}/www/`);
       await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
       const readyMs = await page.evaluate(() => performance.now());
-      await page.waitForFunction(() => window.nudgePlayground.app.wasmResource, null, { timeout: 10_000 });
+      await page.waitForFunction(() => window.nudgePlayground.store.wasm, null, { timeout: 10_000 });
       const m = await page.evaluate(() => ({
-        wasm: window.nudgePlayground.app.wasmResource,
+        wasm: window.nudgePlayground.store.wasm,
         page: performance.getEntriesByType('resource').reduce((sum, e) => sum + e.encodedBodySize, 0)
           + (performance.getEntriesByType('navigation')[0]?.encodedBodySize ?? 0),
       }));
