@@ -231,14 +231,7 @@ impl Site {
         }));
         self.version_slot(mode).store(version, Ordering::SeqCst);
         drop(status);
-        metrics
-            .reloads
-            .get_or_create(&self.reload_labels("ok"))
-            .inc();
-        metrics
-            .site_config_valid
-            .get_or_create(&self.labels())
-            .set(1);
+        self.count_reload_ok(metrics);
         tracing::info!(site = %self.id, %mode, version, "config version installed");
         Ok(())
     }
@@ -311,14 +304,7 @@ impl Site {
                     status.loaded_at_unix_s = Some(unix_now_s());
                     status.reloads_ok += 1;
                 }
-                metrics
-                    .reloads
-                    .get_or_create(&self.reload_labels("ok"))
-                    .inc();
-                metrics
-                    .site_config_valid
-                    .get_or_create(&self.labels())
-                    .set(1);
+                self.count_reload_ok(metrics);
                 tracing::info!(
                     site = %self.id,
                     config_sha256 = %sha.get(..12).unwrap_or_default(),
@@ -375,6 +361,19 @@ impl Site {
             .reloads
             .get_or_create(&self.reload_labels("refused"))
             .inc();
+    }
+
+    /// A valid config is now served, from the sites file or the store: one more good reload,
+    /// and the site's config is valid.
+    fn count_reload_ok(&self, metrics: &Metrics) {
+        metrics
+            .reloads
+            .get_or_create(&self.reload_labels("ok"))
+            .inc();
+        metrics
+            .site_config_valid
+            .get_or_create(&self.labels())
+            .set(1);
     }
 
     fn labels(&self) -> SiteLabels {
