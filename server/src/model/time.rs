@@ -108,6 +108,18 @@ pub fn format_ms(ms: i64) -> String {
     nudge_rules::replay::format_unix_ms(ms.clamp(MIN_MS, MAX_MS))
 }
 
+/// A time written on the wire as [`format_ms`] writes it, straight into the serializer's output
+/// (no `String` per time: a page of 50 sessions has 100).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireTime(pub i64);
+
+impl serde::Serialize for WireTime {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = nudge_rules::replay::format_unix_ms_ascii(self.0.clamp(MIN_MS, MAX_MS));
+        serializer.serialize_str(std::str::from_utf8(&text).unwrap_or_default())
+    }
+}
+
 /// The current time in Unix milliseconds.
 pub fn now_ms() -> i64 {
     Timestamp::now().as_millisecond()

@@ -521,11 +521,16 @@ impl ListPage {
             _ => None,
         };
         let rows: &'r Vec<T> = rows;
-        to_body(&ListEnvelope {
-            data: rows.iter().map(item).collect(),
-            next_cursor,
-            has_more,
-        })
+        // Sized for the page up front (a listed session is about 200 bytes), so that the text
+        // is not copied again and again as it grows.
+        to_body_sized(
+            &ListEnvelope {
+                data: rows.iter().map(item).collect(),
+                next_cursor,
+                has_more,
+            },
+            256 + 256 * rows.len(),
+        )
     }
 }
 
@@ -546,4 +551,14 @@ pub(crate) struct DataEnvelope<I> {
 /// The JSON text of a response body (fields in declaration order).
 pub(crate) fn to_body<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+/// [`to_body`] into a buffer of `capacity` bytes first.
+pub(crate) fn to_body_sized<T: Serialize>(value: &T, capacity: usize) -> String {
+    let mut text = Vec::with_capacity(capacity);
+    match serde_json::to_writer(&mut text, value) {
+        // serde_json writes UTF-8 only.
+        Ok(()) => String::from_utf8(text).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
 }

@@ -10,7 +10,7 @@ use super::query::Params;
 use super::{ListPage, serve_read, store_of, unavailable};
 use crate::model::cursor::{Endpoint, Filters};
 use crate::model::derive::NudgeSummary;
-use crate::model::time::format_ms;
+use crate::model::time::WireTime;
 use crate::state::AppState;
 use crate::store::NudgeFilter;
 
@@ -60,7 +60,7 @@ pub struct NudgeItem<'a> {
     session_id: &'a str,
     #[serde(rename = "type")]
     nudge_type: &'a str,
-    shown_at: String,
+    shown_at: WireTime,
     outcome: &'a str,
     influenced_conversion: bool,
 }
@@ -72,7 +72,7 @@ impl<'a> NudgeItem<'a> {
             id: &n.id,
             session_id: &n.session_id,
             nudge_type: &n.nudge_type,
-            shown_at: format_ms(n.shown_at_ms),
+            shown_at: WireTime(n.shown_at_ms),
             outcome: &n.outcome,
             influenced_conversion: n.influenced_conversion,
         }

@@ -11,7 +11,7 @@ use super::{DataEnvelope, ListPage, serve_read, store_of, to_body, unavailable};
 use crate::error::ApiError;
 use crate::model::cursor::{Endpoint, Filters};
 use crate::model::derive::SessionSummary;
-use crate::model::time::{format_ms, now_ms};
+use crate::model::time::{WireTime, now_ms};
 use crate::state::AppState;
 use crate::store::SessionDetail;
 
@@ -85,8 +85,8 @@ pub async fn detail(
 #[derive(Serialize)]
 pub struct SessionItem<'a> {
     id: &'a str,
-    started_at: String,
-    ended_at: String,
+    started_at: WireTime,
+    ended_at: WireTime,
     page_count: i64,
     intent_score: i64,
     converted: bool,
@@ -98,8 +98,8 @@ impl<'a> SessionItem<'a> {
     pub fn of(s: &'a SessionSummary) -> SessionItem<'a> {
         SessionItem {
             id: &s.id,
-            started_at: format_ms(s.started_at_ms),
-            ended_at: format_ms(s.ended_at_ms),
+            started_at: WireTime(s.started_at_ms),
+            ended_at: WireTime(s.ended_at_ms),
             page_count: s.page_count,
             intent_score: s.intent_score,
             converted: s.converted,
@@ -128,7 +128,7 @@ impl<'a> SessionDetailItem<'a> {
                 .map(|e| EventItem {
                     event_type: &e.event_type,
                     url: &e.url,
-                    occurred_at: format_ms(e.occurred_at_ms),
+                    occurred_at: WireTime(e.occurred_at_ms),
                     intent_score: e.intent_score,
                 })
                 .collect(),
@@ -138,7 +138,7 @@ impl<'a> SessionDetailItem<'a> {
                 .map(|n| SessionNudgeItem {
                     nudge_id: &n.id,
                     nudge_type: &n.nudge_type,
-                    shown_at: format_ms(n.shown_at_ms),
+                    shown_at: WireTime(n.shown_at_ms),
                     outcome: &n.outcome,
                     influenced_conversion: n.influenced_conversion,
                 })
@@ -154,7 +154,7 @@ struct EventItem<'a> {
     #[serde(rename = "type")]
     event_type: &'a str,
     url: &'a str,
-    occurred_at: String,
+    occurred_at: WireTime,
     #[serde(skip_serializing_if = "Option::is_none")]
     intent_score: Option<i64>,
 }
@@ -165,7 +165,7 @@ struct SessionNudgeItem<'a> {
     nudge_id: &'a str,
     #[serde(rename = "type")]
     nudge_type: &'a str,
-    shown_at: String,
+    shown_at: WireTime,
     outcome: &'a str,
     influenced_conversion: bool,
 }

@@ -11,9 +11,11 @@
 //! (unreachable, timed out, refused) is a [`StoreError`], which the API answers with 503.
 
 mod group;
+mod lease;
 mod queries;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -31,6 +33,9 @@ pub use queries::{
 /// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
 /// driver; 16 measured no faster than 4 on 2 cores).
 const SQLITE_READERS: u32 = 4;
+
+/// Reading connections to PostgreSQL per instance.
+const POSTGRES_READERS: u32 = 16;
 
 /// How long a request waits for a database connection before the store counts as unreachable.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -75,22 +80,40 @@ enum Backend {
     /// One file; one connection writes (SQLite has one writer), several read (WAL).
     Sqlite {
         writer: SqlitePool,
-        reader: SqlitePool,
+        reader: Arc<lease::Leases<sqlx::Sqlite>>,
         /// Event batches go through it, several per transaction (`group.rs`).
         group: group::GroupWriter,
     },
     /// Writes (and the migrations) on `pool`, with a plan made for each execution; reads on
     /// `reader`, with the plan made once per statement and connection.
-    Postgres { pool: PgPool, reader: PgPool },
+    Postgres {
+        pool: PgPool,
+        reader: Arc<lease::Leases<sqlx::Postgres>>,
+    },
 }
 
-/// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on its
-/// read pool (`read`) or its write pool (`write`).
+/// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on a
+/// leased read connection (`read`; kept for the next read when `$f` succeeds, `lease.rs`) or on
+/// its write pool (`write`).
 macro_rules! dispatch {
     ($store:expr, read, $f:ident($($arg:expr),*)) => {
         match &$store.backend {
-            Backend::Sqlite { reader, .. } => queries::sqlite::$f(reader, $($arg),*).await,
-            Backend::Postgres { reader, .. } => queries::postgres::$f(reader, $($arg),*).await,
+            Backend::Sqlite { reader, .. } => {
+                let mut lease = reader.take().await?;
+                let read = queries::sqlite::$f(lease.connection(), $($arg),*).await;
+                if read.is_ok() {
+                    lease.finish();
+                }
+                read
+            }
+            Backend::Postgres { reader, .. } => {
+                let mut lease = reader.take().await?;
+                let read = queries::postgres::$f(lease.connection(), $($arg),*).await;
+                if read.is_ok() {
+                    lease.finish();
+                }
+                read
+            }
         }
     };
     ($store:expr, write, $f:ident($($arg:expr),*)) => {
@@ -158,6 +181,7 @@ impl Store {
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.read_only(true))
                 .await?;
+            let reader = Arc::new(lease::Leases::new(reader, SQLITE_READERS, ACQUIRE_TIMEOUT));
             let group = group::GroupWriter::start(writer.clone());
             Backend::Sqlite {
                 writer,
@@ -191,11 +215,16 @@ impl Store {
             // which a generic plan does whatever the values; a plan is made again when
             // `ANALYZE` (autovacuum's, or an import's) changes a table's statistics.
             let reader = PgPoolOptions::new()
-                .max_connections(16)
+                .max_connections(POSTGRES_READERS)
                 .test_before_acquire(false)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.options([("plan_cache_mode", "force_generic_plan")]))
                 .await?;
+            let reader = Arc::new(lease::Leases::new(
+                reader,
+                POSTGRES_READERS,
+                ACQUIRE_TIMEOUT,
+            ));
             Backend::Postgres { pool, reader }
         } else {
             return Err(StoreError::new(format!(
@@ -230,7 +259,9 @@ impl Store {
     pub async fn ping(&self) -> Result<(), StoreError> {
         match &self.backend {
             Backend::Sqlite { reader, .. } => {
-                sqlx::query("SELECT 1").execute(reader).await?;
+                let mut lease = reader.take().await?;
+                sqlx::query("SELECT 1").execute(lease.connection()).await?;
+                lease.finish();
             }
             Backend::Postgres { pool, .. } => {
                 sqlx::query("SELECT 1").execute(pool).await?;

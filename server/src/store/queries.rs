@@ -152,11 +152,37 @@ fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
 }
 
+/// A tuple read from a row by column position (a page's rows in [`page_sql`]'s column order).
+/// sqlx's `try_get` checks each value's type against the Rust type first, which cost a tenth
+/// of the server's CPU on a list page; the columns here are the migrations' own (`BIGINT`,
+/// `TEXT`), and a value of another width fails to decode rather than read wrong.
+trait PageRow<R: sqlx::Row>: Sized {
+    fn read(row: &R) -> Result<Self, sqlx::Error>;
+}
+
+macro_rules! page_row {
+    ($($t:ident $i:tt),+) => {
+        impl<R: sqlx::Row, $($t),+> PageRow<R> for ($($t,)+)
+        where
+            usize: sqlx::ColumnIndex<R>,
+            $(for<'r> $t: sqlx::Decode<'r, R::Database>,)+
+        {
+            fn read(row: &R) -> Result<Self, sqlx::Error> {
+                Ok(($(row.try_get_unchecked::<$t, usize>($i)?,)+))
+            }
+        }
+    };
+}
+
+page_row!(A 0, B 1, C 2, D 3, E 4);
+page_row!(A 0, B 1, C 2, D 3, E 4, F 5);
+page_row!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+
 macro_rules! queries {
     ($db:ty, $row:ty, $group:literal, $array:literal, $json_pages:literal) => {
         use std::collections::{HashMap, HashSet};
 
-        use sqlx::{FromRow, Pool, QueryBuilder, Row};
+        use sqlx::{Connection as _, Pool, QueryBuilder, Row};
 
         use super::*;
 
@@ -175,7 +201,7 @@ macro_rules! queries {
         /// The rows of a page read by [`page_sql`]'s query, as tuples in its column order.
         fn read_page<T>(rows: &[$row]) -> Result<Vec<T>, StoreError>
         where
-            T: serde::de::DeserializeOwned + for<'r> FromRow<'r, $row>,
+            T: serde::de::DeserializeOwned + PageRow<$row>,
         {
             if $json_pages {
                 match rows.first() {
@@ -187,7 +213,7 @@ macro_rules! queries {
                     },
                 }
             } else {
-                Ok(rows.iter().map(T::from_row).collect::<Result<Vec<T>, sqlx::Error>>()?)
+                Ok(rows.iter().map(T::read).collect::<Result<Vec<T>, sqlx::Error>>()?)
             }
         }
 
@@ -401,7 +427,7 @@ macro_rules! queries {
         }
 
         pub(crate) async fn list_sessions(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             window: &ListWindow,
             after: Option<(i64, &str)>,
@@ -424,7 +450,7 @@ macro_rules! queries {
             .bind(before_at)
             .bind(before_id)
             .bind(limit_param(limit))
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
             let page: Vec<(String, i64, i64, i64, i64, i64, i64)> = read_page(&rows)?;
             Ok(page
@@ -442,7 +468,7 @@ macro_rules! queries {
         }
 
         pub(crate) async fn session(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             id: &str,
             visible_from_ms: i64,
@@ -455,7 +481,7 @@ macro_rules! queries {
             .bind(mode)
             .bind(id)
             .bind(visible_from_ms)
-            .fetch_optional(pool)
+            .fetch_optional(&mut *conn)
             .await?;
             let Some(row) = row else {
                 return Ok(None);
@@ -469,7 +495,7 @@ macro_rules! queries {
             .bind(&scope.site)
             .bind(mode)
             .bind(id)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
             let events = rows
                 .iter()
@@ -488,14 +514,14 @@ macro_rules! queries {
             .bind(&scope.site)
             .bind(mode)
             .bind(id)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
             let nudges = rows.iter().map(read_nudge).collect::<Result<Vec<_>, _>>()?;
             Ok(Some(SessionDetail { summary, events, nudges }))
         }
 
         pub(crate) async fn replay_page(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             window: &ListWindow,
             after: Option<(i64, &str)>,
@@ -503,7 +529,7 @@ macro_rules! queries {
         ) -> Result<Vec<SessionDetail>, StoreError> {
             let from = window.from_ms.max(window.visible_from_ms);
             let (after_at, after_id) = keyset_after(from, after);
-            let mut tx = pool.begin().await?;
+            let mut tx = conn.begin().await?;
             // Three reads of one snapshot. The page's sessions first; then their page events,
             // looked up by session; then their nudges, a range of `nudges_by_session_start`
             // (a nudge row carries its session's start), which both backends walk in one pass
@@ -610,7 +636,7 @@ macro_rules! queries {
         }
 
         pub(crate) async fn config_version(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             version: Option<i64>,
         ) -> Result<Option<ConfigVersion>, StoreError> {
@@ -622,13 +648,13 @@ macro_rules! queries {
                 .bind(&scope.site)
                 .bind(scope.mode.as_str())
                 .bind(version.unwrap_or(0))
-                .fetch_optional(pool)
+                .fetch_optional(&mut *conn)
                 .await?;
             Ok(row.as_ref().map(|r| read_version(r, true)).transpose()?)
         }
 
         pub(crate) async fn list_versions(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             before: Option<i64>,
             limit: u32,
@@ -641,14 +667,14 @@ macro_rules! queries {
             .bind(scope.mode.as_str())
             .bind(before.unwrap_or(i64::MAX))
             .bind(limit_param(limit))
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
             Ok(rows.iter().map(|r| read_version(r, false)).collect::<Result<Vec<_>, _>>()?)
         }
 
-        pub(crate) async fn latest_versions(pool: &Pool<$db>) -> Result<Vec<(String, String, i64)>, StoreError> {
+        pub(crate) async fn latest_versions(conn: &mut <$db as sqlx::Database>::Connection) -> Result<Vec<(String, String, i64)>, StoreError> {
             let rows = sqlx::query("SELECT site, mode, MAX(version) AS version FROM config_versions GROUP BY site, mode")
-                .fetch_all(pool)
+                .fetch_all(&mut *conn)
                 .await?;
             Ok(rows
                 .iter()
@@ -717,7 +743,7 @@ macro_rules! queries {
         }
 
         pub(crate) async fn list_nudges(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             window: &ListWindow,
             filter: &NudgeFilter,
@@ -756,7 +782,7 @@ macro_rules! queries {
             if let Some(nudge_type) = &filter.nudge_type {
                 query = query.bind(nudge_type);
             }
-            let rows = query.bind(limit_param(limit)).fetch_all(pool).await?;
+            let rows = query.bind(limit_param(limit)).fetch_all(&mut *conn).await?;
             let page: Vec<(String, String, String, i64, String, i64)> = read_page(&rows)?;
             Ok(page
                 .into_iter()
@@ -772,7 +798,7 @@ macro_rules! queries {
         }
 
         pub(crate) async fn session_starts(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             ids: &[&str],
         ) -> Result<HashMap<String, i64>, StoreError> {
@@ -785,7 +811,7 @@ macro_rules! queries {
                     list.push_bind(*id);
                 }
                 list.push_unseparated(")");
-                for row in select.build().fetch_all(pool).await? {
+                for row in select.build().fetch_all(&mut *conn).await? {
                     starts.insert(row.try_get("id")?, row.try_get("started_at")?);
                 }
             }

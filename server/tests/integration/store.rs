@@ -541,3 +541,55 @@ async fn replay_pages_hold_each_session_once_with_its_events_and_nudges() {
         }
     }
 }
+
+/// Reads keep their connections between uses (`store/lease.rs`): more reads at once than the
+/// store has read connections all answer, and reads cancelled at every point of their query
+/// (a client that left) leave no connection in the middle of a query for the next read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clean_connections() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let s = scope("lease", Mode::Live);
+        let events: Vec<NewEvent> = (0..60)
+            .map(|i| page_view(&format!("m{i}"), &format!("sess_{i:03}"), 1000 + i, "/"))
+            .collect();
+        store.insert_events(&s, &events, 0).await.unwrap();
+        let window = ListWindow {
+            from_ms: 0,
+            to_ms: 10_000,
+            visible_from_ms: 0,
+        };
+        let expected: Vec<String> = (0..60).rev().map(|i| format!("sess_{i:03}")).collect();
+        let ids = |page: Vec<nudge_rules_server::model::derive::SessionSummary>| {
+            page.into_iter().map(|s| s.id).collect::<Vec<_>>()
+        };
+        let reads: Vec<_> = (0..64)
+            .map(|_| {
+                let (store, s) = (store.clone(), s.clone());
+                tokio::spawn(async move { store.list_sessions(&s, &window, None, 100).await })
+            })
+            .collect();
+        for read in reads {
+            assert_eq!(
+                ids(read.await.unwrap().unwrap()),
+                expected,
+                "{}",
+                test_store.backend
+            );
+        }
+        for wait_us in (0..400).step_by(7) {
+            let cancelled = tokio::time::timeout(
+                std::time::Duration::from_micros(wait_us),
+                store.list_sessions(&s, &window, None, 100),
+            )
+            .await;
+            if let Ok(page) = cancelled {
+                assert_eq!(ids(page.unwrap()), expected, "{}", test_store.backend);
+            }
+            let detail = store.session(&s, "sess_007", 0).await.unwrap().unwrap();
+            assert_eq!(detail.summary.id, "sess_007", "{}", test_store.backend);
+            let page = store.list_sessions(&s, &window, None, 5).await.unwrap();
+            assert_eq!(ids(page), expected[..5], "{}", test_store.backend);
+        }
+    }
+}

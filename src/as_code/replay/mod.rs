@@ -26,7 +26,7 @@ pub use session::{
     EventRecord, NudgeOutcome, NudgeRecord, Records, SessionParts, SessionRecord, Sessions,
 };
 pub use summary::{OutcomeCounts, ReplaySummary, RuleReach, TypeReach};
-pub use timestamp::format_unix_ms;
+pub use timestamp::{format_unix_ms, format_unix_ms_ascii};
 
 use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;

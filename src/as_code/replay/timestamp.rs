@@ -160,14 +160,31 @@ impl Timestamp {
 /// assert_eq!(nudge_rules::replay::format_unix_ms(1_772_366_405_250), "2026-03-01T12:00:05.250Z");
 /// ```
 pub fn format_unix_ms(ms: i64) -> String {
+    String::from_utf8_lossy(&format_unix_ms_ascii(ms)).into_owned()
+}
+
+/// [`format_unix_ms`]'s text as its 24 ASCII bytes, with no allocation: the server writes two
+/// per listed session straight into its response.
+///
+/// ```
+/// assert_eq!(&nudge_rules::replay::format_unix_ms_ascii(120), b"1970-01-01T00:00:00.120Z");
+/// ```
+pub fn format_unix_ms_ascii(ms: i64) -> [u8; 24] {
     let ms = ms.clamp(MIN_FORMATTED_MS, MAX_FORMATTED_MS);
     let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
+    // 0 to 86,399,999: fits u32, whose division is the cheaper.
+    let in_day = u32::try_from(ms.rem_euclid(86_400_000)).unwrap_or(0);
     let (year, month, day) = civil_from_days(days);
+    // Years 1 to 9999 after the clamp.
+    let year = u32::try_from(year).unwrap_or(0);
+    let (month, day) = (
+        u32::try_from(month).unwrap_or(0),
+        u32::try_from(day).unwrap_or(0),
+    );
     let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
     let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
-    // Into a fixed buffer, digit by digit: the server writes two per list item, and `format!`
-    // cost a list page of 50 sessions a tenth of its time.
+    // Into a fixed buffer, digit by digit: `format!` cost a list page of 50 sessions a tenth of
+    // its time.
     let mut text = *b"0000-00-00T00:00:00.000Z";
     for (range, value) in [
         (0..4, year),
@@ -180,11 +197,11 @@ pub fn format_unix_ms(ms: i64) -> String {
     ] {
         let mut rest = value;
         for digit in text.get_mut(range).into_iter().flatten().rev() {
-            *digit = b'0' + u8::try_from(rest.rem_euclid(10)).unwrap_or(0);
+            *digit = b'0' + u8::try_from(rest % 10).unwrap_or(0);
             rest /= 10;
         }
     }
-    text.iter().copied().map(char::from).collect()
+    text
 }
 
 /// 0001-01-01T00:00:00.000Z in Unix milliseconds.
