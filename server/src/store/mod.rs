@@ -380,11 +380,31 @@ impl Store {
         dispatch!(self, read, session_starts(scope, ids))
     }
 
+    /// Where a backtest page of `count` sessions ends: the `(started_at, id)` of the `count`-th
+    /// session of `scope` that started in `window` (retention applied) after `after`, oldest
+    /// first (ties: id); `None` when fewer are left. It reads only the sessions index, so the
+    /// next page's bound is known long before this page's events are read, and pages can be
+    /// read side by side.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn replay_bound(
+        &self,
+        scope: &Scope,
+        window: &ListWindow,
+        after: Option<(i64, &str)>,
+        count: u32,
+    ) -> Result<Option<(i64, String)>, StoreError> {
+        dispatch!(self, read, replay_bound(scope, window, after, count))
+    }
+
     /// One page of the sessions of `scope` that started in `window` (retention applied), oldest
-    /// first (ties: id), after `after` (the last page's `(started_at, id)`), at most `limit`,
-    /// each with its page events and nudges: what a backtest replays (SPEC 12). The three reads
-    /// share one transaction, so a page is one snapshot. The summaries carry `id`,
-    /// `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
+    /// first (ties: id), after `after` (the last page's `(started_at, id)`) and up to and
+    /// including `upto` (this page's [`Store::replay_bound`]; `None`: to the window's end), at
+    /// most `limit`, each with its page events and nudges: what a backtest replays (SPEC 12).
+    /// The three reads share one transaction, so a page is one snapshot. The summaries carry
+    /// `id`, `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
     ///
     /// # Errors
     ///
@@ -394,9 +414,10 @@ impl Store {
         scope: &Scope,
         window: &ListWindow,
         after: Option<(i64, &str)>,
+        upto: Option<(i64, &str)>,
         limit: u32,
     ) -> Result<Vec<SessionDetail>, StoreError> {
-        dispatch!(self, read, replay_page(scope, window, after, limit))
+        dispatch!(self, read, replay_page(scope, window, after, upto, limit))
     }
 
     /// The config version `version` of `scope`, or the latest when `None`; `None` when there is

@@ -123,8 +123,8 @@ const PAGE_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE')";
 /// The sessions of one replay page, oldest first: `$1` site, `$2` mode, after `($3, $4)` in
 /// (started_at, id) order ([`keyset_after`]), started before `$5`, at most `$6`.
 const REPLAY_PAGE: &str = "SELECT id, started_at, ended_at, intent_score, converted FROM sessions \
-     WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND started_at < $5 \
-     ORDER BY started_at, id LIMIT $6";
+     WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND (started_at, id) <= ($5, $6) \
+     ORDER BY started_at, id LIMIT $7";
 
 /// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
 /// 65,535 parameters per statement.
@@ -145,6 +145,13 @@ fn keyset_after(from_ms: i64, cursor: Option<(i64, &str)>) -> (i64, &str) {
 /// row read) and before `to_ms`, as one exclusive row value (`(to_ms, "")`: before `to_ms`).
 fn keyset_before(to_ms: i64, cursor: Option<(i64, &str)>) -> (i64, &str) {
     cursor.map_or((to_ms, ""), |c| c.min((to_ms, "")))
+}
+
+/// The upper bound of an ascending keyset walk over `(time, id)`: up to and including `upto`
+/// (a page's last row) and before `to_ms`, as one inclusive row value (`(to_ms, "")`: before
+/// `to_ms`, as no id sorts at or before "").
+fn keyset_upto(to_ms: i64, upto: Option<(i64, &str)>) -> (i64, &str) {
+    upto.map_or((to_ms, ""), |u| u.min((to_ms, "")))
 }
 
 /// Clamps a page size to what SQL's LIMIT takes.
@@ -520,15 +527,44 @@ macro_rules! queries {
             Ok(Some(SessionDetail { summary, events, nudges }))
         }
 
+        pub(crate) async fn replay_bound(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            window: &ListWindow,
+            after: Option<(i64, &str)>,
+            count: u32,
+        ) -> Result<Option<(i64, String)>, StoreError> {
+            let from = window.from_ms.max(window.visible_from_ms);
+            let (after_at, after_id) = keyset_after(from, after);
+            let (upto_at, upto_id) = keyset_upto(window.to_ms, None);
+            let row = sqlx::query(
+                "SELECT started_at, id FROM sessions \
+                 WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND (started_at, id) <= ($5, $6) \
+                 ORDER BY started_at, id LIMIT 1 OFFSET $7",
+            )
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(after_at)
+            .bind(after_id)
+            .bind(upto_at)
+            .bind(upto_id)
+            .bind(limit_param(count.saturating_sub(1)))
+            .fetch_optional(&mut *conn)
+            .await?;
+            Ok(row.map(|r| Ok::<_, sqlx::Error>((r.try_get("started_at")?, r.try_get("id")?))).transpose()?)
+        }
+
         pub(crate) async fn replay_page(
             conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             window: &ListWindow,
             after: Option<(i64, &str)>,
+            upto: Option<(i64, &str)>,
             limit: u32,
         ) -> Result<Vec<SessionDetail>, StoreError> {
             let from = window.from_ms.max(window.visible_from_ms);
             let (after_at, after_id) = keyset_after(from, after);
+            let (upto_at, upto_id) = keyset_upto(window.to_ms, upto);
             let mut tx = conn.begin().await?;
             // Three reads of one snapshot. The page's sessions first; then their page events,
             // looked up by session; then their nudges, a range of `nudges_by_session_start`
@@ -560,7 +596,8 @@ macro_rules! queries {
                     .bind(scope.mode.as_str())
                     .bind(after_at)
                     .bind(after_id)
-                    .bind(window.to_ms)
+                    .bind(upto_at)
+                    .bind(upto_id)
                     .bind(limit_param(limit))
                     .fetch_all(&mut *tx)
                     .await?;

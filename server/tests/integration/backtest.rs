@@ -294,3 +294,73 @@ async fn an_invalid_draft_is_a_400_with_every_diagnostic_and_counts_once() {
     assert!(body["message"].as_str().unwrap().contains("from"), "{body}");
     server.shutdown().await;
 }
+
+/// A window of several pages (1,000 sessions each, read two at a time from page bounds found
+/// first) replays every session once, in order: eleven copies of the sample under other ids
+/// count exactly eleven times one copy, on both backends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_of_several_pages_counts_every_session_once() {
+    for test_store in TestStore::both() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start_with_store(&sites(dir.path()), &test_store.url).await;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let one = import_sample(&store, "other", Mode::Test).await;
+        let url = format!("http://{}/v1/nudges/backtest", server.api_addr());
+        let (status, single, _) = post(&url, &key(3), &json!({})).await;
+        assert_eq!(status, 200, "{single}");
+        for copy in 0..11 {
+            let text = SESSIONS
+                .replace("\"sess_", &format!("\"sess_c{copy}_"))
+                .replace("\"nudg_", &format!("\"nudg_c{copy}_"));
+            let sessions = nudge_rules::replay::Sessions::from_text(&text).unwrap();
+            let latest = sessions
+                .records()
+                .flat_map(|r| r.events().map(|e| e.occurred_at_ms).collect::<Vec<_>>())
+                .max()
+                .unwrap();
+            let options = ImportOptions {
+                case_sensitive: false,
+                // Each copy a minute earlier, so pages end inside runs of copies.
+                shift_ms: now_ms() - 3_600_000 - latest - 60_000 * copy,
+            };
+            let imported = import(
+                &store,
+                &scope("shop", Mode::Test),
+                &text,
+                &options,
+                &mut |_, _| {},
+            )
+            .await
+            .unwrap();
+            assert_eq!(imported.sessions, one);
+        }
+        let (status, many, _) = post(&url, &key(1), &json!({})).await;
+        assert_eq!(status, 200, "{many}");
+        let (single, many) = (&single["data"], &many["data"]);
+        let backend = test_store.backend;
+        assert_eq!(many["sessions"], json!(11 * one), "{backend}");
+        assert!(11 * one > 2 * 1000, "{backend}: at least three pages");
+        for (name, counts) in [("draft", &many["rules"]), ("live", &many["live"]["rules"])] {
+            let singles = if name == "draft" {
+                &single["rules"]
+            } else {
+                &single["live"]["rules"]
+            };
+            for (rule_many, rule_one) in counts
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(singles.as_array().unwrap())
+            {
+                assert_eq!(rule_many["id"], rule_one["id"]);
+                assert_eq!(
+                    rule_many["page_views"].as_u64().unwrap(),
+                    11 * rule_one["page_views"].as_u64().unwrap(),
+                    "{backend} {name} {}",
+                    rule_many["id"]
+                );
+            }
+        }
+        server.shutdown().await;
+    }
+}

@@ -498,48 +498,72 @@ async fn replay_pages_hold_each_session_once_with_its_events_and_nudges() {
                 .iter()
                 .filter(|(at, _)| *at >= from_ms && *at < to_ms)
                 .collect();
-            let mut got = Vec::new();
-            let mut after: Option<(i64, String)> = None;
-            loop {
-                let page = store
-                    .replay_page(
-                        &scope,
-                        &window,
-                        after.as_ref().map(|(a, i)| (*a, i.as_str())),
-                        7,
-                    )
-                    .await
-                    .unwrap();
-                let Some(last) = page.last() else { break };
-                after = Some((last.summary.started_at_ms, last.summary.id.clone()));
-                for d in page {
-                    let detail = store
-                        .session(&scope, &d.summary.id, i64::MIN / 2)
+            // Walked by a limit alone, and by the bound of each page read first (as the
+            // backtest reads pages side by side), with room for twice the page.
+            for bounded in [false, true] {
+                let mut got = Vec::new();
+                let mut after: Option<(i64, String)> = None;
+                loop {
+                    let upto = if bounded {
+                        store
+                            .replay_bound(&scope, &window, key_ref(&after), 7)
+                            .await
+                            .unwrap()
+                    } else {
+                        None
+                    };
+                    let page = store
+                        .replay_page(
+                            &scope,
+                            &window,
+                            key_ref(&after),
+                            key_ref(&upto),
+                            if bounded { 14 } else { 7 },
+                        )
                         .await
-                        .unwrap()
                         .unwrap();
-                    assert_eq!(
-                        d.events, detail.events,
-                        "{} {}",
-                        test_store.backend, d.summary.id
-                    );
-                    assert_eq!(
-                        d.nudges, detail.nudges,
-                        "{} {}",
-                        test_store.backend, d.summary.id
-                    );
-                    assert_eq!(d.summary.ended_at_ms, detail.summary.ended_at_ms);
-                    got.push((d.summary.started_at_ms, d.summary.id));
+                    if bounded {
+                        assert!(page.len() <= 7, "{}", test_store.backend);
+                        if let Some((at, id)) = &upto {
+                            let last = page.last().unwrap();
+                            assert_eq!((last.summary.started_at_ms, &last.summary.id), (*at, id));
+                        }
+                    }
+                    let Some(last) = page.last() else { break };
+                    after = Some((last.summary.started_at_ms, last.summary.id.clone()));
+                    for d in page {
+                        let detail = store
+                            .session(&scope, &d.summary.id, i64::MIN / 2)
+                            .await
+                            .unwrap()
+                            .unwrap();
+                        assert_eq!(
+                            d.events, detail.events,
+                            "{} {}",
+                            test_store.backend, d.summary.id
+                        );
+                        assert_eq!(
+                            d.nudges, detail.nudges,
+                            "{} {}",
+                            test_store.backend, d.summary.id
+                        );
+                        assert_eq!(d.summary.ended_at_ms, detail.summary.ended_at_ms);
+                        got.push((d.summary.started_at_ms, d.summary.id));
+                    }
                 }
+                let got: Vec<&(i64, String)> = got.iter().collect();
+                assert_eq!(
+                    got, want,
+                    "{} window {from_ms}..{to_ms} bounded {bounded}",
+                    test_store.backend
+                );
             }
-            let got: Vec<&(i64, String)> = got.iter().collect();
-            assert_eq!(
-                got, want,
-                "{} window {from_ms}..{to_ms}",
-                test_store.backend
-            );
         }
     }
+}
+
+fn key_ref(key: &Option<(i64, String)>) -> Option<(i64, &str)> {
+    key.as_ref().map(|(at, id)| (*at, id.as_str()))
 }
 
 /// Reads keep their connections between uses (`store/lease.rs`): more reads at once than the
