@@ -48,13 +48,15 @@ pub(crate) struct Lease<'a, DB: Database> {
 }
 
 impl<DB: Database> Leases<DB> {
-    /// Reads on `pool`, at most `max_connections` at once (the pool's own maximum), each waiting
-    /// at most `wait` for a connection.
-    pub(crate) fn new(pool: Pool<DB>, max_connections: u32, wait: Duration) -> Leases<DB> {
+    /// Reads on `pool`, at most as many at once as it may open connections, each waiting at
+    /// most `wait` for a connection.
+    pub(crate) fn new(pool: Pool<DB>, wait: Duration) -> Leases<DB> {
+        // No more permits than connections: a read holding a permit must find one.
+        let connections = pool.options().get_max_connections();
         Leases {
             pool,
             idle: Mutex::new(Vec::new()),
-            permits: Semaphore::new(usize::try_from(max_connections).unwrap_or(1)),
+            permits: Semaphore::new(usize::try_from(connections).unwrap_or(1)),
             wait,
         }
     }

@@ -181,7 +181,7 @@ impl Store {
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.read_only(true))
                 .await?;
-            let reader = Arc::new(lease::Leases::new(reader, SQLITE_READERS, ACQUIRE_TIMEOUT));
+            let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
             let group = group::GroupWriter::start(writer.clone());
             Backend::Sqlite {
                 writer,
@@ -220,11 +220,7 @@ impl Store {
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.options([("plan_cache_mode", "force_generic_plan")]))
                 .await?;
-            let reader = Arc::new(lease::Leases::new(
-                reader,
-                POSTGRES_READERS,
-                ACQUIRE_TIMEOUT,
-            ));
+            let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
             Backend::Postgres { pool, reader }
         } else {
             return Err(StoreError::new(format!(
