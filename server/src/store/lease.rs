@@ -18,6 +18,9 @@
 //! A semaphore with one permit per connection of the pool bounds the reads in flight, first
 //! come first served: a connection put back on the idle stack never reaches a reader waiting in
 //! sqlx's pool, so nobody waits there.
+//!
+//! sqlx sees a kept connection as in use, so its `max_lifetime` and `idle_timeout` do not retire
+//! it: a kept connection lives until a read on it fails.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
