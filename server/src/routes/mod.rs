@@ -550,7 +550,7 @@ pub(crate) struct DataEnvelope<I> {
 
 /// The JSON text of a response body (fields in declaration order).
 pub(crate) fn to_body<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    to_body_sized(value, 128)
 }
 
 /// [`to_body`] into a buffer of `capacity` bytes first.

@@ -92,28 +92,27 @@ enum Backend {
     },
 }
 
+/// Runs the read `$f(args)` of [`queries`] on a connection leased from `$reader`, which keeps
+/// the connection for the next read when the read succeeds (`lease.rs`).
+macro_rules! leased {
+    ($reader:expr, $($f:ident)::+($($arg:expr),*)) => {{
+        let mut lease = $reader.take().await?;
+        let read = $($f)::+(lease.connection(), $($arg),*).await;
+        if read.is_ok() {
+            lease.finish();
+        }
+        read
+    }};
+}
+
 /// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on a
 /// leased read connection (`read`; kept for the next read when `$f` succeeds, `lease.rs`) or on
 /// its write pool (`write`).
 macro_rules! dispatch {
     ($store:expr, read, $f:ident($($arg:expr),*)) => {
         match &$store.backend {
-            Backend::Sqlite { reader, .. } => {
-                let mut lease = reader.take().await?;
-                let read = queries::sqlite::$f(lease.connection(), $($arg),*).await;
-                if read.is_ok() {
-                    lease.finish();
-                }
-                read
-            }
-            Backend::Postgres { reader, .. } => {
-                let mut lease = reader.take().await?;
-                let read = queries::postgres::$f(lease.connection(), $($arg),*).await;
-                if read.is_ok() {
-                    lease.finish();
-                }
-                read
-            }
+            Backend::Sqlite { reader, .. } => leased!(reader, queries::sqlite::$f($($arg),*)),
+            Backend::Postgres { reader, .. } => leased!(reader, queries::postgres::$f($($arg),*)),
         }
     };
     ($store:expr, write, $f:ident($($arg:expr),*)) => {

@@ -26,6 +26,14 @@ pub struct ListWindow {
     pub visible_from_ms: i64,
 }
 
+impl ListWindow {
+    /// The first instant whose sessions the window shows: its start or the retention window's,
+    /// whichever is later (Unix milliseconds).
+    pub fn visible_start_ms(&self) -> i64 {
+        self.from_ms.max(self.visible_from_ms)
+    }
+}
+
 /// The filters of `GET /v1/nudges` beyond time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NudgeFilter {
@@ -440,7 +448,7 @@ macro_rules! queries {
             after: Option<(i64, &str)>,
             limit: u32,
         ) -> Result<Vec<SessionSummary>, StoreError> {
-            let from = window.from_ms.max(window.visible_from_ms);
+            let from = window.visible_start_ms();
             let (before_at, before_id) = keyset_before(window.to_ms, after);
             let rows = sqlx::query(&page_sql(
                 SESSION_COLUMNS,
@@ -534,7 +542,7 @@ macro_rules! queries {
             after: Option<(i64, &str)>,
             count: u32,
         ) -> Result<Option<(i64, String)>, StoreError> {
-            let from = window.from_ms.max(window.visible_from_ms);
+            let from = window.visible_start_ms();
             let (after_at, after_id) = keyset_after(from, after);
             let (upto_at, upto_id) = keyset_upto(window.to_ms, None);
             let row = sqlx::query(
@@ -562,7 +570,7 @@ macro_rules! queries {
             upto: Option<(i64, &str)>,
             limit: u32,
         ) -> Result<Vec<SessionDetail>, StoreError> {
-            let from = window.from_ms.max(window.visible_from_ms);
+            let from = window.visible_start_ms();
             let (after_at, after_id) = keyset_after(from, after);
             let (upto_at, upto_id) = keyset_upto(window.to_ms, upto);
             let mut tx = conn.begin().await?;

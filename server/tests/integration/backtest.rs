@@ -30,7 +30,19 @@ fn sites(dir: &Path) -> std::path::PathBuf {
 
 /// examples/sessions.jsonl moved so its latest event is an hour ago, into `site` and `mode`.
 async fn import_sample(store: &Store, site: &str, mode: Mode) -> usize {
-    let sessions = nudge_rules::replay::Sessions::from_text(SESSIONS).unwrap();
+    import_sessions(store, site, mode, SESSIONS, 0).await
+}
+
+/// Sessions in the document's 2.2 shape moved so their latest event is an hour and
+/// `earlier_ms` ago, into `site` and `mode`: how many were imported.
+async fn import_sessions(
+    store: &Store,
+    site: &str,
+    mode: Mode,
+    text: &str,
+    earlier_ms: i64,
+) -> usize {
+    let sessions = nudge_rules::replay::Sessions::from_text(text).unwrap();
     let latest = sessions
         .records()
         .flat_map(|r| r.events().map(|e| e.occurred_at_ms).collect::<Vec<_>>())
@@ -38,18 +50,12 @@ async fn import_sample(store: &Store, site: &str, mode: Mode) -> usize {
         .unwrap();
     let options = ImportOptions {
         case_sensitive: false,
-        shift_ms: now_ms() - 3_600_000 - latest,
+        shift_ms: now_ms() - 3_600_000 - earlier_ms - latest,
     };
-    import(
-        store,
-        &scope(site, mode),
-        SESSIONS,
-        &options,
-        &mut |_, _| {},
-    )
-    .await
-    .unwrap()
-    .sessions
+    import(store, &scope(site, mode), text, &options, &mut |_, _| {})
+        .await
+        .unwrap()
+        .sessions
 }
 
 pub async fn post(url: &str, key: &str, body: &Value) -> (u16, Value, reqwest::header::HeaderMap) {
@@ -312,27 +318,9 @@ async fn a_window_of_several_pages_counts_every_session_once() {
             let text = SESSIONS
                 .replace("\"sess_", &format!("\"sess_c{copy}_"))
                 .replace("\"nudg_", &format!("\"nudg_c{copy}_"));
-            let sessions = nudge_rules::replay::Sessions::from_text(&text).unwrap();
-            let latest = sessions
-                .records()
-                .flat_map(|r| r.events().map(|e| e.occurred_at_ms).collect::<Vec<_>>())
-                .max()
-                .unwrap();
-            let options = ImportOptions {
-                case_sensitive: false,
-                // Each copy a minute earlier, so pages end inside runs of copies.
-                shift_ms: now_ms() - 3_600_000 - latest - 60_000 * copy,
-            };
-            let imported = import(
-                &store,
-                &scope("shop", Mode::Test),
-                &text,
-                &options,
-                &mut |_, _| {},
-            )
-            .await
-            .unwrap();
-            assert_eq!(imported.sessions, one);
+            // Each copy a minute earlier, so pages end inside runs of copies.
+            let imported = import_sessions(&store, "shop", Mode::Test, &text, 60_000 * copy).await;
+            assert_eq!(imported, one);
         }
         let (status, many, _) = post(&url, &key(1), &json!({})).await;
         assert_eq!(status, 200, "{many}");
