@@ -41,7 +41,7 @@ const POSTGRES_READERS: u32 = 16;
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Why the store could not answer. Always a 503 for the API (SPEC 9 "Errors": never a 500).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct StoreError {
     message: String,
 }
@@ -89,6 +89,8 @@ enum Backend {
     Postgres {
         pool: PgPool,
         reader: Arc<lease::Leases<sqlx::Postgres>>,
+        /// List pages go through it, several per query (`batch.rs`).
+        pages: batch::SessionPages,
     },
 }
 
@@ -104,6 +106,8 @@ macro_rules! leased {
         read
     }};
 }
+
+mod batch;
 
 /// Calls the query function `$f` of [`queries`] for whichever backend `$store` has, on a
 /// leased read connection (`read`; kept for the next read when `$f` succeeds, `lease.rs`) or on
@@ -220,7 +224,12 @@ impl Store {
                 .connect_with(options.options([("plan_cache_mode", "force_generic_plan")]))
                 .await?;
             let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
-            Backend::Postgres { pool, reader }
+            let pages = batch::SessionPages::start(Arc::clone(&reader));
+            Backend::Postgres {
+                pool,
+                reader,
+                pages,
+            }
         } else {
             return Err(StoreError::new(format!(
                 "--store {:?}: expected sqlite:PATH or postgres://...",
@@ -327,7 +336,14 @@ impl Store {
         after: Option<(i64, &str)>,
         limit: u32,
     ) -> Result<Vec<SessionSummary>, StoreError> {
-        dispatch!(self, read, list_sessions(scope, window, after, limit))
+        match &self.backend {
+            Backend::Postgres { pages, .. } => {
+                pages.list_sessions(scope, window, after, limit).await
+            }
+            Backend::Sqlite { .. } => {
+                dispatch!(self, read, list_sessions(scope, window, after, limit))
+            }
+        }
     }
 
     /// One session with its page events and its nudges, if it exists for `scope` and started

@@ -162,6 +162,34 @@ fn keyset_upto(to_ms: i64, upto: Option<(i64, &str)>) -> (i64, &str) {
     upto.map_or((to_ms, ""), |u| u.min((to_ms, "")))
 }
 
+/// A session's list columns as read ([`SESSION_COLUMNS`]' order; `converted` is 0 or 1).
+type SessionColumns = (String, i64, i64, i64, i64, i64, i64);
+
+/// The derived fields of a session read as [`SessionColumns`].
+fn session_summary(
+    (id, started_at_ms, ended_at_ms, page_count, intent_score, converted, nudge_count): SessionColumns,
+) -> SessionSummary {
+    SessionSummary {
+        id,
+        started_at_ms,
+        ended_at_ms,
+        page_count,
+        intent_score,
+        converted: converted != 0,
+        nudge_count,
+    }
+}
+
+/// One request's page of `GET /v1/sessions`, owned, for [`postgres::list_session_pages`].
+#[derive(Clone, Debug)]
+pub(crate) struct SessionPageQuery {
+    pub scope: Scope,
+    pub window: ListWindow,
+    /// The cursor position: the last row of the previous page, `(started_at, id)`.
+    pub after: Option<(i64, String)>,
+    pub limit: u32,
+}
+
 /// Clamps a page size to what SQL's LIMIT takes.
 fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
@@ -192,6 +220,7 @@ macro_rules! page_row {
 page_row!(A 0, B 1, C 2, D 3, E 4);
 page_row!(A 0, B 1, C 2, D 3, E 4, F 5);
 page_row!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+page_row!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 macro_rules! queries {
     ($db:ty, $row:ty, $group:literal, $array:literal, $json_pages:literal) => {
@@ -467,19 +496,8 @@ macro_rules! queries {
             .bind(limit_param(limit))
             .fetch_all(&mut *conn)
             .await?;
-            let page: Vec<(String, i64, i64, i64, i64, i64, i64)> = read_page(&rows)?;
-            Ok(page
-                .into_iter()
-                .map(|(id, started_at_ms, ended_at_ms, page_count, intent_score, converted, nudge_count)| SessionSummary {
-                    id,
-                    started_at_ms,
-                    ended_at_ms,
-                    page_count,
-                    intent_score,
-                    converted: converted != 0,
-                    nudge_count,
-                })
-                .collect())
+            let page: Vec<SessionColumns> = read_page(&rows)?;
+            Ok(page.into_iter().map(session_summary).collect())
         }
 
         pub(crate) async fn session(
@@ -910,4 +928,84 @@ pub(crate) mod postgres {
         "json_build_array",
         false
     );
+
+    /// The list pages of several `GET /v1/sessions` requests (`batch.rs`), in one query: the
+    /// requests' parameters go in as arrays, and each row says whose page it belongs to
+    /// (`n`, 1-based). For each request the lateral subquery is the same keyset walk as
+    /// [`list_sessions`]' over `sessions_by_start`, and the only plan PostgreSQL has for a
+    /// lateral subquery that reads the outer row is a nested loop over the requests in their
+    /// order: each page's rows come out together, in its `ORDER BY`.
+    const SESSION_PAGES: &str = "SELECT q.n, s.id, s.started_at, s.ended_at, s.page_count, s.intent_score, s.converted, s.nudge_count \
+         FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::BIGINT[]) \
+         WITH ORDINALITY AS q(site, mode, from_ms, before_at, before_id, page_limit, n) \
+         CROSS JOIN LATERAL (SELECT id, started_at, ended_at, page_count, intent_score, converted, nudge_count FROM sessions \
+         WHERE site = q.site AND mode = q.mode AND started_at >= q.from_ms AND (started_at, id) < (q.before_at, q.before_id) \
+         ORDER BY started_at DESC, id DESC LIMIT q.page_limit) s";
+
+    /// Reads the pages of `pages` in one query; the result has one page per query, in order.
+    pub(crate) async fn list_session_pages(
+        conn: &mut sqlx::PgConnection,
+        pages: &[SessionPageQuery],
+    ) -> Result<Vec<Vec<SessionSummary>>, StoreError> {
+        let mut sites = Vec::with_capacity(pages.len());
+        let mut modes = Vec::with_capacity(pages.len());
+        let mut froms = Vec::with_capacity(pages.len());
+        let mut before_ats = Vec::with_capacity(pages.len());
+        let mut before_ids = Vec::with_capacity(pages.len());
+        let mut limits = Vec::with_capacity(pages.len());
+        for page in pages {
+            let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
+            let (before_at, before_id) = keyset_before(page.window.to_ms, after);
+            sites.push(page.scope.site.as_str());
+            modes.push(page.scope.mode.as_str());
+            froms.push(page.window.visible_start_ms());
+            before_ats.push(before_at);
+            before_ids.push(before_id);
+            limits.push(limit_param(page.limit));
+        }
+        let rows = sqlx::query(SESSION_PAGES)
+            .bind(&sites)
+            .bind(&modes)
+            .bind(&froms)
+            .bind(&before_ats)
+            .bind(&before_ids)
+            .bind(&limits)
+            .fetch_all(&mut *conn)
+            .await?;
+        let mut read: Vec<Vec<SessionSummary>> = pages
+            .iter()
+            .map(|page| Vec::with_capacity(usize::try_from(page.limit).unwrap_or(0)))
+            .collect();
+        for row in &rows {
+            let (n, id, started_at, ended_at, page_count, intent_score, converted, nudge_count): (
+                i64,
+                String,
+                i64,
+                i64,
+                i64,
+                i64,
+                i64,
+                i64,
+            ) = PageRow::read(row)?;
+            let page = usize::try_from(n - 1)
+                .ok()
+                .and_then(|i| read.get_mut(i))
+                .ok_or_else(|| {
+                    StoreError::new(format!(
+                        "a list row of request {n}, of {} asked",
+                        pages.len()
+                    ))
+                })?;
+            page.push(session_summary((
+                id,
+                started_at,
+                ended_at,
+                page_count,
+                intent_score,
+                converted,
+                nudge_count,
+            )));
+        }
+        Ok(read)
+    }
 }

@@ -617,3 +617,110 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
         }
     }
 }
+
+/// List pages asked for at the same moment are read together on PostgreSQL, several requests
+/// per query (`store/batch.rs`): each request still gets exactly its own page, whatever the
+/// site, mode, window, cursor and limit of the others read with it. On both backends, 200
+/// requests at once against the same requests one by one and a plain filter of the sessions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
+    let scopes = [
+        scope("one", Mode::Test),
+        scope("one", Mode::Live),
+        scope("two", Mode::Test),
+    ];
+    // Scope k holds sessions sess_000.. of one page view each, three per start (1000 + i / 3):
+    // page ends fall inside ties.
+    let sessions = |k: usize| -> Vec<(i64, String)> {
+        (0..40 + 5 * k)
+            .map(|i| (1000 + (i / 3) as i64, format!("sess_{i:03}")))
+            .collect()
+    };
+    let mut rng = Rng(0x5EED_BA7C_4ED5);
+    let requests: Vec<_> = (0..200)
+        .map(|_| {
+            let k = rng.below(3) as usize;
+            let from_ms = 1000 + rng.below(8) as i64;
+            let window = ListWindow {
+                from_ms,
+                to_ms: from_ms + 2 + rng.below(14) as i64,
+                visible_from_ms: 1000 + rng.below(4) as i64,
+            };
+            let after = (rng.below(3) > 0).then(|| {
+                let i = rng.below(50);
+                (1000 + (i / 3) as i64, format!("sess_{i:03}"))
+            });
+            (k, window, after, 1 + rng.below(12) as u32)
+        })
+        .collect();
+    let expected: Vec<Vec<String>> = requests
+        .iter()
+        .map(|(k, window, after, limit)| {
+            let mut page: Vec<(i64, String)> = sessions(*k)
+                .into_iter()
+                .filter(|(at, id)| {
+                    *at >= window.visible_start_ms()
+                        && *at < window.to_ms
+                        && after.as_ref().is_none_or(|c| (*at, id) < (c.0, &c.1))
+                })
+                .collect();
+            page.sort_by(|a, b| b.cmp(a));
+            page.into_iter()
+                .take(*limit as usize)
+                .map(|(_, id)| id)
+                .collect()
+        })
+        .collect();
+    assert!(expected.iter().filter(|page| page.len() > 1).count() > 100);
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        for (k, s) in scopes.iter().enumerate() {
+            let events: Vec<NewEvent> = sessions(k)
+                .iter()
+                .map(|(at, id)| page_view(&format!("m{id}"), id, *at, "/"))
+                .collect();
+            store.insert_events(s, &events, 0).await.unwrap();
+        }
+        let ids = |page: Vec<nudge_rules_server::model::derive::SessionSummary>| {
+            page.into_iter().map(|s| s.id).collect::<Vec<_>>()
+        };
+        for (i, (k, window, after, limit)) in requests.iter().enumerate() {
+            let page = store
+                .list_sessions(&scopes[*k], window, key_ref(after), *limit)
+                .await
+                .unwrap();
+            assert_eq!(
+                ids(page),
+                expected[i],
+                "{} alone, request {i}",
+                test_store.backend
+            );
+        }
+        let together: Vec<_> = requests
+            .iter()
+            .map(|(k, window, after, limit)| {
+                let (store, s, window, after, limit) = (
+                    store.clone(),
+                    scopes[*k].clone(),
+                    *window,
+                    after.clone(),
+                    *limit,
+                );
+                tokio::spawn(async move {
+                    store
+                        .list_sessions(&s, &window, key_ref(&after), limit)
+                        .await
+                })
+            })
+            .collect();
+        for (i, read) in together.into_iter().enumerate() {
+            let page = read.await.unwrap().unwrap();
+            assert_eq!(
+                ids(page),
+                expected[i],
+                "{} together, request {i}",
+                test_store.backend
+            );
+        }
+    }
+}
