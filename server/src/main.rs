@@ -230,6 +230,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     let store = match (&args.store, args.demo) {
         (Some(store), _) => store.clone(),
         (None, true) => {
+            remove_abandoned_demo_stores();
             let path = demo_store_path();
             remove_sqlite_files(&path);
             format!("sqlite:{}", path.display())
@@ -361,9 +362,40 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The start of a demo store's file name; the process id and `.db` follow.
+const DEMO_STORE_PREFIX: &str = "nudge-rules-demo-";
+
 /// The demo's store: a file of this process in the temp folder, removed at exit.
 fn demo_store_path() -> PathBuf {
-    std::env::temp_dir().join(format!("nudge-rules-demo-{}.db", std::process::id()))
+    std::env::temp_dir().join(format!("{DEMO_STORE_PREFIX}{}.db", std::process::id()))
+}
+
+/// Removes the demo stores (with their `-wal` and `-shm` files) of demo processes that are
+/// gone. `--demo` removes its own at a clean exit, but a process that was killed (SIGKILL, a
+/// crash) leaves it in the temp folder. A process counts as gone when `/proc/PID` does not
+/// exist, so this runs on Linux only; elsewhere nothing is removed.
+fn remove_abandoned_demo_stores() {
+    let proc_dir = std::path::Path::new("/proc");
+    if !proc_dir.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((pid, suffix)) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(DEMO_STORE_PREFIX))
+            .and_then(|rest| rest.split_once(".db"))
+        else {
+            continue;
+        };
+        let is_pid = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+        if is_pid && matches!(suffix, "" | "-wal" | "-shm") && !proc_dir.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn remove_sqlite_files(path: &std::path::Path) {

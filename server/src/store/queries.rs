@@ -987,8 +987,9 @@ pub(crate) mod postgres {
                 i64,
                 i64,
             ) = PageRow::read(row)?;
-            let page = usize::try_from(n - 1)
+            let page = usize::try_from(n)
                 .ok()
+                .and_then(|n| n.checked_sub(1))
                 .and_then(|i| read.get_mut(i))
                 .ok_or_else(|| {
                     StoreError::new(format!(

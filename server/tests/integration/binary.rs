@@ -245,6 +245,26 @@ fn hash_key_prints_the_sites_file_line() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_mode_serves_the_storefront_with_the_printed_key() {
     let dir = tempfile::tempdir().unwrap();
+    // The demo's store goes to the temp folder. Stores left there by demo processes that were
+    // killed are removed at start; a live process's store stays.
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let abandoned = [
+        "nudge-rules-demo-4000000000.db",
+        "nudge-rules-demo-4000000000.db-wal",
+    ];
+    let kept = [
+        format!("nudge-rules-demo-{}.db", std::process::id()),
+        "nudge-rules-demo-x.db".to_owned(),
+        "notes.db".to_owned(),
+    ];
+    for name in abandoned
+        .iter()
+        .copied()
+        .chain(kept.iter().map(String::as_str))
+    {
+        std::fs::write(temp.join(name), "").unwrap();
+    }
     let mut server = Binary::start(
         &[
             "--demo",
@@ -253,10 +273,16 @@ async fn demo_mode_serves_the_storefront_with_the_printed_key() {
             "--admin-listen",
             "127.0.0.1:0",
         ],
-        &[],
+        &[("TMPDIR", temp.to_str().unwrap())],
         &dir.path().join("stderr.log"),
     );
     server.wait_ready().await;
+    for name in abandoned {
+        assert!(!temp.join(name).exists(), "{name} was left");
+    }
+    for name in &kept {
+        assert!(temp.join(name).exists(), "{name} was removed");
+    }
     // What `make serve` prints: the test key and a curl line that works as printed.
     let printed = server.stdout();
     assert!(
@@ -292,4 +318,13 @@ async fn demo_mode_serves_the_storefront_with_the_printed_key() {
     );
     server.terminate();
     assert_eq!(server.wait_exit(Duration::from_secs(10)), Some(0));
+    // Its own store is gone at a clean exit.
+    let mut left: Vec<String> = std::fs::read_dir(&temp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    let mut want = kept.to_vec();
+    want.sort();
+    assert_eq!(left, want);
 }
