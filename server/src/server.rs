@@ -10,7 +10,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::conn::{JsonErrors, MAX_HEAD_BYTES, OVER_CONNECTION_LIMIT};
@@ -118,6 +118,8 @@ pub struct Server {
     api_stop: watch::Sender<bool>,
     admin_stop: watch::Sender<bool>,
     api_task: JoinHandle<()>,
+    /// Told when the public listener is closed (the first step of a drain).
+    api_closed: oneshot::Receiver<()>,
     admin_task: JoinHandle<()>,
     reloader: Option<JoinHandle<()>>,
     purger: Option<JoinHandle<()>>,
@@ -206,6 +208,7 @@ impl Server {
         let (api_stop, api_stopped) = watch::channel(false);
         let (admin_stop, admin_stopped) = watch::channel(false);
         let connections = Arc::new(Semaphore::new(options.max_connections));
+        let (api_closing, api_closed) = oneshot::channel();
         let api_task = tokio::spawn(serve(
             api_listener,
             api_router,
@@ -213,6 +216,7 @@ impl Server {
                 header_read_timeout: options.header_read_timeout,
                 drain_timeout: options.drain_timeout,
                 connections: Some((connections, state.metrics.clone())),
+                closed: Some(api_closing),
             },
             api_stopped,
         ));
@@ -223,6 +227,7 @@ impl Server {
                 header_read_timeout: options.header_read_timeout,
                 drain_timeout: options.drain_timeout,
                 connections: None,
+                closed: None,
             },
             admin_stopped,
         ));
@@ -233,6 +238,7 @@ impl Server {
             api_stop,
             admin_stop,
             api_task,
+            api_closed,
             admin_task,
             reloader: None,
             purger: None,
@@ -286,19 +292,22 @@ impl Server {
         }
     }
 
-    /// Drains (SPEC 7): `/readyz` turns 503, the public listener stops accepting connections,
-    /// requests in flight finish (at most the drain timeout), idle connections close; then the
-    /// admin listener closes.
+    /// Drains (SPEC 7): the public listener stops accepting connections, then `/readyz` turns
+    /// 503 (so a 503 there means no new connection is taken), requests in flight finish (at
+    /// most the drain timeout), idle connections close; then the admin listener closes.
     pub async fn shutdown(self) {
         tracing::info!("shutting down: draining in-flight requests");
-        self.state.begin_shutdown();
         if let Some(reloader) = &self.reloader {
             reloader.abort();
         }
         if let Some(purger) = &self.purger {
             purger.abort();
         }
+        // The listener closes first, so that once `/readyz` answers 503 no new connection is
+        // accepted.
         let _ = self.api_stop.send(true);
+        let _ = self.api_closed.await;
+        self.state.begin_shutdown();
         let _ = self.api_task.await;
         let _ = self.admin_stop.send(true);
         let _ = self.admin_task.await;
@@ -359,6 +368,8 @@ struct Listening {
     drain_timeout: Duration,
     /// The public listener's bound on open connections, and where refusals are counted.
     connections: Option<(Arc<Semaphore>, Arc<Metrics>)>,
+    /// Told when the listener is closed, before the connections drain.
+    closed: Option<oneshot::Sender<()>>,
 }
 
 /// Accepts HTTP/1.1 connections until `stop`, then lets each finish its request in flight. A
@@ -367,7 +378,7 @@ struct Listening {
 async fn serve(
     listener: TcpListener,
     router: Router,
-    listening: Listening,
+    mut listening: Listening,
     mut stop: watch::Receiver<bool>,
 ) {
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -418,6 +429,9 @@ async fn serve(
         }
     }
     drop(listener);
+    if let Some(closed) = listening.closed.take() {
+        let _ = closed.send(());
+    }
     let open = graceful.count();
     if tokio::time::timeout(listening.drain_timeout, graceful.shutdown())
         .await

@@ -10,8 +10,9 @@
 //! A task takes the first request waiting, then every request already queued behind it, up to
 //! [`MAX_BATCH_PAGES`], and reads them on a leased connection while it goes on collecting
 //! the next batch; at most [`BATCHES_IN_FLIGHT`] batches are read at once, and requests that
-//! arrive while all of them are out wait for the next. A lone request is a batch of one, so
-//! an idle server answers as fast as before; under load the batches grow by themselves.
+//! arrive while all of them are out wait for the next. A lone request is read by the plain
+//! page query ([`queries::postgres::list_sessions`]), so an idle server answers as fast as
+//! before; under load the batches grow by themselves.
 //!
 //! Each request gets its own page, exactly what it would have read alone: the same keyset walk,
 //! in the same snapshot as the others of its batch. A failed batch fails each of its requests
@@ -110,7 +111,21 @@ async fn run(reader: Arc<Leases<sqlx::Postgres>>, mut queue: mpsc::Receiver<Job>
             let _permit = permit;
             let (pages, replies): (Vec<_>, Vec<_>) =
                 jobs.into_iter().map(|job| (job.page, job.reply)).unzip();
-            let read = async { leased!(reader, queries::postgres::list_session_pages(&pages)) };
+            let read = async {
+                match pages.as_slice() {
+                    // Alone: the plain page query, without the arrays.
+                    [page] => {
+                        let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
+                        let (scope, window, limit) = (&page.scope, &page.window, page.limit);
+                        leased!(
+                            reader,
+                            queries::postgres::list_sessions(scope, window, after, limit)
+                        )
+                        .map(|page| vec![page])
+                    }
+                    _ => leased!(reader, queries::postgres::list_session_pages(&pages)),
+                }
+            };
             match read.await {
                 Ok(read) => {
                     for (reply, page) in replies.into_iter().zip(read) {

@@ -340,8 +340,11 @@ impl Store {
             Backend::Postgres { pages, .. } => {
                 pages.list_sessions(scope, window, after, limit).await
             }
-            Backend::Sqlite { .. } => {
-                dispatch!(self, read, list_sessions(scope, window, after, limit))
+            Backend::Sqlite { reader, .. } => {
+                leased!(
+                    reader,
+                    queries::sqlite::list_sessions(scope, window, after, limit)
+                )
             }
         }
     }

@@ -621,7 +621,8 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
 /// List pages asked for at the same moment are read together on PostgreSQL, several requests
 /// per query (`store/batch.rs`): each request still gets exactly its own page, whatever the
 /// site, mode, window, cursor and limit of the others read with it. On both backends, 200
-/// requests at once against the same requests one by one and a plain filter of the sessions.
+/// requests at once against the same requests one by one (on PostgreSQL, its plain page query)
+/// and a plain filter of the sessions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
     let scopes = [
