@@ -25,9 +25,8 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::StoreError;
 use super::lease::Leases;
-use super::queries::{self, ListWindow, SessionPageQuery};
+use super::queries::{self, SessionPageQuery};
 use crate::model::derive::SessionSummary;
-use crate::model::event::Scope;
 
 /// Most list pages read by one query.
 pub const MAX_BATCH_PAGES: usize = 32;
@@ -59,29 +58,17 @@ impl SessionPages {
         SessionPages { jobs }
     }
 
-    /// One page of sessions, as [`super::Store::list_sessions`] describes, read as part of the
-    /// next batch.
+    /// The page `page` asks for, read as part of the next batch.
     ///
     /// # Errors
     ///
     /// [`StoreError`] when the batch's read failed or the task stopped.
-    pub(crate) async fn list_sessions(
+    pub(crate) async fn read(
         &self,
-        scope: &Scope,
-        window: &ListWindow,
-        after: Option<(i64, &str)>,
-        limit: u32,
+        page: SessionPageQuery,
     ) -> Result<Vec<SessionSummary>, StoreError> {
         let (reply, answer) = oneshot::channel();
-        let job = Job {
-            page: SessionPageQuery {
-                scope: scope.clone(),
-                window: *window,
-                after: after.map(|(at, id)| (at, id.to_owned())),
-                limit,
-            },
-            reply,
-        };
+        let job = Job { page, reply };
         let stopped = || StoreError::new("the store's list reader stopped");
         self.jobs.send(job).await.map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?

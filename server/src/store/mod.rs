@@ -338,7 +338,13 @@ impl Store {
     ) -> Result<Vec<SessionSummary>, StoreError> {
         match &self.backend {
             Backend::Postgres { pages, .. } => {
-                pages.list_sessions(scope, window, after, limit).await
+                let page = queries::SessionPageQuery {
+                    scope: scope.clone(),
+                    window: *window,
+                    after: after.map(|(at, id)| (at, id.to_owned())),
+                    limit,
+                };
+                pages.read(page).await
             }
             Backend::Sqlite { reader, .. } => {
                 leased!(

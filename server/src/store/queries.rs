@@ -190,6 +190,13 @@ pub(crate) struct SessionPageQuery {
     pub limit: u32,
 }
 
+impl SessionPageQuery {
+    /// The cursor position, borrowed.
+    pub fn after(&self) -> Option<(i64, &str)> {
+        self.after.as_ref().map(|(at, id)| (*at, id.as_str()))
+    }
+}
+
 /// Clamps a page size to what SQL's LIMIT takes.
 fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
@@ -954,8 +961,7 @@ pub(crate) mod postgres {
         let mut before_ids = Vec::with_capacity(pages.len());
         let mut limits = Vec::with_capacity(pages.len());
         for page in pages {
-            let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
-            let (before_at, before_id) = keyset_before(page.window.to_ms, after);
+            let (before_at, before_id) = keyset_before(page.window.to_ms, page.after());
             sites.push(page.scope.site.as_str());
             modes.push(page.scope.mode.as_str());
             froms.push(page.window.visible_start_ms());
