@@ -102,8 +102,8 @@ async fn run(reader: Arc<Leases<sqlx::Postgres>>, mut queue: mpsc::Receiver<Job>
                 match pages.as_slice() {
                     // Alone: the plain page query, without the arrays.
                     [page] => {
-                        let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
                         let (scope, window, limit) = (&page.scope, &page.window, page.limit);
+                        let after = page.after();
                         leased!(
                             reader,
                             queries::postgres::list_sessions(scope, window, after, limit)
