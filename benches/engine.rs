@@ -46,6 +46,7 @@ fn states() -> Vec<(SessionState, i32)> {
                 intent_score: s["intent_score"].as_u64().expect("intent") as u8,
                 page_url: s["page_url"].as_str().expect("url").to_owned(),
                 idle_ms: s["idle_ms"].as_u64().expect("idle") as u32,
+                ..Default::default()
             };
             (state, s["fires"].as_i64().expect("fires") as i32)
         })
@@ -236,6 +237,7 @@ fn scale(c: &mut Criterion) {
                 intent_score: 50,
                 page_url: format!("/section{}/item", rules - 1),
                 idle_ms: 5000,
+                ..Default::default()
             };
             assert_eq!(
                 engine.preview(&state).unwrap().rule_index(),
@@ -272,6 +274,7 @@ fn scale(c: &mut Criterion) {
                 intent_score: 50,
                 page_url: page.replace("{i}", &(n - 1).to_string()),
                 idle_ms: 5000,
+                ..Default::default()
             };
             assert_eq!(engine.preview(&state).unwrap().rule_index(), Some(n - 1));
             g.bench_with_input(BenchmarkId::new(kind, n), &state, |b, s| {

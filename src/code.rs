@@ -107,8 +107,11 @@ diagnostic_codes! {
     PatternNotAbsolute = "pattern_not_absolute": "a pattern that starts with neither `/` nor `**`.",
     PatternTrailingSlash = "pattern_trailing_slash": "a pattern ending in `/`, which no normalized path does.",
     PatternSyntax = "pattern_syntax": "a pattern that is not a valid glob (unclosed class or alternate group).",
+    InvalidCtaUrl = "invalid_cta_url": "a `cta_url` that is neither a path starting with one `/` nor an absolute `https:` URL, or is over 2,048 bytes (SPEC 15).",
     // --- The request (SPEC 5) ------------------------------------------------------------
     RequestTooLarge = "request_too_large": "the request body is over 64 KiB.",
+    InvalidVisitorId = "invalid_visitor_id": "a `visitor_id` that is not `vis_` then 1 to 64 of `A-Za-z0-9_-` (SPEC 15).",
+    TooManyHistoryEntries = "too_many_history_entries": "a session state's `history` of more than 200 entries (SPEC 15).",
     // --- page_url rejections (SPEC 4): `UrlError::code`, one per variant of that name ------
     [
     Empty = "empty": "`page_url` is the empty string.",
@@ -141,6 +144,8 @@ diagnostic_codes! {
     PatternUppercase = "pattern_uppercase": "upper-case letters in a case-insensitive config.",
     PatternNeverMatches = "pattern_never_matches": "a pattern with `%`, `;`, `//` or a dot segment, which a normalized path never has.",
     PatternByteWildcard = "pattern_byte_wildcard": "a `?` or a class next to non-ASCII text, or listing it: globs match bytes, so it never matches such a character.",
+    CostlyHoldout = "costly_holdout": "a `holdout_percent` over 20: that share of the rule's visitors never sees the nudge (SPEC 15).",
+    CappedBySession = "capped_by_session": "a rule that earlier rules, firing in every state in which it could, keep from firing by using up `max_nudges_per_session` (SPEC 15).",
     // --- Scenario files and recorded sessions (SPEC 8) ----------------------------------
     InputTooLarge = "input_too_large": "a scenario file over 16 MiB, or sessions over 64 MiB of text.",
     TooManyScenarios = "too_many_scenarios": "more than 10,000 scenarios in one file.",

@@ -29,6 +29,7 @@ use crate::json::{Findings, Path};
 use crate::matches::{List, Owner, PageMatches, with_scratch};
 use crate::normalize::{UrlError, normalize_page_url};
 use crate::pattern::PatternSet;
+use crate::visit::Visit;
 
 /// The compiled form of a site config: immutable, `Send + Sync`, shared by reference across
 /// threads (SPEC 6). Build it once per config with [`Engine::compile`], then call
@@ -52,6 +53,9 @@ pub(crate) enum Outcome {
     Quiet(usize),
     /// This rule (index into `rules`) fired.
     Fired(usize),
+    /// This rule (index into `rules`) would fire, but the visitor is in its control group
+    /// (SPEC 15 holdout): no nudge is shown, and no later rule is tried.
+    HeldOut(usize),
     /// No rule's conditions all hold.
     NoMatch,
 }
@@ -182,18 +186,21 @@ impl Engine {
         normalize_page_url(page_url, self.config.case_sensitive)
     }
 
-    /// The decision for a normalized path: the hot path.
+    /// The decision for a normalized path, for a state without SPEC 15's fields: the hot path.
     pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
-        self.decide_with_page(path, intent_score, idle_ms).0
+        self.decide_with_page(path, intent_score, idle_ms, &Visit::NONE)
+            .0
     }
 
-    /// [`Engine::decide`], with the index of the fired rule's first `pages` pattern that matches
+    /// The decision for a normalized path and a visit (exit intent, visitor, history: SPEC 15),
+    /// with the index of the fired (or held-out) rule's first `pages` pattern that matches
     /// (`None` when no rule fires or the rule has no `pages`), which its reason names.
     pub(crate) fn decide_with_page(
         &self,
         path: &str,
         intent_score: u8,
         idle_ms: u32,
+        visit: &Visit<'_>,
     ) -> (Outcome, Option<usize>) {
         with_scratch(|scratch| {
             self.patterns.matching_owners(path, &mut scratch.owners);
@@ -201,21 +208,25 @@ impl Engine {
             if let Some(zone) = scratch.owners.first().and_then(|o| o.quiet_zone_index()) {
                 return (Outcome::Quiet(zone), None);
             }
-            self.first_firing(&PageMatches::new(&scratch.owners), intent_score, idle_ms)
+            let matches = PageMatches::new(&scratch.owners);
+            self.first_firing(&matches, intent_score, idle_ms, visit)
         })
     }
 
     /// Walks, in config order, the rules the page can reach (those with a matching `pages`
-    /// pattern and those without `pages`), and returns the first whose conditions all hold, with
-    /// its first matching `pages` pattern.
+    /// pattern and those without `pages`), and returns the first whose conditions all hold and
+    /// that is not capped (SPEC 15), with its first matching `pages` pattern; held out when the
+    /// visitor is in that rule's control group.
     fn first_firing(
         &self,
         matches: &PageMatches<'_>,
         intent_score: u8,
         idle_ms: u32,
+        visit: &Visit<'_>,
     ) -> (Outcome, Option<usize>) {
         let rules = &self.config.rules;
-        // The page conditions of a reached rule: `pages` holds (that is how it was reached).
+        // The page conditions of a reached rule: `pages` holds (that is how it was reached). A
+        // capped rule is skipped as if its conditions failed (asked last: it reads the history).
         let fires = |r: usize| {
             rules.get(r).is_some_and(|rule| {
                 let w = &rule.when;
@@ -223,8 +234,20 @@ impl Engine {
                     && w.min_intent_holds(intent_score)
                     && w.max_intent_holds(intent_score)
                     && w.min_idle_holds(idle_ms)
+                    && w.exit_intent_holds(visit.exit_intent)
                     && w.exclude_pages_hold(|| matches.any(r, List::ExcludePages))
+                    && visit.capped(&self.config, rule).is_none()
             })
+        };
+        let decided = |r: usize| {
+            let held_out = rules
+                .get(r)
+                .is_some_and(|rule| visit.held_out(rule).is_some());
+            if held_out {
+                Outcome::HeldOut(r)
+            } else {
+                Outcome::Fired(r)
+            }
         };
         let mut page_hits = matches.pages_matches().peekable();
         let mut pageless = self.pageless.iter().map(|&r| (r as usize, None)).peekable();
@@ -240,7 +263,7 @@ impl Engine {
             if let Some((r, page)) = next
                 && fires(r)
             {
-                return (Outcome::Fired(r), page);
+                return (decided(r), page);
             }
         }
     }

@@ -18,7 +18,7 @@
 //!   }]
 //! }"#)?;
 //!
-//! let state = SessionState { intent_score: 82, page_url: "/Products/Linen-Shirt".into(), idle_ms: 9000 };
+//! let state = SessionState { intent_score: 82, page_url: "/Products/Linen-Shirt".into(), idle_ms: 9000, ..Default::default() };
 //! let preview = engine.preview(&state)?;
 //! assert_eq!(preview.nudge().map(|n| n.cta.as_str()), Some("Start chat"));
 //!
@@ -76,6 +76,7 @@ mod preview;
 mod reason;
 mod request;
 mod text;
+mod visit;
 #[cfg(feature = "wasm")]
 mod wasm;
 mod wire;
@@ -83,7 +84,7 @@ pub mod words;
 
 pub use as_code::{coverage, diff, replay, scenarios};
 pub use code::DiagnosticCode;
-pub use config::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
+pub use config::{Cap, Conditions, Config, Nudge, NudgeType, Pattern, Rule, holdout_bucket};
 pub use engine::Engine;
 pub use error::{Diagnostic, Error, ErrorKind, Severity};
 pub use json::{line_column, suggest_name};
@@ -94,6 +95,7 @@ pub use normalize::{UrlError, normalize_page_url};
 pub use pattern::glob_verdicts;
 pub use preview::Preview;
 pub use request::SessionState;
+pub use visit::{HistoryEntry, NudgeOutcome};
 pub use wire::{NudgeResult, PreviewResult, preview_response};
 
 /// The README's examples run as doc tests.

@@ -1,4 +1,4 @@
-//! Every limit of the specification, in one place (SPEC 2, 4, 5 and 8).
+//! Every limit of the specification, in one place (SPEC 2, 4, 5, 8 and 15).
 //!
 //! Each is enforced where its input is read, and every message that states a limit is built
 //! from the constant here, so a limit and its message cannot drift apart. Each limit, one past
@@ -44,6 +44,36 @@ pub const MAX_PAGE_URL_BYTES: usize = 8192;
 
 /// Largest preview request body, in bytes: 64 KiB (SPEC 5).
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// Most nudges shown (or held out) in one session that `max_nudges_per_session` may allow: 100;
+/// the fewest is 1 (SPEC 15).
+pub const MAX_NUDGES_PER_SESSION: u8 = 100;
+
+/// Largest `rule.cap.per_session`, the times one rule may fire in one session: 100; the fewest
+/// is 1, the default 1 (SPEC 15).
+pub const MAX_CAP_PER_SESSION: u8 = 100;
+
+/// Longest `rule.cap.cooldown_ms`, in milliseconds: 31,536,000,000 (365 days); the shortest is
+/// 0, the default (SPEC 15).
+pub const MAX_COOLDOWN_MS: u64 = 31_536_000_000;
+
+/// Largest `rule.holdout_percent`, the share of visitors held out as a rule's control group: 50;
+/// the smallest is 0, the default (SPEC 15).
+pub const MAX_HOLDOUT_PERCENT: u8 = 50;
+
+/// Longest `rule.nudge.cta_url`, in bytes (UTF-8): 2,048 (SPEC 15).
+pub const MAX_CTA_URL_BYTES: usize = 2048;
+
+/// Most entries in a session state's `history`: 200 (SPEC 15).
+pub const MAX_HISTORY_ENTRIES: usize = 200;
+
+/// Largest `history[].ms_ago`, in milliseconds: 31,536,000,000 (365 days); the smallest is 0
+/// (SPEC 15).
+pub const MAX_MS_AGO: u64 = 31_536_000_000;
+
+/// Most characters after `vis_` in a `visitor_id`: 64 of `A-Za-z0-9_-`; the fewest is 1
+/// (SPEC 15).
+pub const MAX_VISITOR_ID_CHARS: usize = 64;
 
 /// Largest scenario file, in bytes: 16 MiB (SPEC 8). A file given as a JSON value is measured by
 /// its compact JSON text.

@@ -8,6 +8,7 @@ use crate::engine::{Engine, Outcome};
 use crate::error::Error;
 use crate::reason;
 use crate::request::SessionState;
+use crate::visit::Visit;
 
 impl Engine {
     /// Decides which nudge, if any, fires for a session state (SPEC 5 evaluation). Pure: the same
@@ -18,7 +19,7 @@ impl Engine {
     /// #   "rules": [{"id": "help", "nudge": {"type": "toast", "message": "Need help?", "cta": "Chat"},
     /// #              "when": {"min_idle_ms": 5000}}]}"#).unwrap();
     /// use nudge_rules::SessionState;
-    /// let state = SessionState { intent_score: 40, page_url: "/products/x".into(), idle_ms: 6000 };
+    /// let state = SessionState { intent_score: 40, page_url: "/products/x".into(), idle_ms: 6000, ..Default::default() };
     /// let preview = engine.preview(&state).unwrap();
     /// assert_eq!(preview.rule().map(|r| r.id.as_str()), Some("help"));
     ///
@@ -32,7 +33,9 @@ impl Engine {
     ///   is rejected by SPEC 4 (path `session_state.page_url`; the message gives the reason, the
     ///   code is the [`UrlError`](crate::UrlError)'s).
     pub fn preview<'a>(&'a self, state: &'a SessionState) -> Result<Preview<'a>, Error> {
-        self.preview_fields(state.intent_score, &state.page_url, state.idle_ms)
+        let (intent_score, idle_ms) = (state.intent_score, state.idle_ms);
+        let path = self.checked_path(intent_score, &state.page_url, idle_ms)?;
+        Ok(self.preview_path(path, intent_score, idle_ms, state.visit()))
     }
 
     /// [`Engine::preview`] from the three fields, without building a [`SessionState`]:
@@ -47,26 +50,37 @@ impl Engine {
         page_url: &'a str,
         idle_ms: u32,
     ) -> Result<Preview<'a>, Error> {
-        SessionState::check_ranges(intent_score, idle_ms)?;
-        let path = self
-            .normalize(page_url)
-            .map_err(|e| Error::rejected_page_url("session_state.page_url", page_url, &e))?;
-        Ok(self.preview_path(path, intent_score, idle_ms))
+        let path = self.checked_path(intent_score, page_url, idle_ms)?;
+        Ok(self.preview_path(path, intent_score, idle_ms, Visit::NONE))
     }
 
-    /// The preview of an already normalized path and checked ranges.
+    /// The normalized path of a state's page URL, once its ranges are checked.
+    fn checked_path<'a>(
+        &self,
+        intent_score: u8,
+        page_url: &'a str,
+        idle_ms: u32,
+    ) -> Result<Cow<'a, str>, Error> {
+        SessionState::check_ranges(intent_score, idle_ms)?;
+        self.normalize(page_url)
+            .map_err(|e| Error::rejected_page_url("session_state.page_url", page_url, &e))
+    }
+
+    /// The preview of an already normalized path and checked ranges, for a visit (SPEC 15).
     pub(crate) fn preview_path<'a>(
         &'a self,
         path: Cow<'a, str>,
         intent_score: u8,
         idle_ms: u32,
+        visit: Visit<'a>,
     ) -> Preview<'a> {
-        let (outcome, fired_page) = self.decide_with_page(&path, intent_score, idle_ms);
+        let (outcome, fired_page) = self.decide_with_page(&path, intent_score, idle_ms, &visit);
         Preview {
             engine: self,
             path,
             intent_score,
             idle_ms,
+            visit,
             outcome,
             fired_page,
         }
@@ -84,6 +98,8 @@ pub struct Preview<'a> {
     path: Cow<'a, str>,
     intent_score: u8,
     idle_ms: u32,
+    /// The state's exit intent, visitor and history (SPEC 15).
+    visit: Visit<'a>,
     outcome: Outcome,
     /// The fired rule's first matching `pages` pattern, for the reason.
     fired_page: Option<usize>,
@@ -114,6 +130,34 @@ impl<'a> Preview<'a> {
         self.rule().map(|r| &r.nudge)
     }
 
+    /// The rule the visitor is held out from (SPEC 15): its conditions hold and it is not
+    /// capped, but the visitor's bucket is in its control group, so no nudge is shown (and the
+    /// storefront records `NUDGE_HELD_OUT` for it). `None` otherwise.
+    pub fn held_out_rule(&self) -> Option<&'a Rule> {
+        match self.outcome {
+            Outcome::HeldOut(r) => self.engine.config().rules.get(r),
+            _ => None,
+        }
+    }
+
+    /// When nothing fires now: the idle time, in ms (at most 86,400,000), at which a rule would
+    /// fire (or hold the visitor out) if the visitor keeps idling on this page with nothing else
+    /// changing; `None` when a nudge fires, the visitor is held out, the page is quiet, or more
+    /// idling would not help. What a storefront sets its timer by (SPEC 14).
+    pub fn next_idle_ms(&self) -> Option<u32> {
+        if self.outcome != Outcome::NoMatch {
+            return None;
+        }
+        let checks = reason::enabled_checks(
+            self.engine,
+            &self.path,
+            self.intent_score,
+            self.idle_ms,
+            &self.visit,
+        );
+        reason::earliest_idle(self.engine, &checks).map(|(at, _)| at)
+    }
+
     /// The quiet zone that silenced the page (the first matching one in config order), if any.
     pub fn quiet_zone(&self) -> Option<&'a Pattern> {
         match self.outcome {
@@ -132,9 +176,8 @@ impl<'a> Preview<'a> {
     pub fn reason(&self) -> String {
         reason::reason(
             self.engine,
-            &self.path,
-            self.intent_score,
-            self.idle_ms,
+            (&self.path, self.intent_score, self.idle_ms),
+            &self.visit,
             self.outcome,
             self.fired_page,
         )

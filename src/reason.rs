@@ -6,10 +6,11 @@
 
 use serde::Serialize;
 
-use crate::config::{Pattern, Rule};
+use crate::config::{Config, Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::matches::{List, PageMatches};
 use crate::text::{Quoted, push_quoted};
+use crate::visit::{Capped, Visit};
 use crate::words::{Condition, PageCondition};
 
 /// The outcome of one condition of one rule, with the compared values in `detail`.
@@ -17,7 +18,8 @@ use crate::words::{Condition, PageCondition};
 #[non_exhaustive]
 pub struct ConditionCheck {
     /// The condition's field name: `min_intent_score`, `max_intent_score`, `min_idle_ms`,
-    /// `pages` or `exclude_pages`.
+    /// `pages`, `exclude_pages` or `exit_intent`; or, for a cap the rule has reached (SPEC 15,
+    /// listed only then, never holding), `cap` or `max_nudges_per_session`.
     pub condition: &'static str,
     /// True when the condition holds.
     pub holds: bool,
@@ -38,6 +40,10 @@ pub(crate) struct RuleCheck {
     pub(crate) pages: Option<Option<usize>>,
     /// `Some(Some(i))`: `exclude_pages[i]` matches (the condition fails).
     pub(crate) exclude: Option<Option<usize>>,
+    /// `exit_intent`'s outcome, when the rule sets it: `(holds, the state's exit intent)`.
+    pub(crate) exit_intent: Option<(bool, bool)>,
+    /// The cap the rule has reached for this visit (SPEC 15), which fails it.
+    pub(crate) capped: Option<Capped>,
 }
 
 impl RuleCheck {
@@ -51,6 +57,30 @@ impl RuleCheck {
         Self::with_first_matches(rule, index, intent_score, idle_ms, |list| {
             matches.first(index, list)
         })
+    }
+
+    /// [`RuleCheck::new`] for a visit (SPEC 15): with its exit intent, and the cap the rule has
+    /// reached in `config` for it.
+    pub(crate) fn of_visit(
+        config: &Config,
+        (rule, index): (&Rule, usize),
+        matches: &PageMatches<'_>,
+        (intent_score, idle_ms): (u8, u32),
+        visit: &Visit<'_>,
+    ) -> Self {
+        Self::new(rule, index, matches, intent_score, idle_ms).with_visit(config, rule, visit)
+    }
+
+    /// This check with the visit's exit intent and caps.
+    fn with_visit(mut self, config: &Config, rule: &Rule, visit: &Visit<'_>) -> Self {
+        self.exit_intent = rule.when.exit_intent.map(|_| {
+            (
+                rule.when.exit_intent_holds(visit.exit_intent),
+                visit.exit_intent,
+            )
+        });
+        self.capped = visit.capped(config, rule);
+        self
     }
 
     /// The check of a rule that fired, whose first matching `pages` pattern is `first_page`
@@ -85,16 +115,20 @@ impl RuleCheck {
             // The first matching pattern of each list, when the list is set: the reasons name it.
             pages: w.pages.as_ref().map(|_| first(List::Pages)),
             exclude: (!w.exclude_pages.is_empty()).then(|| first(List::ExcludePages)),
+            exit_intent: w.exit_intent.map(|_| (w.exit_intent_holds(false), false)),
+            capped: None,
         }
     }
 
-    fn outcomes(&self) -> [Option<bool>; 5] {
+    fn outcomes(&self) -> [Option<bool>; 7] {
         [
             self.min_intent,
             self.max_intent,
             self.min_idle,
             self.pages_holds(),
             self.exclude_holds(),
+            self.exit_intent.map(|(holds, _)| holds),
+            self.capped.map(|_| false),
         ]
     }
 
@@ -206,6 +240,12 @@ impl RuleCheck {
             let page = PageCondition::new(list, path, &w.exclude_pages, first);
             f(Condition::Pages(page), first.is_none());
         }
+        if let (Some((holds, exit_intent)), Some(want)) = (self.exit_intent, w.exit_intent) {
+            f(Condition::ExitIntent { exit_intent, want }, holds);
+        }
+        if let Some(capped) = self.capped {
+            f(Condition::Cap(capped), false);
+        }
     }
 }
 
@@ -229,6 +269,20 @@ fn write_detail(out: &mut String, c: Condition<'_>, holds: bool) {
             ("idle_ms ", idle_ms, op, min)
         }
         Condition::Pages(page) => return write_page_detail(out, &page),
+        Condition::ExitIntent { exit_intent, want } => {
+            let show = |b: bool| if b { "true" } else { "false" };
+            let op = if holds { " == " } else { " != " };
+            return write_parts(
+                out,
+                &[
+                    Text("exit_intent "),
+                    Text(show(exit_intent)),
+                    Text(op),
+                    Text(show(want)),
+                ],
+            );
+        }
+        Condition::Cap(capped) => return capped.write(out),
     };
     write_parts(out, &[Text(name), Number(value), Text(op), Number(bound)]);
 }
@@ -311,21 +365,24 @@ fn write_parts(out: &mut String, parts: &[Part<'_>]) {
     }
 }
 
-/// Every enabled rule's check for a normalized path, in config order.
+/// Every enabled rule's check for a normalized path and a visit, in config order.
 pub(crate) fn enabled_checks(
     engine: &Engine,
     path: &str,
     intent_score: u8,
     idle_ms: u32,
+    visit: &Visit<'_>,
 ) -> Vec<RuleCheck> {
+    let config = engine.config();
     engine.with_page_matches(path, |matches| {
-        engine
-            .config()
+        config
             .rules
             .iter()
             .enumerate()
             .filter(|(_, r)| r.enabled)
-            .map(|(i, r)| RuleCheck::new(r, i, matches, intent_score, idle_ms))
+            .map(|(i, r)| {
+                RuleCheck::of_visit(config, (r, i), matches, (intent_score, idle_ms), visit)
+            })
             .collect()
     })
 }
@@ -345,12 +402,11 @@ pub(crate) fn earliest_idle(engine: &Engine, checks: &[RuleCheck]) -> Option<(u3
 /// Bytes reserved for a reason text up front: most fit, so the text is not grown in steps.
 const REASON_CAPACITY: usize = 256;
 
-/// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3).
+/// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3; SPEC 15 caps and holdouts).
 pub(crate) fn reason(
     engine: &Engine,
-    path: &str,
-    intent_score: u8,
-    idle_ms: u32,
+    (path, intent_score, idle_ms): (&str, u8, u32),
+    visit: &Visit<'_>,
     outcome: Outcome,
     fired_page: Option<usize>,
 ) -> String {
@@ -381,7 +437,8 @@ pub(crate) fn reason(
             let Some(rule) = config.rules.get(r) else {
                 return String::new();
             };
-            let check = RuleCheck::fired(rule, r, fired_page, intent_score, idle_ms);
+            let check = RuleCheck::fired(rule, r, fired_page, intent_score, idle_ms)
+                .with_visit(config, rule, visit);
             let mut text = String::with_capacity(REASON_CAPACITY);
             write_parts(
                 &mut text,
@@ -397,16 +454,44 @@ pub(crate) fn reason(
             }
             text
         }
-        Outcome::NoMatch => no_match_reason(engine, path, intent_score, idle_ms),
+        Outcome::HeldOut(r) => {
+            let Some(rule) = config.rules.get(r) else {
+                return String::new();
+            };
+            let bucket = visit.held_out(rule).unwrap_or_default();
+            let mut text = String::with_capacity(REASON_CAPACITY);
+            write_parts(
+                &mut text,
+                &[
+                    Part::Text("no nudge: rule "),
+                    Part::Quoted(&rule.id),
+                    Part::Text(" would fire, but visitor "),
+                    Part::Text(visit.visitor_id.unwrap_or_default()),
+                    Part::Text(" is in its control group (holdout bucket "),
+                    Part::Number(u32::from(bucket)),
+                    Part::Text(" < "),
+                    Part::Number(u32::from(rule.holdout_percent) * 100),
+                    Part::Text(" of 10000, holdout_percent "),
+                    Part::Number(u32::from(rule.holdout_percent)),
+                    Part::Text("); the visitor is held out and no later rule is tried"),
+                ],
+            );
+            text
+        }
+        Outcome::NoMatch => no_match_reason(engine, (path, intent_score, idle_ms), visit),
     }
 }
 
-fn no_match_reason(engine: &Engine, path: &str, intent_score: u8, idle_ms: u32) -> String {
+fn no_match_reason(
+    engine: &Engine,
+    (path, intent_score, idle_ms): (&str, u8, u32),
+    visit: &Visit<'_>,
+) -> String {
     let rules = &engine.config().rules;
     if rules.is_empty() {
         return "no nudge: the config has no rules".to_owned();
     }
-    let checks = enabled_checks(engine, path, intent_score, idle_ms);
+    let checks = enabled_checks(engine, path, intent_score, idle_ms, visit);
     if checks.is_empty() {
         return match rules.as_slice() {
             [only] => format!("no nudge: the only rule, {}, is disabled", Quoted(&only.id)),

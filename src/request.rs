@@ -6,15 +6,20 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
 use crate::json::{self, Findings, Path, Reader};
-use crate::limits::{MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_REQUEST_BYTES};
+use crate::limits::{
+    MAX_HISTORY_ENTRIES, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MS_AGO, MAX_REQUEST_BYTES,
+    MAX_RULE_ID_CHARS, MAX_VISITOR_ID_CHARS,
+};
 use crate::text::{binary_size, group};
+use crate::visit::{HistoryEntry, NudgeOutcome, Visit};
 
 /// A hypothetical visitor's state (API document section 4.4 `session_state`).
 ///
 /// Built by [`SessionState::from_request_body`] or [`SessionState::from_json_value`], which
-/// enforce SPEC 5's rules, or directly; [`Engine::preview`](crate::Engine::preview) checks the
-/// ranges again either way.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// enforce SPEC 5's and 15's rules, or directly (`..Default::default()` for the fields left
+/// out); [`Engine::preview`](crate::Engine::preview) checks the ranges again either way. The
+/// last three fields are SPEC 15's; at their defaults the state is the API document's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SessionState {
     /// Simulated intent score, 0 to 100 (required).
     pub intent_score: u8,
@@ -22,17 +27,44 @@ pub struct SessionState {
     pub page_url: String,
     /// Milliseconds the visitor has been idle on the page, 0 to 86,400,000 (default 0).
     pub idle_ms: u32,
+    /// The visitor is about to leave the page (default false; SPEC 15).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exit_intent: bool,
+    /// The visitor, `vis_` then 1 to 64 of `A-Za-z0-9_-` (default none: no one is held out;
+    /// SPEC 15).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visitor_id: Option<String>,
+    /// The nudges this visitor was shown or held out from, newest first, at most 200 entries
+    /// (default empty; SPEC 15): what caps and cooldowns count.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<HistoryEntry>,
 }
 
 impl SessionState {
     /// `idle_ms` when the request leaves it out (SPEC 5).
     pub(crate) const DEFAULT_IDLE_MS: u32 = 0;
 
-    /// The fields of a `session_state` object (SPEC 5), the only ones it may have: the intent
-    /// score, the page URL and the idle time, in this order. The one list of them: the request
-    /// reader checks against it, and the WASM package's object API reads a state's values by
-    /// these names.
-    pub const FIELDS: [&'static str; 3] = ["intent_score", "page_url", "idle_ms"];
+    /// The fields of a `session_state` object (SPEC 5 and 15), the only ones it may have: the
+    /// intent score, the page URL and the idle time, then exit intent, the visitor id and the
+    /// history, in this order. The one list of them: the request reader checks against it, and
+    /// the WASM package's object API reads the first three by these names.
+    pub const FIELDS: [&'static str; 6] = [
+        "intent_score",
+        "page_url",
+        "idle_ms",
+        "exit_intent",
+        "visitor_id",
+        "history",
+    ];
+
+    /// The SPEC 15 part of the state, as evaluation reads it.
+    pub(crate) fn visit(&self) -> Visit<'_> {
+        Visit {
+            exit_intent: self.exit_intent,
+            visitor_id: self.visitor_id.as_deref(),
+            history: &self.history,
+        }
+    }
 
     /// Reads a request body `{"session_state": {"intent_score", "page_url", "idle_ms"}}`.
     ///
@@ -133,10 +165,17 @@ fn finish(state: Option<SessionState>, findings: Findings) -> Result<SessionStat
     }
 }
 
-/// Reads a `session_state` object at `path` (SPEC 5), reporting every problem to `f`.
+/// Reads a `session_state` object at `path` (SPEC 5, 15), reporting every problem to `f`.
 pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option<SessionState> {
     let r = Reader::object(value, path, "session_state", &SessionState::FIELDS, f)?;
-    let [intent_field, url_field, idle_field] = SessionState::FIELDS;
+    let [
+        intent_field,
+        url_field,
+        idle_field,
+        exit_field,
+        visitor_field,
+        history_field,
+    ] = SessionState::FIELDS;
     let intent_score = r
         .required(intent_field, f)
         .and_then(|(v, p)| json::integer_in(v, &p, 0, u64::from(MAX_INTENT_SCORE), f))
@@ -149,10 +188,150 @@ pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option
             .and_then(|n| u32::try_from(n).ok()),
         None => Some(SessionState::DEFAULT_IDLE_MS),
     };
+    let exit_intent = match r.get(exit_field) {
+        Some((v, p)) => json::boolean(v, &p, f),
+        None => Some(false),
+    };
+    let visitor_id = match r.get(visitor_field) {
+        Some((v, p)) => json::string(v, &p, f)
+            .and_then(|s| visitor_id(s, &p, f))
+            .map(Some),
+        None => Some(None),
+    };
+    let history = match r.get(history_field) {
+        Some((v, p)) => read_history(v, &p, f),
+        None => Some(Vec::new()),
+    };
     Some(SessionState {
         intent_score: intent_score?,
         page_url: page_url?.to_owned(),
         idle_ms: idle_ms?,
+        exit_intent: exit_intent?,
+        visitor_id: visitor_id?,
+        history: history?,
+    })
+}
+
+/// `visitor_id` (SPEC 15): `vis_` then 1 to 64 of `A-Za-z0-9_-`.
+fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
+    let rest = id.strip_prefix("vis_");
+    let len = rest.map_or(0, |r| r.chars().count());
+    let bad = rest.and_then(|r| {
+        r.chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    });
+    let problem = match (rest, bad) {
+        (None, _) => Some("does not start with \"vis_\"".to_owned()),
+        (Some(_), Some(c)) => Some(format!(
+            "contains {c:?}; after \"vis_\" only A-Z, a-z, 0-9, '_' and '-' are allowed"
+        )),
+        (Some(_), None) if len == 0 || len > MAX_VISITOR_ID_CHARS => Some(format!(
+            "has {len} characters after \"vis_\"; it must have 1 to {MAX_VISITOR_ID_CHARS}"
+        )),
+        _ => None,
+    };
+    match problem {
+        Some(problem) => {
+            let shown: String = id.chars().take(80).collect();
+            f.push(
+                DiagnosticCode::InvalidVisitorId,
+                path,
+                format!(
+                    "visitor_id {shown:?} {problem}; a visitor id is \"vis_\" then 1 to {MAX_VISITOR_ID_CHARS} of A-Za-z0-9_-"
+                ),
+            );
+            None
+        }
+        None => Some(id.to_owned()),
+    }
+}
+
+const HISTORY_FIELDS: &[&str] = &["rule_id", "ms_ago", "this_session", "outcome", "held_out"];
+
+/// `history` (SPEC 15): at most 200 entries `{rule_id, ms_ago, this_session, outcome?,
+/// held_out?}`; every problem of every entry is reported.
+fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<HistoryEntry>> {
+    let limit = json::ListLimit {
+        max: MAX_HISTORY_ENTRIES,
+        code: DiagnosticCode::TooManyHistoryEntries,
+        noun: "history entries",
+    };
+    let items = json::array_at_most(value, path, "history entries", &limit, f)?;
+    let mut out = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match read_history_entry(item, &path.index(i), f) {
+            Some(entry) => out.push(entry),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn read_history_entry(value: &Value, path: &Path, f: &mut Findings) -> Option<HistoryEntry> {
+    let r = Reader::object(value, path, "a history entry", HISTORY_FIELDS, f)?;
+    let rule_id = r.required("rule_id", f).and_then(|(v, p)| {
+        let id = json::string(v, &p, f)?;
+        let len = id.chars().count();
+        let well_formed = (1..=MAX_RULE_ID_CHARS).contains(&len)
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !well_formed {
+            f.push(
+                DiagnosticCode::InvalidRuleId,
+                &p,
+                format!(
+                    "rule id {id:?} is not 1 to {MAX_RULE_ID_CHARS} characters of A-Z, a-z, 0-9, '_' and '-'"
+                ),
+            );
+            return None;
+        }
+        Some(id.to_owned())
+    });
+    let ms_ago = r
+        .required("ms_ago", f)
+        .and_then(|(v, p)| json::integer_in(v, &p, 0, MAX_MS_AGO, f));
+    let this_session = r
+        .required("this_session", f)
+        .and_then(|(v, p)| json::boolean(v, &p, f));
+    let outcome = match r.get("outcome") {
+        Some((v, p)) => json::string(v, &p, f).and_then(|s| {
+            let outcome = NudgeOutcome::from_wire(s);
+            if outcome.is_none() {
+                f.push(
+                    DiagnosticCode::UnknownOutcome,
+                    &p,
+                    format!(
+                        "outcome {s:?} is not one of \"shown\", \"clicked\", \"dismissed\", \"chat_opened\""
+                    ),
+                );
+            }
+            outcome.map(Some)
+        }),
+        None => Some(None),
+    };
+    let held_out = match r.get("held_out") {
+        Some((v, p)) => json::boolean(v, &p, f),
+        None => Some(false),
+    };
+    if let (Some(true), Some(Some(outcome))) = (held_out, outcome) {
+        f.push(
+            DiagnosticCode::UnknownOutcome,
+            &r.path().key("outcome"),
+            format!(
+                "a held-out entry has no outcome (nothing was shown), got {:?}",
+                outcome.as_str()
+            ),
+        );
+        return None;
+    }
+    Some(HistoryEntry {
+        rule_id: rule_id?,
+        ms_ago: ms_ago?,
+        this_session: this_session?,
+        outcome: outcome?,
+        held_out: held_out?,
     })
 }
 

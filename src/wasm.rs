@@ -224,7 +224,7 @@ impl WasmEngine {
     /// the module, the check would take a call out of it per value).
     #[wasm_bindgen(js_name = _sessionStateShape, skip_typescript)]
     pub fn session_state_shape() -> Result<JsValue, JsValue> {
-        let [intent_score, page_url, idle_ms] = SessionState::FIELDS;
+        let [intent_score, page_url, idle_ms, ..] = SessionState::FIELDS;
         to_js(&[
             (intent_score, "number", true),
             (page_url, "string", true),

@@ -11,6 +11,7 @@
 
 use crate::config::Pattern;
 use crate::matches::List;
+use crate::visit::Capped;
 
 /// What one condition of a rule compared, for one visitor.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +24,10 @@ pub(crate) enum Condition<'a> {
     MinIdle { idle_ms: u32, min: u32 },
     /// `pages` or `exclude_pages`.
     Pages(PageCondition<'a>),
+    /// `exit_intent` (SPEC 15): the visitor's exit intent and the one the rule wants.
+    ExitIntent { exit_intent: bool, want: bool },
+    /// A cap the rule has reached (SPEC 15); listed only when reached, so it never holds.
+    Cap(Capped),
 }
 
 /// What a page list condition compared: the list, the page's path, its patterns, and the first
@@ -59,6 +64,9 @@ impl Condition<'_> {
             Condition::MaxIntent { .. } => "max_intent_score",
             Condition::MinIdle { .. } => "min_idle_ms",
             Condition::Pages(page) => page.list.key(),
+            Condition::ExitIntent { .. } => "exit_intent",
+            Condition::Cap(Capped::Session { .. }) => "max_nudges_per_session",
+            Condition::Cap(_) => "cap",
         }
     }
 
@@ -119,8 +127,64 @@ impl Condition<'_> {
                     }
                 }
             }
+            Condition::ExitIntent { want: true, .. } if holds => {
+                "The visitor is about to leave, the moment this rule waits for".to_owned()
+            }
+            Condition::ExitIntent { want: true, .. } => {
+                "Shows only when the visitor is about to leave".to_owned()
+            }
+            Condition::ExitIntent { want: false, .. } if holds => {
+                "The visitor is not leaving".to_owned()
+            }
+            Condition::ExitIntent { want: false, .. } => {
+                "The visitor is about to leave, and this rule never shows then".to_owned()
+            }
+            Condition::Cap(Capped::Session { entries, max }) => format!(
+                "This visit has had {entries} {}, the most a visit may have ({max})",
+                if entries == 1 { "nudge" } else { "nudges" }
+            ),
+            Condition::Cap(Capped::PerSession { times, per_session }) => format!(
+                "Already fired {} this visit (at most {} per visit)",
+                times_words(times),
+                times_words(u32::from(per_session))
+            ),
+            Condition::Cap(Capped::Cooldown {
+                ms_ago,
+                cooldown_ms,
+            }) => format!(
+                "Closed by this visitor {} ago: not again for {} more",
+                duration_words(ms_ago),
+                duration_words(cooldown_ms.saturating_sub(ms_ago))
+            ),
         }
     }
+}
+
+/// `once`, `twice`, `3 times`.
+fn times_words(n: u32) -> String {
+    match n {
+        1 => "once".to_owned(),
+        2 => "twice".to_owned(),
+        n => format!("{n} times"),
+    }
+}
+
+/// A duration in ms in the largest whole unit it reaches, rounded down: `7 days`, `3 h`,
+/// `20 min`, `9 s`, `0 s`.
+pub(crate) fn duration_words(ms: u64) -> String {
+    const UNITS: [(u64, &str, &str); 4] = [
+        (86_400_000, " day", " days"),
+        (3_600_000, " h", " h"),
+        (60_000, " min", " min"),
+        (1_000, " s", " s"),
+    ];
+    for (size, one, many) in UNITS {
+        if ms >= size {
+            let n = ms / size;
+            return format!("{n}{}", if n == 1 { one } else { many });
+        }
+    }
+    "0 s".to_owned()
 }
 
 /// The first three patterns as written, `, `-separated, then "and 4 more".

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for url in ["/", "/products/x", "/checkout", "/a/b/c"] {
-        let state = SessionState { intent_score: 50, page_url: url.to_owned(), idle_ms: 5000 };
+        let state = SessionState { intent_score: 50, page_url: url.to_owned(), idle_ms: 5000, ..Default::default() };
         let _ = engine.preview(&state).map(|p| p.to_response_body());
         let _ = Analysis::new(&engine).explain(&state);
         let _ = Analysis::new(&engine).decision_map(url);

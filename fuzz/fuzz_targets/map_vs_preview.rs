@@ -76,7 +76,7 @@ fuzz_target!(|data: &[u8]| {
         let preview = engine.preview_fields(intent, &page, idle).expect("valid");
         let region = map.region_at(intent, idle).expect("the map covers the plane");
         assert_eq!(region.rule_index, preview.rule_index(), "{text} {page} ({intent}, {idle})");
-        let state = SessionState { intent_score: intent, page_url: page.clone(), idle_ms: idle };
+        let state = SessionState { intent_score: intent, page_url: page.clone(), idle_ms: idle, ..Default::default() };
         let explained = Analysis::new(&engine).explain(&state).expect("valid");
         assert_eq!(explained.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
     }

@@ -28,6 +28,10 @@ pub enum Verdict {
     Disabled,
     /// The page is in a quiet zone: no rule fires.
     Quiet,
+    /// All its conditions hold and it is not capped, but the visitor is in its control group
+    /// (SPEC 15 holdout): no nudge is shown, and later rules are not tried (they are
+    /// `shadowed` when their conditions hold).
+    HeldOut,
 }
 
 /// One rule in an [`Explanation`].
@@ -66,6 +70,10 @@ pub struct Explanation {
     pub rules: Vec<RuleExplanation>,
     /// The rule that fires.
     pub fired_rule_id: Option<String>,
+    /// The rule the visitor is held out from (SPEC 15), when one is: then none fires. Written
+    /// only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_out_rule_id: Option<String>,
     /// The earliest idle time (at or after `idle_ms`, in ms) at which a nudge fires for this
     /// intent score and page: `idle_ms` itself when one fires now; `None` when none ever does.
     pub earliest_idle_ms: Option<u32>,
@@ -96,6 +104,7 @@ impl Analysis<'_> {
             quiet_zone: None,
             rules: Vec::new(),
             fired_rule_id: None,
+            held_out_rule_id: None,
             earliest_idle_ms: None,
             earliest_rule_id: None,
             result: None,
@@ -107,21 +116,25 @@ impl Analysis<'_> {
                 return Ok(out);
             }
         };
+        let visit = state.visit();
         let preview = self
             .engine
-            .preview_path(path, state.intent_score, state.idle_ms);
+            .preview_path(path, state.intent_score, state.idle_ms, visit);
+        let held_out = preview.held_out_rule().map(|r| r.id.as_str());
         let path = preview.path().to_owned();
         let (intent, idle) = (state.intent_score, state.idle_ms);
-        let rules = &self.engine.config().rules;
+        let config = self.engine.config();
+        let rules = &config.rules;
         let quiet = self.engine.quiet_zone_of(&path);
         let checks: Vec<RuleCheck> = self.engine.with_page_matches(&path, |m| {
             rules
                 .iter()
                 .enumerate()
-                .map(|(i, r)| RuleCheck::new(r, i, m, intent, idle))
+                .map(|(i, r)| RuleCheck::of_visit(config, (r, i), m, (intent, idle), &visit))
                 .collect()
         });
         let mut fired: Option<usize> = None;
+        let mut decided = false;
         for (rule, check) in rules.iter().zip(&checks) {
             let verdict = if !rule.enabled {
                 Verdict::Disabled
@@ -129,9 +142,14 @@ impl Analysis<'_> {
                 Verdict::Quiet
             } else if !check.holds() {
                 Verdict::Failed
-            } else if fired.is_some() {
+            } else if decided {
                 Verdict::Shadowed
+            } else if held_out == Some(rule.id.as_str()) {
+                decided = true;
+                out.held_out_rule_id = Some(rule.id.clone());
+                Verdict::HeldOut
             } else {
+                decided = true;
                 fired = Some(check.rule);
                 Verdict::Fired
             };
@@ -145,7 +163,7 @@ impl Analysis<'_> {
         }
         let id = |r: usize| rules.get(r).map(|r| r.id.clone());
         out.fired_rule_id = fired.and_then(id);
-        if quiet.is_none() {
+        if quiet.is_none() && held_out.is_none() {
             let earliest = match fired {
                 Some(r) => Some((idle, r)),
                 None => {

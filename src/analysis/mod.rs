@@ -9,7 +9,7 @@
 //!
 //! let engine = Engine::compile(&std::fs::read_to_string("examples/storefront.json")?)?;
 //! let analysis = Analysis::new(&engine);
-//! let state = SessionState { intent_score: 82, page_url: "/products/linen-shirt".into(), idle_ms: 2000 };
+//! let state = SessionState { intent_score: 82, page_url: "/products/linen-shirt".into(), idle_ms: 2000, ..Default::default() };
 //! assert_eq!(analysis.explain(&state)?.earliest_idle_ms, Some(8000));
 //! assert!(analysis.lint().is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -35,6 +35,7 @@ impl Analysis<'_> {
     ///     intent_score: 82,
     ///     page_url: "/products/shirt".to_owned(),
     ///     idle_ms: 9000,
+    ///     ..Default::default()
     /// };
     /// let words = nudge_rules::analysis::Analysis::new(&engine).sentences(&state).unwrap();
     /// assert_eq!(words.rules[0], ["Waits 9 s of the 12 s this rule needs",
@@ -58,8 +59,10 @@ impl Analysis<'_> {
             .quiet_zone_of(&path)
             .and_then(|z| engine.config().quiet_zones.get(z))
             .map(|p| quiet_zone_words(p.as_written()));
-        let rules = &engine.config().rules;
+        let config = engine.config();
+        let rules = &config.rules;
         let (intent, idle) = (state.intent_score, state.idle_ms);
+        let visit = state.visit();
         let rules = engine.with_page_matches(&path, |m| {
             // Every matching pattern of each rule's lists (the sentences list them all).
             let mut matched: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; rules.len()];
@@ -79,7 +82,7 @@ impl Analysis<'_> {
                 .zip(&matched)
                 .enumerate()
                 .map(|(i, (rule, [pages, excluded]))| {
-                    let check = RuleCheck::new(rule, i, m, intent, idle);
+                    let check = RuleCheck::of_visit(config, (rule, i), m, (intent, idle), &visit);
                     let mut out = Vec::new();
                     check.for_each_condition(rule, path.as_ref(), intent, idle, |c, holds| {
                         let found: Vec<&Pattern> = match c {

@@ -27,6 +27,11 @@ pub struct Config {
     pub quiet_zones: Vec<Pattern>,
     /// Rules, in evaluation order: the first enabled rule whose conditions all hold fires.
     pub rules: Vec<Rule>,
+    /// After this many nudges shown or held out in one session (`history` entries with
+    /// `this_session`), no rule fires: 1 to 100; `None` (absent, the default): no limit
+    /// (SPEC 15). Serialized only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_nudges_per_session: Option<u8>,
 }
 
 /// A page pattern (SPEC 3) as written, with its normalized form (NFKC, lowercased unless the
@@ -98,6 +103,71 @@ pub struct Rule {
     pub nudge: Nudge,
     /// All must hold for the rule to fire; absent conditions always hold.
     pub when: Conditions,
+    /// How often the rule may fire for one visitor (SPEC 15): per session, and not again for a
+    /// while after a dismissal. Serialized only when not the default.
+    #[serde(skip_serializing_if = "Cap::is_default")]
+    pub cap: Cap,
+    /// The share of visitors, 0 to 50 percent, held out as the rule's control group: they get no
+    /// nudge when the rule would fire (SPEC 15; the bucket is [`holdout_bucket`]). Default 0;
+    /// serialized only when set.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub holdout_percent: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// A rule's cap (SPEC 15 `rule.cap`), with defaults filled in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Cap {
+    /// The rule fires at most this many times in one session (shown or held out): 1 to 100,
+    /// default 1.
+    pub per_session: u8,
+    /// After the visitor dismissed this rule's nudge, it does not fire for them for this many
+    /// milliseconds, in later sessions too: 0 to 31,536,000,000 (365 days), default 0.
+    pub cooldown_ms: u64,
+}
+
+impl Cap {
+    /// The cap of a rule that sets none: once per session, no cooldown.
+    pub const DEFAULT: Cap = Cap {
+        per_session: 1,
+        cooldown_ms: 0,
+    };
+
+    fn is_default(&self) -> bool {
+        *self == Cap::DEFAULT
+    }
+}
+
+impl Default for Cap {
+    fn default() -> Self {
+        Cap::DEFAULT
+    }
+}
+
+/// The holdout bucket of a visitor for a rule (SPEC 15): the first 8 bytes of SHA-256 of the
+/// UTF-8 text `RULE_ID:VISITOR_ID`, read as a big-endian unsigned integer, modulo 10,000; a
+/// number from 0 to 9,999. A bucket below `holdout_percent` x 100 holds the visitor out.
+///
+/// ```
+/// // Any outside checker computes the same: sha256("sizing-help:vis_abc")[..8] as u64 % 10000.
+/// let bucket = nudge_rules::holdout_bucket("sizing-help", "vis_abc");
+/// assert!(bucket < 10_000);
+/// ```
+pub fn holdout_bucket(rule_id: &str, visitor_id: &str) -> u16 {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(rule_id.as_bytes());
+    hash.update(b":");
+    hash.update(visitor_id.as_bytes());
+    let digest = hash.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(digest.get(..8).unwrap_or(&[0; 8]));
+    // Below 10,000, so it fits.
+    u16::try_from(u64::from_be_bytes(first) % 10_000).unwrap_or(0)
 }
 
 /// The nudge a rule shows (API document section 2.4: `type`, `message`, `cta`).
@@ -111,6 +181,11 @@ pub struct Nudge {
     pub message: String,
     /// The call-to-action label, 1 to 80 characters.
     pub cta: String,
+    /// Where the CTA takes the visitor (SPEC 15): a path starting with one `/`, or an absolute
+    /// `https:` URL, at most 2,048 bytes. Absent by default; serialized only when set. The
+    /// preview's wire answer (API document 2.4) does not carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cta_url: Option<String>,
 }
 
 /// The four kinds of nudge (API document section 2.2).
@@ -174,6 +249,10 @@ pub struct Conditions {
     pub pages: Option<Vec<Pattern>>,
     /// The page must match none; default empty.
     pub exclude_pages: Vec<Pattern>,
+    /// `Some(true)`: only on exit intent; `Some(false)`: never on exit intent; `None` (absent,
+    /// the default): either (SPEC 15 `when.exit_intent`). Serialized only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_intent: Option<bool>,
 }
 
 impl Default for Conditions {
@@ -184,6 +263,7 @@ impl Default for Conditions {
             min_idle_ms: 0,
             pages: None,
             exclude_pages: Vec::new(),
+            exit_intent: None,
         }
     }
 }
@@ -216,6 +296,11 @@ impl Conditions {
     /// asked only when the list is not empty.
     pub fn exclude_pages_hold(&self, some_pattern_matches: impl FnOnce() -> bool) -> bool {
         self.exclude_pages.is_empty() || !some_pattern_matches()
+    }
+
+    /// `exit_intent` holds when it is absent or equals the state's exit intent (SPEC 15).
+    pub fn exit_intent_holds(&self, exit_intent: bool) -> bool {
+        self.exit_intent.is_none_or(|want| want == exit_intent)
     }
 
     /// Whether `min_intent_score` is set above its default, 0 (else it always holds).

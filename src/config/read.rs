@@ -5,12 +5,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Conditions, Config, Nudge, NudgeType, Pattern, Rule};
+use super::{Cap, Conditions, Config, Nudge, NudgeType, Pattern, Rule};
 use crate::code::DiagnosticCode;
 use crate::error::Diagnostic;
 use crate::json::{self, Findings, ListLimit, Path, Reader};
 use crate::limits::{
-    MAX_CONFIG_BYTES, MAX_CTA_CHARS, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS,
+    MAX_CAP_PER_SESSION, MAX_CONFIG_BYTES, MAX_COOLDOWN_MS, MAX_CTA_CHARS, MAX_CTA_URL_BYTES,
+    MAX_HOLDOUT_PERCENT, MAX_IDLE_MS, MAX_INTENT_SCORE, MAX_MESSAGE_CHARS, MAX_NUDGES_PER_SESSION,
     MAX_PATTERNS_PER_LIST, MAX_QUIET_ZONES, MAX_RULE_ID_CHARS, MAX_RULES,
 };
 use crate::pattern;
@@ -65,16 +66,34 @@ const CONFIG_FIELDS: &[&str] = &[
     "case_sensitive",
     "quiet_zones",
     "rules",
+    "max_nudges_per_session",
 ];
-const RULE_FIELDS: &[&str] = &["id", "enabled", "nudge", "when"];
-const NUDGE_FIELDS: &[&str] = &["type", "message", "cta"];
+const RULE_FIELDS: &[&str] = &["id", "enabled", "nudge", "when", "cap", "holdout_percent"];
+const NUDGE_FIELDS: &[&str] = &["type", "message", "cta", "cta_url"];
 const WHEN_FIELDS: &[&str] = &[
     "min_intent_score",
     "max_intent_score",
     "min_idle_ms",
     "pages",
     "exclude_pages",
+    "exit_intent",
 ];
+const CAP_FIELDS: &[&str] = &["per_session", "cooldown_ms"];
+
+/// An optional integer field in `1..=max` (or `min..=max`), `default` when absent.
+fn small_integer(
+    r: &Reader<'_>,
+    key: &'static str,
+    (min, max): (u8, u8),
+    default: u8,
+    f: &mut Findings,
+) -> Option<u8> {
+    match r.get(key) {
+        Some((v, p)) => json::integer_in(v, &p, u64::from(min), u64::from(max), f)
+            .and_then(|n| u8::try_from(n).ok()),
+        None => Some(default),
+    }
+}
 
 fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
     let root = Reader::object(value, &Path::root(), "the config", CONFIG_FIELDS, f)?;
@@ -111,11 +130,18 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
         Some((v, path)) => read_rules(v, &path, fold, f),
         None => Some(Vec::new()),
     };
+    let max_nudges_per_session = match root.get("max_nudges_per_session") {
+        Some((v, p)) => json::integer_in(v, &p, 1, u64::from(MAX_NUDGES_PER_SESSION), f)
+            .and_then(|n| u8::try_from(n).ok())
+            .map(Some),
+        None => Some(None),
+    };
     Some(Config {
         version: version?,
         case_sensitive: case_sensitive?,
         quiet_zones: quiet_zones?,
         rules: rules?,
+        max_nudges_per_session: max_nudges_per_session?,
     })
 }
 
@@ -173,12 +199,105 @@ fn read_rule(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings)
         Some((v, p)) => read_when(v, &p, case_sensitive, f),
         None => Some(Conditions::default()),
     };
+    let cap = match r.get("cap") {
+        Some((v, p)) => read_cap(v, &p, f),
+        None => Some(Cap::DEFAULT),
+    };
+    let holdout_percent = small_integer(&r, "holdout_percent", (0, MAX_HOLDOUT_PERCENT), 0, f);
     Some(Rule {
         id: id?,
         enabled: enabled?,
         nudge: nudge?,
         when: when?,
+        cap: cap?,
+        holdout_percent: holdout_percent?,
     })
+}
+
+/// `rule.cap` (SPEC 15): `per_session` 1 to 100 (default 1), `cooldown_ms` 0 to 31,536,000,000
+/// (default 0).
+fn read_cap(value: &Value, path: &Path, f: &mut Findings) -> Option<Cap> {
+    let r = Reader::object(value, path, "cap", CAP_FIELDS, f)?;
+    let per_session = small_integer(
+        &r,
+        "per_session",
+        (1, MAX_CAP_PER_SESSION),
+        Cap::DEFAULT.per_session,
+        f,
+    );
+    let cooldown_ms = match r.get("cooldown_ms") {
+        Some((v, p)) => json::integer_in(v, &p, 0, MAX_COOLDOWN_MS, f),
+        None => Some(Cap::DEFAULT.cooldown_ms),
+    };
+    Some(Cap {
+        per_session: per_session?,
+        cooldown_ms: cooldown_ms?,
+    })
+}
+
+/// `nudge.cta_url` (SPEC 15): a path starting with exactly one `/`, or an absolute `https:` URL
+/// with a host; at most 2,048 bytes; no control characters, spaces or `\`. Anything else
+/// (`javascript:`, `data:`, `http:`, `//host`) is an error naming the value: a link in a nudge
+/// must never run script or leave the secure web.
+fn cta_url(url: &str, path: &Path, f: &mut Findings) -> Option<String> {
+    let shown = || {
+        let mut s: String = url.chars().take(80).collect();
+        if s.len() < url.len() {
+            s.push_str("...");
+        }
+        s
+    };
+    let problem = if url.len() > MAX_CTA_URL_BYTES {
+        Some(format!(
+            "is {} bytes long; the limit is {} bytes",
+            group(url.len() as u64),
+            group(MAX_CTA_URL_BYTES as u64)
+        ))
+    } else if let Some(c) = url
+        .chars()
+        .find(|c| c.is_control() || c.is_whitespace() || *c == '\\')
+    {
+        Some(format!(
+            "contains {c:?}; control characters, spaces and '\\' are not allowed (percent-encode them)"
+        ))
+    } else if url.starts_with("//") {
+        Some("starts with \"//\", which a browser reads as another host; write a path starting with one '/' or an absolute https: URL".to_owned())
+    } else if url.starts_with('/') {
+        None
+    } else if url
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    {
+        let host = url.get(8..).unwrap_or_default();
+        let host_end = host.find(['/', '?', '#']).unwrap_or(host.len());
+        (host_end == 0 || host.starts_with('@'))
+            .then(|| "has no host after \"https://\"".to_owned())
+    } else {
+        let scheme = url.split_once(':').map(|(s, _)| s).filter(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
+        Some(match scheme {
+            Some(s) => format!(
+                "has the scheme \"{s}:\"; only a path starting with '/' or an absolute https: URL is allowed"
+            ),
+            None => {
+                "is relative; write a path starting with '/' or an absolute https: URL".to_owned()
+            }
+        })
+    };
+    match problem {
+        Some(problem) => {
+            f.push(
+                DiagnosticCode::InvalidCtaUrl,
+                path,
+                format!("cta_url {:?} {problem}", shown()),
+            );
+            None
+        }
+        None => Some(url.to_owned()),
+    }
 }
 
 fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
@@ -238,10 +357,17 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
     };
     let message = text("message", MAX_MESSAGE_CHARS, f);
     let cta = text("cta", MAX_CTA_CHARS, f);
+    let url = match r.get("cta_url") {
+        Some((v, p)) => json::string(v, &p, f)
+            .and_then(|s| cta_url(s, &p, f))
+            .map(Some),
+        None => Some(None),
+    };
     Some(Nudge {
         nudge_type: nudge_type?,
         message: message?,
         cta: cta?,
+        cta_url: url?,
     })
 }
 
@@ -279,6 +405,10 @@ fn read_when(
     };
     let pages = list("pages", f);
     let exclude_pages = list("exclude_pages", f).unwrap_or(Some(Vec::new()));
+    let exit_intent = match r.get("exit_intent") {
+        Some((v, p)) => json::boolean(v, &p, f).map(Some),
+        None => Some(None),
+    };
     let (min, max) = (min_intent_score?, max_intent_score?);
     if min > max {
         return None;
@@ -292,6 +422,7 @@ fn read_when(
             None => None,
         },
         exclude_pages: exclude_pages?,
+        exit_intent: exit_intent?,
     })
 }
 

@@ -234,7 +234,7 @@ proptest! {
 
     #[test]
     fn explain_agrees_with_preview((_, engine) in config(), url in page(), (intent, idle) in point()) {
-        let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle };
+        let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle, ..Default::default() };
         let preview = engine.preview(&state).unwrap();
         let explanation = Analysis::new(&engine).explain(&state).unwrap();
         prop_assert_eq!(explanation.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));

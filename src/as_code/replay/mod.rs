@@ -32,6 +32,7 @@ use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
 use crate::engine::Outcome;
 use crate::reason::{earliest_idle, enabled_checks};
+use crate::visit::Visit;
 use session::{Event, RecordedNudge, Session};
 use std::borrow::Cow;
 
@@ -263,9 +264,11 @@ impl ConfigAsCode<'_> {
                 return (Some(path), outcome);
             }
             Outcome::Fired(r) => Some((0, r)),
+            // Not without a visitor id, which a replay does not give.
+            Outcome::HeldOut(_) => None,
             Outcome::NoMatch => earliest_idle(
                 self.engine,
-                &enabled_checks(self.engine, &path, intent_score, 0),
+                &enabled_checks(self.engine, &path, intent_score, 0, &Visit::NONE),
             )
             .filter(|&(at, _)| u64::from(at) <= dwell_ms),
         };

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::timestamp::{Timestamp, TimestampError, sort_by_time};
@@ -47,46 +46,9 @@ const NUDGE_FIELDS: &[&str] = &[
     "influenced_conversion",
 ];
 
-/// A recorded nudge's outcome (API document 2.2, 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum NudgeOutcome {
-    /// Displayed, nothing more.
-    Shown,
-    /// Its call to action was clicked.
-    Clicked,
-    /// Closed by the visitor.
-    Dismissed,
-    /// A chat was opened from it.
-    ChatOpened,
-}
-
-impl NudgeOutcome {
-    /// Every outcome, in the API document's order.
-    pub const ALL: [NudgeOutcome; 4] = [
-        NudgeOutcome::Shown,
-        NudgeOutcome::Clicked,
-        NudgeOutcome::Dismissed,
-        NudgeOutcome::ChatOpened,
-    ];
-
-    /// The wire name: `shown`, `clicked`, `dismissed` or `chat_opened`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NudgeOutcome::Shown => "shown",
-            NudgeOutcome::Clicked => "clicked",
-            NudgeOutcome::Dismissed => "dismissed",
-            NudgeOutcome::ChatOpened => "chat_opened",
-        }
-    }
-
-    /// The outcome of a wire name (`shown`, `clicked`, `dismissed`, `chat_opened`), or `None`
-    /// for any other text.
-    pub fn from_wire(name: &str) -> Option<NudgeOutcome> {
-        NudgeOutcome::ALL.into_iter().find(|o| o.as_str() == name)
-    }
-}
+/// A recorded nudge's outcome (API document 2.2, 3): the engine's own (SPEC 15 history uses it
+/// too), here at its old path.
+pub use crate::visit::NudgeOutcome;
 
 /// An instant, with its text as written when it was read from text.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,6 +32,7 @@ fn main() {
             intent_score: s["intent_score"].as_u64().unwrap_or(0) as u8,
             page_url: s["page_url"].as_str().unwrap_or("/").to_owned(),
             idle_ms: s["idle_ms"].as_u64().unwrap_or(0) as u32,
+            ..Default::default()
         })
         .collect();
     let bodies: Vec<String> = states

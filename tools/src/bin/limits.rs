@@ -116,6 +116,7 @@ fn main() {
                         intent_score: 100,
                         page_url: page_url.into(),
                         idle_ms: 86_400_000,
+                        ..Default::default()
                     };
                     let runs = 100;
                     let start = Instant::now();
