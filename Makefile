@@ -33,6 +33,7 @@ test: setup lint test-rust test-server test-node test-browser fuzz-smoke
 
 lint:
 	python3 scripts/check-modules.py
+	python3 scripts/check-docs.py
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
 	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings
