@@ -14,6 +14,9 @@ Files: README.md, docs/*.md and pkg/README.md.
    mailto:, ...) are not followed.
 2. Commands. In fenced shell blocks (```sh, bash, shell, console), every `make TARGET` must name
    a target of the Makefile, and every `scripts/...` path (so `python3 scripts/X` too) must exist.
+3. Generated blocks. Every `write_between("NAME", ...)` of scripts/*.py must find its
+   `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers, once each, in the file it writes
+   (`doc=`, or docs/PERFORMANCE.md by default), so a refresh of the figures cannot fail.
 
 Prints what it checked; on failure every `file:line: what is broken`, and exits 1.
 
@@ -99,9 +102,37 @@ def make_targets():
     return targets
 
 
+WRITE_BETWEEN = re.compile(r"write_between\(\s*\"([\w-]+)\"([^)]*)\)")
+DOC_PATH = re.compile(r"\"docs\"\s*/\s*\"([\w.-]+)\"")
+
+
+def check_markers(errors):
+    """Checks that the markers every script writes between exist; returns how many it checked."""
+    checked = 0
+    for script in sorted((ROOT / "scripts").glob("*.py")):
+        if script.name == Path(__file__).name:
+            continue
+        text = script.read_text()
+        for number, line in enumerate(text.split("\n"), 1):
+            for m in WRITE_BETWEEN.finditer(line):
+                name, rest = m.group(1), m.group(2)
+                doc = DOC_PATH.search(rest)
+                target = ROOT / "docs" / (doc.group(1) if doc else "PERFORMANCE.md")
+                checked += 1
+                content = target.read_text() if target.exists() else ""
+                for marker in (f"<!-- {name}:begin -->", f"<!-- {name}:end -->"):
+                    if content.count(marker) != 1:
+                        errors.append(
+                            f"{script.relative_to(ROOT)}:{number}: writes between {marker!r} markers, "
+                            f"which {target.relative_to(ROOT)} has {content.count(marker)} times (1 expected)"
+                        )
+    return checked
+
+
 def main():
     errors = []
     counts = {"files": 0, "links": 0, "anchors": 0, "make": 0, "scripts": 0}
+    counts["markers"] = check_markers(errors)
     targets = make_targets()
     for path in FILES:
         if not path.exists():
@@ -155,7 +186,8 @@ def main():
     print(
         f"check-docs: {counts['files']} files, {counts['links']} relative links "
         f"({counts['anchors']} with an anchor), {counts['make']} make targets and "
-        f"{counts['scripts']} script paths in shell blocks"
+        f"{counts['scripts']} script paths in shell blocks, {counts['markers']} generated blocks "
+        f"written by scripts/*.py"
     )
     if errors:
         print("\n".join(errors), file=sys.stderr)
