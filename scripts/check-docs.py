@@ -38,7 +38,8 @@ INLINE_LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*<?([^()\s>]*(?:\([^
 REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
 HTML_ATTR = re.compile(r"""<(?:img|a|source)\b[^>]*?\b(?:src|href)=["']([^"']+)["']""", re.I)
 HTML_ANCHOR = re.compile(r"""<a\b[^>]*?\b(?:name|id)=["']([^"']+)["']""", re.I)
-CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# A code span may run over a line break, not over a blank line (the end of a paragraph).
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1)(?!\n[ \t]*\n)[\s\S])+?\1")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 MAKE_CALL = re.compile(r"(?:^|[\s;&|(`$])make((?:\s+[^\s;&|)#`]+)*)")
 SCRIPT_PATH = re.compile(r"(?<![\w./-])scripts/[\w./-]*[\w-]")
@@ -82,6 +83,26 @@ def scan(path):
         for a in HTML_ANCHOR.findall(line):
             slugs.add(a)
     return prose, shell, slugs
+
+
+def links(prose):
+    """(line number, target) of every link of the prose lines, a link's text or target may run
+    over a line break; code spans are not read."""
+    lines = dict(prose)
+    last = max(lines, default=0)
+    # The prose with fenced lines left empty, so that offsets give line numbers; a code span
+    # becomes spaces of its length.
+    text = "\n".join(lines.get(n, "") for n in range(1, last + 1))
+    text = CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    found = []
+    for pattern in (INLINE_LINK, HTML_ATTR):
+        for m in pattern.finditer(text):
+            found.append((text.count("\n", 0, m.start(1)) + 1, m.group(1)))
+    for number, line in prose:
+        m = REF_DEF.match(line)
+        if m:
+            found.append((number, m.group(1)))
+    return sorted(found)
 
 
 _anchors = {}
@@ -140,13 +161,7 @@ def main():
         counts["files"] += 1
         rel = path.relative_to(ROOT)
         prose, shell, _ = scan(path)
-        for number, line in prose:
-            bare = CODE_SPAN.sub("", line)
-            found = INLINE_LINK.findall(bare) + HTML_ATTR.findall(bare)
-            m = REF_DEF.match(bare)
-            if m:
-                found.append(m.group(1))
-            for target in found:
+        for number, target in links(prose):
                 if not target or SCHEME.match(target):
                     continue
                 counts["links"] += 1
