@@ -15,7 +15,7 @@ help:
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
 	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
 	@echo "make bench-levels  WASM size and speed at each opt-level (the build profile's choice)"
-	@echo "make bench-server  load runs of the server with wrk: preview, and the read API on SQLite and PostgreSQL (docs/SERVER.md)"
+	@echo "make bench-server  load runs of the server with wrk: preview, and the read API on SQLite and PostgreSQL (docs/PERFORMANCE.md)"
 	@echo "make fuzz          long fuzz runs (docs/RELIABILITY.md)"
 
 setup:
@@ -33,6 +33,7 @@ test: setup lint test-rust test-server test-node test-browser fuzz-smoke
 
 lint:
 	python3 scripts/check-modules.py
+	python3 scripts/check-docs.py
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
 	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings
@@ -84,7 +85,7 @@ bench-node: wasm
 
 # 30 s wrk runs against the release server: the preview route and its constant-body baseline,
 # local and Redis limiter; then the read routes on SQLite and PostgreSQL stores of 10,000 and
-# 1,000,000 sessions (scripts/bench-store.py); writes docs/SERVER.md's figures.
+# 1,000,000 sessions (scripts/bench-store.py); writes the server's figures in docs/PERFORMANCE.md.
 bench-server:
 	cargo build --release -p nudge-rules-server
 	python3 scripts/bench-server.py --write

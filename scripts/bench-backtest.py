@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The backtest's speed (`make bench-server`; docs/SERVER.md, "Backtest figures"; SPEC 12).
+"""The backtest's speed (`make bench-server`; docs/PERFORMANCE.md, "Backtest figures"; SPEC 12).
 
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own started here) and
 each size (10,000 and 100,000 sessions, generated as scripts/bench-store.py generates them: 3
@@ -18,7 +18,7 @@ least 0.5x) and its wall time at 100,000 sessions (the target is at most 2 s).
 
     python3 scripts/bench-backtest.py [--sizes 10000,100000] [--rounds 5] [--write]
 
---write puts the table into docs/SERVER.md between the backtest-bench markers.
+--write puts the table into docs/PERFORMANCE.md between the backtest-bench markers.
 """
 import argparse
 import importlib.util
@@ -172,7 +172,7 @@ def main():
             f"alternating rounds (load average {load} at the end).\n\n{table(rows)}\n")
     print(text)
     if args.write:
-        write_between("backtest-bench", text, ROOT / "docs" / "SERVER.md")
+        write_between("backtest-bench", text, ROOT / "docs" / "PERFORMANCE.md")
 
 
 if __name__ == "__main__":

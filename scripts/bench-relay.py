@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sustained event ingestion through the relay (`make bench-server`; docs/SERVER.md, "Relay figures").
+"""Sustained event ingestion through the relay (`make bench-server`; docs/PERFORMANCE.md, "Relay figures").
 
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own), a release server
 runs on an empty store and wrk sends batches of 50 events (one session each, unique message ids)
@@ -198,7 +198,7 @@ def main():
     print()
     print(text)
     if args.write:
-        write_between("relay-bench", text, doc=ROOT / "docs" / "SERVER.md")
+        write_between("relay-bench", text, doc=ROOT / "docs" / "PERFORMANCE.md")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load runs of the preview server (`make bench-server`; docs/SERVER.md, "Load figures").
+"""Load runs of the preview server (`make bench-server`; docs/PERFORMANCE.md, "Load figures").
 
 For each limiter (in process, then Redis with a real redis-server), one release server runs
 with `--constant-route`, and wrk drives it at 64 connections: the preview route and the
@@ -14,7 +14,7 @@ server in the same run, and the server's peak RSS (VmHWM).
 
     python3 scripts/bench-server.py [--duration 30] [--rounds 6] [--connections 64] [--write]
 
---write puts the table into docs/SERVER.md between the server-bench markers.
+--write puts the table into docs/PERFORMANCE.md between the server-bench markers.
 """
 import argparse
 import hashlib
@@ -278,7 +278,7 @@ def main():
     print()
     print(text)
     if args.write:
-        write_between("server-bench", text, doc=ROOT / "docs" / "SERVER.md")
+        write_between("server-bench", text, doc=ROOT / "docs" / "PERFORMANCE.md")
 
 
 if __name__ == "__main__":

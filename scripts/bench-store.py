@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load runs of the read API on a real store (`make bench-server`; docs/SERVER.md, "Store figures").
+"""Load runs of the read API on a real store (`make bench-server`; docs/PERFORMANCE.md, "Store figures").
 
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own started here, as the
 tests do), the store is filled by `nudge-rules-server import` with generated sessions of one site
@@ -13,7 +13,7 @@ the bytes the store takes per session.
 
     python3 scripts/bench-store.py [--sizes 10000,1000000] [--duration 12] [--rounds 3] [--write]
 
---write puts the table into docs/SERVER.md between the store-bench markers.
+--write puts the table into docs/PERFORMANCE.md between the store-bench markers.
 """
 import argparse
 import hashlib
@@ -272,7 +272,7 @@ def main():
     print()
     print(text)
     if args.write:
-        write_between("store-bench", text, doc=ROOT / "docs" / "SERVER.md")
+        write_between("store-bench", text, doc=ROOT / "docs" / "PERFORMANCE.md")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Puts generated text into docs/PERFORMANCE.md between "<!-- NAME:begin -->" and
-"<!-- NAME:end -->" (used by bench-report.py and levels-report.py)."""
+"<!-- NAME:end -->" (used by bench-report.py, levels-report.py and the server's bench-*.py; each
+block is listed at the top of docs/PERFORMANCE.md)."""
 import pathlib
 import sys
 

@@ -98,7 +98,8 @@ pub use request::SessionState;
 pub use visit::{HistoryEntry, NudgeOutcome};
 pub use wire::{NudgeResult, PreviewResult, preview_response};
 
-/// The README's examples run as doc tests.
+/// The examples of the README and of the Rust guide (docs/RUST.md) run as doc tests.
 #[doc = include_str!("../README.md")]
+#[doc = include_str!("../docs/RUST.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -10,7 +10,7 @@
 //! - the session's `intent_score` goes on its latest page event (or latest nudge when it has
 //!   no page event), so the stored session keeps it;
 //! - `ended_at` is derived (the latest event); a recorded `ended_at` after every event is not
-//!   kept. README "Decisions" lists these.
+//!   kept. docs/DECISIONS.md (SPEC 11) lists these.
 
 use nudge_rules::replay::{NudgeOutcome, SessionRecord, Sessions};
 

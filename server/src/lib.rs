@@ -21,7 +21,7 @@
 //! ```
 //!
 //! docs/SERVER.md is the operator's guide: the contract table, the headers, the deployment
-//! pictures and the load figures.
+//! pictures; the load figures are in docs/PERFORMANCE.md ("The server").
 
 #![cfg_attr(
     not(test),

@@ -30,7 +30,7 @@ use crate::sites::{ConfigSource, SiteDef};
 use crate::store::{Store, StoreError};
 
 /// What an API-managed mode serves before its first published version: no rules, so no nudge
-/// fires (README, Decisions).
+/// fires (docs/DECISIONS.md, SPEC 12 and 13).
 pub const EMPTY_CONFIG: &str = r#"{"version": 1}"#;
 
 /// `version` of a mode with no version yet.

@@ -2,7 +2,7 @@
 // site config has no place for them (SPEC 2 lists a rule's fields, and any other field is an
 // error), so they are the editor's notes, never written into the config: kept in this browser's
 // local storage by rule id and carried by a share link (share.js `n`). They follow a rule when it
-// is moved and when its id is retyped (README, Decisions).
+// is moved and when its id is retyped (docs/DECISIONS.md, SPEC 2).
 //
 // The notes are keyed by the ids of one version of the text, `ids`, and follow the text forward
 // only: `follow` is given the ids of the editor's current text (the rule cards' parse, or an

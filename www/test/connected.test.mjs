@@ -5,7 +5,7 @@
 // and 15 days ago) into a SQLite store, publishes version 1 over HTTP, and starts the server.
 // Then, as a merchant: connect; backtest on real sessions; publish; a conflict with a publish
 // made meanwhile over HTTP; history, a diff and a restore; each error a merchant can act on; the
-// key never stored; screenshots at 1440 and 390 px for the README.
+// key never stored; screenshots at 1440 and 390 px for docs/EDITOR.md.
 //
 //   node --test www/test/connected.test.mjs
 import assert from 'node:assert/strict';
