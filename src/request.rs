@@ -237,7 +237,7 @@ fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
                 DiagnosticCode::InvalidVisitorId,
                 path,
                 format!(
-                    "visitor_id {shown:?} {problem}; a visitor id is \"vis_\" then 1 to {MAX_VISITOR_ID_CHARS} of A-Za-z0-9_-"
+                    "{shown:?} {problem}; a visitor id is \"vis_\" then 1 to {MAX_VISITOR_ID_CHARS} of A-Za-z0-9_-"
                 ),
             );
             None

@@ -91,18 +91,18 @@ pub(crate) enum Capped {
 }
 
 impl Capped {
-    /// Appends the reason's words: `capped: shown 1 time this session (cap.per_session 1)`.
+    /// Appends the reason's words: `capped (fired 1 time this session; cap.per_session 1)`.
     pub(crate) fn write(self, out: &mut String) {
         use std::fmt::Write as _;
         let _ = match self {
             Capped::Session { entries, max } => write!(
                 out,
-                "capped: {entries} {} this session (max_nudges_per_session {max})",
+                "capped ({entries} {} this session; max_nudges_per_session {max})",
                 if entries == 1 { "nudge" } else { "nudges" }
             ),
             Capped::PerSession { times, per_session } => write!(
                 out,
-                "capped: shown or held out {times} {} this session (cap.per_session {per_session})",
+                "capped (fired {times} {} this session; cap.per_session {per_session})",
                 if times == 1 { "time" } else { "times" }
             ),
             Capped::Cooldown {
@@ -110,7 +110,7 @@ impl Capped {
                 cooldown_ms,
             } => write!(
                 out,
-                "capped: dismissed {ms_ago} ms ago, cooldown {} ms left (cap.cooldown_ms {cooldown_ms})",
+                "capped (dismissed {ms_ago} ms ago, {} ms of cooldown left; cap.cooldown_ms {cooldown_ms})",
                 cooldown_ms.saturating_sub(ms_ago)
             ),
         };
