@@ -85,6 +85,13 @@ fn covered_by_any(specific: &Pattern, general: &[Pattern]) -> bool {
         .any(|g| covers(g.normalized(), specific.normalized()))
 }
 
+/// True when every exit intent at which `later` can fire satisfies `earlier`'s (SPEC 15): an
+/// earlier rule that sets none holds at both; one that sets it holds only where `later` wants
+/// the same.
+fn exit_intent_covered(earlier: &Rule, later: &Rule) -> bool {
+    earlier.when.exit_intent.is_none() || earlier.when.exit_intent == later.when.exit_intent
+}
+
 /// True when every page on which `later` can fire satisfies `earlier`'s page conditions.
 fn pages_covered(earlier: &Rule, later: &Rule) -> bool {
     let included = match (&earlier.when.pages, &later.when.pages) {
@@ -120,7 +127,8 @@ impl Analysis<'_> {
     /// Codes: `shadowed_rule`, `catch_all_rule`, `rule_in_quiet_zone`, `rule_excludes_all_pages`,
     /// `empty_pages`, `quiet_zone_covers_every_page`, `duplicate_pattern`, `redundant_pattern`,
     /// `pattern_query_string`, `pattern_has_scheme`, `pattern_uppercase`,
-    /// `pattern_never_matches`.
+    /// `pattern_never_matches`, `pattern_byte_wildcard`; SPEC 15: `costly_holdout`,
+    /// `capped_by_session`.
     pub fn lint(&self) -> Vec<Diagnostic> {
         let config = self.engine.config();
         let mut f = Findings::default();
@@ -173,11 +181,22 @@ impl Analysis<'_> {
                 continue;
             }
             let w = &rule.when;
+            if rule.holdout_percent > COSTLY_HOLDOUT_PERCENT {
+                let percent = rule.holdout_percent;
+                f.push(
+                    DiagnosticCode::CostlyHoldout,
+                    &path.key("holdout_percent"),
+                    format!(
+                        "holdout_percent {percent} keeps {percent} % of the visitors this rule reaches from ever seeing its nudge; 5 to 10 % usually measures uplift at a lower cost"
+                    ),
+                );
+            }
             let catch_all = w.pages.is_none()
                 && w.exclude_pages.is_empty()
                 && w.min_intent_score == 0
                 && w.max_intent_score == MAX_INTENT_SCORE
-                && w.min_idle_ms == 0;
+                && w.min_idle_ms == 0
+                && w.exit_intent.is_none();
             let later = rules.len() - i - 1;
             if catch_all && later > 0 {
                 f.push(
@@ -189,16 +208,26 @@ impl Analysis<'_> {
                     ),
                 );
             }
-            if let Some(by) = shadowed_by(rules, i, &page_index) {
-                f.push(
-                    DiagnosticCode::ShadowedRule,
-                    &path,
-                    format!(
-                        "rule {:?} can never fire: earlier rule(s) {} fire in every state it could fire in",
-                        rule.id,
-                        quoted_list(&by)
+            if let Some(shadow) = shadowed_by(rules, i, &page_index) {
+                let by = quoted_list(&shadow.by);
+                match config.max_nudges_per_session {
+                    Some(max) if shadow.fires_before >= u32::from(max) => f.push(
+                        DiagnosticCode::CappedBySession,
+                        &path,
+                        format!(
+                            "rule {:?} can never fire: earlier rules ({by}) fire in every state in which it could, and together they may fire {} time(s) per session, which reaches max_nudges_per_session {max}",
+                            rule.id, shadow.fires_before
+                        ),
                     ),
-                );
+                    _ => f.push(
+                        DiagnosticCode::ShadowedRule,
+                        &path,
+                        format!(
+                            "rule {:?} is shadowed: earlier rule(s) {by} fire in every state it could fire in, so it fires only once they are capped in a session",
+                            rule.id,
+                        ),
+                    ),
+                }
             }
         }
         f.into_warnings(self.engine.source())
@@ -270,13 +299,23 @@ fn dead_rule(
     false
 }
 
+/// A holdout above this share is named as costly (SPEC 15 lint).
+const COSTLY_HOLDOUT_PERCENT: u8 = 20;
+
+/// The earlier rules that shadow a rule, and how many times they fire in a session before it
+/// can (SPEC 15 caps).
+struct Shadow<'r> {
+    /// Their ids, in config order.
+    by: Vec<&'r str>,
+    /// The fewest nudges the session must have held before the rule can fire in some state:
+    /// over the intent scores it accepts, the least sum of the `cap.per_session` of the earlier
+    /// rules that hold there at its idle threshold (each must be capped first).
+    fires_before: u32,
+}
+
 /// The earlier enabled rules that together cover every state in which rule `i` could fire, when
 /// that can be decided; `None` otherwise.
-fn shadowed_by<'r>(
-    rules: &'r [Rule],
-    i: usize,
-    page_index: &CoverIndex<'_>,
-) -> Option<Vec<&'r str>> {
+fn shadowed_by<'r>(rules: &'r [Rule], i: usize, page_index: &CoverIndex<'_>) -> Option<Shadow<'r>> {
     let rule = rules.get(i)?;
     let w = &rule.when;
     // Candidates: earlier enabled rules without `pages`, and those with a pattern covering the
@@ -299,9 +338,10 @@ fn shadowed_by<'r>(
         .into_iter()
         .filter(|&j| j < i)
         .filter_map(|j| rules.get(j))
-        .filter(|e| e.enabled && pages_covered(e, rule))
+        .filter(|e| e.enabled && pages_covered(e, rule) && exit_intent_covered(e, rule))
         .collect();
     let mut used: Vec<&str> = Vec::new();
+    let mut fires_before = u32::MAX;
     // For every intent score the rule accepts, some covering rule must accept it at an idle
     // threshold no higher than the rule's own: then wherever it holds, an earlier rule holds.
     for intent in w.min_intent_score..=w.max_intent_score {
@@ -313,10 +353,20 @@ fn shadowed_by<'r>(
         if !used.contains(&best.id.as_str()) {
             used.push(&best.id);
         }
+        let before: u32 = covering
+            .iter()
+            .filter(|e| (e.when.min_intent_score..=e.when.max_intent_score).contains(&intent))
+            .filter(|e| e.when.min_idle_ms <= w.min_idle_ms)
+            .map(|e| u32::from(e.cap.per_session))
+            .sum();
+        fires_before = fires_before.min(before);
     }
     // Name them in config order.
     used.sort_by_key(|id| rules.iter().position(|r| r.id == *id));
-    Some(used)
+    Some(Shadow {
+        by: used,
+        fires_before,
+    })
 }
 
 /// Duplicates, redundant patterns and patterns that look like mistakes, in one list.
