@@ -105,6 +105,8 @@ export interface SiteConfigInput {
   case_sensitive?: boolean;
   quiet_zones?: string[];
   rules?: RuleInput[];
+  /** SPEC 15: after this many nudges shown or held out in a session (1 to 100), no rule fires. Absent: no limit. */
+  max_nudges_per_session?: number;
 }
 
 export interface RuleInput {
@@ -112,6 +114,18 @@ export interface RuleInput {
   enabled?: boolean;
   nudge: ConfigNudge;
   when?: Partial<Conditions>;
+  /** SPEC 15: how often the rule may fire for one visitor. */
+  cap?: Partial<Cap>;
+  /** SPEC 15: 0 to 50; this share of visitors (by `visitor_id`) is the rule's control group. Default 0. */
+  holdout_percent?: number;
+}
+
+/** A rule's cap (SPEC 15). */
+export interface Cap {
+  /** 1 to 100, default 1: the rule fires at most this many times in one session (shown or held out). */
+  per_session: number;
+  /** 0 to 31,536,000,000 ms, default 0: after a dismissal, the rule does not fire for the visitor for this long. */
+  cooldown_ms: number;
 }
 
 /** A nudge as configured. */
@@ -119,6 +133,8 @@ export interface ConfigNudge {
   type: NudgeType;
   message: string;
   cta: string;
+  /** SPEC 15: where the CTA takes the visitor: a path starting with one `/` or an absolute `https:` URL, at most 2,048 bytes. */
+  cta_url?: string;
 }
 
 export interface Conditions {
@@ -128,6 +144,8 @@ export interface Conditions {
   /** Absent: every page. */
   pages?: string[];
   exclude_pages: string[];
+  /** SPEC 15: true only on exit intent, false never on exit intent; absent: either. */
+  exit_intent?: boolean;
 }
 
 /** The validated config with every default filled in (`engine.config()`). */
@@ -136,6 +154,8 @@ export interface Config {
   case_sensitive: boolean;
   quiet_zones: string[];
   rules: Rule[];
+  /** Present only when set (SPEC 15). */
+  max_nudges_per_session?: number;
 }
 
 export interface Rule {
@@ -143,6 +163,10 @@ export interface Rule {
   enabled: boolean;
   nudge: ConfigNudge;
   when: Conditions;
+  /** Present only when not the default `{per_session: 1, cooldown_ms: 0}` (SPEC 15). */
+  cap?: Cap;
+  /** Present only when not 0 (SPEC 15). */
+  holdout_percent?: number;
 }
 
 /**
@@ -163,6 +187,25 @@ export interface SessionState {
   page_url: string;
   /** Integer 0 to 86,400,000; default 0. */
   idle_ms?: number;
+  /** SPEC 15: the visitor is about to leave; default false. */
+  exit_intent?: boolean;
+  /** SPEC 15: `vis_` then 1 to 64 of `A-Za-z0-9_-`; without it no one is held out. */
+  visitor_id?: string;
+  /** SPEC 15: the nudges this visitor was shown or held out from, newest first, at most 200. */
+  history?: HistoryEntry[];
+}
+
+/** One earlier nudge of the visitor (SPEC 15 `session_state.history[]`). */
+export interface HistoryEntry {
+  /** 1 to 64 of `A-Za-z0-9_-`. */
+  rule_id: string;
+  /** 0 to 31,536,000,000 ms ago. */
+  ms_ago: number;
+  /** True when it happened in the current session. */
+  this_session: boolean;
+  outcome?: NudgeOutcome;
+  /** The visitor was held out (nothing shown); such an entry has no `outcome`. */
+  held_out?: boolean;
 }
 
 /** The nudge that fires (API document 2.4 `data.nudge`). */
@@ -207,10 +250,10 @@ export interface UrlRejection {
   message: string;
 }
 
-export type Verdict = "fired" | "shadowed" | "failed" | "disabled" | "quiet";
+export type Verdict = "fired" | "shadowed" | "failed" | "disabled" | "quiet" | "held_out";
 
 export interface ConditionCheck {
-  /** `min_intent_score`, `max_intent_score`, `min_idle_ms`, `pages` or `exclude_pages`. */
+  /** `min_intent_score`, `max_intent_score`, `min_idle_ms`, `pages`, `exclude_pages`, `exit_intent`; a reached cap (SPEC 15, never holding): `cap` or `max_nudges_per_session`. */
   condition: string;
   holds: boolean;
   /** What was compared, e.g. `intent_score 42 < min 60`. */
@@ -221,7 +264,7 @@ export interface RuleExplanation {
   index: number;
   id: string;
   nudge_type: NudgeType;
-  /** `shadowed`: all conditions hold but an earlier rule fired; `quiet`: the page is in a quiet zone. */
+  /** `shadowed`: all conditions hold but an earlier rule fired (or held the visitor out); `quiet`: the page is in a quiet zone; `held_out`: the visitor is in this rule's control group (SPEC 15). */
   verdict: Verdict;
   conditions: ConditionCheck[];
 }
@@ -237,6 +280,8 @@ export interface Explanation {
   /** Every rule, in config order. */
   rules: RuleExplanation[];
   fired_rule_id: string | null;
+  /** The rule the visitor is held out from (SPEC 15); present only then, and then nothing fires. */
+  held_out_rule_id?: string;
   /** At or after `idle_ms`; `null`: never for this intent score and page. */
   earliest_idle_ms: number | null;
   /** The rule that fires at `earliest_idle_ms`. */
@@ -331,7 +376,8 @@ export type Expectation =
   | { rule: string }
   | { quiet_zone: true }
   | { no_nudge: true }
-  | { error: "InvalidRequest" };
+  | { error: "InvalidRequest" }
+  | { held_out: string };
 
 /** One scenario of a scenario file. `session_state` is kept as given (it may be invalid when `expect` is the error). */
 export interface Scenario {
@@ -388,6 +434,10 @@ export interface RuleCoverage {
   enabled: boolean;
   /** Scenarios in which it fired. */
   fired: number;
+  /** Scenarios in which the visitor was held out from it (SPEC 15). */
+  held_out: number;
+  /** Scenarios in which it was capped (SPEC 15), whether or not its conditions held. */
+  capped: number;
   /** The conditions the rule sets, in field order. */
   conditions: ConditionCoverage[];
 }
@@ -556,7 +606,8 @@ export type ChangeKind =
   | "timing_changed"
   | "quiet_zone_added"
   | "quiet_zone_removed"
-  | "error_changed";
+  | "error_changed"
+  | "holdout_changed";
 
 /** One side of a change. */
 export interface Side {

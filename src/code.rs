@@ -151,7 +151,7 @@ diagnostic_codes! {
     TooManyScenarios = "too_many_scenarios": "more than 10,000 scenarios in one file.",
     InvalidScenarioName = "invalid_scenario_name": "a scenario name that is empty or over 200 characters.",
     DuplicateScenarioName = "duplicate_scenario_name": "a scenario name already used by an earlier scenario of the file.",
-    InvalidExpectation = "invalid_expectation": "`expect` is not exactly one of `rule`, `quiet_zone: true`, `no_nudge: true`, `error: \"InvalidRequest\"`.",
+    InvalidExpectation = "invalid_expectation": "`expect` is not exactly one of `rule`, `quiet_zone: true`, `no_nudge: true`, `error: \"InvalidRequest\"`, `held_out` (SPEC 15).",
     TooManySessions = "too_many_sessions": "more than 100,000 sessions in one input.",
     DuplicateSessionId = "duplicate_session_id": "a session id already used by an earlier session of the input.",
     TooManyEvents = "too_many_events": "more than 10,000 events in one session.",

@@ -41,6 +41,11 @@ pub struct RuleCoverage {
     pub enabled: bool,
     /// Scenarios in which the rule fired.
     pub fired: usize,
+    /// Scenarios in which the visitor was held out from the rule (SPEC 15: its control group).
+    pub held_out: usize,
+    /// Scenarios in which the rule was capped (SPEC 15: `cap` or `max_nudges_per_session`
+    /// reached), whether or not its conditions held.
+    pub capped: usize,
     /// The conditions the rule sets (absent ones always hold and are not listed), in field
     /// order.
     pub conditions: Vec<ConditionCoverage>,
@@ -110,6 +115,7 @@ fn set_conditions(when: &Conditions) -> Vec<&'static str> {
         ("min_idle_ms", when.has_min_idle()),
         ("pages", when.pages.is_some()),
         ("exclude_pages", !when.exclude_pages.is_empty()),
+        ("exit_intent", when.exit_intent.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, set)| set.then_some(name))
@@ -142,6 +148,8 @@ impl ConfigAsCode<'_> {
                 nudge_type: rule.nudge.nudge_type,
                 enabled: rule.enabled,
                 fired: 0,
+                held_out: 0,
+                capped: 0,
                 conditions: set_conditions(&rule.when)
                     .into_iter()
                     .map(|condition| ConditionCoverage {
@@ -215,6 +223,16 @@ impl ConfigAsCode<'_> {
                 }
                 if explanation.fired_rule_id.as_deref() == Some(cover.id.as_str()) {
                     cover.fired += 1;
+                }
+                if explanation.held_out_rule_id.as_deref() == Some(cover.id.as_str()) {
+                    cover.held_out += 1;
+                }
+                if seen
+                    .conditions
+                    .iter()
+                    .any(|c| matches!(c.condition, "cap" | "max_nudges_per_session"))
+                {
+                    cover.capped += 1;
                 }
                 for check in &seen.conditions {
                     if let Some(c) = cover

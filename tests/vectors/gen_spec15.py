@@ -218,3 +218,29 @@ config = [
    ["max_nudges_per_session", "rules[0].when.exit_intent", "rules[0].holdout_percent", "rules[0].cap.per_session", "rules[0].nudge.cta_url"]),
 ]
 merge('config.json', [{"name": "spec15 " + n, "config": c, "expect_paths": p} for n, c, p in config])
+
+# --- scenarios and coverage -------------------------------------------------------------------
+SCENARIOS = {"scenarios": [
+  {"name": "exit intent fires the exit offer", "session_state": st(exit_intent=True, visitor_id=FREE), "expect": {"rule": "exit-offer"}},
+  {"name": "a visitor of the control group", "session_state": st(exit_intent=True, visitor_id=HELD), "expect": {"held_out": "exit-offer"}},
+  {"name": "dismissed yesterday", "session_state": st(exit_intent=True, history=[h("exit-offer", DAY, False, outcome="dismissed")]), "expect": {"no_nudge": True}},
+  {"name": "size help once more", "session_state": st(idle_ms=6000, history=[h("size-help", 1000, True)]), "expect": {"rule": "size-help"}},
+  {"name": "a bad history entry", "session_state": st(history=[h("size-help", -1, True)]), "expect": {"error": "InvalidRequest"}},
+]}
+merge('scenarios.json', [
+  {"name": "spec15: scenarios give the new state fields and expect held_out", "config": CONFIG, "scenarios": SCENARIOS,
+   "expect": {"passed": 5, "failed": 0}},
+  {"name": "spec15: a held_out expectation that does not hold fails with what was got", "config": CONFIG,
+   "scenarios": {"scenarios": [{"name": "not held out", "session_state": st(exit_intent=True, visitor_id=FREE), "expect": {"held_out": "exit-offer"}}]},
+   "expect": {"passed": 0, "failed": 1, "results": [{"name": "not held out", "passed": False, "expected": {"held_out": "exit-offer"}, "got": {"rule": "exit-offer"}}]}},
+])
+merge('coverage.json', [
+  {"name": "spec15: coverage counts held-out and capped scenarios and the exit_intent condition", "config": CONFIG, "scenarios": SCENARIOS,
+   "expect": {"scenarios": 5, "rejected": 1, "rules": [
+     {"id": "exit-offer", "fired": 1, "held_out": 1, "capped": 1,
+      "conditions": [{"condition": "pages", "seen_true": 4, "seen_false": 0}, {"condition": "exit_intent", "seen_true": 3, "seen_false": 1}]},
+     {"id": "size-help", "fired": 1, "held_out": 0, "capped": 0,
+      "conditions": [{"condition": "min_idle_ms", "seen_true": 1, "seen_false": 3}, {"condition": "pages", "seen_true": 4, "seen_false": 0}, {"condition": "exit_intent", "seen_true": 1, "seen_false": 3}]},
+     {"id": "welcome", "fired": 0, "held_out": 0, "capped": 0,
+      "conditions": [{"condition": "max_intent_score", "seen_true": 0, "seen_false": 4}]}]}},
+])

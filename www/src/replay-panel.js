@@ -17,6 +17,7 @@ export const KIND_LABELS = {
   quiet_zone_added: 'now in a quiet zone',
   quiet_zone_removed: 'no longer in a quiet zone',
   error_changed: 'the page is judged differently',
+  holdout_changed: 'the visitor is held out differently',
 };
 const SHOWN_CHANGES = 50;
 const ROWS_SHOWN = 40;

@@ -44,11 +44,14 @@ pub enum ChangeKind {
     QuietZoneRemoved,
     /// The input is rejected on one side only (InvalidRequest).
     ErrorChanged,
+    /// The visitor is held out (SPEC 15) on one side, or from another rule: a change in who is
+    /// in a control group, not in what is shown to others.
+    HoldoutChanged,
 }
 
 impl ChangeKind {
     /// Every kind, in the order of [`Diff::counts`].
-    pub const ALL: [ChangeKind; 8] = [
+    pub const ALL: [ChangeKind; 9] = [
         ChangeKind::NudgeAdded,
         ChangeKind::NudgeRemoved,
         ChangeKind::RuleChanged,
@@ -57,6 +60,7 @@ impl ChangeKind {
         ChangeKind::QuietZoneAdded,
         ChangeKind::QuietZoneRemoved,
         ChangeKind::ErrorChanged,
+        ChangeKind::HoldoutChanged,
     ];
 
     /// The kind of the same change seen from the other side (old and new swapped).
@@ -81,12 +85,13 @@ impl ChangeKind {
             ChangeKind::QuietZoneAdded => "quiet_zone_added",
             ChangeKind::QuietZoneRemoved => "quiet_zone_removed",
             ChangeKind::ErrorChanged => "error_changed",
+            ChangeKind::HoldoutChanged => "holdout_changed",
         }
     }
 
     /// The kind of change from `old` to `new`, or `None` when they are the same outcome.
     pub(crate) fn between(old: &Side, new: &Side) -> Option<ChangeKind> {
-        use Expectation::{InvalidRequest, NoNudge, QuietZone, Rule};
+        use Expectation::{HeldOut, InvalidRequest, NoNudge, QuietZone, Rule};
         Some(match (&old.outcome, &new.outcome) {
             (Rule(a), Rule(b)) if a == b => {
                 if old.nudge != new.nudge {
@@ -99,6 +104,7 @@ impl ChangeKind {
             }
             (a, b) if a == b => return None,
             (InvalidRequest, _) | (_, InvalidRequest) => ChangeKind::ErrorChanged,
+            (HeldOut(_), _) | (_, HeldOut(_)) => ChangeKind::HoldoutChanged,
             (Rule(_), Rule(_)) => ChangeKind::RuleChanged,
             (_, Rule(_)) => ChangeKind::NudgeAdded,
             (Rule(_), _) => ChangeKind::NudgeRemoved,

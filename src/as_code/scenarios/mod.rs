@@ -36,7 +36,8 @@ use crate::text::Quoted;
 
 /// What a scenario must give, and what it gave (SPEC 8 `expect`). Serializes as the file writes
 /// it: `{"rule": "sizing-help"}`, `{"quiet_zone": true}`, `{"no_nudge": true}`,
-/// `{"error": "InvalidRequest"}`, so that what a scenario got can be saved as its expectation.
+/// `{"error": "InvalidRequest"}`, `{"held_out": "exit-offer"}` (SPEC 15), so that what a scenario
+/// got can be saved as its expectation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Expectation {
@@ -48,6 +49,9 @@ pub enum Expectation {
     NoNudge,
     /// The state is rejected with `InvalidRequest` (SPEC 5, or a `page_url` SPEC 4 rejects).
     InvalidRequest,
+    /// The visitor is held out from the rule with this id (SPEC 15: its control group), so no
+    /// nudge is shown.
+    HeldOut(String),
 }
 
 impl Serialize for Expectation {
@@ -58,19 +62,22 @@ impl Serialize for Expectation {
             Expectation::QuietZone => map.serialize_entry("quiet_zone", &true)?,
             Expectation::NoNudge => map.serialize_entry("no_nudge", &true)?,
             Expectation::InvalidRequest => map.serialize_entry("error", "InvalidRequest")?,
+            Expectation::HeldOut(id) => map.serialize_entry("held_out", id)?,
         }
         map.end()
     }
 }
 
 impl fmt::Display for Expectation {
-    /// `rule "sizing-help" fires`, `quiet zone`, `no nudge`, `InvalidRequest`.
+    /// `rule "sizing-help" fires`, `quiet zone`, `no nudge`, `InvalidRequest`, `held out from rule
+    /// "exit-offer"`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expectation::Rule(id) => write!(f, "rule {} fires", Quoted(id)),
             Expectation::QuietZone => f.write_str("quiet zone"),
             Expectation::NoNudge => f.write_str("no nudge"),
             Expectation::InvalidRequest => f.write_str("InvalidRequest"),
+            Expectation::HeldOut(id) => write!(f, "held out from rule {}", Quoted(id)),
         }
     }
 }
@@ -301,10 +308,15 @@ impl ConfigAsCode<'_> {
 impl Expectation {
     /// The outcome of a preview as an expectation.
     pub(crate) fn of(preview: &Preview<'_>) -> Self {
-        match (preview.rule(), preview.quiet_zone()) {
-            (Some(rule), _) => Expectation::Rule(rule.id.clone()),
-            (None, Some(_)) => Expectation::QuietZone,
-            (None, None) => Expectation::NoNudge,
+        match (
+            preview.rule(),
+            preview.quiet_zone(),
+            preview.held_out_rule(),
+        ) {
+            (Some(rule), _, _) => Expectation::Rule(rule.id.clone()),
+            (None, Some(_), _) => Expectation::QuietZone,
+            (None, None, Some(rule)) => Expectation::HeldOut(rule.id.clone()),
+            (None, None, None) => Expectation::NoNudge,
         }
     }
 }

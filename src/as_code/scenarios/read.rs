@@ -18,7 +18,7 @@ const DOCUMENT: Document = Document {
 };
 
 const SCENARIO_FIELDS: &[&str] = &["name", "session_state", "expect"];
-const EXPECT_FIELDS: &[&str] = &["rule", "quiet_zone", "no_nudge", "error"];
+const EXPECT_FIELDS: &[&str] = &["rule", "quiet_zone", "no_nudge", "error", "held_out"];
 
 pub(super) fn from_text(text: &str) -> Result<ScenarioFile, Error> {
     DOCUMENT.read_text(text, read_file)
@@ -135,7 +135,7 @@ fn read_expect(value: &Value, path: &Path, f: &mut Findings) -> Option<Expectati
                 f.push(
                     DiagnosticCode::InvalidExpectation,
                     path,
-                    "expect must be one of {\"rule\": ID}, {\"quiet_zone\": true}, {\"no_nudge\": true}, {\"error\": \"InvalidRequest\"}".to_owned(),
+                    "expect must be one of {\"rule\": ID}, {\"quiet_zone\": true}, {\"no_nudge\": true}, {\"error\": \"InvalidRequest\"}, {\"held_out\": ID}".to_owned(),
                 );
             }
             return None;
@@ -162,6 +162,7 @@ fn read_expect(value: &Value, path: &Path, f: &mut Findings) -> Option<Expectati
     };
     match key {
         "rule" => json::string(v, &p, f).map(|id| Expectation::Rule(id.to_owned())),
+        "held_out" => json::string(v, &p, f).map(|id| Expectation::HeldOut(id.to_owned())),
         "error" => match v.as_str() {
             Some("InvalidRequest") => Some(Expectation::InvalidRequest),
             _ => wrong(
