@@ -49,14 +49,35 @@ pub struct DecisionMap {
     pub url_error: Option<UrlRejection>,
     /// The quiet zone containing the page, if any (then one region, where nothing fires).
     pub quiet_zone: Option<QuietZoneRef>,
-    /// The regions, sorted by `min_intent_score`, then `min_idle_ms`.
+    /// The regions, sorted by `min_intent_score`, then `min_idle_ms`, for a visitor without
+    /// exit intent (`exit_intent` false, the default state).
     pub regions: Vec<Region>,
+    /// The regions for a visitor with exit intent (SPEC 15 `exit_intent` true), in the same
+    /// order; present only when a rule that can fire on the page sets `when.exit_intent`
+    /// (otherwise they are `regions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_intent_regions: Option<Vec<Region>>,
 }
 
 impl DecisionMap {
-    /// The region containing a point, if the point is on the plane and the URL was accepted.
+    /// The region containing a point, if the point is on the plane and the URL was accepted
+    /// (for a visitor without exit intent).
     pub fn region_at(&self, intent_score: u8, idle_ms: u32) -> Option<&Region> {
-        self.regions.iter().find(|r| {
+        self.region_at_exit(intent_score, idle_ms, false)
+    }
+
+    /// [`DecisionMap::region_at`] for a visitor with or without exit intent (SPEC 15).
+    pub fn region_at_exit(
+        &self,
+        intent_score: u8,
+        idle_ms: u32,
+        exit_intent: bool,
+    ) -> Option<&Region> {
+        let regions = match (&self.exit_intent_regions, exit_intent) {
+            (Some(exit), true) => exit,
+            _ => &self.regions,
+        };
+        regions.iter().find(|r| {
             (r.min_intent_score..=r.max_intent_score).contains(&intent_score)
                 && (r.min_idle_ms..=r.max_idle_ms).contains(&idle_ms)
         })
@@ -97,6 +118,7 @@ impl Analysis<'_> {
             url_error: None,
             quiet_zone: None,
             regions: Vec::new(),
+            exit_intent_regions: None,
         };
         let path = match self.engine.normalize(page_url) {
             Ok(path) => path.into_owned(),
@@ -112,12 +134,29 @@ impl Analysis<'_> {
             return map;
         }
         let rules = &self.engine.config().rules;
-        let candidates: Vec<Candidate> = self.engine.with_page_matches(&path, |m| {
+        let exit_rules = self.engine.with_page_matches(&path, |m| {
+            rules.iter().enumerate().any(|(i, r)| {
+                r.enabled
+                    && r.when.exit_intent.is_some()
+                    && r.when.pages_hold(|| m.any(i, List::Pages))
+            })
+        });
+        map.regions = self.regions(&path, false);
+        map.exit_intent_regions = exit_rules.then(|| self.regions(&path, true));
+        map.path = Some(path);
+        map
+    }
+
+    /// The regions of a page that is in no quiet zone, for one exit intent.
+    fn regions(&self, path: &str, exit_intent: bool) -> Vec<Region> {
+        let rules = &self.engine.config().rules;
+        let candidates: Vec<Candidate> = self.engine.with_page_matches(path, |m| {
             rules
                 .iter()
                 .enumerate()
                 .filter(|(i, r)| {
                     r.enabled
+                        && r.when.exit_intent_holds(exit_intent)
                         && r.when.pages_hold(|| m.any(*i, List::Pages))
                         && r.when.exclude_pages_hold(|| m.any(*i, List::ExcludePages))
                 })
@@ -167,9 +206,7 @@ impl Analysis<'_> {
             open = next_open;
         }
         regions.sort_by_key(|r| (r.min_intent_score, r.min_idle_ms));
-        map.path = Some(path);
-        map.regions = regions;
-        map
+        regions
     }
 
     fn region(

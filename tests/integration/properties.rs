@@ -6,7 +6,9 @@ use nudge_rules::as_code::ConfigAsCode;
 use nudge_rules::diff::{ChangeKind, DiffInput};
 use nudge_rules::limits::MAX_IDLE_MS;
 use nudge_rules::replay::{PageOutcome, Sessions};
-use nudge_rules::{DiagnosticCode, Engine, SessionState, normalize_page_url};
+use nudge_rules::{
+    DiagnosticCode, Engine, HistoryEntry, NudgeOutcome, SessionState, normalize_page_url,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -50,20 +52,34 @@ fn rule(index: usize) -> impl Strategy<Value = Value> {
         prop::collection::vec(pattern(), 0..2),
         0..4usize,
         prop::bool::weighted(0.85),
+        // SPEC 15: exit intent, cap, holdout.
+        (
+            prop::option::of(any::<bool>()),
+            prop::option::of((1..=3u8, prop::sample::select(&[0u64, 1000, 86_400_000][..]))),
+            prop::sample::select(&[0u8, 0, 10, 50][..]),
+        ),
     )
-        .prop_map(move |(_, a, b, idle, pages, exclude, kind, enabled)| {
+        .prop_map(move |(_, a, b, idle, pages, exclude, kind, enabled, (exit, cap, holdout))| {
             let (min, max) = (a.min(b), a.max(b));
             let mut when = json!({ "min_intent_score": min, "max_intent_score": max, "min_idle_ms": idle, "exclude_pages": exclude });
             if let Some(pages) = pages {
                 when["pages"] = json!(pages);
             }
+            if let Some(exit) = exit {
+                when["exit_intent"] = json!(exit);
+            }
             let nudge_type = ["chat_bubble", "toast", "exit_modal", "sticky_bar"][kind];
-            json!({
+            let mut rule = json!({
                 "id": format!("r{index}"),
                 "enabled": enabled,
                 "nudge": { "type": nudge_type, "message": "m", "cta": "c" },
                 "when": when,
-            })
+                "holdout_percent": holdout,
+            });
+            if let Some((per_session, cooldown_ms)) = cap {
+                rule["cap"] = json!({ "per_session": per_session, "cooldown_ms": cooldown_ms });
+            }
+            rule
         })
 }
 
@@ -72,12 +88,101 @@ fn config() -> impl Strategy<Value = (String, Engine)> {
         prop::collection::vec(pattern(), 0..3),
         (0..7usize).prop_flat_map(|n| (0..n).map(rule).collect::<Vec<_>>()),
         any::<bool>(),
+        prop::option::of(1..=3u8),
     )
-        .prop_map(|(quiet, rules, case_sensitive)| {
-            let text = json!({ "version": 1, "case_sensitive": case_sensitive, "quiet_zones": quiet, "rules": rules }).to_string();
+        .prop_map(|(quiet, rules, case_sensitive, max_nudges)| {
+            let mut config = json!({ "version": 1, "case_sensitive": case_sensitive, "quiet_zones": quiet, "rules": rules });
+            if let Some(max) = max_nudges {
+                config["max_nudges_per_session"] = json!(max);
+            }
+            let text = config.to_string();
             let engine = Engine::compile(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             (text, engine)
         })
+}
+
+/// SPEC 15's part of a state: exit intent, a visitor id (or none), and a history over the rule
+/// ids `config()` makes (and one it does not).
+fn visit() -> impl Strategy<Value = (bool, Option<String>, Vec<HistoryEntry>)> {
+    let entry = (
+        0..8usize,
+        prop::sample::select(&[0u64, 999, 1000, 86_399_999, 86_400_000, 31_536_000_000][..]),
+        any::<bool>(),
+        0..6usize,
+    )
+        .prop_map(|(rule, ms_ago, this_session, how)| HistoryEntry {
+            rule_id: format!("r{rule}"),
+            ms_ago,
+            this_session,
+            outcome: [
+                Some(NudgeOutcome::Shown),
+                Some(NudgeOutcome::Clicked),
+                Some(NudgeOutcome::Dismissed),
+                Some(NudgeOutcome::ChatOpened),
+                None,
+                None,
+            ][how],
+            held_out: how == 5,
+        });
+    (
+        any::<bool>(),
+        prop::option::of((0..10_000u32).prop_map(|n| format!("vis_{n}"))),
+        prop::collection::vec(entry, 0..5),
+    )
+}
+
+/// SPEC 15's evaluation written plainly from the spec, as a model: the first enabled rule whose
+/// SPEC 2 conditions hold (read from explain of the state without SPEC 15's fields), whose
+/// `exit_intent` holds and which no cap stops; then the holdout bucket from SHA-256. Returns
+/// `(fired, held_out)` rule indices.
+fn model(engine: &Engine, state: &SessionState) -> (Option<usize>, Option<usize>) {
+    use sha2::{Digest, Sha256};
+    let config = engine.config();
+    let plain = SessionState {
+        exit_intent: false,
+        visitor_id: None,
+        history: Vec::new(),
+        ..state.clone()
+    };
+    let explanation = Analysis::new(engine).explain(&plain).unwrap();
+    if explanation.quiet_zone.is_some() || explanation.path.is_none() {
+        return (None, None);
+    }
+    let this_session = state.history.iter().filter(|e| e.this_session).count();
+    for (rule, seen) in config.rules.iter().zip(&explanation.rules) {
+        let base = rule.enabled
+            && seen
+                .conditions
+                .iter()
+                .filter(|c| c.condition != "exit_intent")
+                .all(|c| c.holds);
+        let exit = rule
+            .when
+            .exit_intent
+            .is_none_or(|want| want == state.exit_intent);
+        let session_capped = config
+            .max_nudges_per_session
+            .is_some_and(|max| this_session >= usize::from(max));
+        let mine = || state.history.iter().filter(|e| e.rule_id == rule.id);
+        let rule_capped =
+            mine().filter(|e| e.this_session).count() >= usize::from(rule.cap.per_session);
+        let cooling = mine()
+            .any(|e| e.outcome == Some(NudgeOutcome::Dismissed) && e.ms_ago < rule.cap.cooldown_ms);
+        if base && exit && !session_capped && !rule_capped && !cooling {
+            let held = state.visitor_id.as_ref().is_some_and(|v| {
+                let digest = Sha256::digest(format!("{}:{v}", rule.id).as_bytes());
+                let n = u64::from_be_bytes(digest[..8].try_into().unwrap()) % 10_000;
+                n < u64::from(rule.holdout_percent) * 100
+            });
+            let i = seen.index;
+            return if held {
+                (None, Some(i))
+            } else {
+                (Some(i), None)
+            };
+        }
+    }
+    (None, None)
 }
 
 fn page() -> impl Strategy<Value = String> {
@@ -229,6 +334,42 @@ proptest! {
             let preview = engine.preview_fields(intent, &url, idle).unwrap();
             let region = map.region_at(intent, idle).unwrap();
             prop_assert_eq!(region.rule_index, preview.rule_index(), "at ({}, {})", intent, idle);
+            // SPEC 15: the map of a visitor with exit intent.
+            let leaving = SessionState { intent_score: intent, page_url: url.clone(), idle_ms: idle, exit_intent: true, ..Default::default() };
+            let preview = engine.preview(&leaving).unwrap();
+            let region = map.region_at_exit(intent, idle, true).unwrap();
+            prop_assert_eq!(region.rule_index, preview.rule_index(), "exit intent at ({}, {})", intent, idle);
+        }
+    }
+
+    /// SPEC 15: caps, cooldowns, the session cap, exit intent and holdouts agree with a model
+    /// written plainly from the spec, and explain, scenarios' outcome and the preview agree.
+    #[test]
+    fn caps_exit_intent_and_holdouts_follow_the_spec((_, engine) in config(), url in page(), (intent, idle) in point(), (exit_intent, visitor_id, history) in visit()) {
+        let state = SessionState { intent_score: intent, page_url: url, idle_ms: idle, exit_intent, visitor_id, history };
+        let preview = engine.preview(&state).unwrap();
+        let (fired, held_out) = model(&engine, &state);
+        prop_assert_eq!(preview.rule_index(), fired);
+        let held = engine.config().rules.iter().position(|r| Some(r) == preview.held_out_rule());
+        prop_assert_eq!(held, held_out);
+        let explanation = Analysis::new(&engine).explain(&state).unwrap();
+        prop_assert_eq!(explanation.fired_rule_id.as_deref(), preview.rule().map(|r| r.id.as_str()));
+        prop_assert_eq!(explanation.held_out_rule_id.as_deref(), preview.held_out_rule().map(|r| r.id.as_str()));
+        prop_assert_eq!(explanation.result.as_ref(), Some(&preview.to_result()));
+        // The next idle threshold is exact: at it something fires or holds out, and not before.
+        if let Some(at) = preview.next_idle_ms() {
+            prop_assert!(at > idle);
+            let decides = |idle_ms: u32| {
+                let at = SessionState { idle_ms, ..state.clone() };
+                let p = engine.preview(&at).unwrap();
+                p.would_fire() || p.held_out_rule().is_some()
+            };
+            prop_assert!(decides(at), "nothing at {}", at);
+            prop_assert!(!decides(at - 1), "something before {}", at);
+        } else if !preview.would_fire() && preview.held_out_rule().is_none() && preview.quiet_zone().is_none() {
+            let later = SessionState { idle_ms: MAX_IDLE_MS, ..state.clone() };
+            let later = engine.preview(&later).unwrap();
+            prop_assert!(!later.would_fire() && later.held_out_rule().is_none());
         }
     }
 
@@ -254,7 +395,7 @@ proptest! {
     #[test]
     fn shadowed_rules_never_fire((_, engine) in config(), extra_pages in prop::collection::vec(page(), 4)) {
         let shadowed: Vec<usize> = Analysis::new(&engine).lint().iter()
-            .filter(|d| matches!(d.code, DiagnosticCode::ShadowedRule | DiagnosticCode::RuleInQuietZone | DiagnosticCode::EmptyPages | DiagnosticCode::RuleExcludesAllPages))
+            .filter(|d| matches!(d.code, DiagnosticCode::ShadowedRule | DiagnosticCode::CappedBySession | DiagnosticCode::RuleInQuietZone | DiagnosticCode::EmptyPages | DiagnosticCode::RuleExcludesAllPages))
             .filter_map(|d| d.path.strip_prefix("rules[").and_then(|r| r.split(']').next()).and_then(|n| n.parse().ok()))
             .collect();
         // Every page the vocabulary can reach with up to two segments, plus random deeper ones.
@@ -268,7 +409,7 @@ proptest! {
         pages.extend(extra_pages);
         for url in &pages {
             let map = Analysis::new(&engine).decision_map(url);
-            for r in &map.regions {
+            for r in map.regions.iter().chain(map.exit_intent_regions.iter().flatten()) {
                 if let Some(i) = r.rule_index {
                     prop_assert!(!shadowed.contains(&i), "rule {} flagged but fires on {} at {:?}", i, url, r);
                 }
