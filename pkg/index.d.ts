@@ -481,7 +481,8 @@ export interface RecordedSession {
   intent_score: number;
   converted?: boolean;
   nudge_count?: number;
-  events: { type: string; url: string; occurred_at: string; intent_score?: number }[];
+  /** A `NUDGE_HELD_OUT` event (SPEC 15) needs `rule_id`; it is no page view and counts for the rule's caps. */
+  events: { type: string; url: string; occurred_at: string; intent_score?: number; rule_id?: string }[];
   nudges?: {
     nudge_id?: string;
     type: NudgeType;
@@ -525,6 +526,8 @@ export interface PageReplay {
   intent_score: number;
   path: string | null;
   outcome: PageOutcome;
+  /** SPEC 15: the rule that would have fired but was capped; present only then. */
+  capped_rule_id?: string;
   /** Nudges really shown on this page view. */
   recorded: RecordedNudgeView[];
 }
@@ -556,6 +559,10 @@ export interface RuleReach {
   page_views: number;
   /** The nudges of the rule's type really shown on the page views it reaches. */
   recorded_same_type: OutcomeCounts;
+  /** SPEC 15: page views on which it would have fired but had reached its cap in the session. */
+  capped_page_views: number;
+  /** SPEC 15: recorded `NUDGE_HELD_OUT` events of the rule (its control group). */
+  held_out_events: number;
 }
 
 export interface TypeReach {

@@ -15,8 +15,8 @@
 //!
 //! - [`Engine::config`] and [`Engine::normalize`] (public), and `source` (the config text, to
 //!   place lint warnings);
-//! - `decide` and `decide_with_page` (what fires on a normalized path), `preview_path` (the same
-//!   with its reason);
+//! - `decide_with_page` (what fires on a normalized path for a visit: SPEC 15's exit intent,
+//!   visitor and history), `preview_path` (the same with its reason);
 //! - `quiet_zone_of`, `quiet_zones_of` and `with_page_matches` (which quiet zones and which
 //!   `pages`/`exclude_pages` patterns match a normalized path).
 
@@ -184,12 +184,6 @@ impl Engine {
     /// - As [`normalize_page_url`].
     pub fn normalize<'u>(&self, page_url: &'u str) -> Result<Cow<'u, str>, UrlError> {
         normalize_page_url(page_url, self.config.case_sensitive)
-    }
-
-    /// The decision for a normalized path, for a state without SPEC 15's fields: the hot path.
-    pub(crate) fn decide(&self, path: &str, intent_score: u8, idle_ms: u32) -> Outcome {
-        self.decide_with_page(path, intent_score, idle_ms, &Visit::NONE)
-            .0
     }
 
     /// The decision for a normalized path and a visit (exit intent, visitor, history: SPEC 15),

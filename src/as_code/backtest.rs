@@ -31,8 +31,9 @@ use crate::limits::MAX_BACKTEST_EXAMPLES;
 /// let report = backtest.finish();
 /// let sizing = report.live.rules.iter().find(|r| r.rule_id == "sizing-help").unwrap();
 /// assert!(sizing.page_views > 0);
-/// // Exactly the page views the rule won change.
-/// assert_eq!(report.changes.page_views, sizing.page_views);
+/// // At least the page views the rule won change: with caps (SPEC 15), a rule that takes its
+/// // place there is capped on a later page of the session where it fired before.
+/// assert!(report.changes.page_views >= sizing.page_views);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Backtest<'e> {

@@ -455,23 +455,34 @@ proptest! {
         let replay = ConfigAsCode::new(&engine).replay(&sessions);
         let pages = &replay.sessions[0].pages;
         prop_assert_eq!(pages.len(), visits.len());
-        for (page, (url, intent, dwell)) in pages.iter().zip(expected) {
+        // SPEC 15: the session's own history; exit intent at the end of the last page.
+        let mut history: Vec<HistoryEntry> = Vec::new();
+        let last = pages.len() - 1;
+        for (i, (page, (url, intent, dwell))) in pages.iter().zip(expected).enumerate() {
             prop_assert_eq!((page.intent_score, page.dwell_ms), (intent, u64::from(dwell)));
+            let at = |idle_ms: u32, exit_intent: bool| {
+                let state = SessionState { intent_score: intent, page_url: url.clone(), idle_ms, exit_intent, visitor_id: None, history: history.clone() };
+                let p = engine.preview(&state).unwrap();
+                (p.rule().map(|r| r.id.clone()), p.quiet_zone().is_some())
+            };
+            let end = dwell.min(MAX_IDLE_MS);
             match &page.outcome {
                 PageOutcome::Fired { rule_id, at_ms, .. } => {
                     prop_assert!(*at_ms <= dwell);
-                    let then = engine.preview_fields(intent, &url, *at_ms).unwrap();
-                    prop_assert_eq!(then.rule().map(|r| r.id.as_str()), Some(rule_id.as_str()));
+                    let leaving = i == last && *at_ms == end && at(end, false).0.is_none();
+                    let then = at(*at_ms, leaving).0;
+                    prop_assert_eq!(then.as_deref(), Some(rule_id.as_str()));
                     if *at_ms > 0 {
-                        prop_assert!(!engine.preview_fields(intent, &url, at_ms - 1).unwrap().would_fire());
+                        prop_assert!(at(at_ms - 1, false).0.is_none());
                     }
+                    history.push(HistoryEntry { rule_id: rule_id.clone(), this_session: true, ..HistoryEntry::default() });
                 }
-                PageOutcome::QuietZone { .. } => {
-                    prop_assert!(engine.preview_fields(intent, &url, 0).unwrap().quiet_zone().is_some());
-                }
+                PageOutcome::QuietZone { .. } => prop_assert!(at(0, false).1),
                 PageOutcome::NoNudge => {
-                    let at_dwell = engine.preview_fields(intent, &url, dwell.min(MAX_IDLE_MS)).unwrap();
-                    prop_assert!(!at_dwell.would_fire() && at_dwell.quiet_zone().is_none());
+                    prop_assert!(at(end, false) == (None, false));
+                    if i == last {
+                        prop_assert!(at(end, true).0.is_none());
+                    }
                 }
                 PageOutcome::Rejected { .. } => prop_assert!(engine.preview_fields(intent, &url, 0).is_err()),
                 _ => prop_assert!(false, "unknown outcome"),

@@ -244,3 +244,39 @@ merge('coverage.json', [
      {"id": "welcome", "fired": 0, "held_out": 0, "capped": 0,
       "conditions": [{"condition": "max_intent_score", "seen_true": 0, "seen_false": 4}]}]}},
 ])
+
+# --- replay --------------------------------------------------------------------------------
+REPLAY_CONFIG = {"version": 1, "rules": [
+    {"id": "exit-offer", "nudge": {"type": "exit_modal", "message": "Wait", "cta": "Get code"},
+     "when": {"exit_intent": True, "pages": ["/products/**"]}},
+    {"id": "size-help", "nudge": {"type": "chat_bubble", "message": "Size?", "cta": "Chat"},
+     "when": {"min_idle_ms": 5000, "pages": ["/products/**"]}}]}
+def ev(t, url, s, **kw): return dict(type=t, url=url, occurred_at=f"2026-03-01T12:00:{s:02d}Z", **kw)
+merge('replay.json', [
+  {"name": "spec15: the default cap fires a rule once per session; exit-intent rules are tried at the end of the last page",
+   "config": REPLAY_CONFIG,
+   "sessions": [{"id": "sess_a", "intent_score": 50, "ended_at": "2026-03-01T12:00:23Z", "nudges": [], "events": [
+       ev("PAGE_VIEW", "/products/a", 0), ev("PAGE_VIEW", "/products/b", 10), ev("PAGE_VIEW", "/products/c", 20)]}],
+   "expect": {"sessions": [{"pages": [
+       {"outcome": {"kind": "fired", "rule_id": "size-help", "at_ms": 5000}},
+       {"outcome": {"kind": "no_nudge"}, "capped_rule_id": "size-help"},
+       {"outcome": {"kind": "fired", "rule_id": "exit-offer", "at_ms": 3000}}]}],
+     "summary": {"page_views": 3, "page_views_with_nudge": 2, "rules": [
+       {"rule_id": "exit-offer", "sessions": 1, "page_views": 1, "capped_page_views": 0, "held_out_events": 0},
+       {"rule_id": "size-help", "sessions": 1, "page_views": 1, "capped_page_views": 1, "held_out_events": 0}]}}},
+  {"name": "spec15: a recorded NUDGE_HELD_OUT is no page view and counts for the rule's cap from the next page on",
+   "config": REPLAY_CONFIG,
+   "sessions": [{"id": "sess_b", "intent_score": 50, "ended_at": "2026-03-01T12:00:30Z", "nudges": [], "events": [
+       ev("PAGE_VIEW", "/blog/a", 0), ev("NUDGE_HELD_OUT", "/blog/a", 2, rule_id="size-help"), ev("PAGE_VIEW", "/products/b", 10)]}],
+   "expect": {"sessions": [{"pages": [
+       {"page_url": "/blog/a", "dwell_ms": 10000, "outcome": {"kind": "no_nudge"}},
+       {"page_url": "/products/b", "outcome": {"kind": "fired", "rule_id": "exit-offer", "at_ms": 20000}, "capped_rule_id": "size-help"}]}],
+     "summary": {"page_views": 2, "rules": [
+       {"rule_id": "exit-offer", "page_views": 1},
+       {"rule_id": "size-help", "page_views": 0, "capped_page_views": 1, "held_out_events": 1}]}}},
+  {"name": "spec15: a NUDGE_HELD_OUT event needs its rule_id",
+   "config": REPLAY_CONFIG,
+   "sessions": [{"id": "sess_c", "intent_score": 50, "ended_at": "2026-03-01T12:00:30Z", "events": [
+       ev("PAGE_VIEW", "/blog/a", 0), ev("NUDGE_HELD_OUT", "/blog/a", 2)]}],
+   "expect_error": {"kind": "InvalidSessions", "diagnostics": [{"code": "missing_field", "path": "[0].events[1].rule_id"}]}},
+])

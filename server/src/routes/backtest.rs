@@ -261,6 +261,8 @@ fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
                 url: &e.url,
                 occurred_at_ms: e.occurred_at_ms,
                 intent_score: e.intent_score.map(|n| u8::try_from(n).unwrap_or(u8::MAX)),
+                // The store keeps no NUDGE_HELD_OUT events yet (SPEC 15, issue 32).
+                rule_id: None,
             })
             .collect(),
         nudges: detail

@@ -134,18 +134,27 @@ async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_exactly_its
             .as_u64()
             .unwrap();
         assert!(won > 100, "{backend}: sizing-help wins {won} page views");
-        assert_eq!(draft["changes"]["page_views"], won, "{backend}");
+        // Every page view the rule won changes, and with caps (SPEC 15) a few more: a rule that
+        // takes its place is capped on a later page of the session where it fired before.
+        let changed = draft["changes"]["page_views"].as_u64().unwrap();
+        assert!(changed >= won, "{backend}: {changed} changes, {won} won");
         assert_eq!(rule(draft, "sizing-help")["page_views"], 0, "{backend}");
         let examples = draft["changes"]["examples"].as_array().unwrap();
         assert_eq!(examples.len(), 100, "{backend}: at most 100 examples");
+        let mut lost = 0;
         for example in examples {
-            assert_eq!(
-                example["before"]["outcome"]["rule"], "sizing-help",
+            lost += usize::from(example["before"]["outcome"]["rule"] == "sizing-help");
+            assert_ne!(
+                example["after"]["outcome"]["rule"], "sizing-help",
                 "{backend}: {example}"
             );
             assert!(!example["url"].as_str().unwrap().is_empty());
             assert!(example["session_id"].as_str().unwrap().starts_with("sess_"));
         }
+        assert!(
+            lost > 50,
+            "{backend}: {lost} of the examples lost sizing-help"
+        );
         let by_kind = &draft["changes"]["by_kind"];
         let total: u64 = by_kind
             .as_object()
@@ -153,7 +162,7 @@ async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_exactly_its
             .values()
             .map(|n| n.as_u64().unwrap())
             .sum();
-        assert_eq!(total, won, "{backend}: {by_kind}");
+        assert_eq!(total, changed, "{backend}: {by_kind}");
 
         // A live key reads live sessions: the same number, since the same sample was imported.
         let (status, live_mode, _) = post(&url, &live_key(1), &json!({})).await;

@@ -13,7 +13,13 @@
 //!   sampling): the rule that fires at idle 0, else the rule lacking only idle time with the
 //!   smallest `min_idle_ms` (config order on ties), if that is at most the dwell time;
 //! - a recorded nudge belongs to the page on which it was shown: the last event at or before its
-//!   `shown_at`; one shown before the first event or after `ended_at` is "unplaced".
+//!   `shown_at`; one shown before the first event or after `ended_at` is "unplaced";
+//! - SPEC 15: each session keeps its own simulated history: a rule that fires counts for its
+//!   `cap.per_session` and `max_nudges_per_session` on the session's later pages (a rule with the
+//!   default cap fires once per session), and so does a recorded `NUDGE_HELD_OUT` event (with
+//!   its `rule_id`; no page view) from the first page after it; no visitor id is known, so no one
+//!   is held out; `exit_intent: true` rules are tried at the end of the last page (the visitor
+//!   left), when nothing fired on it before.
 
 mod session;
 mod summary;
@@ -31,8 +37,9 @@ pub use timestamp::{format_unix_ms, format_unix_ms_ascii};
 use crate::analysis::{QuietZoneRef, UrlRejection};
 use crate::config::NudgeType;
 use crate::engine::Outcome;
+use crate::limits::MAX_IDLE_MS;
 use crate::reason::{earliest_idle, enabled_checks};
-use crate::visit::Visit;
+use crate::visit::{HistoryEntry, Visit};
 use session::{Event, RecordedNudge, Session};
 use std::borrow::Cow;
 
@@ -115,6 +122,10 @@ pub struct PageReplay {
     pub path: Option<String>,
     /// What would fire.
     pub outcome: PageOutcome,
+    /// The rule that would have fired on this page but was capped (SPEC 15: it fired, or the
+    /// visitor was held out from it, often enough earlier in the session). Written only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capped_rule_id: Option<String>,
     /// The nudges really shown on this page, by `shown_at`.
     pub recorded: Vec<RecordedNudgeView>,
 }
@@ -194,7 +205,19 @@ impl ConfigAsCode<'_> {
     /// the session (no copies; [`Replayed::to_replay`] makes the owned form).
     pub(crate) fn replay_session<'s>(&self, s: &'s Session) -> Replayed<'s> {
         let mut pages: Vec<ReplayedPage<'s>> = Vec::with_capacity(s.events.len());
+        // The session's own history (SPEC 15): what fired, and the recorded holdouts.
+        let mut history: Vec<HistoryEntry> = Vec::new();
+        let mut held_out = s.held_out.iter().peekable();
+        let rules = &self.engine.config().rules;
         for (i, e) in s.events.iter().enumerate() {
+            while let Some(h) = held_out.next_if(|h| h.at.at < e.occurred_at.at) {
+                history.push(HistoryEntry {
+                    rule_id: h.rule_id.clone(),
+                    this_session: true,
+                    held_out: true,
+                    ..HistoryEntry::default()
+                });
+            }
             let until = s
                 .events
                 .get(i + 1)
@@ -204,7 +227,18 @@ impl ConfigAsCode<'_> {
             let offset_ms = s.events.first().map_or(0, |first| {
                 e.occurred_at.at.millis_since(first.occurred_at.at)
             });
-            let (path, outcome) = self.page_outcome(&e.url, intent_score, dwell_ms);
+            let last = i + 1 == s.events.len();
+            let (path, outcome, capped) =
+                self.page_outcome(&e.url, intent_score, dwell_ms, &history, last);
+            if let PageOutcome::Fired { rule_index, .. } = &outcome
+                && let Some(rule) = rules.get(*rule_index)
+            {
+                history.push(HistoryEntry {
+                    rule_id: rule.id.clone(),
+                    this_session: true,
+                    ..HistoryEntry::default()
+                });
+            }
             pages.push(ReplayedPage {
                 event: e,
                 offset_ms,
@@ -212,6 +246,7 @@ impl ConfigAsCode<'_> {
                 intent_score,
                 path,
                 outcome,
+                capped,
                 recorded: Vec::new(),
             });
         }
@@ -240,37 +275,49 @@ impl ConfigAsCode<'_> {
         }
     }
 
-    /// What fires on a page visited for `dwell_ms` at `intent_score`: the normalized path (or
-    /// `None`) and the outcome.
+    /// What fires on a page visited for `dwell_ms` at `intent_score`, given the session's
+    /// history so far (SPEC 15 caps); `last`: the session's last page, at whose end exit intent
+    /// is tried. Returns the normalized path (or `None`), the outcome, and the rule that would
+    /// have fired without the caps but did not (capped).
     pub(crate) fn page_outcome<'u>(
         &self,
         page_url: &'u str,
         intent_score: u8,
         dwell_ms: u64,
-    ) -> (Option<Cow<'u, str>>, PageOutcome) {
+        history: &[HistoryEntry],
+        last: bool,
+    ) -> (Option<Cow<'u, str>>, PageOutcome, Option<(usize, String)>) {
         let path = match self.engine.normalize(page_url) {
             Ok(path) => path,
             Err(e) => {
                 let url_error = UrlRejection::from(&e);
-                return (None, PageOutcome::Rejected { url_error });
+                return (None, PageOutcome::Rejected { url_error }, None);
             }
         };
-        let fired = match self.engine.decide(&path, intent_score, 0) {
-            Outcome::Quiet(z) => {
+        let visit = Visit {
+            history,
+            ..Visit::NONE
+        };
+        let fired = match self.first_within(&path, intent_score, dwell_ms, &visit, last) {
+            Ok(fired) => fired,
+            Err(z) => {
                 let outcome = QuietZoneRef::new(self.engine, z)
                     .map_or(PageOutcome::NoNudge, |quiet_zone| PageOutcome::QuietZone {
                         quiet_zone,
                     });
-                return (Some(path), outcome);
+                return (Some(path), outcome, None);
             }
-            Outcome::Fired(r) => Some((0, r)),
-            // Not without a visitor id, which a replay does not give.
-            Outcome::HeldOut(_) => None,
-            Outcome::NoMatch => earliest_idle(
-                self.engine,
-                &enabled_checks(self.engine, &path, intent_score, 0, &Visit::NONE),
-            )
-            .filter(|&(at, _)| u64::from(at) <= dwell_ms),
+        };
+        // Without a history nothing is capped; with one, what the page gives without it.
+        let capped = if history.is_empty() {
+            None
+        } else {
+            self.first_within(&path, intent_score, dwell_ms, &Visit::NONE, last)
+                .ok()
+                .flatten()
+                .map(|(_, r)| r)
+                .filter(|&r| fired.is_none_or(|(_, f)| f != r))
+                .and_then(|r| Some((r, self.engine.config().rules.get(r)?.id.clone())))
         };
         let outcome = fired
             .and_then(|(at_ms, r)| {
@@ -283,7 +330,50 @@ impl ConfigAsCode<'_> {
                 })
             })
             .unwrap_or(PageOutcome::NoNudge);
-        (Some(path), outcome)
+        (Some(path), outcome, capped)
+    }
+
+    /// The first rule to fire on a normalized path as idle time grows from 0 to `dwell_ms`, with
+    /// the idle time at which it fires, for a visit without exit intent; on the `last` page, then
+    /// with exit intent at the end of the dwell. `Err(zone)` for a quiet page.
+    fn first_within(
+        &self,
+        path: &str,
+        intent_score: u8,
+        dwell_ms: u64,
+        visit: &Visit<'_>,
+        last: bool,
+    ) -> Result<Option<(u32, usize)>, usize> {
+        let fired = match self.engine.decide_with_page(path, intent_score, 0, visit).0 {
+            Outcome::Quiet(z) => return Err(z),
+            Outcome::Fired(r) => Some((0, r)),
+            // Not without a visitor id, which a replay does not give.
+            Outcome::HeldOut(_) => None,
+            Outcome::NoMatch => earliest_idle(
+                self.engine,
+                &enabled_checks(self.engine, path, intent_score, 0, visit),
+            )
+            .filter(|&(at, _)| u64::from(at) <= dwell_ms),
+        };
+        if fired.is_some() || !last {
+            return Ok(fired);
+        }
+        // The visitor left at the end of the last page: exit intent (SPEC 15).
+        let end = u32::try_from(dwell_ms.min(u64::from(MAX_IDLE_MS))).unwrap_or(MAX_IDLE_MS);
+        let leaving = Visit {
+            exit_intent: true,
+            ..*visit
+        };
+        Ok(
+            match self
+                .engine
+                .decide_with_page(path, intent_score, end, &leaving)
+                .0
+            {
+                Outcome::Fired(r) => Some((end, r)),
+                _ => None,
+            },
+        )
     }
 }
 
@@ -317,6 +407,9 @@ pub(crate) struct ReplayedPage<'s> {
     /// The normalized path (borrowed from the URL when normalization changed nothing).
     pub(crate) path: Option<Cow<'s, str>>,
     pub(crate) outcome: PageOutcome,
+    /// The rule capped on this page (SPEC 15), by index and id: it would have fired without the
+    /// caps.
+    pub(crate) capped: Option<(usize, String)>,
     /// The nudges shown on this page, each with ms after the page's event.
     pub(crate) recorded: Vec<(&'s RecordedNudge, u64)>,
 }
@@ -340,6 +433,7 @@ impl Replayed<'_> {
                     intent_score: p.intent_score,
                     path: p.path.as_deref().map(str::to_owned),
                     outcome: p.outcome.clone(),
+                    capped_rule_id: p.capped.as_ref().map(|(_, id)| id.clone()),
                     recorded: p
                         .recorded
                         .iter()

@@ -37,7 +37,11 @@ const SESSION_FIELDS: &[&str] = &[
     "events",
     "nudges",
 ];
-const EVENT_FIELDS: &[&str] = &["type", "url", "occurred_at", "intent_score"];
+const EVENT_FIELDS: &[&str] = &["type", "url", "occurred_at", "intent_score", "rule_id"];
+
+/// The event type of a visitor held out from a rule (SPEC 15): not a page view; it counts for the
+/// rule's caps in a replay, and needs `rule_id`.
+pub(crate) const NUDGE_HELD_OUT: &str = "NUDGE_HELD_OUT";
 const NUDGE_FIELDS: &[&str] = &[
     "nudge_id",
     "type",
@@ -86,6 +90,35 @@ pub(crate) struct Event {
     pub(crate) url: String,
     pub(crate) occurred_at: Stamp,
     pub(crate) intent_score: Option<u8>,
+    /// The rule of a `NUDGE_HELD_OUT` event (SPEC 15); `None` on other events.
+    pub(crate) rule_id: Option<String>,
+}
+
+/// A recorded `NUDGE_HELD_OUT` event (SPEC 15): the visitor was held out from `rule_id` then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HeldOut {
+    pub(crate) rule_id: String,
+    pub(crate) at: Stamp,
+}
+
+/// Splits the `NUDGE_HELD_OUT` events (with a rule) from the others, both kept in time order:
+/// they are no page views, but count for caps (SPEC 15).
+fn split_held_out(events: Vec<Event>) -> (Vec<Event>, Vec<HeldOut>) {
+    let mut held_out = Vec::new();
+    let events = events
+        .into_iter()
+        .filter_map(|e| match (&e.rule_id, e.event_type == NUDGE_HELD_OUT) {
+            (Some(rule_id), true) => {
+                held_out.push(HeldOut {
+                    rule_id: rule_id.clone(),
+                    at: e.occurred_at,
+                });
+                None
+            }
+            _ => Some(e),
+        })
+        .collect();
+    (events, held_out)
 }
 
 /// A nudge the session really showed (API document 2.2 "Session nudge").
@@ -109,6 +142,8 @@ pub(crate) struct Session {
     pub(crate) events: Vec<Event>,
     /// Sorted by `shown_at`, stably.
     pub(crate) nudges: Vec<RecordedNudge>,
+    /// The `NUDGE_HELD_OUT` events (SPEC 15), sorted by time; not in `events`.
+    pub(crate) held_out: Vec<HeldOut>,
 }
 
 /// Recorded sessions, read and checked (API document 2.2), ready to replay against any number
@@ -204,7 +239,8 @@ impl Sessions {
     ///     intent_score: 82,
     ///     converted: Some(false),
     ///     events: vec![EventRecord { event_type: "PAGE_VIEW", url: "/products/linen-shirt",
-    ///                                occurred_at_ms: 1_772_366_400_000, intent_score: None }],
+    ///                                occurred_at_ms: 1_772_366_400_000, intent_score: None,
+    ///                                rule_id: None }],
     ///     nudges: vec![],
     /// }).unwrap();
     /// assert_eq!(sessions.records().next().unwrap().events().next().unwrap().url, "/products/linen-shirt");
@@ -263,15 +299,18 @@ impl Sessions {
                 url: e.url.to_owned(),
                 occurred_at: Stamp::of_unix_ms(e.occurred_at_ms),
                 intent_score: e.intent_score,
+                rule_id: e.rule_id.map(str::to_owned),
             })
             .collect();
+        let (events, held_out) = split_held_out(sort_by_time(events, |e| e.occurred_at.at));
         self.sessions.push(Session {
             id: parts.id.to_owned(),
             ended_at: Stamp::of_unix_ms(parts.ended_at_ms),
             intent_score: parts.intent_score,
             converted: parts.converted,
-            events: sort_by_time(events, |e| e.occurred_at.at),
+            events,
             nudges: sort_by_time(nudges, |n| n.shown_at.at),
+            held_out,
         });
         Ok(())
     }
@@ -362,6 +401,9 @@ pub struct EventRecord<'a> {
     pub occurred_at_ms: i64,
     /// The optional `intent_score` (0 to 100) of SPEC 8.
     pub intent_score: Option<u8>,
+    /// The rule of a `NUDGE_HELD_OUT` event (SPEC 15), which counts for that rule's caps in a
+    /// replay and is no page view; `None` on other events.
+    pub rule_id: Option<&'a str>,
 }
 
 /// One nudge a [`SessionRecord`] really showed (API document 2.2 "Session nudge").
@@ -407,6 +449,7 @@ impl<'a> SessionRecord<'a> {
             url: &e.url,
             occurred_at_ms: e.occurred_at.at.unix_ms(),
             intent_score: e.intent_score,
+            rule_id: e.rule_id.as_deref(),
         })
     }
 
@@ -650,7 +693,7 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         None => Some(Vec::new()),
     };
     // Stable sorts: equal times keep the input's order.
-    let events = sort_by_time(events?, |e| e.occurred_at.at);
+    let (events, held_out) = split_held_out(sort_by_time(events?, |e| e.occurred_at.at));
     let nudges = sort_by_time(nudges?, |n| n.shown_at.at);
     Some(Session {
         id: id?.to_owned(),
@@ -659,6 +702,7 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         converted: converted?,
         events,
         nudges,
+        held_out,
     })
 }
 
@@ -701,11 +745,21 @@ fn read_event(value: &Value, path: &Path, f: &mut Findings) -> Option<Event> {
         Some((v, p)) => intent(v, &p, f).map(Some),
         None => Some(None),
     };
+    // SPEC 15: a NUDGE_HELD_OUT event names its rule.
+    let rule_id = match r.get("rule_id") {
+        Some((v, p)) => json::string(v, &p, f).map(|s| Some(s.to_owned())),
+        None if event_type == Some(NUDGE_HELD_OUT) => {
+            r.required("rule_id", f);
+            None
+        }
+        None => Some(None),
+    };
     Some(Event {
         event_type: event_type?.to_owned(),
         url: url?.to_owned(),
         occurred_at: occurred_at?,
         intent_score: intent_score?,
+        rule_id: rule_id?,
     })
 }
 

@@ -57,6 +57,11 @@ pub struct RuleReach {
     pub page_views: usize,
     /// The nudges of the rule's type that were really shown on those page views, by outcome.
     pub recorded_same_type: OutcomeCounts,
+    /// Page views on which it would have fired but was capped (SPEC 15: it fired, or the visitor
+    /// was held out from it, often enough earlier in the session).
+    pub capped_page_views: usize,
+    /// Recorded `NUDGE_HELD_OUT` events of the rule (SPEC 15: visitors of its control group).
+    pub held_out_events: usize,
 }
 
 /// One nudge type's predicted reach against the nudges of that type really shown.
@@ -127,6 +132,8 @@ impl ReplaySummary {
                     converted_sessions: 0,
                     page_views: 0,
                     recorded_same_type: OutcomeCounts::default(),
+                    capped_page_views: 0,
+                    held_out_events: 0,
                 })
                 .collect(),
             nudge_types: NudgeType::ALL
@@ -168,8 +175,20 @@ impl ReplaySummary {
                 *seen = true;
             }
         }
+        for h in &s.session.held_out {
+            if let Some(rule) = self.rules.iter_mut().find(|r| r.rule_id == h.rule_id) {
+                rule.held_out_events += 1;
+            }
+        }
         for page in &s.pages {
             self.page_views += 1;
+            if let Some(rule) = page
+                .capped
+                .as_ref()
+                .and_then(|&(r, _)| self.rules.get_mut(r))
+            {
+                rule.capped_page_views += 1;
+            }
             let (rule_index, nudge_type) = match &page.outcome {
                 PageOutcome::Fired {
                     rule_index,

@@ -53,7 +53,11 @@ fn session(out: &mut String, s: &SessionReplay) {
                 p.page_url.clone(),
                 duration(p.dwell_ms),
                 intent,
-                outcome(&p.outcome),
+                match (&p.outcome, &p.capped_rule_id) {
+                    (PageOutcome::NoNudge, Some(capped)) => format!("- ({capped} capped)"),
+                    (o, Some(capped)) => format!("{} ({capped} capped)", outcome(o)),
+                    (o, None) => outcome(o),
+                },
                 p.recorded
                     .iter()
                     .map(recorded_nudge)
@@ -153,6 +157,8 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
                 },
                 r.converted_sessions.to_string(),
                 r.page_views.to_string(),
+                r.capped_page_views.to_string(),
+                r.held_out_events.to_string(),
             ];
             row.extend(outcome_cells(&r.recorded_same_type));
             row
@@ -165,6 +171,8 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
             "sessions",
             "converted",
             "page views",
+            "capped",
+            "held out",
             "recorded there",
             "shown",
             "clicked",
@@ -173,8 +181,11 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
             "influenced",
         ],
         &rows,
-        "llrrrrrrrrr",
+        "llrrrrrrrrrrr",
     ));
+    out.push_str(
+        "(capped: page views on which the rule would have fired but had reached its cap in the session; held out: recorded NUDGE_HELD_OUT events, its control group)\n",
+    );
     out.push_str("\npredicted against recorded, per nudge type:\n");
     let rows: Vec<Vec<String>> = s
         .nudge_types
