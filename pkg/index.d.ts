@@ -208,6 +208,23 @@ export interface HistoryEntry {
   held_out?: boolean;
 }
 
+/** The structured decision of one state (`engine.decide`; SPEC 14, 15). Absent values are `null`. */
+export interface Decision {
+  would_fire: boolean;
+  rule_id: string | null;
+  rule_index: number | null;
+  /** The nudge as configured, with `cta_url` when the rule has one. */
+  nudge: ConfigNudge | null;
+  /** The rule the visitor is held out from (its control group): no nudge is shown; record NUDGE_HELD_OUT. */
+  held_out_rule_id: string | null;
+  /** The quiet zone the page is in, as written. */
+  quiet_zone: string | null;
+  /** The normalized path (SPEC 4). */
+  path: string;
+  /** When nothing fires: the idle time in ms at which a rule would fire (or hold the visitor out), all else equal. */
+  next_idle_ms: number | null;
+}
+
 /** The nudge that fires (API document 2.4 `data.nudge`). */
 export interface Nudge {
   type: NudgeType;
@@ -698,6 +715,8 @@ export class NudgeEngine {
   free(): void;
   /** Which nudge fires. Throws a {@link NudgeRulesError} (kind `InvalidRequest`) for a bad state. */
   preview(sessionState: SessionState): PreviewResult;
+  /** The structured decision (SPEC 14, 15): the rule and its whole nudge, the held-out rule, the quiet zone, when a rule would fire if the visitor keeps idling. Throws like `preview`. */
+  decide(sessionState: SessionState): Decision;
   /** The response body text exactly as the server sends it (200 body or InvalidRequest body). Never throws for a bad request. */
   previewBody(requestBodyText: string): string;
   /** The status and body a server answers with (mirrors Rust `Engine::preview_body`): 200 and the result, or 400 and the InvalidRequest body. Never throws for a bad request. */

@@ -93,7 +93,7 @@ pub use normalize::normalize_page_url_full;
 pub use normalize::{UrlError, normalize_page_url};
 #[cfg(fuzzing)]
 pub use pattern::glob_verdicts;
-pub use preview::Preview;
+pub use preview::{Decision, Preview};
 pub use request::SessionState;
 pub use visit::{HistoryEntry, NudgeOutcome};
 pub use wire::{NudgeResult, PreviewResult, preview_response};

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use serde::Serialize;
+
 use crate::config::{Nudge, Pattern, Rule};
 use crate::engine::{Engine, Outcome};
 use crate::error::Error;
@@ -171,6 +173,21 @@ impl<'a> Preview<'a> {
         &self.path
     }
 
+    /// The structured decision: what a storefront acts on (SPEC 14, 15), without the reason text.
+    /// Computes [`Preview::next_idle_ms`] when nothing fires.
+    pub fn decision(&self) -> Decision<'_> {
+        Decision {
+            would_fire: self.would_fire(),
+            rule_id: self.rule().map(|r| r.id.as_str()),
+            rule_index: self.rule_index(),
+            nudge: self.nudge(),
+            held_out_rule_id: self.held_out_rule().map(|r| r.id.as_str()),
+            quiet_zone: self.quiet_zone(),
+            path: &self.path,
+            next_idle_ms: self.next_idle_ms(),
+        }
+    }
+
     /// Why the nudge fires, or why none does (SPEC 5 evaluation steps 1 to 3). Informational: the
     /// wording may change between versions.
     pub fn reason(&self) -> String {
@@ -182,4 +199,32 @@ impl<'a> Preview<'a> {
             self.fired_page,
         )
     }
+}
+
+/// The structured decision of one preview ([`Preview::decision`]; the WASM package's
+/// `engine.decide`): which rule fires with its whole nudge (`cta_url` included), which rule the
+/// visitor is held out from, the quiet zone, and when a rule would fire if the visitor keeps
+/// idling. Serializes as `{"would_fire", "rule_id", "rule_index", "nudge", "held_out_rule_id",
+/// "quiet_zone", "path", "next_idle_ms"}`, absent values as `null`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Decision<'a> {
+    /// True when a nudge is shown.
+    pub would_fire: bool,
+    /// The rule that fires.
+    pub rule_id: Option<&'a str>,
+    /// Its index in config order.
+    pub rule_index: Option<usize>,
+    /// Its nudge as configured (type, message, cta, and `cta_url` when set: SPEC 15).
+    pub nudge: Option<&'a Nudge>,
+    /// The rule the visitor is held out from (SPEC 15): no nudge is shown, and a storefront
+    /// records `NUDGE_HELD_OUT` for it.
+    pub held_out_rule_id: Option<&'a str>,
+    /// The quiet zone the page is in, as written.
+    pub quiet_zone: Option<&'a Pattern>,
+    /// The normalized path (SPEC 4).
+    pub path: &'a str,
+    /// When nothing fires: the idle time in ms (at most 86,400,000) at which a rule would fire
+    /// or hold the visitor out, all else equal ([`Preview::next_idle_ms`]).
+    pub next_idle_ms: Option<u32>,
 }

@@ -216,6 +216,20 @@ impl WasmEngine {
         Ok(self.result_object(&preview))
     }
 
+    /// `engine.decide(sessionState): Decision`: the structured decision (SPEC 14, 15) of the
+    /// state (its SPEC 15 fields included): the rule that fires and its whole nudge, the rule the
+    /// visitor is held out from, the quiet zone, and `next_idle_ms` (when a rule would fire if
+    /// the visitor keeps idling: what a storefront sets its timer by). No reason text.
+    ///
+    /// # Errors
+    ///
+    /// - Throws `InvalidRequest` for a bad state, with the native message, as `preview`.
+    pub fn decide(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
+        let state = session_state(session_state_value).map_err(|e| js_error(&e))?;
+        let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
+        to_js(&preview.decision())
+    }
+
     /// The shape of a plain `session_state` as the fast path below takes it: for each field of
     /// [`SessionState::FIELDS`] (intent score, page URL, idle time, in the order of the
     /// parameters), `[name, typeof, required]`: `["intent_score", "number", true]`,

@@ -10,6 +10,7 @@ import init, {
   previewResponse,
   validateConfig,
   type Config,
+  type Decision,
   type Coverage,
   type Diff,
   type DiffConfigError,
@@ -85,13 +86,26 @@ export function usage(): string[] {
   const maybeReason: string | undefined = result.reason;
   out.push(maybeReason ?? '');
 
+  // SPEC 15: the new state fields and the structured decision.
+  const visit: SessionState = {
+    ...state,
+    exit_intent: true,
+    visitor_id: 'vis_abc',
+    history: [{ rule_id: 'sizing-help', ms_ago: 1000, this_session: true, outcome: 'dismissed' }, { rule_id: 'x', ms_ago: 5, this_session: false, held_out: true }],
+  };
+  const decision: Decision = engine.decide(visit);
+  const next: number | null = decision.next_idle_ms;
+  const held: string | null = decision.held_out_rule_id;
+  const link: string | undefined = decision.nudge?.cta_url;
+  out.push(String(next), String(held), String(link), decision.path);
+
   const body: string = engine.previewBody('{"session_state":{"intent_score":1,"page_url":"/"}}');
   const code: number = engine.previewFields(82, '/products/linen-shirt', 9000);
   out.push(body, String(code));
 
   const x: Explanation = engine.explain(state);
   for (const rule of x.rules) {
-    const verdict: 'fired' | 'shadowed' | 'failed' | 'disabled' | 'quiet' = rule.verdict;
+    const verdict: 'fired' | 'shadowed' | 'failed' | 'disabled' | 'quiet' | 'held_out' = rule.verdict;
     out.push(rule.id, verdict, ...rule.conditions.map((c) => `${c.condition} ${c.holds} ${c.detail}`));
   }
   out.push(x.path ?? x.url_error?.code ?? '', String(x.earliest_idle_ms ?? -1), x.result?.would_fire ? 'y' : 'n');

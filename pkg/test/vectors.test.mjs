@@ -177,6 +177,19 @@ function previewObjectApi(c) {
   assert.deepEqual(result, body.data);
   const ex = engine.explain(ss);
   assert.deepEqual(ex.result, body.data, 'explain().result differs from previewBody');
+  // The structured decision (SPEC 14, 15) says what the body says, with the whole nudge.
+  const decision = engine.decide(ss);
+  assert.equal(decision.would_fire, body.data.would_fire);
+  assert.equal(decision.rule_id, ex.fired_rule_id);
+  assert.equal(decision.held_out_rule_id, ex.held_out_rule_id ?? null);
+  assert.equal(decision.quiet_zone, ex.quiet_zone?.pattern ?? null);
+  if (body.data.would_fire) {
+    const { reason: _reason, ...nudge } = body.data.nudge;
+    const { cta_url: _link, ...configured } = decision.nudge;
+    assert.deepEqual(configured, nudge);
+  } else {
+    assert.equal(decision.nudge, null);
+  }
   if (fields) {
     const code = engine.previewFields(...fields);
     if (body.data.would_fire) {
