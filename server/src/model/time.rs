@@ -16,8 +16,8 @@ pub const MAX_MS: i64 = 253_402_127_999_999;
 pub enum TimeError {
     /// Not `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
     Form,
-    /// More fraction digits than allowed (three for event times read at the millisecond,
-    /// nine for `from` and `to`).
+    /// More fraction digits than the caller allows (nine, the nanosecond, for event times and
+    /// for `from` and `to`).
     TooPrecise,
     /// A field out of range (month 13, February 30, hour 24, second 60).
     Calendar,
