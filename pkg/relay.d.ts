@@ -28,7 +28,7 @@ export interface RelayOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** The clock, in ms since the epoch (default Date.now). */
   now?: () => number;
-  /** A number in [0, 1): the backoff's jitter and the ids' random part (default Math.random). */
+  /** A number in [0, 1): the retries' jitter and the ids' random part (default Math.random). */
   random?: () => number;
   /** Where the session id is kept across page loads (e.g. sessionStorage); memory otherwise. */
   storage?: RelayStorage;
@@ -135,5 +135,11 @@ export declare const MAX_BATCH: number;
 export declare function createRelay(options: RelayOptions): Relay;
 /** random() * min(60 s, 1 s * 2^attempt), in ms (attempt 0 is the first retry). */
 export declare function backoffDelay(attempt: number, random?: () => number): number;
+/**
+ * The wait before retry number `attempt` of a batch, in ms: `backoffDelay(attempt)`, never less
+ * than the answer's Retry-After (`retryAfterMs`, null without one). Repeated 429s thus back off
+ * exponentially with jitter (API document section 7); each batch starts again from attempt 0.
+ */
+export declare function retryDelay(retryAfterMs: number | null, attempt: number, random?: () => number): number;
 /** A Retry-After value (seconds or an HTTP date) in ms, or null. */
 export declare function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null;

@@ -3,8 +3,8 @@
 // Plain ES module, no WebAssembly. It batches events, mints `message_id`s and `sess_` ids,
 // flushes every few seconds, when a batch is full, and with navigator.sendBeacon when the page is
 // hidden; it retries 429, 503 and network errors with the SAME batch (same message ids, so the
-// server counts a resend as duplicates) after Retry-After, then with exponential backoff and full
-// jitter; it bounds its queue (oldest dropped and counted) and never throws into the page.
+// server counts a resend as duplicates) with exponential backoff and full jitter, never sooner
+// than the answer's Retry-After; it bounds its queue (oldest dropped and counted) and never throws into the page.
 // See docs/JS-API.md, "The relay client".
 
 /** Backoff (API document section 7): base 1 s, cap 60 s, delay = random() * min(cap, base * 2^attempt). */
@@ -29,6 +29,20 @@ export function backoffDelay(attempt, random = Math.random) {
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(Math.max(attempt, 0), 30));
   const r = Number(random());
   return Math.floor((Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0) * ceiling);
+}
+
+/**
+ * The wait before retry number `attempt` (0 for the first retry) of a batch: the backoff with
+ * full jitter, never less than the server's Retry-After (`retryAfterMs`, null when the answer had
+ * none). API document section 7: repeated 429s back off exponentially with random jitter, and
+ * never wait less than Retry-After. The count starts again with each batch, so a success resets it.
+ * @param {number | null} retryAfterMs
+ * @param {number} attempt
+ * @param {() => number} [random]
+ */
+export function retryDelay(retryAfterMs, attempt, random = Math.random) {
+  const jittered = backoffDelay(attempt, random);
+  return retryAfterMs == null ? jittered : Math.max(retryAfterMs, jittered);
 }
 
 /**
@@ -318,7 +332,7 @@ function makeRelay(o, report) {
     if (RETRIED_STATUSES.has(status)) {
       const header = typeof response.headers?.get === 'function' ? response.headers.get('retry-after') : null;
       const fromHeader = parseRetryAfter(header, clock());
-      const delayMs = fromHeader ?? backoffDelay(attempt, random);
+      const delayMs = retryDelay(fromHeader, attempt, random);
       return {
         kind: 'retry',
         delayMs,

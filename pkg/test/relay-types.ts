@@ -3,6 +3,7 @@ import {
   createRelay,
   backoffDelay,
   parseRetryAfter,
+  retryDelay,
   RelayError,
   type FlushResult,
   type Relay,
@@ -39,7 +40,8 @@ void result.then((r) => {
 void relay.close();
 const delay: number = backoffDelay(3, () => 0.5);
 const after: number | null = parseRetryAfter('7', Date.now());
-void [delay, after];
+const wait: number = retryDelay(after, 2);
+void [delay, after, wait];
 // @ts-expect-error: an unknown nudge type
 relay.nudgeShown({ nudgeId: 'nudg_1', nudgeType: 'popup' });
 // @ts-expect-error: an unknown outcome

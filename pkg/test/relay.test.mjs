@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { createRelay, backoffDelay, parseRetryAfter, BACKOFF_CAP_MS } from '../relay.js';
+import { createRelay, backoffDelay, parseRetryAfter, retryDelay, BACKOFF_CAP_MS } from '../relay.js';
 import { readSession, startServer } from './server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -264,6 +264,54 @@ describe('relay client, unit', () => {
         'the same message ids',
       );
       assert.equal((await relay.flush()).pending, 0);
+    }
+  });
+
+  test('repeated 429s back off exponentially with jitter, never below Retry-After; a success resets', async () => {
+    const tooMany = (seconds) => status(429, { 'Retry-After': String(seconds) });
+    const w = world({
+      answers: [tooMany(1), tooMany(1), tooMany(1), tooMany(1), tooMany(20), accepted, tooMany(1)],
+      random: () => 0.999,
+    });
+    const relay = w.relay({ flushIntervalMs: 0 });
+    relay.pageView('/a');
+    await relay.flush();
+    // Attempt 0: jitter below 1 s, so Retry-After's 1 s.
+    assert.deepEqual(w.pendingDelays(), [1000]);
+    const waits = [1000];
+    // Attempts 1, 2, 3: max(Retry-After, random() * min(60 s, 1 s * 2^n)).
+    for (const n of [1, 2, 3]) {
+      await w.advance(waits.at(-1));
+      assert.equal(w.requests.length, n + 1);
+      const want = Math.max(1000, Math.floor(0.999 * 1000 * 2 ** n));
+      assert.deepEqual(w.pendingDelays(), [want], `attempt ${n}`);
+      assert.equal(w.errors.at(-1).retryInMs, want);
+      waits.push(want);
+    }
+    // Attempt 4 (jitter below 16 s): a longer Retry-After wins.
+    await w.advance(waits.at(-1));
+    assert.deepEqual(w.pendingDelays(), [20_000]);
+    // Accepted: the next 429 starts from attempt 0 again.
+    await w.advance(20_000);
+    assert.equal(w.requests.length, 6);
+    assert.equal(relay.stats().queued, 0);
+    relay.pageView('/b');
+    await relay.flush();
+    assert.equal(w.requests.length, 7);
+    assert.deepEqual(w.pendingDelays(), [1000]);
+    // The rule, exported: max(Retry-After, backoff); the backoff alone without the header.
+    assert.equal(retryDelay(1000, 5, () => 0.5), 16_000);
+    assert.equal(retryDelay(30_000, 5, () => 0.5), 30_000);
+    assert.equal(retryDelay(null, 5, () => 0.5), 16_000);
+    assert.equal(retryDelay(0, 0, () => 0), 0);
+    // With random() = 0, every wait is exactly Retry-After.
+    const z = world({ answers: [tooMany(3), tooMany(3), tooMany(3)], random: () => 0 });
+    const r = z.relay({ flushIntervalMs: 0 });
+    r.pageView('/c');
+    await r.flush();
+    for (let n = 0; n < 3; n++) {
+      assert.deepEqual(z.pendingDelays(), [3000], `attempt ${n}`);
+      await z.advance(3000);
     }
   });
 

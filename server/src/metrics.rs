@@ -40,6 +40,29 @@ pub struct ReloadLabels {
     pub result: &'static str,
 }
 
+/// Labels of the relay's events.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RelayEventLabels {
+    /// `accepted` (stored), `duplicate` (a `message_id` seen before) or `rejected` (an invalid
+    /// event, listed in the answer).
+    pub outcome: &'static str,
+}
+
+impl RelayEventLabels {
+    /// Events stored.
+    pub const ACCEPTED: RelayEventLabels = RelayEventLabels {
+        outcome: "accepted",
+    };
+    /// Events whose `message_id` was seen before.
+    pub const DUPLICATE: RelayEventLabels = RelayEventLabels {
+        outcome: "duplicate",
+    };
+    /// Events refused one by one.
+    pub const REJECTED: RelayEventLabels = RelayEventLabels {
+        outcome: "rejected",
+    };
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 /// Every metric of the server, registered once.
@@ -78,6 +101,9 @@ pub struct Metrics {
     pub store_up: Gauge,
     /// `nudge_store_purged_sessions_total`: sessions deleted past retention plus grace.
     pub purged_sessions: Counter,
+    /// `nudge_relay_events_total{outcome}`: events of relay batches answered 202, counted once
+    /// the batch is committed: `accepted`, `duplicate`, `rejected`.
+    pub relay_events: Family<RelayEventLabels, Counter>,
 }
 
 impl Metrics {
@@ -175,8 +201,23 @@ impl Metrics {
             "Sessions deleted because they were older than their site's retention window plus 7 days",
             purged_sessions.clone(),
         );
+        let relay_events = Family::<RelayEventLabels, Counter>::default();
+        registry.register(
+            "relay_events",
+            "Events of relay batches answered 202, once committed, by outcome (accepted, duplicate, rejected)",
+            relay_events.clone(),
+        );
+        // Each outcome from the start, at 0, so that a rate is defined before the first batch.
+        for labels in [
+            RelayEventLabels::ACCEPTED,
+            RelayEventLabels::DUPLICATE,
+            RelayEventLabels::REJECTED,
+        ] {
+            relay_events.get_or_create(&labels).inc_by(0);
+        }
         Metrics {
             registry,
+            relay_events,
             connections_open,
             connections_refused,
             redis_key_errors,

@@ -63,7 +63,7 @@ export function plainError(err, { base, what = 'The request' } = {}) {
     case 'unavailable':
       return `The server at ${base} is not ready (it may have lost its store). Try again in a moment.`;
     case 'conflict':
-      return `Someone else published a new version meanwhile: ${err.message}`;
+      return `A newer version was published meanwhile: ${err.message}`;
     case 'invalid_scenarios':
       return `Your scenario file was refused by the server: ${err.message}`;
     default:

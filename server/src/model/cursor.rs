@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use super::event::Scope;
+use super::time::ExactTime;
 
 /// The longest cursor the server writes or reads, in bytes (SPEC 9).
 pub const MAX_CURSOR_BYTES: usize = 512;
@@ -65,19 +66,65 @@ pub struct CursorState {
 
 /// The filter parameters of a list request, as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "FiltersWire", into = "FiltersWire")]
 pub struct Filters {
-    /// `from`, parsed.
-    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
-    pub from_ms: Option<i64>,
-    /// `to`, parsed.
-    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
-    pub to_ms: Option<i64>,
+    /// `from`, parsed, to the nanosecond.
+    pub from: Option<ExactTime>,
+    /// `to`, parsed, to the nanosecond.
+    pub to: Option<ExactTime>,
     /// `session_id` (GET /v1/nudges).
-    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// `type` (GET /v1/nudges).
-    #[serde(rename = "y", default, skip_serializing_if = "Option::is_none")]
     pub nudge_type: Option<String>,
+}
+
+/// [`Filters`] in a cursor: `from` and `to` as Unix milliseconds (`f`, `t`, as cursors have
+/// always carried them) and the nanoseconds past them when there are any (`fn`, `tn`).
+#[derive(Clone, Default, Serialize, Deserialize)]
+struct FiltersWire {
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    from_ms: Option<i64>,
+    #[serde(rename = "fn", default, skip_serializing_if = "Option::is_none")]
+    from_sub_ms_ns: Option<u32>,
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    to_ms: Option<i64>,
+    #[serde(rename = "tn", default, skip_serializing_if = "Option::is_none")]
+    to_sub_ms_ns: Option<u32>,
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    session_id: Option<String>,
+    #[serde(rename = "y", default, skip_serializing_if = "Option::is_none")]
+    nudge_type: Option<String>,
+}
+
+impl From<Filters> for FiltersWire {
+    fn from(f: Filters) -> FiltersWire {
+        let sub = |t: Option<ExactTime>| t.map(|t| t.sub_ms_ns).filter(|&ns| ns != 0);
+        FiltersWire {
+            from_ms: f.from.map(|t| t.ms),
+            from_sub_ms_ns: sub(f.from),
+            to_ms: f.to.map(|t| t.ms),
+            to_sub_ms_ns: sub(f.to),
+            session_id: f.session_id,
+            nudge_type: f.nudge_type,
+        }
+    }
+}
+
+impl From<FiltersWire> for Filters {
+    fn from(w: FiltersWire) -> Filters {
+        let exact = |ms: Option<i64>, sub: Option<u32>| {
+            ms.map(|ms| ExactTime {
+                ms,
+                sub_ms_ns: sub.unwrap_or(0),
+            })
+        };
+        Filters {
+            from: exact(w.from_ms, w.from_sub_ms_ns),
+            to: exact(w.to_ms, w.to_sub_ms_ns),
+            session_id: w.session_id,
+            nudge_type: w.nudge_type,
+        }
+    }
 }
 
 impl Filters {
@@ -87,9 +134,9 @@ impl Filters {
         fn differs<T: PartialEq>(given: &Option<T>, carried: &Option<T>) -> bool {
             given.is_some() && given != carried
         }
-        if differs(&self.from_ms, &cursor.from_ms) {
+        if differs(&self.from, &cursor.from) {
             Some("from")
-        } else if differs(&self.to_ms, &cursor.to_ms) {
+        } else if differs(&self.to, &cursor.to) {
             Some("to")
         } else if differs(&self.session_id, &cursor.session_id) {
             Some("session_id")
@@ -228,8 +275,14 @@ mod tests {
             filters: Filters {
                 session_id: Some(format!("sess_{}", "x".repeat(64))),
                 nudge_type: Some("sticky_bar".into()),
-                from_ms: Some(i64::MIN),
-                to_ms: Some(i64::MIN),
+                from: Some(ExactTime {
+                    ms: i64::MIN,
+                    sub_ms_ns: 999_999,
+                }),
+                to: Some(ExactTime {
+                    ms: i64::MIN,
+                    sub_ms_ns: 999_999,
+                }),
             },
             last_at_ms: i64::MIN,
             last_id: format!("nudg_{}", "y".repeat(64)),
@@ -277,7 +330,7 @@ mod tests {
     #[test]
     fn filters_may_be_omitted_not_changed() {
         let carried = Filters {
-            from_ms: Some(5),
+            from: Some(ExactTime::from_ms(5)),
             nudge_type: Some("toast".into()),
             ..Filters::default()
         };
@@ -293,5 +346,42 @@ mod tests {
             ..Filters::default()
         };
         assert_eq!(added.first_conflict(&carried), Some("session_id"));
+        // Times compare to the nanosecond: another one in the same millisecond differs.
+        let finer = Filters {
+            from: Some(ExactTime {
+                ms: 5,
+                sub_ms_ns: 1,
+            }),
+            ..Filters::default()
+        };
+        assert_eq!(finer.first_conflict(&carried), Some("from"));
+        assert_eq!(finer.first_conflict(&finer.clone()), None);
+    }
+
+    #[test]
+    fn sub_millisecond_filters_round_trip_and_older_cursors_still_read() {
+        let key = CursorKey::new(&[7; 32]).unwrap();
+        let a = scope("shop", Mode::Test);
+        let mut state = state();
+        state.filters.to = Some(ExactTime::from_ms(42));
+        let cursor = key.sign(Endpoint::Sessions, &a, &state);
+        assert_eq!(key.verify(Endpoint::Sessions, &a, &cursor), Ok(state));
+        // A payload of before sub-millisecond times: `f` and `t` in milliseconds alone.
+        let old = br#"{"f":1,"t":2,"g":{"f":5,"t":9},"a":3,"i":"sess_x"}"#;
+        let tag = key.mac(Endpoint::Sessions, &a, old).finalize().into_bytes();
+        let cursor = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(old),
+            URL_SAFE_NO_PAD.encode(tag)
+        );
+        let read = key.verify(Endpoint::Sessions, &a, &cursor).unwrap();
+        assert_eq!(read.filters.from, Some(ExactTime::from_ms(5)));
+        assert_eq!(read.filters.to, Some(ExactTime::from_ms(9)));
+        // A whole millisecond is written as before: no `fn`/`tn`.
+        let whole = Filters {
+            from: Some(ExactTime::from_ms(5)),
+            ..Filters::default()
+        };
+        assert_eq!(serde_json::to_string(&whole).unwrap(), r#"{"f":5}"#);
     }
 }

@@ -6,9 +6,11 @@
 //! - `intent_score`: that of the latest event carrying one (ties: the later arrival), else 0;
 //! - `converted`: a PURCHASE exists; `nudge_count`: distinct shown nudges;
 //! - a nudge's `outcome`: that of its latest outcome event (ties: the later arrival; a
-//!   `chat_opened` of a nudge that is not a chat bubble does not count), `shown` when none; `influenced_conversion`: a PURCHASE at or after the interaction time and at
-//!   most [`INFLUENCE_WINDOW_MS`] later, the interaction time being that of the latest outcome
-//!   event, or `shown_at` when none.
+//!   `chat_opened` of a nudge that is not a chat bubble does not count), `shown` when none;
+//!   `influenced_conversion`: a PURCHASE at or after the interaction time and at most
+//!   [`INFLUENCE_WINDOW_MS`] later, the interaction being the visitor acting on the nudge: its
+//!   latest `clicked` or `chat_opened` outcome event (SPEC 9 "Derived fields", amended
+//!   2026-11-26). A nudge only shown or dismissed is never influenced.
 
 use std::collections::{HashMap, HashSet};
 
@@ -120,13 +122,21 @@ pub fn derive(
                 .flatten()
                 .filter(|(_, outcome)| *outcome != "chat_opened" || nudge_type == "chat_bubble")
                 .max_by_key(|(order, _)| *order);
-            let (interaction_ms, outcome) = match latest {
-                Some(&((at, _), outcome)) => (at, outcome),
-                None => (shown_at_ms, "shown"),
-            };
-            let influenced_conversion = purchases
-                .iter()
-                .any(|&p| p >= interaction_ms && p - interaction_ms <= INFLUENCE_WINDOW_MS);
+            let outcome = latest.map_or("shown", |&(_, outcome)| outcome);
+            // The visitor acting on it: its latest click or chat opened (a dismissal is not
+            // one, even after a click).
+            let interaction_ms = outcomes
+                .get(id)
+                .into_iter()
+                .flatten()
+                .filter(|(_, outcome)| counts_as_interaction(outcome, nudge_type))
+                .map(|&((at, _), _)| at)
+                .max();
+            let influenced_conversion = interaction_ms.is_some_and(|interaction_ms| {
+                purchases
+                    .iter()
+                    .any(|&p| p >= interaction_ms && p - interaction_ms <= INFLUENCE_WINDOW_MS)
+            });
             NudgeSummary {
                 id: id.to_owned(),
                 session_id: session_id.to_owned(),
@@ -148,6 +158,12 @@ pub fn derive(
         nudge_count: i64::try_from(nudges.len()).unwrap_or(i64::MAX),
     };
     Some((summary, nudges))
+}
+
+/// Whether an outcome event is the visitor acting on a nudge of `nudge_type` (SPEC 9
+/// "Derived fields"): `clicked`, or `chat_opened` of a chat bubble.
+fn counts_as_interaction(outcome: &str, nudge_type: &str) -> bool {
+    outcome == "clicked" || (outcome == "chat_opened" && nudge_type == "chat_bubble")
 }
 
 #[cfg(test)]
@@ -309,18 +325,29 @@ mod tests {
         let purchase = |seq, at| event(seq, EventKind::Purchase, at);
         let case =
             |events: &[StoredEvent]| derive("sess_a", events).unwrap().1[0].influenced_conversion;
-        // No outcome: from shown_at.
-        assert!(case(&[shown(1, 1000, "nudg_1"), purchase(2, 1000)]));
+        // From the click.
+        let clicked = |at| outcome(2, at, "nudg_1", "clicked");
         assert!(case(&[
             shown(1, 1000, "nudg_1"),
-            purchase(2, 1000 + INFLUENCE_WINDOW_MS)
+            clicked(1000),
+            purchase(3, 1000)
+        ]));
+        assert!(case(&[
+            shown(1, 1000, "nudg_1"),
+            clicked(1000),
+            purchase(3, 1000 + INFLUENCE_WINDOW_MS)
         ]));
         assert!(!case(&[
             shown(1, 1000, "nudg_1"),
-            purchase(2, 1001 + INFLUENCE_WINDOW_MS)
+            clicked(1000),
+            purchase(3, 1001 + INFLUENCE_WINDOW_MS)
         ]));
-        assert!(!case(&[shown(1, 1000, "nudg_1"), purchase(2, 999)]));
-        // With an outcome: from the latest outcome event's time.
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            clicked(1000),
+            purchase(3, 999)
+        ]));
+        // From the latest outcome event's time.
         let late = 1000 + INFLUENCE_WINDOW_MS + 5000;
         assert!(case(&[
             shown(1, 1000, "nudg_1"),
@@ -331,6 +358,59 @@ mod tests {
             shown(1, 1000, "nudg_1"),
             outcome(2, 5000, "nudg_1", "clicked"),
             purchase(3, 3000)
+        ]));
+    }
+
+    #[test]
+    fn only_a_click_or_a_chat_opened_influences_a_purchase() {
+        let purchase = |seq, at| event(seq, EventKind::Purchase, at);
+        let case =
+            |events: &[StoredEvent]| derive("sess_a", events).unwrap().1[0].influenced_conversion;
+        // Shown only, or dismissed: never, however close the purchase.
+        assert!(!case(&[shown(1, 1000, "nudg_1"), purchase(2, 1000)]));
+        assert!(!case(&[shown(1, 1000, "nudg_1"), purchase(2, 2000)]));
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            outcome(2, 1500, "nudg_1", "dismissed"),
+            purchase(3, 2000)
+        ]));
+        // A chat opened on a chat bubble is an interaction; on a toast it does not count.
+        let mut bubble = shown(1, 1000, "nudg_1");
+        bubble.event.nudge_type = Some("chat_bubble".into());
+        assert!(case(&[
+            bubble.clone(),
+            outcome(2, 1500, "nudg_1", "chat_opened"),
+            purchase(3, 2000)
+        ]));
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            outcome(2, 1500, "nudg_1", "chat_opened"),
+            purchase(3, 2000)
+        ]));
+        // Clicked, then dismissed: the outcome is dismissed, the interaction the click.
+        let events = [
+            shown(1, 1000, "nudg_1"),
+            outcome(2, 1500, "nudg_1", "clicked"),
+            outcome(3, 1600, "nudg_1", "dismissed"),
+            purchase(4, 2000),
+        ];
+        let (_, n) = derive("sess_a", &events).unwrap();
+        assert_eq!(n[0].outcome, "dismissed");
+        assert!(n[0].influenced_conversion);
+        // The latest click counts: a purchase after an earlier click but before the last one
+        // is not after the interaction.
+        assert!(!case(&[
+            shown(1, 1000, "nudg_1"),
+            outcome(2, 1500, "nudg_1", "clicked"),
+            purchase(3, 2000),
+            outcome(4, 2500, "nudg_1", "clicked"),
+        ]));
+        // A dismissal long after the click does not move the interaction.
+        assert!(case(&[
+            bubble,
+            outcome(2, 1500, "nudg_1", "chat_opened"),
+            purchase(3, 2000),
+            outcome(4, 1500 + 2 * INFLUENCE_WINDOW_MS, "nudg_1", "dismissed"),
         ]));
     }
 }

@@ -1,6 +1,7 @@
-//! Times on the wire (SPEC 9 "Times"): read as RFC 3339 (`Z` or an offset, at most three
-//! fraction digits), kept as Unix milliseconds, written in UTC with exactly three fraction
-//! digits (`2026-11-24T10:00:00.120Z`). jiff checks the calendar (no February 30, no hour 25).
+//! Times on the wire (SPEC 9 "Times"): read as RFC 3339 (`Z` or an offset), kept as Unix
+//! milliseconds, written in UTC with exactly three fraction digits (`2026-11-24T10:00:00.120Z`).
+//! The read API's `from` and `to` take up to nine fraction digits and are kept exactly
+//! ([`ExactTime`], SPEC 9 "Parameters"). jiff checks the calendar (no February 30, no hour 25).
 
 use jiff::Timestamp;
 
@@ -15,7 +16,8 @@ pub const MAX_MS: i64 = 253_402_127_999_999;
 pub enum TimeError {
     /// Not `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
     Form,
-    /// More than three fraction digits.
+    /// More fraction digits than the caller allows (nine, the nanosecond, for event times and
+    /// for `from` and `to`).
     TooPrecise,
     /// A field out of range (month 13, February 30, hour 24, second 60).
     Calendar,
@@ -25,7 +27,7 @@ impl std::fmt::Display for TimeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             TimeError::Form => "an RFC 3339 timestamp such as 2026-11-24T10:00:00Z or 2026-11-24T11:00:00.250+01:00",
-            TimeError::TooPrecise => "an RFC 3339 timestamp with at most three fraction digits (times are kept to the millisecond)",
+            TimeError::TooPrecise => "an RFC 3339 timestamp with at most nine fraction digits",
             TimeError::Calendar => "a real date and time (no month 13, February 30, hour 24 or second 60)",
         })
     }
@@ -40,6 +42,82 @@ impl std::fmt::Display for TimeError {
 /// [`TimeError`]: another form (a date alone, a space for `T`, no offset, a zone name), more
 /// fraction digits than allowed, or a date or time that does not exist.
 pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, TimeError> {
+    let timestamp = parse_rfc3339(text, max_fraction_digits)?;
+    let ms = timestamp.as_millisecond();
+    if (MIN_MS..=MAX_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(TimeError::Calendar)
+    }
+}
+
+/// The most fraction digits a `from` or `to` may have (SPEC 9 "Parameters"): nanoseconds.
+pub const MAX_BOUND_FRACTION_DIGITS: usize = 9;
+
+/// A time as given, to the nanosecond: the Unix millisecond at or before it and the nanoseconds
+/// past that millisecond. The read API's `from` and `to` (SPEC 9 "Parameters") are compared
+/// exactly with the whole milliseconds stored through [`ExactTime::ceil_ms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExactTime {
+    /// Unix milliseconds, rounded down.
+    pub ms: i64,
+    /// Nanoseconds past `ms`, 0 to 999,999.
+    pub sub_ms_ns: u32,
+}
+
+impl ExactTime {
+    /// A whole millisecond.
+    pub fn from_ms(ms: i64) -> ExactTime {
+        ExactTime { ms, sub_ms_ns: 0 }
+    }
+
+    /// The first whole millisecond at or after this time. For a time `t` stored in whole
+    /// milliseconds, `t >= self` exactly when `t >= self.ceil_ms()`, and `t < self` exactly when
+    /// `t < self.ceil_ms()`: an inclusive `from` and an exclusive `to` both become this
+    /// millisecond, with nothing gained or lost.
+    pub fn ceil_ms(self) -> i64 {
+        if self.sub_ms_ns == 0 {
+            self.ms
+        } else {
+            self.ms.saturating_add(1)
+        }
+    }
+}
+
+impl std::fmt::Display for ExactTime {
+    /// As [`format_ms`] writes it, with the digits past the millisecond when there are any
+    /// (`2026-11-24T10:00:00.123456Z`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = format_ms(self.ms);
+        if self.sub_ms_ns == 0 {
+            return f.write_str(&text);
+        }
+        let digits = format!("{:06}", self.sub_ms_ns);
+        let digits = digits.trim_end_matches('0');
+        let head = text.strip_suffix('Z').unwrap_or(&text);
+        write!(f, "{head}{digits}Z")
+    }
+}
+
+/// Reads an RFC 3339 timestamp as [`parse_rfc3339_ms`] does, with up to
+/// [`MAX_BOUND_FRACTION_DIGITS`] fraction digits, kept exactly.
+///
+/// # Errors
+///
+/// [`TimeError`], as [`parse_rfc3339_ms`].
+pub fn parse_rfc3339_exact(text: &str) -> Result<ExactTime, TimeError> {
+    let ns = parse_rfc3339(text, MAX_BOUND_FRACTION_DIGITS)?.as_nanosecond();
+    let ms = i64::try_from(ns.div_euclid(1_000_000)).map_err(|_| TimeError::Calendar)?;
+    let sub_ms_ns = u32::try_from(ns.rem_euclid(1_000_000)).map_err(|_| TimeError::Calendar)?;
+    if (MIN_MS..=MAX_MS).contains(&ms) {
+        Ok(ExactTime { ms, sub_ms_ns })
+    } else {
+        Err(TimeError::Calendar)
+    }
+}
+
+/// The shape check and jiff's reading behind [`parse_rfc3339_ms`] and [`parse_rfc3339_exact`].
+fn parse_rfc3339(text: &str, max_fraction_digits: usize) -> Result<Timestamp, TimeError> {
     let b = text.as_bytes();
     let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
     let at = |i: usize, c: u8| b.get(i).is_some_and(|x| x.eq_ignore_ascii_case(&c));
@@ -91,13 +169,7 @@ pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, T
         return Err(TimeError::Calendar);
     }
     let normalized = text.to_ascii_uppercase();
-    let timestamp: Timestamp = normalized.parse().map_err(|_| TimeError::Calendar)?;
-    let ms = timestamp.as_millisecond();
-    if (MIN_MS..=MAX_MS).contains(&ms) {
-        Ok(ms)
-    } else {
-        Err(TimeError::Calendar)
-    }
+    normalized.parse().map_err(|_| TimeError::Calendar)
 }
 
 /// Writes Unix milliseconds as UTC RFC 3339 with exactly three fraction digits; times outside
@@ -149,6 +221,43 @@ mod tests {
         assert_eq!(
             parse_rfc3339_ms("2026-11-24T10:00:00.1234Z", 3),
             Err(TimeError::TooPrecise)
+        );
+    }
+
+    #[test]
+    fn exact_times_keep_nine_digits_and_round_up_to_the_millisecond() {
+        let base = parse_rfc3339_ms("2026-11-24T10:00:00.123Z", 3).unwrap();
+        let t = parse_rfc3339_exact("2026-11-24T10:00:00.123456Z").unwrap();
+        assert_eq!(
+            t,
+            ExactTime {
+                ms: base,
+                sub_ms_ns: 456_000
+            }
+        );
+        assert_eq!(t.ceil_ms(), base + 1);
+        assert_eq!(t.to_string(), "2026-11-24T10:00:00.123456Z");
+        let whole = parse_rfc3339_exact("2026-11-24T10:00:00.123000000Z").unwrap();
+        assert_eq!((whole, whole.ceil_ms()), (ExactTime::from_ms(base), base));
+        assert_eq!(whole.to_string(), "2026-11-24T10:00:00.123Z");
+        assert!(whole < t && t < ExactTime::from_ms(base + 1));
+        assert_eq!(
+            parse_rfc3339_exact("2026-11-24T10:00:00.000000001Z")
+                .unwrap()
+                .ceil_ms(),
+            base - 122
+        );
+        // Before 1970 the millisecond is still the one at or before the time.
+        let t = parse_rfc3339_exact("1969-12-31T23:59:59.9995Z").unwrap();
+        assert_eq!((t.ms, t.sub_ms_ns, t.ceil_ms()), (-1, 500_000, 0));
+        assert_eq!(t.to_string(), "1969-12-31T23:59:59.9995Z");
+        assert_eq!(
+            parse_rfc3339_exact("2026-11-24T10:00:00.1234567891Z"),
+            Err(TimeError::TooPrecise)
+        );
+        assert_eq!(
+            parse_rfc3339_exact("2026-11-24T10:00:00.Z"),
+            Err(TimeError::Form)
         );
     }
 

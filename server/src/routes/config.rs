@@ -455,18 +455,37 @@ async fn publish(
             )));
         }
         Published::Stale { current } => {
+            // Who published the current version: its key's hash prefix, and whether that is
+            // the key of this request (a publish retried, two tabs of one editor).
+            let current_words = |v: &ConfigVersion| {
+                let this_key = if v.published_by == published_by {
+                    ", this key,"
+                } else {
+                    ""
+                };
+                format!(
+                    "the current version is v{} (published by {}{this_key} at {})",
+                    v.version,
+                    v.published_by,
+                    format_ms(v.published_at_ms)
+                )
+            };
             let message = match (expected, current) {
                 (_, None) => format!(
                     "{} has no version yet; publish the first with If-None-Match: * instead of If-Match",
                     scope_words(caller)
                 ),
                 (None, Some(current)) => format!(
-                    "{} already has versions (the latest is v{current}); publish with If-Match: \"v{current}\" after reading it",
-                    scope_words(caller)
+                    "{} already has versions: {}; read it with GET {CONFIG_PATH}, and publish with If-Match: \"v{}\"",
+                    scope_words(caller),
+                    current_words(&current),
+                    current.version
                 ),
                 (Some(expected), Some(current)) => format!(
-                    "v{expected} is not the latest version of {}: v{current} is (published by someone else meanwhile); read it with GET {CONFIG_PATH}, merge your change, and publish with If-Match: \"v{current}\"",
-                    scope_words(caller)
+                    "v{expected} is not the latest version of {}: {}; read it with GET {CONFIG_PATH}, merge your change, and send If-Match: \"v{}\"",
+                    scope_words(caller),
+                    current_words(&current),
+                    current.version
                 ),
             };
             return Err(ApiError::PreconditionFailed(message));

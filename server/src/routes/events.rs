@@ -23,7 +23,7 @@ use crate::auth::AuthFailure;
 use crate::error::{ApiError, json};
 use crate::keys::{KeyHash, KeyKind, key_kind};
 use crate::limiter::Decision;
-use crate::metrics::SiteLabels;
+use crate::metrics::{RelayEventLabels, SiteLabels};
 use crate::model::event::{Mode, NewEvent, Scope};
 use crate::model::ingest::{Clocks, MAX_AGE_MS, MAX_BODY_BYTES, read_batch, read_event};
 use crate::model::time::now_ms;
@@ -250,6 +250,16 @@ async fn relay(
         .await
         .map_err(unavailable)?;
     app.metrics.store_up.set(1);
+    // Committed: counted now, never for a batch the store did not take.
+    let count = |labels: &RelayEventLabels, n: usize| {
+        app.metrics
+            .relay_events
+            .get_or_create(labels)
+            .inc_by(u64::try_from(n).unwrap_or(u64::MAX));
+    };
+    count(&RelayEventLabels::ACCEPTED, outcome.accepted);
+    count(&RelayEventLabels::DUPLICATE, outcome.duplicates.len());
+    count(&RelayEventLabels::REJECTED, rejected.len());
     let body = super::to_body(&super::DataEnvelope {
         data: Accepted {
             accepted: outcome.accepted,

@@ -44,6 +44,7 @@ use tracing::field::Empty;
 use crate::auth::{Caller, admit};
 use crate::error::{ApiError, json};
 use crate::metrics::{RequestLabels, RouteLabels};
+use crate::model::time::ExactTime;
 use crate::state::AppState;
 use crate::store::Store;
 use preview::{CONSTANT_PATH, PREVIEW_PATH};
@@ -397,33 +398,32 @@ pub(crate) fn unavailable(app: &AppState, error: &crate::store::StoreError) -> A
 /// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
 const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::model::retention::DAY_MS;
 
-/// The window of `from` and `to` (Unix ms, when given) at `now` (SPEC 9 "Parameters",
+/// The window of `from` and `to` (exactly as given, when given) at `now` (SPEC 9 "Parameters",
 /// "Retention"): `to` defaults to now, `from` to 30 days before; a `from` older than the
-/// caller's retention window starts at the window.
+/// caller's retention window starts at the window. `from` (inclusive) and `to` (exclusive)
+/// become the first whole millisecond at or after each ([`ExactTime::ceil_ms`]): the same
+/// records, since times are stored in whole milliseconds.
 ///
 /// # Errors
 ///
-/// 400 when `from` is after `to`.
+/// 400 when `from` is after `to` (compared exactly).
 pub(crate) fn resolve_window(
     caller: &Caller,
-    from_ms: Option<i64>,
-    to_ms: Option<i64>,
+    from: Option<ExactTime>,
+    to: Option<ExactTime>,
     now: i64,
 ) -> Result<crate::store::ListWindow, ApiError> {
-    use crate::model::time::format_ms;
-    let to_ms = to_ms.unwrap_or(now);
-    let from_ms = from_ms.unwrap_or(now - DEFAULT_LOOKBACK_MS);
-    if from_ms > to_ms {
+    let to = to.unwrap_or(ExactTime::from_ms(now));
+    let from = from.unwrap_or(ExactTime::from_ms(now - DEFAULT_LOOKBACK_MS));
+    if from > to {
         return Err(ApiError::InvalidRequest(format!(
-            "from ({}) is after to ({}); from must be at or before to",
-            format_ms(from_ms),
-            format_ms(to_ms)
+            "from ({from}) is after to ({to}); from must be at or before to"
         )));
     }
     let visible_from_ms = caller.site.retention.visible_from_ms(now);
     Ok(crate::store::ListWindow {
-        from_ms: from_ms.max(visible_from_ms),
-        to_ms,
+        from_ms: from.ceil_ms().max(visible_from_ms),
+        to_ms: to.ceil_ms(),
         visible_from_ms,
     })
 }
@@ -449,8 +449,8 @@ impl ListPage {
     ) -> Result<ListPage, ApiError> {
         use crate::model::time::now_ms;
         let limit = params.limit()?;
-        filters.from_ms = params.time("from")?;
-        filters.to_ms = params.time("to")?;
+        filters.from = params.time("from")?;
+        filters.to = params.time("to")?;
         let now = now_ms();
         let visible_from_ms = caller.site.retention.visible_from_ms(now);
         let (from_ms, to_ms, after, filters) = match params.get("cursor") {
@@ -476,7 +476,7 @@ impl ListPage {
                 )
             }
             None => {
-                let window = resolve_window(caller, filters.from_ms, filters.to_ms, now)?;
+                let window = resolve_window(caller, filters.from, filters.to, now)?;
                 (window.from_ms, window.to_ms, None, filters)
             }
         };

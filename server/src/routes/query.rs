@@ -3,7 +3,7 @@
 
 use crate::error::ApiError;
 use crate::model::event::NUDGE_TYPES;
-use crate::model::time::{MAX_MS, MIN_MS, parse_rfc3339_ms};
+use crate::model::time::{ExactTime, MAX_MS, MIN_MS, parse_rfc3339_exact};
 
 /// `limit` when absent (API document 4.1, 4.3).
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -85,28 +85,17 @@ impl Params {
         }
     }
 
-    /// `from` or `to` (`name`), as Unix milliseconds, if given.
+    /// `from` or `to` (`name`), exactly as given (up to nine fraction digits), if given.
     ///
     /// # Errors
     ///
-    /// 400 naming the parameter and the value: not RFC 3339, more than three fraction digits,
+    /// 400 naming the parameter and the value: not RFC 3339, more than nine fraction digits,
     /// a date that does not exist.
-    pub fn time(&self, name: &str) -> Result<Option<i64>, ApiError> {
+    pub fn time(&self, name: &str) -> Result<Option<ExactTime>, ApiError> {
         let Some(text) = self.get(name) else {
             return Ok(None);
         };
-        parse_rfc3339_ms(text, 3)
-            .map(Some)
-            .map_err(|e| {
-                ApiError::InvalidRequest(format!("{name} must be {e}, got {}", shown(text)))
-            })
-            .and_then(|ms| match ms {
-                Some(ms) if (MIN_MS..=MAX_MS).contains(&ms) => Ok(Some(ms)),
-                _ => Err(ApiError::InvalidRequest(format!(
-                    "{name} is out of range, got {}",
-                    shown(text)
-                ))),
-            })
+        read_time(name, text).map(Some)
     }
 
     /// `type`: one of the four nudge types, if given.
@@ -140,6 +129,27 @@ impl Params {
             ))),
         }
     }
+}
+
+/// A `from` or `to` (`name`) of the read API or the backtest, exactly (SPEC 9 "Parameters": RFC
+/// 3339, up to nine fraction digits).
+///
+/// # Errors
+///
+/// 400 naming the parameter and the value.
+pub fn read_time(name: &str, text: &str) -> Result<ExactTime, ApiError> {
+    parse_rfc3339_exact(text)
+        .map_err(|e| ApiError::InvalidRequest(format!("{name} must be {e}, got {}", shown(text))))
+        .and_then(|t| {
+            if (MIN_MS..=MAX_MS).contains(&t.ms) {
+                Ok(t)
+            } else {
+                Err(ApiError::InvalidRequest(format!(
+                    "{name} is out of range, got {}",
+                    shown(text)
+                )))
+            }
+        })
 }
 
 /// `sess_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
@@ -236,5 +246,32 @@ mod tests {
                 .time("from")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn times_take_nine_fraction_digits_exactly() {
+        let time = |q: &str| params(q).unwrap().time("from");
+        let t = time("from=2026-11-24T10:00:00.123456789Z")
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.sub_ms_ns, 456_789);
+        assert_eq!(t.ceil_ms(), t.ms + 1);
+        assert_eq!(t.to_string(), "2026-11-24T10:00:00.123456789Z");
+        let whole = time("from=2026-11-24T10:00:00.123000Z").unwrap().unwrap();
+        assert_eq!(whole, ExactTime::from_ms(t.ms));
+        assert_eq!(whole.ceil_ms(), t.ms);
+        assert_eq!(
+            time("from=2026-11-24T11:00:00.1234%2B01:00").unwrap(),
+            Some(ExactTime {
+                ms: t.ms,
+                sub_ms_ns: 400_000
+            })
+        );
+        let ApiError::InvalidRequest(m) = time("from=2026-11-24T10:00:00.1234567891Z").unwrap_err()
+        else {
+            panic!()
+        };
+        assert!(m.starts_with("from must be"), "{m}");
+        assert!(m.contains("nine fraction digits"), "{m}");
     }
 }

@@ -108,11 +108,11 @@ pub struct NewVersion<'a> {
 pub enum Published {
     /// Stored as this version.
     Version(ConfigVersion),
-    /// The precondition names another version than the latest (`None`: no version yet):
-    /// someone else published meanwhile. Nothing was stored.
+    /// The precondition names another version than the latest: another publish came first
+    /// (by this key or another). Nothing was stored.
     Stale {
-        /// The latest version now.
-        current: Option<i64>,
+        /// The latest version now, without its config (`None`: no version yet).
+        current: Option<ConfigVersion>,
     },
     /// `restores` names a version the history does not have. Nothing was stored.
     NoSuchVersion(i64),
@@ -759,14 +759,18 @@ macro_rules! queries {
             new: &NewVersion<'_>,
         ) -> Result<Published, StoreError> {
             let mut tx = pool.begin().await?;
-            let current: Option<i64> = sqlx::query("SELECT MAX(version) AS version FROM config_versions WHERE site = $1 AND mode = $2")
+            let latest = format!(
+                "SELECT {VERSION_COLUMNS} FROM config_versions WHERE site = $1 AND mode = $2 ORDER BY version DESC LIMIT 1"
+            );
+            let latest_row = sqlx::query(&latest)
                 .bind(&scope.site)
                 .bind(scope.mode.as_str())
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("version")?;
+                .fetch_optional(&mut *tx)
+                .await?;
+            let latest_version = latest_row.as_ref().map(|r| read_version(r, false)).transpose()?;
+            let current = latest_version.as_ref().map(|v| v.version);
             if current != expected {
-                return Ok(Published::Stale { current });
+                return Ok(Published::Stale { current: latest_version });
             }
             if let Some(restores) = new.restores {
                 let found = sqlx::query("SELECT version FROM config_versions WHERE site = $1 AND mode = $2 AND version = $3")
@@ -798,7 +802,14 @@ macro_rules! queries {
             .fetch_optional(&mut *tx)
             .await?;
             if row.is_none() {
-                return Ok(Published::Stale { current: Some(version) });
+                // The version the other publisher stored (committed: the insert waited for it).
+                let winner = sqlx::query(&latest)
+                    .bind(&scope.site)
+                    .bind(scope.mode.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let winner = winner.as_ref().map(|r| read_version(r, false)).transpose()?;
+                return Ok(Published::Stale { current: winner });
             }
             tx.commit().await?;
             Ok(Published::Version(ConfigVersion {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use nudge_rules_server::import::{ImportOptions, import};
 use nudge_rules_server::model::event::Mode;
-use nudge_rules_server::model::time::now_ms;
+use nudge_rules_server::model::time::{format_ms, now_ms};
 use nudge_rules_server::store::Store;
 use serde_json::{Value, json};
 
@@ -307,6 +307,22 @@ async fn an_invalid_draft_is_a_400_with_every_diagnostic_and_counts_once() {
     let (status, body, _) = post(&url, &key(1), &json!({ "from": "yesterday" })).await;
     assert_eq!(status, 400);
     assert!(body["message"].as_str().unwrap().contains("from"), "{body}");
+    // Up to nine fraction digits (SPEC 9 "Parameters"), compared exactly: a `from` of .xyz456
+    // starts at the next whole millisecond, the first one a session can have at or after it.
+    let from_ms = now_ms() - 86_400_000;
+    let from = format_ms(from_ms).replace('Z', "456Z");
+    let to = format_ms(from_ms + 5000).replace('Z', "000001Z");
+    let (status, body, _) = post(&url, &key(1), &json!({ "from": from, "to": to })).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["from"], format_ms(from_ms + 1), "{body}");
+    assert_eq!(body["data"]["to"], format_ms(from_ms + 5001), "{body}");
+    let ten = format_ms(from_ms).replace('Z', "4567891Z");
+    let (status, body, _) = post(&url, &key(1), &json!({ "from": ten })).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().starts_with("from"),
+        "{body}"
+    );
     server.shutdown().await;
 }
 

@@ -13,13 +13,13 @@ use serde_json::{Value, json};
 use crate::common::*;
 use crate::pg::TestStore;
 
-/// Sites: `shop` (API-managed; test key 1, live key 1, an allowed origin), `file` (a config
-/// file; test key 2).
+/// Sites: `shop` (API-managed; test keys 1 and 4, live key 1, an allowed origin), `file` (a
+/// config file; test key 2).
 fn sites(dir: &std::path::Path) -> std::path::PathBuf {
     write_sites(
         dir,
         &[
-            TestSite::api_managed("shop", 100_000, &[key(1), live_key(1)])
+            TestSite::api_managed("shop", 100_000, &[key(1), live_key(1), key(4)])
                 .with("allowed_origins = [\"https://editor.example.com\"]"),
             TestSite::new("file", STOREFRONT, 100_000, &[key(2)]),
         ],
@@ -164,6 +164,7 @@ async fn publish_history_restore_and_every_refusal() {
             preview_version(&base, &key(1)).await,
             ("1".to_owned(), Some("sizing-help".to_owned()))
         );
+        let published_at = c.body["data"]["published_at"].as_str().unwrap().to_owned();
         let c = call(
             "POST",
             &versions,
@@ -173,6 +174,15 @@ async fn publish_history_restore_and_every_refusal() {
         )
         .await;
         assert_eq!(c.status, 412, "{backend}: {}", c.body);
+        // The 412 names the current version, who published it (here this very key) and when.
+        let message = c.body["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "the current version is v1 (published by {published_by}, this key, at {published_at})"
+            )) && message.contains("If-Match: \"v1\"")
+                && !message.contains("someone else"),
+            "{backend}: {message}"
+        );
 
         // GET /v1/config.
         let c = call("GET", &config_url, &key(1), None, &[]).await;
@@ -245,6 +255,45 @@ async fn publish_history_restore_and_every_refusal() {
         .await;
         assert_eq!(c.status, 201, "{backend}: {}", c.body);
         assert_eq!(c.body["data"]["version"], 2);
+        let v2_at = c.body["data"]["published_at"].as_str().unwrap().to_owned();
+        // A stale If-Match: the current version, by whom and when, and what to send.
+        let c = call(
+            "POST",
+            &versions,
+            &key(1),
+            Some(json!({"config": storefront()})),
+            &[("If-Match", "\"v1\"")],
+        )
+        .await;
+        assert_eq!(c.status, 412, "{backend}: {}", c.body);
+        let message = c.body["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("v1 is not the latest version of ")
+                && message.contains(&format!(
+                    "the current version is v2 (published by {published_by}, this key, at {v2_at})"
+                ))
+                && message.contains("send If-Match: \"v2\"")
+                && !message.contains("someone else"),
+            "{backend}: {message}"
+        );
+        // Published by another key: named by its hash prefix, without "this key".
+        let other_key = key(4);
+        let c = call(
+            "POST",
+            &versions,
+            &other_key,
+            Some(json!({"config": storefront()})),
+            &[("If-Match", "\"v1\"")],
+        )
+        .await;
+        assert_eq!(c.status, 412, "{backend}: {}", c.body);
+        let message = c.body["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "the current version is v2 (published by {published_by} at {v2_at})"
+            )),
+            "{backend}: {message}"
+        );
 
         // Other refusals.
         let long = "x".repeat(501);
@@ -385,8 +434,11 @@ async fn two_editors_publish_from_the_same_version_one_wins() {
             if status == 201 {
                 winner = Some(body["data"]["message"].clone());
             } else {
+                let message = body["message"].as_str().unwrap();
                 assert!(
-                    body["message"].as_str().unwrap().contains("v2 is"),
+                    message.contains("the current version is v2 (published by ")
+                        && message.contains("this key")
+                        && message.contains("If-Match: \"v2\""),
                     "{body}"
                 );
             }

@@ -580,3 +580,115 @@ async fn a_store_outage_answers_503_with_retry_after_never_500() {
     assert_eq!(status, 200);
     f.server.shutdown().await;
 }
+
+/// SPEC 9 "Parameters": `from` and `to` take up to nine fraction digits (what Python's
+/// `isoformat()` and generated clients send), compared exactly with the millisecond times stored:
+/// `from` is inclusive and `to` exclusive, so `.123456` excludes a record at `.123` for `from`
+/// and includes it for `to`; a cursor binds them exactly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_and_to_take_nine_fraction_digits_compared_exactly() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let f = fixture(&test_store).await;
+        // Three sessions, each with a nudge shown when it starts: at .122, .123 and .124.
+        let base = (now_ms() - DAY_MS) / 1000 * 1000 + 123;
+        let mut events = Vec::new();
+        for (name, at) in [("c", base - 1), ("a", base), ("b", base + 1)] {
+            let session = format!("sess_{name}");
+            events.push(page_view(&format!("p{name}"), &session, at, "/"));
+            events.push(NewEvent {
+                nudge_id: Some(format!("nudg_{name}")),
+                nudge_type: Some("toast".into()),
+                ..event(&format!("n{name}"), &session, EventKind::NudgeShown, at)
+            });
+        }
+        f.store
+            .insert_events(&scope("shop", Mode::Test), &events, 0)
+            .await
+            .unwrap();
+        // `base`'s second with the fraction digits `digits` (`base` is at .123 of it).
+        let second = format_ms(base);
+        let second = second.strip_suffix(".123Z").unwrap();
+        let t = |digits: &str| format!("{second}.{digits}Z");
+        let early = format_ms(base - DAY_MS);
+        let late = format_ms(base + DAY_MS);
+        let ids = |body: &Value| -> Vec<String> {
+            body["data"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{body}"))
+                .iter()
+                .map(|i| i["id"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        for (from, to, want) in [
+            // from: inclusive, exact.
+            (t("123456"), late.clone(), vec!["b"]),
+            (t("123"), late.clone(), vec!["b", "a"]),
+            (t("123000000"), late.clone(), vec!["b", "a"]),
+            (t("122999999"), late.clone(), vec!["b", "a"]),
+            (t("122000001"), late.clone(), vec!["b", "a"]),
+            (t("1220"), late.clone(), vec!["b", "a", "c"]),
+            // to: exclusive, exact.
+            (early.clone(), t("123456"), vec!["a", "c"]),
+            (early.clone(), t("123"), vec!["c"]),
+            (early.clone(), t("123000000"), vec!["c"]),
+            (early.clone(), t("123000001"), vec!["a", "c"]),
+            (early.clone(), t("124000001"), vec!["b", "a", "c"]),
+            // No whole millisecond between them: an empty page, not an error.
+            (t("123456"), t("123457"), vec![]),
+            (t("1234567"), t("1234567"), vec![]),
+        ] {
+            for (path, prefix) in [("sessions", "sess_"), ("nudges", "nudg_")] {
+                let url = format!("{}/v1/{path}?from={from}&to={to}", f.base);
+                let (status, body, _) = get(&url, &key(1)).await;
+                assert_eq!(status, 200, "{backend} {url}: {body}");
+                let want: Vec<String> = want.iter().map(|n| format!("{prefix}{n}")).collect();
+                assert_eq!(ids(&body), want, "{backend} {url}");
+            }
+        }
+        // From after to, compared exactly; ten digits; a bad one among nine.
+        for (query, named) in [
+            (format!("from={}&to={}", t("123457"), t("123456")), "from"),
+            (format!("from={}", t("1234567891")), "from"),
+            (format!("to={}", t("12345678x")), "to"),
+        ] {
+            let (status, body, _) = get(&format!("{}/v1/sessions?{query}", f.base), &key(1)).await;
+            assert_eq!(status, 400, "{backend} {query}: {body}");
+            let message = body["message"].as_str().unwrap();
+            assert!(message.starts_with(named), "{query}: {message}");
+        }
+        // A walk with sub-millisecond bounds, the bounds repeated on every page.
+        let (from, to) = (t("121999999"), t("124000001"));
+        let first = format!("{}/v1/sessions?limit=1&from={from}&to={to}", f.base);
+        assert_eq!(
+            walk(&first, &key(1)).await,
+            ["sess_b", "sess_a", "sess_c"],
+            "{backend}"
+        );
+        // A cursor binds them exactly: another value in the same millisecond differs.
+        let (_, body, _) = get(&first, &key(1)).await;
+        let cursor = body["next_cursor"].as_str().unwrap();
+        let (status, body, _) = get(
+            &format!(
+                "{}/v1/sessions?cursor={cursor}&from={}&to={to}",
+                f.base,
+                t("121999998")
+            ),
+            &key(1),
+        )
+        .await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("InvalidCursor")),
+            "{backend}: {body}"
+        );
+        let (status, body, _) = get(
+            &format!("{}/v1/sessions?limit=1&cursor={cursor}&to={to}", f.base),
+            &key(1),
+        )
+        .await;
+        assert_eq!(status, 200, "{backend}: {body}");
+        assert_eq!(ids(&body), ["sess_a"], "{backend}");
+        f.server.shutdown().await;
+    }
+}

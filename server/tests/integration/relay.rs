@@ -474,6 +474,66 @@ async fn malformed_events_never_answer_500_and_are_never_stored() {
     r.server.shutdown().await;
 }
 
+/// The relay's events on the admin listener's `/metrics`, by outcome: (accepted, duplicate,
+/// rejected).
+async fn relay_counters(server: &Server) -> (f64, f64, f64) {
+    let (status, text) = admin_get(server.admin_addr(), "/metrics").await;
+    assert_eq!(status, 200);
+    let sample = |outcome: &str| {
+        let name = format!("nudge_relay_events_total{{outcome=\"{outcome}\"}}");
+        assert!(
+            text.contains(&name),
+            "{name} missing from /metrics:\n{text}"
+        );
+        metric(&text, &name)
+    };
+    (sample("accepted"), sample("duplicate"), sample("rejected"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_the_relays_accepted_duplicate_and_rejected_events() {
+    let test_store = TestStore::sqlite();
+    let r = relay(Some(&test_store.url), Arc::new(SystemClock::new())).await;
+    // Every outcome is there from the start, at 0.
+    assert_eq!(relay_counters(&r.server).await, (0.0, 0.0, 0.0));
+    let now = now_ms();
+    // Two valid events, one repeated message_id, one invalid event.
+    let batch = json!({"events": [
+        page_view("k1", "sess_k", now - 3000, "/a"),
+        page_view("k2", "sess_k", now - 2000, "/b"),
+        page_view("k1", "sess_k", now - 1000, "/c"),
+        {"message_id": "k3", "session_id": "sess_k", "type": "PAGE_VIEW", "occurred_at": "yesterday", "url": "/d"},
+    ]});
+    let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(
+        (
+            &body["data"]["accepted"],
+            &body["data"]["duplicates"],
+            body["data"]["rejected"].as_array().unwrap().len()
+        ),
+        (&json!(2), &json!(1), 1)
+    );
+    assert_eq!(relay_counters(&r.server).await, (2.0, 1.0, 1.0));
+    // The batch again: every valid event a duplicate now.
+    let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(relay_counters(&r.server).await, (2.0, 4.0, 2.0));
+    // A batch refused whole (not JSON, a bad key) counts no event.
+    let (status, _, _) = send(&r.base, Some(PK), "application/json", &json!("nope")).await;
+    assert_eq!(status, 400);
+    let (status, _, _) = send(
+        &r.base,
+        Some("pk_test_unknownKey00000001"),
+        "application/json",
+        &batch,
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert_eq!(relay_counters(&r.server).await, (2.0, 4.0, 2.0));
+    r.server.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_outage_answers_503_and_stores_nothing_half() {
     let test_store = TestStore::postgres_alone();
@@ -485,6 +545,8 @@ async fn a_store_outage_answers_503_and_stores_nothing_half() {
     let (status, body, headers) = send(&r.base, Some(PK), "application/json", &batch).await;
     assert_eq!(status, 503, "{body}");
     assert!(headers.contains_key("retry-after"));
+    // Counted only once committed: nothing for a batch the store did not take.
+    assert_eq!(relay_counters(&r.server).await, (0.0, 0.0, 0.0));
     pg.start_again();
     let mut status = 0;
     let mut body = Value::Null;
@@ -500,5 +562,6 @@ async fn a_store_outage_answers_503_and_stores_nothing_half() {
         (202, &json!(2)),
         "{body}"
     );
+    assert_eq!(relay_counters(&r.server).await, (2.0, 0.0, 0.0));
     r.server.shutdown().await;
 }

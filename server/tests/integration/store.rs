@@ -172,13 +172,26 @@ pub fn recompute(events: &[NewEvent]) -> Derived {
                     e.kind == EventKind::NudgeOutcome && e.nudge_id.as_deref() == Some(id)
                 })
                 .max_by_key(|(i, e)| (e.occurred_at_ms, *i));
-            let (outcome, interaction) = match latest {
-                Some((_, e)) => (e.outcome.clone().unwrap(), e.occurred_at_ms),
-                None => ("shown".to_owned(), shown_at),
+            let outcome = match latest {
+                Some((_, e)) => e.outcome.clone().unwrap(),
+                None => "shown".to_owned(),
             };
-            let influenced = purchases
+            // The interaction: the latest click (these nudges are toasts: a chat opened is no
+            // interaction); none, never influenced.
+            let interaction = mine
                 .iter()
-                .any(|&p| p >= interaction && p <= interaction + 30 * 60 * 1000);
+                .filter(|(_, e)| {
+                    e.kind == EventKind::NudgeOutcome
+                        && e.nudge_id.as_deref() == Some(id)
+                        && e.outcome.as_deref() == Some("clicked")
+                })
+                .map(|(_, e)| e.occurred_at_ms)
+                .max();
+            let influenced = interaction.is_some_and(|interaction| {
+                purchases
+                    .iter()
+                    .any(|&p| p >= interaction && p <= interaction + 30 * 60 * 1000)
+            });
             nudges.push((id.to_string(), shown_at, outcome, influenced));
         }
         nudges.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
@@ -361,6 +374,21 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
             want.sort_unstable();
             stored_outcomes.sort_unstable();
             assert_eq!(stored_outcomes, want);
+            // influenced_conversion as the generator recorded it: a purchase within 30 minutes
+            // of a click or a chat opened (SPEC 9, amended 2026-11-26), never of a nudge only
+            // shown or dismissed.
+            for n in record.nudges() {
+                let id = n.nudge_id.unwrap();
+                let got = stored.nudges.iter().find(|s| s.id == id).unwrap();
+                assert_eq!(
+                    got.influenced_conversion,
+                    n.influenced_conversion,
+                    "{} {} {id} ({})",
+                    test_store.backend,
+                    record.id(),
+                    n.outcome.as_str()
+                );
+            }
         }
         // A bad line is reported with its line number; the good lines are imported.
         let mixed = format!(
@@ -721,6 +749,257 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
                 expected[i],
                 "{} together, request {i}",
                 test_store.backend
+            );
+        }
+    }
+}
+
+/// The migration that recomputes `influenced_conversion` (SPEC 9 "Derived fields", amended
+/// 2026-11-26: only a click or a chat opened influences a purchase).
+const INFLUENCE_MIGRATION: &str = "20261126000001";
+
+/// An event row as written by hand: (mode, message_id, session, type, at, nudge_id,
+/// nudge_type, outcome), `""` for NULL.
+type RawEvent = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    i64,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// Runs `statements` on the database of `test_store` through a pool of its own, after
+/// applying `migrator` when given.
+async fn raw_sql(
+    test_store: &TestStore,
+    migrator: Option<&sqlx::migrate::Migrator>,
+    statements: &[String],
+) {
+    use std::str::FromStr as _;
+    if test_store.backend == "sqlite" {
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&test_store.url)
+            .unwrap()
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        if let Some(migrator) = migrator {
+            migrator.run(&pool).await.unwrap();
+        }
+        for sql in statements {
+            sqlx::query(sql.as_str()).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(&test_store.url).await.unwrap();
+        if let Some(migrator) = migrator {
+            migrator.run(&pool).await.unwrap();
+        }
+        for sql in statements {
+            sqlx::query(sql.as_str()).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    }
+}
+
+/// A store at the schema before [`INFLUENCE_MIGRATION`], with nudges stored under the earlier
+/// rule (influenced from the latest outcome of any kind, or from `shown_at`), is migrated at
+/// start: every nudge's `influenced_conversion` is recomputed from its session's events, on
+/// both backends; sessions and everything else are untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_influence_migration_recomputes_nudges_stored_under_the_earlier_rule() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        // The schema before: the earlier migrations alone, as their files are.
+        let earlier = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(backend);
+        for entry in std::fs::read_dir(&source).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if name.as_str() < INFLUENCE_MIGRATION {
+                std::fs::copy(entry.path(), earlier.path().join(&name)).unwrap();
+            }
+        }
+        let migrator = sqlx::migrate::Migrator::new(earlier.path()).await.unwrap();
+        assert!(migrator.iter().count() >= 3, "{backend}");
+
+        const T: i64 = 1_700_000_000_000;
+        #[rustfmt::skip]
+        let events: &[RawEvent] = &[
+            ("test", "m1", "sess_m", "PAGE_VIEW", T, "", "", ""),
+            ("test", "m2", "sess_m", "PURCHASE", T + 60_000, "", "", ""),
+            // nudg_a, dismissed: influenced before, not now.
+            ("test", "a1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_a", "toast", ""),
+            ("test", "a2", "sess_m", "NUDGE_OUTCOME", T + 2000, "nudg_a", "", "dismissed"),
+            // nudg_b, only shown: influenced before (from shown_at), not now.
+            ("test", "b1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_b", "toast", ""),
+            // nudg_c, clicked: influenced before and now.
+            ("test", "c1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_c", "toast", ""),
+            ("test", "c2", "sess_m", "NUDGE_OUTCOME", T + 3000, "nudg_c", "", "clicked"),
+            // nudg_d, a chat bubble opened, then dismissed after the purchase: not before (from
+            // the dismissal), influenced now (from the chat opened).
+            ("test", "d1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_d", "chat_bubble", ""),
+            ("test", "d2", "sess_m", "NUDGE_OUTCOME", T + 4000, "nudg_d", "", "chat_opened"),
+            ("test", "d3", "sess_m", "NUDGE_OUTCOME", T + 60_001, "nudg_d", "", "dismissed"),
+            // nudg_e, a toast with a chat opened (which a toast cannot have): no interaction.
+            ("test", "e1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_e", "toast", ""),
+            ("test", "e2", "sess_m", "NUDGE_OUTCOME", T + 5000, "nudg_e", "", "chat_opened"),
+            // nudg_g, clicked 31 minutes before the purchase: never.
+            ("test", "g0", "sess_g", "PAGE_VIEW", T, "", "", ""),
+            ("test", "g1", "sess_g", "NUDGE_SHOWN", T, "nudg_g", "sticky_bar", ""),
+            ("test", "g2", "sess_g", "NUDGE_OUTCOME", T, "nudg_g", "", "clicked"),
+            ("test", "g3", "sess_g", "PURCHASE", T + 31 * 60_000, "", "", ""),
+            // nudg_h, live mode, clicked: the purchase of the same session id is in test mode.
+            ("live", "h0", "sess_m", "PAGE_VIEW", T, "", "", ""),
+            ("live", "h1", "sess_m", "NUDGE_SHOWN", T + 1000, "nudg_h", "toast", ""),
+            ("live", "h2", "sess_m", "NUDGE_OUTCOME", T + 3000, "nudg_h", "", "clicked"),
+        ];
+        let text = |v: &str| {
+            if v.is_empty() {
+                "NULL".to_owned()
+            } else {
+                format!("'{v}'")
+            }
+        };
+        let mut sql: Vec<String> = events
+            .iter()
+            .map(|&(mode, m, session, kind, at, nudge_id, nudge_type, outcome)| {
+                format!(
+                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) \
+                     VALUES ('mig', '{mode}', '{m}', '{session}', '{kind}', {at}, NULL, NULL, NULL, {}, {}, NULL, {}, 0)",
+                    text(nudge_id),
+                    text(nudge_type),
+                    text(outcome)
+                )
+            })
+            .collect();
+        for (mode, id, started, ended, pages, converted, nudges) in [
+            ("test", "sess_m", T, T + 60_001, 1, 1, 5),
+            ("test", "sess_g", T, T + 31 * 60_000, 1, 1, 1),
+            ("live", "sess_m", T, T + 3000, 1, 0, 1),
+        ] {
+            sql.push(format!(
+                "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) \
+                 VALUES ('mig', '{mode}', '{id}', {started}, {ended}, {pages}, 0, {converted}, {nudges})"
+            ));
+        }
+        // As the earlier rule stored them (nudg_h wrongly, to see the scope at work).
+        for (mode, id, session, nudge_type, outcome, influenced) in [
+            ("test", "nudg_a", "sess_m", "toast", "dismissed", 1),
+            ("test", "nudg_b", "sess_m", "toast", "shown", 1),
+            ("test", "nudg_c", "sess_m", "toast", "clicked", 1),
+            ("test", "nudg_d", "sess_m", "chat_bubble", "dismissed", 0),
+            ("test", "nudg_e", "sess_m", "toast", "shown", 1),
+            ("test", "nudg_g", "sess_g", "sticky_bar", "clicked", 0),
+            ("live", "nudg_h", "sess_m", "toast", "clicked", 1),
+        ] {
+            let shown_at = if id == "nudg_g" { T } else { T + 1000 };
+            sql.push(format!(
+                "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) \
+                 VALUES ('mig', '{mode}', '{id}', '{session}', '{nudge_type}', {shown_at}, '{outcome}', {influenced}, {T})"
+            ));
+        }
+        raw_sql(&test_store, Some(&migrator), &sql).await;
+
+        // The server's start applies the rest.
+        let store = Store::open(&test_store.url).await.unwrap();
+        let mut got = BTreeMap::new();
+        for (mode, session) in [
+            (Mode::Test, "sess_m"),
+            (Mode::Test, "sess_g"),
+            (Mode::Live, "sess_m"),
+        ] {
+            let detail = store
+                .session(&scope("mig", mode), session, i64::MIN / 2)
+                .await
+                .unwrap()
+                .unwrap();
+            for n in &detail.nudges {
+                got.insert(n.id.clone(), (n.outcome.clone(), n.influenced_conversion));
+            }
+            if session == "sess_m" && mode == Mode::Test {
+                assert_eq!(
+                    (
+                        detail.summary.started_at_ms,
+                        detail.summary.ended_at_ms,
+                        detail.summary.converted,
+                        detail.summary.nudge_count
+                    ),
+                    (T, T + 60_001, true, 5),
+                    "{backend}"
+                );
+            }
+        }
+        let want: BTreeMap<String, (String, bool)> = [
+            ("nudg_a", "dismissed", false),
+            ("nudg_b", "shown", false),
+            ("nudg_c", "clicked", true),
+            ("nudg_d", "dismissed", true),
+            ("nudg_e", "shown", false),
+            ("nudg_g", "clicked", false),
+            ("nudg_h", "clicked", false),
+        ]
+        .into_iter()
+        .map(|(id, outcome, influenced)| (id.to_owned(), (outcome.to_owned(), influenced)))
+        .collect();
+        assert_eq!(got, want, "{backend}");
+        // The rows now agree with the store's own derivation: an event that re-derives the
+        // session changes nothing else.
+        store
+            .insert_events(
+                &scope("mig", Mode::Test),
+                &[page_view("m3", "sess_m", T + 10, "/")],
+                0,
+            )
+            .await
+            .unwrap();
+        let again = store
+            .session(&scope("mig", Mode::Test), "sess_m", i64::MIN / 2)
+            .await
+            .unwrap()
+            .unwrap();
+        for n in &again.nudges {
+            assert_eq!(got[&n.id].1, n.influenced_conversion, "{backend} {}", n.id);
+        }
+    }
+}
+
+/// The migration's SQL computes what the store derives, on random sessions on both backends:
+/// every stored value flipped, then the migration applied again, gives the plain
+/// recomputation of SPEC 9.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_influence_migration_equals_the_derivation_on_random_sessions() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let mut all = Vec::new();
+        for seed in 1..=4u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            let events = random_events(&mut rng, 40);
+            let scope = scope(&format!("flip{seed}"), Mode::Test);
+            store.insert_events(&scope, &events, 0).await.unwrap();
+            all.push((scope, events));
+        }
+        drop(store);
+        raw_sql(
+            &test_store,
+            None,
+            &[
+                "UPDATE nudges SET influenced_conversion = 1 - influenced_conversion".to_owned(),
+                format!("DELETE FROM _sqlx_migrations WHERE version = {INFLUENCE_MIGRATION}"),
+            ],
+        )
+        .await;
+        let store = Store::open(&test_store.url).await.unwrap();
+        for (scope, events) in &all {
+            assert_eq!(
+                stored(&store, scope).await,
+                recompute(events),
+                "{} {}",
+                test_store.backend,
+                scope.site
             );
         }
     }
