@@ -19,9 +19,20 @@ export function readConfig(text) {
   }
 }
 
-/** Sets (or, with `undefined`, removes) the value at `path`; missing parents are created. */
+/**
+ * Sets (or, with `undefined`, removes) the value at `path`; missing parents are created. A new
+ * site setting (a top-level key) goes before `rules`, with the other settings, not after the
+ * rule list.
+ */
 export function setAt(text, path, value) {
-  return modify(text, path, value, FORMAT);
+  if (path.length !== 1) return modify(text, path, value, FORMAT);
+  return modify(text, path, value, {
+    ...FORMAT,
+    getInsertionIndex: (keys) => {
+      const at = keys.indexOf('rules');
+      return at >= 0 ? at : keys.length;
+    },
+  });
 }
 
 /** Inserts `value` into the array at `path` before `index` (index = length appends). */
