@@ -46,6 +46,9 @@ const ICONS = {
 
 let fieldSeq = 0;
 
+/** The words around a card's inline controls (their own labels say the same to a screen reader). */
+const words = (text) => h('span', { class: 'unit', 'aria-hidden': 'true' }, text);
+
 /** A card field: its label, its control, and the list of what the engine says about it. */
 function field(text, control, diags, cls = 'field') {
   control.id ||= `rc-field-${++fieldSeq}`;
@@ -207,7 +210,6 @@ export class RuleCard {
       const n = Number(el.value);
       return Number.isFinite(n) ? n : null;
     };
-    this.perSessionText = h('b', {});
     this.perSession = h('input', {
       type: 'number', min: '1', max: String(SPEC15_LIMITS.cap_per_session), step: '1', class: 'num-small', dataset: { field: 'per_session' },
       'aria-label': 'Shows at most this many times per visit',
@@ -216,8 +218,8 @@ export class RuleCard {
         if (n !== null) setCap('per_session', n === 1 ? undefined : n);
       },
     });
-    this.perSessionUnit = h('span', { class: 'unit' });
-    this.cooldownText = h('b', {});
+    this.perSessionUnit = h('span', { class: 'unit', 'aria-hidden': 'true' });
+    this.cooldownText = h('span', { class: 'says' });
     this.cooldownUnit = 'days'; // kept while the pause is 0 (off)
     this.cooldownNum = h('input', {
       type: 'number', min: '0', step: '1', class: 'num-small', dataset: { field: 'cooldown' },
@@ -240,7 +242,7 @@ export class RuleCard {
       dataset: { field: 'exit_intent' },
       onchange: (e) => set(['when', 'exit_intent'], EXIT_CHOICES.find((c) => c.value === e.target.value)?.set),
     }, ...EXIT_CHOICES.map((c) => h('option', { value: c.value }, c.label)));
-    this.holdoutText = h('b', {});
+    this.holdoutText = h('span', { class: 'says' });
     this.holdout = h('input', {
       type: 'number', min: '0', max: String(SPEC15_LIMITS.holdout_percent), step: '1', class: 'num-small', dataset: { field: 'holdout' },
       'aria-label': 'Percent of visitors kept as a control group (0 to 50)',
@@ -278,20 +280,21 @@ export class RuleCard {
           this.diags.idle)),
       h('div', { class: 'field', dataset: { field: 'pages' } }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
       h('div', { class: 'field', dataset: { field: 'exclude_pages' } }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
+      // Each a sentence with its controls in it: "Show at most [1] time per visit".
       h('div', { class: 'rc-limits', role: 'group', 'aria-label': 'How often, when and for whom' },
-        h('div', { class: 'field', dataset: { field: 'per_session' } },
-          h('span', { class: 'field-label' }, 'How often ', this.perSessionText),
-          h('div', { class: 'inline-edit' }, h('span', { class: 'unit', 'aria-hidden': 'true' }, 'at most'), this.perSession, this.perSessionUnit),
+        h('div', { class: 'field limit-row', dataset: { field: 'per_session' } },
+          h('span', { class: 'field-label' }, 'How often'),
+          h('div', { class: 'inline-edit' }, words('Show at most'), this.perSession, this.perSessionUnit),
           this.diags.per_session),
-        h('div', { class: 'field', dataset: { field: 'cooldown' } },
-          h('span', { class: 'field-label' }, 'After a visitor closes it ', this.cooldownText),
-          h('div', { class: 'inline-edit' }, h('span', { class: 'unit', 'aria-hidden': 'true' }, 'not again for'), this.cooldownNum, this.cooldownSelect),
+        h('div', { class: 'field limit-row', dataset: { field: 'cooldown' } },
+          h('span', { class: 'field-label' }, 'After a close'),
+          h('div', { class: 'inline-edit' }, words('Not again for'), this.cooldownNum, this.cooldownSelect,
+            words('after a visitor closes it'), this.cooldownText),
           this.diags.cooldown),
-        field('About to leave (exit intent)', this.exitIntent, this.diags.exit_intent),
-        h('div', { class: 'field', dataset: { field: 'holdout' } },
-          h('span', { class: 'field-label' }, 'Control group ', this.holdoutText),
-          h('div', { class: 'inline-edit' }, h('span', { class: 'unit', 'aria-hidden': 'true' }, 'keep'), this.holdout,
-            h('span', { class: 'unit', 'aria-hidden': 'true' }, '% of visitors as a control group')),
+        field('Exit intent', this.exitIntent, this.diags.exit_intent, 'field limit-row'),
+        h('div', { class: 'field limit-row', dataset: { field: 'holdout' } },
+          h('span', { class: 'field-label' }, 'Control group'),
+          h('div', { class: 'inline-edit' }, words('Keep'), this.holdout, words('% of visitors as a control group'), this.holdoutText),
           this.diags.holdout)),
     );
   }
@@ -418,7 +421,7 @@ function updateLimits(card, r, nudge, when, fieldInvalid) {
   const perSession = cap.per_session ?? 1;
   setValue(card.perSession, String(perSession));
   card.perSessionUnit.textContent = perSession === 1 ? 'time per visit' : 'times per visit';
-  card.perSessionText.textContent = Number.isInteger(perSession) ? `Show at most ${timesWords(perSession)} per visit` : '';
+  card.perSession.setAttribute('aria-valuetext', Number.isInteger(perSession) ? `Show at most ${timesWords(perSession)} per visit` : String(perSession));
   fieldInvalid(card.perSession, '.cap.per_session');
 
   const cooldown = cap.cooldown_ms ?? 0;
@@ -432,8 +435,9 @@ function updateLimits(card, r, nudge, when, fieldInvalid) {
     setValue(card.cooldownNum, typeof cooldown === 'number' ? String(cooldown / unitMs(card.cooldownSelect.value)) : '');
   }
   card.cooldownNum.max = String(Math.floor(SPEC15_LIMITS.cooldown_ms / unitMs(card.cooldownSelect.value)));
-  card.cooldownText.textContent = !Number.isInteger(cooldown) ? ''
-    : cooldown === 0 ? 'May show again in a later visit' : `Not again for ${durationWords(cooldown)} after a visitor closes it`;
+  card.cooldownText.textContent = cooldown === 0 ? '(0: off)' : '';
+  card.cooldownNum.setAttribute('aria-valuetext', !Number.isInteger(cooldown) ? String(cooldown)
+    : cooldown === 0 ? 'Off: it may show again in a later visit' : `Not again for ${durationWords(cooldown)} after a visitor closes it`);
   fieldInvalid(card.cooldownNum, '.cap.cooldown_ms');
 
   const exit = when.exit_intent === true ? 'only' : when.exit_intent === false ? 'never' : 'any';
@@ -442,8 +446,9 @@ function updateLimits(card, r, nudge, when, fieldInvalid) {
 
   const holdout = r.holdout_percent ?? 0;
   setValue(card.holdout, String(holdout));
-  card.holdoutText.textContent = !Number.isInteger(holdout) ? ''
-    : holdout === 0 ? 'None: every visitor can see it' : `Keep ${holdout} % of visitors as a control group`;
+  card.holdoutText.textContent = holdout === 0 ? '(0: none)' : '';
+  card.holdout.setAttribute('aria-valuetext', !Number.isInteger(holdout) ? String(holdout)
+    : holdout === 0 ? 'No control group: every visitor can see it' : `Keep ${holdout} % of visitors as a control group`);
   fieldInvalid(card.holdout, '.holdout_percent');
 }
 

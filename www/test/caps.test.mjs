@@ -73,7 +73,7 @@ async function config(page) {
 
 /** The card of rule `index` (0-based), built and in view. */
 async function card(page, index) {
-  await page.evaluate((i) => window.nudgePlayground.rulesEditor.cards.element(i)?.scrollIntoView({ block: 'center' }), index);
+  await page.evaluate((i) => window.nudgePlayground.rulesEditor.cards.element(i)?.scrollIntoView({ block: 'start' }), index);
   return page.locator(`.rule-card-slot[data-index="${index}"]`);
 }
 
@@ -101,7 +101,8 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
 
     // Nothing set: the card says the defaults in words, the JSON has none of the fields.
     assert.equal(await perSession.inputValue(), '1');
-    assert.match(await c.locator('[data-field="per_session"] .field-label').innerText(), /Show at most once per visit/);
+    assert.equal(await perSession.getAttribute('aria-valuetext'), 'Show at most once per visit');
+    assert.match(await c.locator('[data-field="per_session"] .inline-edit').innerText(), /^Show at most\s+time per visit$/);
     assert.equal(await exit.inputValue(), 'any');
     let rule = (await config(page)).rules[0];
     assert.equal(rule.cap, undefined);
@@ -110,14 +111,16 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     // At most 3 times per visit, then back to once: `cap` goes again.
     await fill(perSession, 3);
     assert.deepEqual((await config(page)).rules[0].cap, { per_session: 3 });
-    assert.match(await c.locator('[data-field="per_session"] .field-label').innerText(), /Show at most 3 times per visit/);
+    assert.equal(await perSession.getAttribute('aria-valuetext'), 'Show at most 3 times per visit');
+    assert.match(await c.locator('[data-field="per_session"] .inline-edit').innerText(), /times per visit/);
     await fill(perSession, 1);
     assert.equal((await config(page)).rules[0].cap, undefined);
 
     // Not again for 7 days after a visitor closes it; in hours; off.
     await fill(cooldown, 7);
     assert.deepEqual((await config(page)).rules[0].cap, { cooldown_ms: 7 * 86_400_000 });
-    assert.match(await c.locator('[data-field="cooldown"] .field-label').innerText(), /Not again for 7 days after a visitor closes it/);
+    assert.equal(await cooldown.getAttribute('aria-valuetext'), 'Not again for 7 days after a visitor closes it');
+    assert.equal(await unit.inputValue(), 'days');
     await unit.selectOption('hours');
     await settled(page);
     assert.deepEqual((await config(page)).rules[0].cap, { cooldown_ms: 7 * 3_600_000 });
@@ -159,7 +162,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     // Keep 10 % of visitors as a control group; 0 removes it; 60 is refused in words.
     await fill(holdout, 10);
     assert.equal((await config(page)).rules[0].holdout_percent, 10);
-    assert.match(await c.locator('[data-field="holdout"] .field-label').innerText(), /Keep 10 % of visitors as a control group/);
+    assert.equal(await holdout.getAttribute('aria-valuetext'), 'Keep 10 % of visitors as a control group');
     await fill(holdout, 60);
     const tooMany = c.locator('[data-field="holdout"] .card-diag[data-code="out_of_range"]');
     await tooMany.waitFor();
@@ -251,7 +254,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     assert.match(await why.locator('.rule-note').innerText(), /it is capped: Already fired once this visit \(at most once per visit\)/);
     assert.match(await why.locator('[data-condition="cap"]').innerText(), /Already fired once this visit/);
     assert.equal(await page.locator('#storefront').getAttribute('data-nudge'), 'none');
-    assert.match(await page.locator('#preview-reason').innerText(), /capped/);
+    assert.equal(await page.locator('#preview-badge').innerText(), 'No nudge');
     assert.match(await page.locator('#history-list').innerText(), /sizing-help shown earlier this visit/);
     const request = JSON.parse(await page.locator('#request-body').innerText());
     assert.deepEqual(request.session_state.history, [{ rule_id: 'sizing-help', ms_ago: 60_000, this_session: true, outcome: 'shown' }]);
@@ -384,7 +387,8 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
 
   for (const width of [1440, 390]) {
     test(`at ${width} px: no serious or critical axe-core violation, no sideways scroll; the card's screenshot`, async () => {
-      const page = await editorPage({ width, height: 1000 });
+      // Tall enough at 1,440 px for the whole card in the rules column (it scrolls on its own).
+      const page = await editorPage({ width, height: width === 1440 ? 1700 : 1000 });
       await setConfig(page, EXIT_CONFIG.replace('"when": { "min_intent_score": 60,', '"cap": { "cooldown_ms": 604800000 }, "holdout_percent": 10, "when": { "min_intent_score": 60,')
         .replace('"cta": "Start chat" }', '"cta": "Start chat", "cta_url": "/pages/size-guide" }'));
       await page.locator('#history-rule').selectOption('leave-offer');
@@ -402,13 +406,23 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
       assert.ok(sideways <= 0, `${sideways} px of sideways scroll`);
       const c = await card(page, 1);
       const name = width === 1440 ? '17-caps-rule-card' : 'phone-caps-rule-card';
+      // The card alone: the phone's verdict bar (fixed at the bottom) is left out of the picture.
+      await page.addStyleTag({ content: '.verdict-bar { visibility: hidden !important; }' });
       await c.screenshot({ path: path.join(SHOTS, `${name}.png`), animations: 'disabled' });
       if (width === 1440) {
-        await page.locator('.session').scrollIntoViewIfNeeded();
+        // The visitor with an earlier nudge of sizing-help, and the Why panel saying it is capped.
         await page.locator('#history-rule').selectOption('sizing-help');
         await page.locator('#history-add').click();
         await settled(page);
-        await page.locator('.workspace').screenshot({ path: path.join(SHOTS, '18-caps-visitor-why.png'), animations: 'disabled' });
+        await page.locator('.session').evaluate((el) => {
+          el.scrollIntoView({ block: 'start' });
+          window.scrollBy(0, -(document.querySelector('.topbar')?.getBoundingClientRect().height ?? 0) - 8);
+        });
+        const top = await page.locator('.session').boundingBox();
+        const bottom = await page.locator('.preview-panel').boundingBox();
+        const why = await whyCard(page, 'sizing-help').boundingBox();
+        const clip = { x: top.x, y: top.y, width: top.width, height: Math.max(bottom.y + bottom.height, why.y + why.height) - top.y };
+        await page.screenshot({ path: path.join(SHOTS, '18-caps-visitor-why.png'), clip, animations: 'disabled' });
       }
       await page.close();
     });
