@@ -243,6 +243,10 @@ export class RuleCard {
       onchange: (e) => set(['when', 'exit_intent'], EXIT_CHOICES.find((c) => c.value === e.target.value)?.set),
     }, ...EXIT_CHOICES.map((c) => h('option', { value: c.value }, c.label)));
     this.holdoutText = h('span', { class: 'says' });
+    // SPEC 15's settings fold away while all are at their defaults (the card stays short); they
+    // open by themselves when one is set or has a problem, unless the merchant closed them.
+    this.moreSummary = h('span', { class: 'rc-more-summary' });
+    this.moreClosedByHand = false;
     this.holdout = h('input', {
       type: 'number', min: '0', max: String(SPEC15_LIMITS.holdout_percent), step: '1', class: 'num-small', dataset: { field: 'holdout' },
       'aria-label': 'Percent of visitors kept as a control group (0 to 50)',
@@ -266,8 +270,7 @@ export class RuleCard {
       h('div', { class: 'rc-grid' },
         field('Shows a', this.type, this.diags.type),
         field('Button', this.cta, this.diags.cta),
-        field('Message', this.message, this.diags.message, 'field field-wide'),
-        field('Button link', this.ctaUrl, this.diags.cta_url, 'field field-wide')),
+        field('Message', this.message, this.diags.message, 'field field-wide')),
       h('div', { class: 'rc-when' },
         h('div', { class: 'field', dataset: { field: 'intent' } },
           h('span', { class: 'field-label' }, 'Intent score ', this.intentText),
@@ -281,7 +284,9 @@ export class RuleCard {
       h('div', { class: 'field', dataset: { field: 'pages' } }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
       h('div', { class: 'field', dataset: { field: 'exclude_pages' } }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
       // Each a sentence with its controls in it: "Show at most [1] time per visit".
-      h('div', { class: 'rc-limits', role: 'group', 'aria-label': 'How often, when and for whom' },
+      this.more = h('details', { class: 'rc-more' },
+        h('summary', {}, h('span', { class: 'rc-more-title' }, 'How often, exit intent, link, control group'), ' ', this.moreSummary),
+        field('Button link', this.ctaUrl, this.diags.cta_url, 'field limit-row'),
         h('div', { class: 'field limit-row', dataset: { field: 'per_session' } },
           h('span', { class: 'field-label' }, 'How often'),
           h('div', { class: 'inline-edit' }, words('Show at most'), this.perSession, this.perSessionUnit),
@@ -297,6 +302,28 @@ export class RuleCard {
           h('div', { class: 'inline-edit' }, words('Keep'), this.holdout, words('% of visitors as a control group'), this.holdoutText),
           this.diags.holdout)),
     );
+    this.more.addEventListener('toggle', () => {
+      this.moreClosedByHand = !this.more.open;
+    });
+  }
+
+  /**
+   * The SPEC 15 section's line when folded, and whether it opens by itself: when a setting is
+   * not at its default or has a problem (and the merchant did not fold it).
+   */
+  updateMore(r, nudge, when, diags) {
+    const cap = isObject(r.cap) ? r.cap : {};
+    const parts = [];
+    if (cap.per_session !== undefined) parts.push(Number.isInteger(cap.per_session) ? `at most ${timesWords(cap.per_session)} per visit` : 'times per visit');
+    if (cap.cooldown_ms) parts.push(Number.isInteger(cap.cooldown_ms) ? `not again for ${durationWords(cap.cooldown_ms)} after a close` : 'a pause after a close');
+    if (when.exit_intent === true) parts.push('only when leaving');
+    if (when.exit_intent === false) parts.push('never when leaving');
+    if (nudge.cta_url !== undefined) parts.push(`link ${String(nudge.cta_url)}`);
+    if (r.holdout_percent) parts.push(`${r.holdout_percent} % control group`);
+    this.moreSummary.textContent = parts.length ? parts.join(' · ') : 'once per visit, any time, no link, no control group';
+    const fields = new Set(['cta_url', 'per_session', 'cooldown', 'exit_intent', 'holdout']);
+    const troubled = diags.some((w) => fields.has(w.field));
+    if ((parts.length || troubled) && !this.more.open && !this.moreClosedByHand) this.more.open = true;
   }
 
   /**
@@ -393,6 +420,7 @@ export class RuleCard {
     fieldInvalid(this.idleSeconds, '.when.min_idle_ms');
 
     updateLimits(this, r, nudge, when, fieldInvalid);
+    this.updateMore(r, nudge, when, words);
 
     const pagesAbsent = !Array.isArray(when.pages);
     this.pages.update({

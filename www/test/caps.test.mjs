@@ -77,6 +77,11 @@ async function card(page, index) {
   return page.locator(`.rule-card-slot[data-index="${index}"]`);
 }
 
+/** Opens a card's SPEC 15 section (folded while every setting is at its default). */
+async function unfold(c) {
+  if (!(await c.locator('details.rc-more').evaluate((el) => el.open))) await c.locator('details.rc-more > summary').click();
+}
+
 /** Types `value` into a card control (as a person: `fill` fires input) and waits for the engine. */
 async function fill(locator, value) {
   await locator.fill(String(value));
@@ -99,7 +104,10 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     const ctaUrl = c.locator('input[data-field="cta_url"]');
     const holdout = c.locator('input[data-field="holdout"]');
 
-    // Nothing set: the card says the defaults in words, the JSON has none of the fields.
+    // Nothing set: the section is folded and says the defaults; the JSON has none of the fields.
+    assert.equal(await c.locator('details.rc-more').evaluate((el) => el.open), false);
+    assert.equal(await c.locator('.rc-more-summary').innerText(), 'once per visit, any time, no link, no control group');
+    await unfold(c);
     assert.equal(await perSession.inputValue(), '1');
     assert.equal(await perSession.getAttribute('aria-valuetext'), 'Show at most once per visit');
     assert.match(await c.locator('[data-field="per_session"] .inline-edit').innerText(), /^Show at most\s+time per visit$/);
@@ -115,6 +123,12 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     assert.match(await c.locator('[data-field="per_session"] .inline-edit').innerText(), /times per visit/);
     await fill(perSession, 1);
     assert.equal((await config(page)).rules[0].cap, undefined);
+    // Folded by hand, it says what is set.
+    await fill(perSession, 3);
+    await c.locator('details.rc-more > summary').click();
+    assert.equal(await c.locator('.rc-more-summary').innerText(), 'at most 3 times per visit');
+    await unfold(c);
+    await fill(perSession, 1);
 
     // Not again for 7 days after a visitor closes it; in hours; off.
     await fill(cooldown, 7);
@@ -219,6 +233,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     await page.locator('#exit-intent').uncheck();
     await settled(page);
     const c = await card(page, 1);
+    await unfold(c);
     await c.locator('select[data-field="exit_intent"]').selectOption('never');
     await settled(page);
     assert.equal((await config(page)).rules[1].when.exit_intent, false);
@@ -261,6 +276,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
 
     // Twice per visit on its card: it fires again.
     const c = await card(page, 1);
+    await unfold(c);
     await fill(c.locator('input[data-field="per_session"]'), 2);
     assert.equal(await whyCard(page, 'sizing-help').getAttribute('data-verdict'), 'fired');
     await fill(c.locator('input[data-field="per_session"]'), 1);
@@ -304,6 +320,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     const held = visitorFor('sizing-help', 50, true);
     const treated = visitorFor('sizing-help', 50, false);
     const c = await card(page, 1);
+    await unfold(c);
     await fill(c.locator('input[data-field="holdout"]'), 50);
     assert.equal((await config(page)).rules[1].holdout_percent, 50);
 
@@ -338,7 +355,11 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
   test('the new controls are reached with the keyboard, each with a label', async () => {
     const page = await editorPage();
     const c = await card(page, 0);
-    const names = await c.locator('.rc-limits :is(input, select), input[data-field="cta_url"]').evaluateAll((els) => els.map((el) => ({
+    // The section opens from the keyboard (its summary is in the tab order).
+    await c.locator('details.rc-more > summary').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await c.locator('details.rc-more').evaluate((el) => el.open), true);
+    const names = await c.locator('.rc-more :is(input, select)').evaluateAll((els) => els.map((el) => ({
       field: el.dataset.field ?? el.closest('[data-field]')?.dataset.field,
       name: el.getAttribute('aria-label') || (el.id && document.querySelector(`label[for="${el.id}"]`)?.textContent) || '',
       tabIndex: el.tabIndex,
@@ -405,6 +426,8 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
       const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(sideways <= 0, `${sideways} px of sideways scroll`);
       const c = await card(page, 1);
+      // Set in the config: the section opened by itself.
+      assert.equal(await c.locator('details.rc-more').evaluate((el) => el.open), true);
       const name = width === 1440 ? '17-caps-rule-card' : 'phone-caps-rule-card';
       // The card alone: the phone's verdict bar (fixed at the bottom) is left out of the picture.
       await page.addStyleTag({ content: '.verdict-bar { visibility: hidden !important; }' });
