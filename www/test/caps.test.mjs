@@ -311,6 +311,19 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     const capped = whyCard(page, 'sizing-help');
     assert.equal(await capped.getAttribute('data-capped'), 'true');
     assert.match(await capped.locator('[data-condition="max_nudges_per_session"]').innerText(), /This visit has had 1 nudge, the most a visit may have \(1\)/);
+
+    // The earlier nudges and the visitor id are in the share link; a page opened from it has them.
+    await fill(page.locator('#visitor-id'), 'vis_shared');
+    await page.evaluate(() => window.dispatchEvent(new Event('pagehide')));
+    const hash = new URL(page.url()).hash;
+    assert.match(hash, /[#&]v=vis_shared(&|$)/);
+    assert.match(hash, /[#&]h=/);
+    const again = await freshPage(env);
+    await open(again, env.server, hash);
+    assert.equal(await again.locator('#visitor-id').inputValue(), 'vis_shared');
+    assert.match(await again.locator('#history-list').innerText(), /leave-offer shown earlier this visit/);
+    assert.equal(await whyCard(again, 'sizing-help').getAttribute('data-capped'), 'true');
+    await again.close();
     await page.close();
   });
 
