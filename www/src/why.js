@@ -42,6 +42,12 @@ function fact(term, ...value) {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
+/** "nothing fires", or, when a rule would but is capped (SPEC 15), which one. */
+function nothingFires(ex) {
+  const capped = ex.quiet_zone ? null : ex.rules.find((r) => r.verdict === 'failed' && cappedBy(r.conditions));
+  return capped ? `nothing fires; ${capped.id} would, but it is capped` : 'nothing fires';
+}
+
 export class WhyPanel {
   /**
    * @param {{facts: HTMLElement, rules: HTMLOListElement, countdown: HTMLElement,
@@ -149,7 +155,7 @@ export class WhyPanel {
       ? h('span', {}, h('b', {}, ex.fired_rule_id), ' fires')
       : ex.held_out_rule_id
         ? h('span', { class: 'held-out' }, 'no nudge: this visitor is in the control group of ', h('b', {}, ex.held_out_rule_id))
-        : h('span', { class: 'muted' }, waiting ? `nothing yet; ${waiting.rule} ${waiting.text} of idling` : 'nothing fires')));
+        : h('span', { class: 'muted' }, waiting ? `nothing yet; ${waiting.rule} ${waiting.text} of idling` : nothingFires(ex))));
     this.facts.replaceChildren(...facts);
   }
 

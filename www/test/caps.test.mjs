@@ -268,6 +268,7 @@ describe('caps, exit intent, CTA link and control group on the rule card (issue 
     assert.equal(await why.locator('.verdict').innerText(), 'Capped');
     assert.match(await why.locator('.rule-note').innerText(), /it is capped: Already fired once this visit \(at most once per visit\)/);
     assert.match(await why.locator('[data-condition="cap"]').innerText(), /Already fired once this visit/);
+    assert.match(await page.locator('#explain-facts').innerText(), /nothing fires; sizing-help would, but it is capped/);
     assert.equal(await page.locator('#storefront').getAttribute('data-nudge'), 'none');
     assert.equal(await page.locator('#preview-badge').innerText(), 'No nudge');
     assert.match(await page.locator('#history-list').innerText(), /sizing-help shown earlier this visit/);
