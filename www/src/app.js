@@ -36,7 +36,7 @@ import { ReplayPanel } from './replay-panel.js';
 import { RulesEditor } from './rules-editor.js';
 import { ScenariosPanel } from './scenarios-panel.js';
 import { initialState, isCurrent, isReady, isStale, needsMarks, reduce, ruleCount, sharedText, summaryById, warningsByRule, writtenConfig } from './store.js';
-import { DEFAULT_STATE, SessionControls } from './session.js';
+import { DEFAULT_STATE, DEFAULT_VISITOR_ID, SessionControls } from './session.js';
 import { buildHash, buildHashNow, parseHash } from './share.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
@@ -127,7 +127,10 @@ const why = new WhyPanel({
 const scenarios = new ScenariosPanel($('#scenarios-body'), {
   send: (job) => request(job),
   currentState: () => session.sessionState(),
-  setState: (st) => session.set(pick({ intent: st.intent_score, idle: st.idle_ms, url: st.page_url })),
+  setState: (st) => session.set(pick({
+    intent: st.intent_score, idle: st.idle_ms, url: st.page_url,
+    exitIntent: st.exit_intent === true, visitorId: st.visitor_id ?? '', history: st.history ?? [],
+  })),
   notify: (text, action) => notify(text, action),
   onCoverage: (coverage) => rulesEditor.update({ coverage }),
   onFailures: (failures) => setScenarioFailures(failures),
@@ -269,6 +272,7 @@ function renderCompile() {
 function renderAnalysis() {
   const ids = store.config.rules.map((r) => r.id);
   ruleColors.follow(ids);
+  session.setRuleIds(ids);
   // Notes follow the text forward only (notes.js): an answer for an older text is left out.
   if (isCurrent(store)) notes.follow(ids);
   renderDiagnostics();
@@ -322,7 +326,9 @@ function renderWhy() {
     whyFrame = null;
     const e = store.evaluation;
     if (e?.explanation) {
-      why.render(e.explanation, { config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), notes });
+      why.render(e.explanation, {
+        config: store.config, summary: summaryById(store), warningsByRule: warningsByRule(store), notes, visitorId: e.state?.visitor_id ?? null,
+      });
     }
   }));
 }
@@ -372,13 +378,16 @@ function renderVerdictBar(ruleId = null) {
   els.vbVerdict.className = badge.className;
   els.vbVerdict.innerHTML = badge.innerHTML || 'No nudge';
   if (ruleId && badge.classList.contains('pill-fire')) els.vbVerdict.append(` · ${ruleId}`);
-  els.vbVisitor.textContent = `${s.url} · intent ${s.intent} · idle ${formatMs(s.idle)}`;
+  els.vbVisitor.textContent = `${s.url} · intent ${s.intent} · idle ${formatMs(s.idle)}${s.exitIntent ? ' · about to leave' : ''}`;
 }
 
 /** The visitor's evaluation (the store's, its verdicts put together): badge, storefront, Why, API. */
 function renderEval(e) {
   const ex = e.explanation;
   const badge = els.previewBadge;
+  // A visitor id the engine refuses: said at the field too (the reason says why).
+  if (e.requestError?.code === 'invalid_visitor_id') els.visitorId.setAttribute('aria-invalid', 'true');
+  else els.visitorId.removeAttribute('aria-invalid');
   if (!ex) {
     badge.className = 'pill pill-error';
     badge.textContent = 'Rejected';
@@ -392,6 +401,11 @@ function renderEval(e) {
       els.previewReason.textContent = ex.url_error?.message ?? '';
     } else if (result.would_fire) {
       showFired(result.nudge);
+    } else if (ex.held_out_rule_id) {
+      // SPEC 15: the visitor is in the control group of the rule that would fire.
+      badge.className = 'pill pill-held';
+      badge.textContent = `Control group of ${ex.held_out_rule_id}`;
+      els.previewReason.textContent = result.reason || '';
     } else {
       const waiting = waitingFor(ex);
       badge.className = waiting ? 'pill pill-wait' : 'pill';
@@ -480,7 +494,10 @@ function syncNotes(text) {
 function hashFields() {
   const s = session.state;
   syncNotes(store.text);
-  return { intent: s.intent, idle: s.idle, url: s.url, configText: sharedText(store), notes: notes.of(notes.ids) };
+  return {
+    intent: s.intent, idle: s.idle, url: s.url, configText: sharedText(store), notes: notes.of(notes.ids),
+    exitIntent: s.exitIntent, visitorId: s.visitorId === DEFAULT_VISITOR_ID ? undefined : s.visitorId, history: s.history,
+  };
 }
 
 function setHash(hash) {
@@ -591,6 +608,9 @@ function pick(parsed) {
   if (parsed.intent !== undefined) out.intent = clamp(parsed.intent, 0, LIMITS.intent_score);
   if (parsed.idle !== undefined) out.idle = clamp(parsed.idle, 0, LIMITS.idle_ms);
   if (parsed.url !== undefined) out.url = parsed.url;
+  if (parsed.exitIntent !== undefined) out.exitIntent = parsed.exitIntent;
+  if (parsed.visitorId !== undefined) out.visitorId = parsed.visitorId;
+  if (parsed.history !== undefined) out.history = parsed.history;
   return out;
 }
 

@@ -5,7 +5,7 @@
 // words here keeps the engine's message.
 
 import { seconds } from './plain.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, SPEC15_LIMITS } from './limits.js';
 import { formatInt } from './util.js';
 
 /** A card's fields, by the JSON path under `rules[i]`. */
@@ -20,6 +20,13 @@ const FIELDS = {
   'when.min_idle_ms': 'idle',
   'when.pages': 'pages',
   'when.exclude_pages': 'exclude_pages',
+  // SPEC 15: how often, the exit moment, the link and the control group.
+  'nudge.cta_url': 'cta_url',
+  cap: 'per_session',
+  'cap.per_session': 'per_session',
+  'cap.cooldown_ms': 'cooldown',
+  'when.exit_intent': 'exit_intent',
+  holdout_percent: 'holdout',
 };
 
 /** What the card calls each text field, and its length limit (the engine's, limits.js). */
@@ -31,9 +38,10 @@ const TEXTS = {
 
 /** The fields each object of a rule may have, for "did you mean". */
 const KNOWN = {
-  rule: ['id', 'enabled', 'nudge', 'when'],
-  nudge: ['type', 'message', 'cta'],
-  when: ['min_intent_score', 'max_intent_score', 'min_idle_ms', 'pages', 'exclude_pages'],
+  rule: ['id', 'enabled', 'nudge', 'when', 'cap', 'holdout_percent'],
+  nudge: ['type', 'message', 'cta', 'cta_url'],
+  when: ['min_intent_score', 'max_intent_score', 'min_idle_ms', 'pages', 'exclude_pages', 'exit_intent'],
+  cap: ['per_session', 'cooldown_ms'],
 };
 
 /** Idle time as the card says it: "at once", "8 s", "1 min 30 s". */
@@ -46,7 +54,45 @@ export function firesWhen(ms) {
   return ms === 0 ? 'at once' : `after ${seconds(ms)}`;
 }
 
+/**
+ * A duration in the largest whole unit it reaches, cut: "7 days", "3 h", "20 min", "9 s" (the
+ * engine's `words::duration_words`, which the Why panel's cap sentences use).
+ */
+export function durationWords(ms) {
+  const units = [[86_400_000, ' day', ' days'], [3_600_000, ' h', ' h'], [60_000, ' min', ' min'], [1000, ' s', ' s']];
+  for (const [size, one, many] of units) {
+    if (ms >= size) {
+      const n = Math.floor(ms / size);
+      return `${n}${n === 1 ? one : many}`;
+    }
+  }
+  return '0 s';
+}
+
+/** "once", "twice", "3 times" (the engine's `times_words`). */
+export function timesWords(n) {
+  return n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`;
+}
+
 const quote = (v) => `“${String(v)}”`;
+
+/**
+ * What is wrong with a CTA link (`nudge.cta_url`, code invalid_cta_url), in the card's words; the
+ * checks are the engine's (src/config/read.rs `cta_url`), said for a merchant.
+ */
+export function ctaUrlWords(url) {
+  const u = String(url);
+  const shown = quote(chars(u) > 60 ? `${Array.from(u).slice(0, 60).join('')}…` : u);
+  const bytes = new TextEncoder().encode(u).length;
+  if (bytes > SPEC15_LIMITS.cta_url_bytes) return `The link is ${formatInt(bytes)} bytes long; at most ${formatInt(SPEC15_LIMITS.cta_url_bytes)}.`;
+  if (/[\s\\\u0000-\u001f\u007f-\u009f]/.test(u)) return `The link ${shown} has a space, a control character or “\\”: percent-encode it (a space is %20).`;
+  if (u.startsWith('//')) return `The link ${shown} starts with “//”, which a browser reads as another site: write a path with one “/”, or a full https:// address.`;
+  const scheme = /^([A-Za-z0-9+.-]+):/.exec(u)?.[1];
+  if (scheme?.toLowerCase() === 'https') return `The link ${shown} has no site name after “https://”.`;
+  if (scheme?.toLowerCase() === 'http') return `The link ${shown} is not secure: write “https://”, not “http://”.`;
+  if (scheme) return `A “${scheme}:” link is not allowed (it could run a script or leave the web): write a page of the shop such as “/collections/sale”, or an https:// address.`;
+  return `The link ${shown} is relative: start it with “/” (a page of this shop) or “https://”.`;
+}
 const chars = (s) => Array.from(String(s)).length;
 
 /** The value at `path` (`['nudge', 'cta']`) of `obj`, or undefined. */
@@ -158,6 +204,8 @@ export function ruleDiagnostic(d, rule, sub) {
       const what = bad === ' ' ? 'a space' : quote(bad);
       return { field, text: `The name ${quote(id)} has ${what}: use only letters, digits, “-” and “_”.` };
     }
+    case 'invalid_cta_url':
+      return { field, text: ctaUrlWords(value ?? '') };
     case 'duplicate_rule_id':
       return { field, text: `Another rule is already named ${quote(value)}: each rule needs a name of its own.` };
     case 'unknown_nudge_type':
@@ -171,6 +219,15 @@ export function ruleDiagnostic(d, rule, sub) {
         return { field, text: `The idle time is a whole number of milliseconds, not ${JSON.stringify(value)}.` };
       }
       if (path === 'enabled') return { field, text: `On or off is true or false, not ${JSON.stringify(value)}.` };
+      if (path === 'cap') return { field, text: `The cap is an object such as {"per_session": 1}, not ${JSON.stringify(value)}.` };
+      if (field === 'per_session') return { field, text: `Times per visit is a whole number from 1 to ${SPEC15_LIMITS.cap_per_session}, not ${JSON.stringify(value)}.` };
+      if (field === 'cooldown') {
+        if (typeof value === 'number' && value > SPEC15_LIMITS.cooldown_ms) return { field, text: `The pause after a visitor closes it can be at most ${durationWords(SPEC15_LIMITS.cooldown_ms)}; this is ${durationWords(value)}.` };
+        return { field, text: `The pause after a visitor closes it is a whole number of milliseconds from 0 (none) to ${durationWords(SPEC15_LIMITS.cooldown_ms)}, not ${JSON.stringify(value)}.` };
+      }
+      if (field === 'holdout') return { field, text: `The control group is a whole percentage from 0 to ${SPEC15_LIMITS.holdout_percent}, not ${JSON.stringify(value)}.` };
+      if (field === 'exit_intent') return { field, text: `“About to leave” is true (only then) or false (never then), not ${JSON.stringify(value)}; remove it to show at any time.` };
+      if (field === 'cta_url') return { field, text: `The button link must be text, not ${JSON.stringify(value)}.` };
       if (path === 'when.pages' || path === 'when.exclude_pages') return { field, text: `This must be a list of patterns, not ${JSON.stringify(value)}.` };
       if (path === 'nudge.type' || TEXTS[path]) return { field, text: `${TEXTS[path]?.name ?? 'What it shows'} must be text, not ${JSON.stringify(value)}.` };
       return fallback;
@@ -185,7 +242,7 @@ export function ruleDiagnostic(d, rule, sub) {
       const name = parts[parts.length - 1];
       const owner = parts.length === 1 ? 'rule' : parts[0];
       const near = KNOWN[owner] ? closest(name, KNOWN[owner]) : null;
-      const where = owner === 'rule' ? 'a rule' : owner === 'when' ? 'a rule’s conditions' : 'a nudge';
+      const where = owner === 'rule' ? 'a rule' : owner === 'when' ? 'a rule’s conditions' : owner === 'cap' ? 'a rule’s cap' : 'a nudge';
       return { field: 'rule', text: `${quote(name)} is not a setting of ${where}${near ? `; did you mean ${quote(near)}?` : ''}. Fix it in the JSON.` };
     }
     // Lint warnings about the whole rule.
@@ -225,6 +282,9 @@ export function settingsDiagnostic(d, config) {
     const pattern = config?.quiet_zones?.[Number(zone[1])];
     const text = typeof pattern === 'string' ? patternWords(d.code, pattern) : null;
     return { item: Number(zone[1]), text: text ?? d.message };
+  }
+  if (d.path === 'max_nudges_per_session' && (d.code === 'out_of_range' || d.code === 'wrong_type')) {
+    return { text: `Nudges per visit is a whole number from 1 to ${SPEC15_LIMITS.nudges_per_session} (leave it empty for no limit), not ${JSON.stringify(config?.max_nudges_per_session)}.` };
   }
   if (d.path === 'quiet_zones' && d.code === 'too_many_patterns') {
     return { text: `${formatInt(config?.quiet_zones?.length ?? 0)} quiet zones: a site has at most ${formatInt(LIMITS.quiet_zones)}.` };

@@ -19,9 +19,84 @@ export function readConfig(text) {
   }
 }
 
-/** Sets (or, with `undefined`, removes) the value at `path`; missing parents are created. */
+/**
+ * Sets (or, with `undefined`, removes) the value at `path`; missing parents are created. A new
+ * key of an object, and a key removed, touch only that property's text, in the object's own
+ * layout (one per line, or all on one line): the rest keeps its formatting, and taking a setting
+ * back to its default gives the text it had. A new site setting (a top-level key) goes before
+ * `rules`, with the other settings.
+ */
 export function setAt(text, path, value) {
-  return modify(text, path, value, FORMAT);
+  const own = propertyEdit(text, path, value);
+  if (own) return own;
+  try {
+    return modify(text, path, value, FORMAT);
+  } catch (err) {
+    if (value === undefined) return []; // removing what is not there (its parent is missing)
+    throw err;
+  }
+}
+
+/** The indentation of the line `offset` is on. */
+function indentAt(text, offset) {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))[0];
+}
+
+/**
+ * `setAt` for a key added to, or removed from, an existing object: the edit, or null to leave it
+ * to jsonc-parser (a value replaced, an array, a text that does not parse).
+ */
+function propertyEdit(text, path, value) {
+  if (!path.length) return null;
+  let tree;
+  try {
+    tree = parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+  } catch {
+    return null;
+  }
+  if (!tree) return null;
+  if (value === undefined) {
+    const parent = path.length === 1 ? tree : findNodeAtLocation(tree, path.slice(0, -1));
+    if (!parent) return []; // its parent is missing: nothing to remove
+    const key = path[path.length - 1];
+    if (parent.type !== 'object' || typeof key !== 'string') return null;
+    const props = parent.children ?? [];
+    const at = props.findIndex((p) => p.children?.[0]?.value === key);
+    if (at < 0) return [];
+    const prop = props[at];
+    if (props.length === 1) return [{ offset: parent.offset + 1, length: parent.length - 2, content: '' }];
+    if (at > 0) {
+      const prev = props[at - 1];
+      return [{ offset: prev.offset + prev.length, length: prop.offset + prop.length - (prev.offset + prev.length), content: '' }];
+    }
+    return [{ offset: prop.offset, length: props[1].offset - prop.offset, content: '' }];
+  }
+  // The deepest node of the path that exists, and the value to put under it.
+  let k = path.length;
+  while (k > 0 && !findNodeAtLocation(tree, path.slice(0, k))) k--;
+  if (k === path.length) return null; // a value replaced
+  const parent = k === 0 ? tree : findNodeAtLocation(tree, path.slice(0, k));
+  if (parent?.type !== 'object' || typeof path[k] !== 'string') return null;
+  const props = parent.children ?? [];
+  const key = path[k];
+  let v = value;
+  for (let i = path.length - 1; i > k; i--) {
+    if (typeof path[i] !== 'string') return null;
+    v = { [path[i]]: v };
+  }
+  if (!props.length) return null;
+  const multiline = text.slice(parent.offset, props[0].offset).includes('\n');
+  const indent = multiline ? indentAt(text, props[0].offset) : '';
+  const json = multiline ? JSON.stringify(v, null, 2).replace(/\n/g, `\n${indent}`) : JSON.stringify(v);
+  const prop = `${JSON.stringify(key)}: ${json}`;
+  const rules = k === 0 ? props.findIndex((p) => p.children?.[0]?.value === 'rules') : -1;
+  const index = rules >= 0 ? rules : props.length;
+  if (index === 0) {
+    return [{ offset: props[0].offset, length: 0, content: `${prop},${multiline ? `\n${indent}` : ' '}` }];
+  }
+  const prev = props[index - 1];
+  return [{ offset: prev.offset + prev.length, length: 0, content: `,${multiline ? `\n${indent}` : ' '}${prop}` }];
 }
 
 /** Inserts `value` into the array at `path` before `index` (index = length appends). */

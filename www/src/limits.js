@@ -22,6 +22,21 @@ export const SPEC_LIMITS = Object.freeze({
   scenario_name_chars: 200,
 });
 
+/**
+ * SPEC 15's limits (caps, cooldown, holdout, CTA link, a visitor's history). `NudgeEngine.limits()`
+ * does not give them yet, so they are SPEC 15's numbers (src/limits.rs holds the same).
+ */
+export const SPEC15_LIMITS = Object.freeze({
+  nudges_per_session: 100,
+  cap_per_session: 100,
+  cooldown_ms: 31_536_000_000,
+  holdout_percent: 50,
+  cta_url_bytes: 2048,
+  history_entries: 200,
+  ms_ago: 31_536_000_000,
+  visitor_id_chars: 64,
+});
+
 /** The limits in force: the engine's once it has answered. @type {Limits} */
 export const LIMITS = { ...SPEC_LIMITS };
 

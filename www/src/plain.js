@@ -22,15 +22,22 @@ export function seconds(ms) {
 /**
  * What a verdict means, for the card's explanation line.
  * @param {string} verdict
- * @param {{firedId?: string | null, quietWords?: string | null}} [context]  `quietWords`: the
- *   page's quiet zone in the engine's words
+ * @param {{firedId?: string | null, quietWords?: string | null, heldOutId?: string | null,
+ *          ruleId?: string | null, visitorId?: string | null}} [context]  `quietWords`: the
+ *   page's quiet zone in the engine's words; `heldOutId`: the rule whose control group the
+ *   visitor is in (SPEC 15); `ruleId`: the rule the sentence is about
  */
-export function verdictSentence(verdict, { firedId, quietWords } = {}) {
+export function verdictSentence(verdict, { firedId, quietWords, heldOutId, ruleId, visitorId } = {}) {
   switch (verdict) {
     case 'fired':
       return 'All its conditions hold, and no rule above it fires: this is the nudge the visitor sees.';
     case 'shadowed':
+      if (!firedId && heldOutId) {
+        return `All its conditions hold, but ${heldOutId} comes first, and this visitor is in its control group: no nudge is shown, and no later rule is tried.`;
+      }
       return `All its conditions hold, but ${firedId ?? 'an earlier rule'} comes first and fires instead. Move this rule above it to show this nudge here.`;
+    case 'held_out':
+      return `This visitor${visitorId ? ` (${visitorId})` : ''} is in the control group of rule ${ruleId ?? heldOutId ?? 'this rule'}: no nudge is shown. All its conditions hold; the control group is what its nudge is measured against.`;
     case 'disabled':
       return 'This rule is switched off: it never fires.';
     case 'quiet':
@@ -56,6 +63,8 @@ export function whyNot(why, id) {
       return 'The rule is switched off.';
     case 'quiet':
       return `The page is in the quiet zone ${why.quiet_zone}.`;
+    case 'held_out':
+      return 'Its conditions hold, but this visitor is in its control group: no nudge is shown.';
     case 'failed':
       return why.conditions.filter((c) => !c.holds).map((c) => `${c.sentence}.`).join(' ');
     default:

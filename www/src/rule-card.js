@@ -1,13 +1,15 @@
 // One rule's card in the rules editor (rules-editor.js): its head (order, colour, id,
 // description, on/off, moves), what it shows, its conditions on sliders and as chips
 // (chips-field.js), the engine's findings under their fields, the failing scenarios that expect
-// it and what the scenarios exercise of it.
+// it and what the scenarios exercise of it. SPEC 15's settings in words: how often it may show
+// (per visit, and the pause after a visitor closes it), the exit moment, the button's link and
+// the control group; each left out of the JSON at its default.
 
 import { diagList, showDiags } from './card-diags.js';
-import { idleWords, ruleDiagnostic } from './card-words.js';
+import { durationWords, idleWords, ruleDiagnostic, timesWords } from './card-words.js';
 import { ChipsField } from './chips-field.js';
 import { ruleColor } from './colors.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, SPEC15_LIMITS } from './limits.js';
 import { MAX_NOTE_CHARS } from './notes.js';
 import { seconds } from './plain.js';
 import { describeExpectation } from './scenarios-panel.js';
@@ -15,6 +17,23 @@ import { NUDGE_LABELS, h } from './util.js';
 
 const TYPES = Object.keys(NUDGE_LABELS);
 const IDLE_SLIDER_MAX_S = 120;
+
+/** The units of the pause after a close (cap.cooldown_ms), largest first. */
+const COOLDOWN_UNITS = [
+  { value: 'days', ms: 86_400_000, label: 'days' },
+  { value: 'hours', ms: 3_600_000, label: 'hours' },
+  { value: 'minutes', ms: 60_000, label: 'minutes' },
+];
+const unitMs = (value) => COOLDOWN_UNITS.find((u) => u.value === value)?.ms ?? COOLDOWN_UNITS[0].ms;
+
+/** The three answers to "when the visitor is about to leave" (when.exit_intent). */
+const EXIT_CHOICES = [
+  { value: 'any', label: 'Any time', set: undefined },
+  { value: 'only', label: 'Only when the visitor is about to leave', set: true },
+  { value: 'never', label: 'Never when the visitor is about to leave', set: false },
+];
+
+const isObject = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 const svg = (d) => `<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" d="${d}"/></svg>`;
 const ICONS = {
@@ -26,6 +45,9 @@ const ICONS = {
 };
 
 let fieldSeq = 0;
+
+/** The words around a card's inline controls (their own labels say the same to a screen reader). */
+const words = (text) => h('span', { class: 'unit', 'aria-hidden': 'true' }, text);
 
 /** A card field: its label, its control, and the list of what the engine says about it. */
 function field(text, control, diags, cls = 'field') {
@@ -131,7 +153,10 @@ export class RuleCard {
     });
     // What the engine says about the rule, under the field it concerns (the rule as a whole and
     // its id under the head).
-    this.diags = { rule: diagList(), type: diagList(), cta: diagList(), message: diagList(), intent: diagList(), idle: diagList() };
+    this.diags = {
+      rule: diagList(), type: diagList(), cta: diagList(), message: diagList(), intent: diagList(), idle: diagList(),
+      cta_url: diagList(), per_session: diagList(), cooldown: diagList(), exit_intent: diagList(), holdout: diagList(),
+    };
     this.failing = h('ul', { class: 'rc-failing', hidden: true });
     this.coverage = h('p', { class: 'rc-coverage', hidden: true });
     this.type = h('select', { dataset: { field: 'type' }, onchange: (e) => set(['nudge', 'type'], e.target.value) });
@@ -164,6 +189,72 @@ export class RuleCard {
         if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));
       },
     });
+    // SPEC 15. The button's link: empty removes it.
+    this.ctaUrl = h('input', {
+      type: 'text', inputmode: 'url', spellcheck: 'false', autocomplete: 'off', dataset: { field: 'cta_url' },
+      placeholder: '/collections/sale or https://…',
+      oninput: (e) => type(['nudge', 'cta_url'], e.target.value === '' ? undefined : e.target.value),
+    });
+    // A cap field at its default leaves the JSON; the last one gone takes `cap` with it.
+    const setCap = (key, value) => {
+      const cap = this.item.rule?.cap;
+      const others = isObject(cap) ? Object.keys(cap).filter((k) => k !== key) : [];
+      if (value === undefined && !others.length) {
+        if (cap !== undefined) type(['cap'], undefined);
+      } else {
+        type(['cap', key], value);
+      }
+    };
+    const whole = (el) => {
+      if (el.value === '') return null;
+      const n = Number(el.value);
+      return Number.isFinite(n) ? n : null;
+    };
+    this.perSession = h('input', {
+      type: 'number', min: '1', max: String(SPEC15_LIMITS.cap_per_session), step: '1', class: 'num-small', dataset: { field: 'per_session' },
+      'aria-label': 'Shows at most this many times per visit',
+      oninput: (e) => {
+        const n = whole(e.target);
+        if (n !== null) setCap('per_session', n === 1 ? undefined : n);
+      },
+    });
+    this.perSessionUnit = h('span', { class: 'unit', 'aria-hidden': 'true' });
+    this.cooldownText = h('span', { class: 'says' });
+    this.cooldownUnit = 'days'; // kept while the pause is 0 (off)
+    this.cooldownNum = h('input', {
+      type: 'number', min: '0', step: '1', class: 'num-small', dataset: { field: 'cooldown' },
+      'aria-label': 'Not again for this long after a visitor closes it (0: no pause)',
+      oninput: (e) => {
+        const n = whole(e.target);
+        if (n !== null) setCap('cooldown_ms', n === 0 ? undefined : Math.round(n * unitMs(this.cooldownSelect.value)));
+      },
+    });
+    this.cooldownSelect = h('select', {
+      'aria-label': 'Unit of the pause after a close',
+      onchange: (e) => {
+        this.cooldownUnit = e.target.value;
+        this.cooldownNum.max = String(Math.floor(SPEC15_LIMITS.cooldown_ms / unitMs(e.target.value)));
+        const n = whole(this.cooldownNum);
+        if (n) setCap('cooldown_ms', Math.round(n * unitMs(e.target.value)));
+      },
+    }, ...COOLDOWN_UNITS.map((u) => h('option', { value: u.value }, u.label)));
+    this.exitIntent = h('select', {
+      dataset: { field: 'exit_intent' },
+      onchange: (e) => set(['when', 'exit_intent'], EXIT_CHOICES.find((c) => c.value === e.target.value)?.set),
+    }, ...EXIT_CHOICES.map((c) => h('option', { value: c.value }, c.label)));
+    this.holdoutText = h('span', { class: 'says' });
+    // SPEC 15's settings fold away while all are at their defaults (the card stays short); they
+    // open by themselves when one is set or has a problem, unless the merchant closed them.
+    this.moreSummary = h('span', { class: 'rc-more-summary' });
+    this.moreClosedByHand = false;
+    this.holdout = h('input', {
+      type: 'number', min: '0', max: String(SPEC15_LIMITS.holdout_percent), step: '1', class: 'num-small', dataset: { field: 'holdout' },
+      'aria-label': 'Percent of visitors kept as a control group (0 to 50)',
+      oninput: (e) => {
+        const n = whole(e.target);
+        if (n !== null) type(['holdout_percent'], n === 0 ? undefined : n);
+      },
+    });
     this.pages = new ChipsField(editor, { what: 'page', path: () => ['rules', this.item.index, 'when', 'pages'], owner });
     this.exclude = new ChipsField(editor, { what: 'excluded page', path: () => ['rules', this.item.index, 'when', 'exclude_pages'], owner });
 
@@ -192,7 +283,47 @@ export class RuleCard {
           this.diags.idle)),
       h('div', { class: 'field', dataset: { field: 'pages' } }, h('span', { class: 'field-label' }, 'On pages'), this.pages.el),
       h('div', { class: 'field', dataset: { field: 'exclude_pages' } }, h('span', { class: 'field-label' }, 'Except on'), this.exclude.el),
+      // Each a sentence with its controls in it: "Show at most [1] time per visit".
+      this.more = h('details', { class: 'rc-more' },
+        h('summary', {}, h('span', { class: 'rc-more-title' }, 'How often, exit intent, link, control group'), ' ', this.moreSummary),
+        field('Button link', this.ctaUrl, this.diags.cta_url, 'field limit-row'),
+        h('div', { class: 'field limit-row', dataset: { field: 'per_session' } },
+          h('span', { class: 'field-label' }, 'How often'),
+          h('div', { class: 'inline-edit' }, words('Show at most'), this.perSession, this.perSessionUnit),
+          this.diags.per_session),
+        h('div', { class: 'field limit-row', dataset: { field: 'cooldown' } },
+          h('span', { class: 'field-label' }, 'After a close'),
+          h('div', { class: 'inline-edit' }, words('Not again for'), this.cooldownNum, this.cooldownSelect,
+            words('after a visitor closes it'), this.cooldownText),
+          this.diags.cooldown),
+        field('Exit intent', this.exitIntent, this.diags.exit_intent, 'field limit-row'),
+        h('div', { class: 'field limit-row', dataset: { field: 'holdout' } },
+          h('span', { class: 'field-label' }, 'Control group'),
+          h('div', { class: 'inline-edit' }, words('Keep'), this.holdout, words('% of visitors as a control group'), this.holdoutText),
+          this.diags.holdout)),
     );
+    this.more.addEventListener('toggle', () => {
+      this.moreClosedByHand = !this.more.open;
+    });
+  }
+
+  /**
+   * The SPEC 15 section's line when folded, and whether it opens by itself: when a setting is
+   * not at its default or has a problem (and the merchant did not fold it).
+   */
+  updateMore(r, nudge, when, diags) {
+    const cap = isObject(r.cap) ? r.cap : {};
+    const parts = [];
+    if (cap.per_session !== undefined) parts.push(Number.isInteger(cap.per_session) ? `at most ${timesWords(cap.per_session)} per visit` : 'times per visit');
+    if (cap.cooldown_ms) parts.push(Number.isInteger(cap.cooldown_ms) ? `not again for ${durationWords(cap.cooldown_ms)} after a close` : 'a pause after a close');
+    if (when.exit_intent === true) parts.push('only when leaving');
+    if (when.exit_intent === false) parts.push('never when leaving');
+    if (nudge.cta_url !== undefined) parts.push(`link ${String(nudge.cta_url)}`);
+    if (r.holdout_percent) parts.push(`${r.holdout_percent} % control group`);
+    this.moreSummary.textContent = parts.length ? parts.join(' · ') : 'once per visit, any time, no link, no control group';
+    const fields = new Set(['cta_url', 'per_session', 'cooldown', 'exit_intent', 'holdout']);
+    const troubled = diags.some((w) => fields.has(w.field));
+    if ((parts.length || troubled) && !this.more.open && !this.moreClosedByHand) this.more.open = true;
   }
 
   /**
@@ -288,6 +419,9 @@ export class RuleCard {
     setValue(this.idleSeconds, String(idleMs / 1000));
     fieldInvalid(this.idleSeconds, '.when.min_idle_ms');
 
+    updateLimits(this, r, nudge, when, fieldInvalid);
+    this.updateMore(r, nudge, when, words);
+
     const pagesAbsent = !Array.isArray(when.pages);
     this.pages.update({
       values: pagesAbsent ? [] : when.pages, hits: hits.pages, issues: words.filter((w) => w.field === 'pages'),
@@ -298,6 +432,52 @@ export class RuleCard {
       issues: words.filter((w) => w.field === 'exclude_pages'), absentText: 'no exception',
     });
   }
+}
+
+/**
+ * SPEC 15's fields of a rule into their controls, each with its value in words: "Show at most
+ * once per visit", "Not again for 7 days after a visitor closes it", "Keep 10 % of visitors as a
+ * control group".
+ */
+function updateLimits(card, r, nudge, when, fieldInvalid) {
+  const name = String(r.id ?? `rule ${card.item.index + 1}`);
+  setValue(card.ctaUrl, typeof nudge.cta_url === 'string' ? nudge.cta_url : '');
+  card.ctaUrl.setAttribute('aria-label', `Button link of ${name}: where the button takes the visitor (a page such as /collections/sale, or an https:// address; empty: none)`);
+  fieldInvalid(card.ctaUrl, '.nudge.cta_url');
+
+  const cap = isObject(r.cap) ? r.cap : {};
+  const perSession = cap.per_session ?? 1;
+  setValue(card.perSession, String(perSession));
+  card.perSessionUnit.textContent = perSession === 1 ? 'time per visit' : 'times per visit';
+  card.perSession.setAttribute('aria-valuetext', Number.isInteger(perSession) ? `Show at most ${timesWords(perSession)} per visit` : String(perSession));
+  fieldInvalid(card.perSession, '.cap.per_session');
+
+  const cooldown = cap.cooldown_ms ?? 0;
+  const shownMs = Number(card.cooldownNum.value) * unitMs(card.cooldownSelect.value);
+  if (card.cooldownNum.value === '' || shownMs !== cooldown || (forceValues && document.activeElement === card.cooldownNum)) {
+    // The unit that writes it as a whole number (the largest), else minutes; 0 keeps the unit.
+    if (Number.isInteger(cooldown) && cooldown > 0) {
+      card.cooldownUnit = (COOLDOWN_UNITS.find((u) => cooldown % u.ms === 0) ?? COOLDOWN_UNITS[COOLDOWN_UNITS.length - 1]).value;
+    }
+    if (document.activeElement !== card.cooldownSelect) card.cooldownSelect.value = card.cooldownUnit;
+    setValue(card.cooldownNum, typeof cooldown === 'number' ? String(cooldown / unitMs(card.cooldownSelect.value)) : '');
+  }
+  card.cooldownNum.max = String(Math.floor(SPEC15_LIMITS.cooldown_ms / unitMs(card.cooldownSelect.value)));
+  card.cooldownText.textContent = cooldown === 0 ? '(0: off)' : '';
+  card.cooldownNum.setAttribute('aria-valuetext', !Number.isInteger(cooldown) ? String(cooldown)
+    : cooldown === 0 ? 'Off: it may show again in a later visit' : `Not again for ${durationWords(cooldown)} after a visitor closes it`);
+  fieldInvalid(card.cooldownNum, '.cap.cooldown_ms');
+
+  const exit = when.exit_intent === true ? 'only' : when.exit_intent === false ? 'never' : 'any';
+  if (document.activeElement !== card.exitIntent || forceValues) card.exitIntent.value = exit;
+  fieldInvalid(card.exitIntent, '.when.exit_intent');
+
+  const holdout = r.holdout_percent ?? 0;
+  setValue(card.holdout, String(holdout));
+  card.holdoutText.textContent = holdout === 0 ? '(0: none)' : '';
+  card.holdout.setAttribute('aria-valuetext', !Number.isInteger(holdout) ? String(holdout)
+    : holdout === 0 ? 'No control group: every visitor can see it' : `Keep ${holdout} % of visitors as a control group`);
+  fieldInvalid(card.holdout, '.holdout_percent');
 }
 
 /** Each condition's two cases, as said of a visitor: [the condition holds, it fails]. */

@@ -14,6 +14,7 @@ import { ConfigIndex, freshId, insertAt, moveItem, readConfig, setAt } from './c
 import { LazyList } from './lazy-list.js';
 import { RuleCard, setForceValues } from './rule-card.js';
 import { diagnosticsByRule } from './store.js';
+import { SPEC15_LIMITS } from './limits.js';
 import { h } from './util.js';
 
 export class RulesEditor {
@@ -266,6 +267,18 @@ export class RulesEditor {
       });
       const zones = new ChipsField(this, { what: 'quiet zone', path: () => ['quiet_zones'] });
       const errors = h('ul', { class: 'card-errors' });
+      // SPEC 15: at most this many nudges in one visit, all rules together (empty: no limit).
+      const maxNudges = h('input', {
+        type: 'number', min: '1', max: String(SPEC15_LIMITS.nudges_per_session), step: '1', class: 'num-small', id: 'max-nudges',
+        placeholder: 'any', 'aria-label': 'At most this many nudges per visit, all rules together (empty: no limit)',
+        oninput: (e) => {
+          const n = Number(e.target.value);
+          if (e.target.value === '') this.setValueAt(['max_nudges_per_session'], undefined, { typing: true });
+          else if (Number.isFinite(n)) this.setValueAt(['max_nudges_per_session'], n, { typing: true });
+        },
+      });
+      const maxText = h('b', {});
+      const maxErrors = h('ul', { class: 'card-errors', hidden: true });
       this.settings.append(
         h('div', { class: 'settings-head' },
           h('h3', {}, 'Quiet zones'),
@@ -273,8 +286,13 @@ export class RulesEditor {
         h('p', { class: 'hint' }, 'No nudge ever shows on these pages, whatever the rules say (checkout, cart, account).'),
         zones.el,
         errors,
+        h('div', { class: 'settings-row', dataset: { field: 'max_nudges_per_session' } },
+          h('h3', {}, 'Per visit'),
+          h('span', { class: 'unit', 'aria-hidden': 'true' }, 'at most'), maxNudges,
+          h('span', { class: 'unit', 'aria-hidden': 'true' }, 'nudges, all rules together:'), maxText),
+        maxErrors,
       );
-      this.settingsUi = { caseBox, zones, errors };
+      this.settingsUi = { caseBox, zones, errors, maxNudges, maxText, maxErrors };
     }
     const ui = this.settingsUi;
     const zones = Array.isArray(v.quiet_zones) ? v.quiet_zones : [];
@@ -285,7 +303,14 @@ export class RulesEditor {
       hits: zones.map((_, k) => this.pageHits.get(`quiet_zones[${k}]`) ?? []),
       issues: words.filter((w) => w.d.path.startsWith('quiet_zones')),
     });
-    showDiags(ui.errors, words.filter((w) => !w.d.path.startsWith('quiet_zones')), this);
+    const isMax = (w) => w.d.path === 'max_nudges_per_session';
+    showDiags(ui.errors, words.filter((w) => !w.d.path.startsWith('quiet_zones') && !isMax(w)), this);
+    showDiags(ui.maxErrors, words.filter(isMax), this);
+    const max = v.max_nudges_per_session;
+    if (document.activeElement !== ui.maxNudges || this.forceSync) ui.maxNudges.value = max === undefined ? '' : String(max);
+    ui.maxText.textContent = max === undefined ? 'no limit' : Number.isInteger(max) ? `At most ${max} ${max === 1 ? 'nudge' : 'nudges'} per visit` : '';
+    if (words.some((w) => isMax(w) && w.d.severity === 'error')) ui.maxNudges.setAttribute('aria-invalid', 'true');
+    else ui.maxNudges.removeAttribute('aria-invalid');
   }
 
   /**

@@ -1,18 +1,63 @@
 // The visitor-session controls: page URL (with the storefront's pages), intent score, idle time
-// (slider on the map's scale, exact milliseconds, and a play button that lets it run).
+// (slider on the map's scale, exact milliseconds, and a play button that lets it run), and what
+// SPEC 15 adds to a visit: exit intent, the visitor's id (which decides control groups) and the
+// nudges of earlier in the visit or of earlier visits (`history`, which caps read).
 
 import { STORE_PAGES } from './storefront.js';
 import { LIMITS } from './limits.js';
 import { clamp, formatMs, h, idleScale } from './util.js';
 
-export const DEFAULT_STATE = { intent: 82, idle: 9000, url: '/products/linen-shirt' };
+export const DEFAULT_VISITOR_ID = 'vis_demo';
+/** @type {{intent: number, idle: number, url: string, exitIntent: boolean, visitorId: string, history: HistoryEntry[]}} */
+export const DEFAULT_STATE = { intent: 82, idle: 9000, url: '/products/linen-shirt', exitIntent: false, visitorId: DEFAULT_VISITOR_ID, history: [] };
+
+/**
+ * One earlier nudge of the visitor (SPEC 15 `session_state.history[]`).
+ * @typedef {{rule_id: string, ms_ago: number, this_session: boolean, outcome?: string, held_out?: boolean}} HistoryEntry
+ */
+
+const DAY_MS = 86_400_000;
+/** "Earlier this visit": a minute ago. */
+const THIS_VISIT_MS = 60_000;
+
+/** The kinds of earlier nudge the simulator adds, each as the entry it makes. */
+export const HISTORY_KINDS = [
+  { value: 'shown', label: 'shown earlier this visit', entry: () => ({ ms_ago: THIS_VISIT_MS, this_session: true, outcome: 'shown' }) },
+  { value: 'closed', label: 'closed earlier this visit', entry: () => ({ ms_ago: THIS_VISIT_MS, this_session: true, outcome: 'dismissed' }) },
+  { value: 'closed-days', label: 'closed in a visit … days ago', entry: (days) => ({ ms_ago: Math.round(days * DAY_MS), this_session: false, outcome: 'dismissed' }) },
+];
+
+const OUTCOME_WORDS = { shown: 'shown', clicked: 'clicked', dismissed: 'closed', chat_opened: 'chat opened' };
+
+/** An earlier nudge in words: "shown earlier this visit", "closed 2 days ago". */
+export function historyWords(e) {
+  const what = e.held_out ? 'held out (control group)' : OUTCOME_WORDS[e.outcome] ?? 'shown';
+  if (e.this_session) return `${what} earlier this visit`;
+  const days = e.ms_ago / DAY_MS;
+  const ago = days >= 1 ? `${Math.floor(days)} ${Math.floor(days) === 1 ? 'day' : 'days'} ago` : `${formatMs(e.ms_ago)} ago`;
+  return `${what} in a visit ${ago}`;
+}
+
+/** Entries of a history as given (a share link, a scenario), kept only when they have the fields. */
+export function cleanHistory(list) {
+  if (!Array.isArray(list)) return [];
+  return list.filter((e) => e && typeof e === 'object' && typeof e.rule_id === 'string' && Number.isInteger(e.ms_ago) && typeof e.this_session === 'boolean')
+    .map((e) => {
+      /** @type {HistoryEntry} */
+      const out = { rule_id: e.rule_id, ms_ago: e.ms_ago, this_session: e.this_session };
+      if (typeof e.outcome === 'string') out.outcome = e.outcome;
+      if (e.held_out === true) out.held_out = true;
+      return out;
+    });
+}
 
 export class SessionControls {
   /** @param {{els: object, onChange: (patch: object, source?: HTMLElement) => void}} options */
   constructor(els, onChange) {
     this.els = els;
     this.onChange = onChange;
-    this.state = { ...DEFAULT_STATE };
+    this.state = { ...DEFAULT_STATE, history: [] };
+    this.ruleIds = [];
     this.playing = false;
     this.playBase = 0;
     this.playStart = 0;
@@ -44,6 +89,45 @@ export class SessionControls {
       this.set({ idle: 0 });
       this.rebase();
     });
+
+    // SPEC 15: exit intent, the visitor id, earlier nudges.
+    els.exitIntent.addEventListener('change', () => this.set({ exitIntent: els.exitIntent.checked }, els.exitIntent));
+    els.visitorId.addEventListener('input', () => this.set({ visitorId: els.visitorId.value.trim() }, els.visitorId));
+    els.visitorId.addEventListener('blur', () => this.render());
+    els.historyKind.replaceChildren(...HISTORY_KINDS.map((k) => h('option', { value: k.value }, k.label)));
+    const daysShown = () => {
+      els.historyDaysBox.hidden = els.historyKind.value !== 'closed-days';
+    };
+    els.historyKind.addEventListener('change', daysShown);
+    daysShown();
+    els.historyAdd.addEventListener('click', () => {
+      const kind = HISTORY_KINDS.find((k) => k.value === els.historyKind.value) ?? HISTORY_KINDS[0];
+      const rule = els.historyRule.value;
+      if (!rule) return;
+      const days = clamp(Number(els.historyDays.value) || 0, 0, 365);
+      this.set({ history: [...this.state.history, { rule_id: rule, ...kind.entry(days) }] });
+    });
+  }
+
+  /** The config's rule ids, for the "earlier nudge" rule choice. */
+  setRuleIds(ids) {
+    const list = ids.filter((id) => typeof id === 'string' && id);
+    if (list.join('\u0000') === this.ruleIds.join('\u0000')) return;
+    this.ruleIds = list;
+    const sel = this.els.historyRule;
+    const before = sel.value;
+    sel.replaceChildren(...list.map((id) => h('option', { value: id }, id)));
+    if (list.includes(before)) sel.value = before;
+    this.els.historyAdd.disabled = list.length === 0;
+  }
+
+  /** Takes one earlier nudge out of the visit. */
+  removeHistory(index) {
+    const history = this.state.history.filter((_, i) => i !== index);
+    this.set({ history });
+    // Focus stays in the list: the next entry's Remove, else the Add button.
+    const buttons = this.els.historyList.querySelectorAll('button');
+    (buttons[Math.min(index, buttons.length - 1)] ?? this.els.historyAdd).focus();
   }
 
   /** Changes the state, puts it into the controls (except `source`, being edited) and reports it. */
@@ -52,6 +136,9 @@ export class SessionControls {
     if ('intent' in patch) s.intent = clamp(Math.round(patch.intent), 0, 100);
     if ('idle' in patch) s.idle = clamp(Math.round(patch.idle), 0, LIMITS.idle_ms);
     if ('url' in patch) s.url = String(patch.url);
+    if ('exitIntent' in patch) s.exitIntent = patch.exitIntent === true;
+    if ('visitorId' in patch) s.visitorId = String(patch.visitorId ?? '');
+    if ('history' in patch) s.history = cleanHistory(patch.history);
     if (!fromPlay && 'idle' in patch) this.playBase = s.idle;
     this.render(source);
     this.onChange(patch);
@@ -69,12 +156,33 @@ export class SessionControls {
     if (source !== els.pageUrl) els.pageUrl.value = s.url;
     const match = STORE_PAGES.find((p) => p.url === s.url);
     els.pageSelect.value = match ? match.url : '';
+    els.exitIntent.checked = s.exitIntent;
+    if (source !== els.visitorId) els.visitorId.value = s.visitorId;
+    const key = JSON.stringify(s.history);
+    if (key !== this.historyKey) {
+      this.historyKey = key;
+      els.historyList.replaceChildren(...s.history.map((e, i) => h('li', { class: 'history-item' },
+        h('span', {}, h('b', {}, e.rule_id), ` ${historyWords(e)}`),
+        h('button', {
+          type: 'button', class: 'icon-btn small', 'aria-label': `Remove the earlier nudge: ${e.rule_id} ${historyWords(e)}`,
+          title: 'Remove', onclick: () => this.removeHistory(i),
+        }, '×'))));
+      els.historyEmpty.hidden = s.history.length > 0;
+    }
   }
 
   /** The session_state of the preview request. */
   sessionState() {
     const s = this.state;
-    return { intent_score: s.intent, page_url: s.url, idle_ms: s.idle };
+    /** @type {{intent_score: number, page_url: string, idle_ms: number, exit_intent?: boolean, visitor_id?: string, history?: HistoryEntry[]}} */
+    const state = { intent_score: s.intent, page_url: s.url, idle_ms: s.idle };
+    // SPEC 15's fields only when they say something: the API document's three-field request
+    // stays what it was for a visit without them.
+    if (s.exitIntent) state.exit_intent = true;
+    if (s.visitorId) state.visitor_id = s.visitorId;
+    // Newest first, as SPEC 15 lists them.
+    if (s.history.length) state.history = [...s.history].sort((a, b) => a.ms_ago - b.ms_ago);
+    return state;
   }
 
   setPlaying(on) {

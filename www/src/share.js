@@ -2,7 +2,8 @@
 // `c` (the config) is only there when it differs from the example config: `z` + base64url of the
 // deflate-raw compressed text, or `b` + base64url of the plain UTF-8 text where the browser has no
 // CompressionStream. `n`, encoded the same way, holds the rules' descriptions (notes.js) as a JSON
-// object by rule id, when a rule has one.
+// object by rule id, when a rule has one. The visit's SPEC 15 fields, when they are not the
+// defaults: `x=1` (exit intent), `v` (the visitor id), `h` (the earlier nudges, as JSON).
 
 function toBase64Url(bytes) {
   let bin = '';
@@ -45,11 +46,14 @@ function encodePlain(text) {
 }
 
 /** The hash of a state, its config and notes already encoded (`c`, `n`: null leaves them out). */
-function hashOf({ intent, idle, url }, c, n) {
+function hashOf({ intent, idle, url, exitIntent = false, visitorId = undefined, history = [] }, c, n) {
   const params = new URLSearchParams();
   params.set('i', String(intent));
   params.set('t', String(idle));
   params.set('u', url);
+  if (exitIntent) params.set('x', '1');
+  if (visitorId !== undefined) params.set('v', visitorId);
+  if (history.length) params.set('h', JSON.stringify(history));
   if (c !== null) params.set('c', c);
   if (n !== null) params.set('n', n);
   return '#' + params.toString();
@@ -93,6 +97,16 @@ export async function parseHash(hash) {
   const idle = Number(params.get('t'));
   if (params.has('t') && Number.isInteger(idle)) out.idle = idle;
   if (params.has('u')) out.url = params.get('u');
+  if (params.has('x')) out.exitIntent = params.get('x') === '1';
+  if (params.has('v')) out.visitorId = params.get('v');
+  if (params.has('h')) {
+    try {
+      const history = JSON.parse(params.get('h'));
+      if (Array.isArray(history)) out.history = history;
+    } catch {
+      // damaged earlier nudges are left out: the visit loads without them
+    }
+  }
   if (params.has('c')) {
     const value = params.get('c');
     try {

@@ -14,7 +14,21 @@ export const VERDICTS = {
   failed: 'No match',
   disabled: 'Disabled',
   quiet: 'Quiet zone',
+  held_out: 'Control group',
 };
+
+/** The conditions a rule fails by being capped (SPEC 15), not by the visitor. */
+const CAP_CONDITIONS = new Set(['cap', 'max_nudges_per_session']);
+
+/**
+ * A rule that fails only by its caps (its conditions hold, but it already showed enough this
+ * visit, or the visitor closed it not long ago): the cap sentences, else null.
+ */
+export function cappedBy(conditions) {
+  const failing = conditions.filter((c) => !c.holds);
+  if (!failing.length || !failing.every((c) => CAP_CONDITIONS.has(c.condition))) return null;
+  return failing.map((c) => c.text);
+}
 
 /** The countdown of a state where only idle time is missing, or null. */
 export function waitingFor(ex) {
@@ -26,6 +40,12 @@ export function waitingFor(ex) {
 
 function fact(term, ...value) {
   return [h('dt', {}, term), h('dd', {}, ...value)];
+}
+
+/** "nothing fires", or, when a rule would but is capped (SPEC 15), which one. */
+function nothingFires(ex) {
+  const capped = ex.quiet_zone ? null : ex.rules.find((r) => r.verdict === 'failed' && cappedBy(r.conditions));
+  return capped ? `nothing fires; ${capped.id} would, but it is capped` : 'nothing fires';
 }
 
 export class WhyPanel {
@@ -58,9 +78,10 @@ export class WhyPanel {
 
   /**
    * @param {object} ex  engine.explain()
-   * @param {{config, summary: Map, warningsByRule: Map, notes?: import('./notes.js').RuleNotes}} model
+   * @param {{config, summary: Map, warningsByRule: Map, notes?: import('./notes.js').RuleNotes,
+   *          visitorId?: string | null}} model  `visitorId`: the visitor's, for the control group
    */
-  render(ex, { config, summary, warningsByRule, notes = null }) {
+  render(ex, { config, summary, warningsByRule, notes = null, visitorId = null }) {
     delete this.rulesEl.dataset.empty;
     const waiting = waitingFor(ex);
     this.countdown.hidden = !waiting;
@@ -79,7 +100,8 @@ export class WhyPanel {
       const rule = config?.rules?.[r.index];
       const isNext = Boolean(waiting && waiting.rule === r.id);
       const warnings = warningsByRule.get(r.index) ?? [];
-      const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? ex.fired_rule_id : '',
+      const context = [isNext ? waiting.text : '', r.verdict === 'shadowed' ? `${ex.fired_rule_id}/${ex.held_out_rule_id}` : '',
+        r.verdict === 'held_out' ? visitorId : '',
         r.verdict === 'quiet' ? ex.quiet_words : '',
         summary.get(r.id) ?? '', warnings.length ? JSON.stringify(warnings) : '', notes?.get(r.id) ?? ''].join('\u0000');
       const memo = this.memo[r.index];
@@ -90,13 +112,18 @@ export class WhyPanel {
         detail: c.detail,
         text: r.sentences[k] ?? c.detail,
       }));
+      // Capped (SPEC 15): its conditions hold but its caps do not; said as the verdict.
+      const capped = r.verdict === 'failed' ? cappedBy(conditions) : null;
       const card = {
         index: r.index,
         id: r.id,
         type: r.nudge_type,
         verdict: r.verdict,
-        badge: isNext ? `in ${formatCountdown(waiting.wait)}` : VERDICTS[r.verdict] || r.verdict,
-        note: verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietWords: ex.quiet_words }),
+        capped: Boolean(capped),
+        badge: isNext ? `in ${formatCountdown(waiting.wait)}` : capped ? 'Capped' : VERDICTS[r.verdict] || r.verdict,
+        note: capped
+          ? `Its conditions hold, but it is capped: ${capped.join('; ')}.`
+          : verdictSentence(r.verdict, { firedId: ex.fired_rule_id, quietWords: ex.quiet_words, heldOutId: ex.held_out_rule_id, ruleId: r.id, visitorId }),
         summary: summary.get(r.id) ?? null,
         description: notes?.get(r.id) || null,
         warnings,
@@ -126,24 +153,29 @@ export class WhyPanel {
       : h('span', { class: 'muted' }, 'none matches')));
     facts.push(...fact('Decision', ex.fired_rule_id
       ? h('span', {}, h('b', {}, ex.fired_rule_id), ' fires')
-      : h('span', { class: 'muted' }, waiting ? `nothing yet; ${waiting.rule} ${waiting.text} of idling` : 'nothing fires')));
+      : ex.held_out_rule_id
+        ? h('span', { class: 'held-out' }, 'no nudge: this visitor is in the control group of ', h('b', {}, ex.held_out_rule_id))
+        : h('span', { class: 'muted' }, waiting ? `nothing yet; ${waiting.rule} ${waiting.text} of idling` : nothingFires(ex))));
     this.facts.replaceChildren(...facts);
   }
 
   renderCard(card, slot) {
-    slot.className = `lazy-slot rule verdict-${card.verdict}`;
+    const look = card.capped ? 'capped' : card.verdict;
+    slot.className = `lazy-slot rule verdict-${look}`;
     slot.dataset.rule = card.id;
     slot.dataset.verdict = card.verdict;
+    if (card.capped) slot.dataset.capped = 'true';
+    else delete slot.dataset.capped;
     slot.replaceChildren(...[
       h('div', { class: 'rule-head' },
         h('span', { class: 'swatch', style: `background:${ruleColor(card.id)}`, 'aria-hidden': 'true' }),
         h('span', { class: 'rule-id' }, card.id),
         h('span', { class: 'rule-type', html: `${nudgeIcon(card.type, 12)}<span>${esc(NUDGE_LABELS[card.type] || card.type)}</span>` }),
-        h('span', { class: `verdict v-${card.verdict}`, title: card.note || null }, card.badge),
+        h('span', { class: `verdict v-${look}`, title: card.note || null }, card.badge),
       ),
       card.description ? h('p', { class: 'rule-description' }, card.description) : null,
       card.summary ? h('p', { class: 'rule-summary' }, card.summary) : null,
-      card.note && card.verdict !== 'failed' ? h('p', { class: `rule-note note-${card.verdict}` }, card.note) : null,
+      card.note && (card.verdict !== 'failed' || card.capped) ? h('p', { class: `rule-note note-${look}` }, card.note) : null,
       card.warnings.length
         ? h('ul', { class: 'rule-warnings' }, ...card.warnings.map((w) =>
           h('li', { class: 'rule-warning', dataset: { code: w.code } },

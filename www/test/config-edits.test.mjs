@@ -66,3 +66,33 @@ test('a path that is not a scalar gives no edit', () => {
   assert.equal(index.replaceScalar('{"a": ', ['a'], 1), null);
   assert.deepEqual(index.replaceScalar(text, ['rules', 0, 'id'], 'bb'), { offset: 18, length: 3, content: '"bb"' });
 });
+
+test('a setting added then taken back to its default gives the text it had, in its layout', async () => {
+  const { setAt } = await import('../src/config-edits.js');
+  const { applyEdits } = await import('jsonc-parser');
+  const original = readFileSync(path.join(ROOT, 'examples/storefront.json'), 'utf8');
+  let text = original;
+  const set = (at, value) => {
+    text = applyEdits(text, setAt(text, at, value));
+    return text;
+  };
+  // SPEC 15's fields, each added (one property, the rest of the text as it was) and removed.
+  set(['rules', 0, 'cap', 'per_session'], 3);
+  assert.match(text, /"pages": \["\/products\/\*\*", "\/collections\/\*\*"\]\n {6}\},\n {6}"cap": \{\n {8}"per_session": 3\n {6}\}/);
+  set(['rules', 0, 'cap', 'cooldown_ms'], 604_800_000);
+  assert.deepEqual(JSON.parse(text).rules[0].cap, { per_session: 3, cooldown_ms: 604_800_000 });
+  set(['rules', 0, 'cap', 'per_session'], undefined);
+  set(['rules', 0, 'cap'], undefined);
+  set(['rules', 0, 'when', 'exit_intent'], true);
+  set(['rules', 0, 'nudge', 'cta_url'], '/collections/sale');
+  set(['rules', 0, 'holdout_percent'], 10);
+  set(['max_nudges_per_session'], 2);
+  assert.ok(text.indexOf('"max_nudges_per_session": 2') < text.indexOf('"rules"'));
+  assert.equal(text.split('\n').length, original.split('\n').length + 4);
+  for (const at of [['rules', 0, 'when', 'exit_intent'], ['rules', 0, 'nudge', 'cta_url'], ['rules', 0, 'holdout_percent'], ['max_nudges_per_session']]) set(at, undefined);
+  assert.equal(text, original);
+  // Removing what is not there (its parent missing too) is no edit; a one-line object stays on one line.
+  assert.deepEqual(setAt('{"version": 1, "rules": [{"id": "a"}]}', ['rules', 0, 'when', 'exit_intent'], undefined), []);
+  assert.equal(applyEdits('{"version": 1, "rules": [{"id": "a"}]}', setAt('{"version": 1, "rules": [{"id": "a"}]}', ['rules', 0, 'when', 'exit_intent'], true)),
+    '{"version": 1, "rules": [{"id": "a", "when": {"exit_intent":true}}]}');
+});

@@ -28,7 +28,7 @@ const validate = ajv.compile(schema);
 const STRUCTURAL = new Set([
   'missing_field', 'unsupported_version', 'wrong_type', 'unknown_field', 'invalid_rule_id',
   'unknown_nudge_type', 'invalid_length', 'out_of_range', 'too_many_patterns', 'too_many_rules',
-  'pattern_not_absolute', 'pattern_trailing_slash', 'pattern_too_long',
+  'pattern_not_absolute', 'pattern_trailing_slash', 'pattern_too_long', 'invalid_cta_url',
 ]);
 /** Engine codes for rules a JSON Schema cannot state. */
 const NOT_EXPRESSIBLE = new Set([
@@ -105,11 +105,12 @@ test('every config the engine accepts validates; every structural rejection is r
 
 test('the schema names every field of the Rust types, with a description', () => {
   const fields = (node) => Object.keys(node.properties).sort();
-  assert.deepEqual(fields(schema), ['$schema', 'case_sensitive', 'quiet_zones', 'rules', 'version']);
-  assert.deepEqual(fields(schema.$defs.rule), ['enabled', 'id', 'nudge', 'when']);
-  assert.deepEqual(fields(schema.$defs.nudge), ['cta', 'message', 'type']);
-  assert.deepEqual(fields(schema.$defs.when), ['exclude_pages', 'max_intent_score', 'min_idle_ms', 'min_intent_score', 'pages']);
-  for (const node of [schema, schema.$defs.rule, schema.$defs.nudge, schema.$defs.when]) {
+  assert.deepEqual(fields(schema), ['$schema', 'case_sensitive', 'max_nudges_per_session', 'quiet_zones', 'rules', 'version']);
+  assert.deepEqual(fields(schema.$defs.rule), ['cap', 'enabled', 'holdout_percent', 'id', 'nudge', 'when']);
+  assert.deepEqual(fields(schema.$defs.nudge), ['cta', 'cta_url', 'message', 'type']);
+  assert.deepEqual(fields(schema.$defs.when), ['exclude_pages', 'exit_intent', 'max_intent_score', 'min_idle_ms', 'min_intent_score', 'pages']);
+  assert.deepEqual(fields(schema.$defs.cap), ['cooldown_ms', 'per_session']);
+  for (const node of [schema, schema.$defs.rule, schema.$defs.nudge, schema.$defs.when, schema.$defs.cap]) {
     assert.equal(node.additionalProperties, false);
     for (const [key, prop] of Object.entries(node.properties)) {
       const target = prop.$ref ? schema.$defs[prop.$ref.split('/').pop()] : prop;
@@ -128,4 +129,71 @@ test('the schema names every field of the Rust types, with a description', () =>
   assert.equal(filled.rules[0].when.max_intent_score, when.max_intent_score.default);
   assert.equal(filled.rules[0].when.min_idle_ms, when.min_idle_ms.default);
   assert.deepEqual(filled.rules[0].when.exclude_pages, when.exclude_pages.default);
+});
+
+/** A config of one rule with SPEC 15's fields merged in (`top`: site settings, `rule`: the rule's). */
+function spec15(rule = {}, top = {}) {
+  const base = { id: 'r', nudge: { type: 'exit_modal', message: 'm', cta: 'c' } };
+  const merged = { ...base, ...rule, nudge: { ...base.nudge, ...(rule.nudge ?? {}) } };
+  return { version: 1, ...top, rules: [merged] };
+}
+
+test('SPEC 15 fields: the schema accepts what the engine accepts and rejects what it rejects', () => {
+  const accepted = [
+    spec15({}, { max_nudges_per_session: 1 }),
+    spec15({}, { max_nudges_per_session: 100 }),
+    spec15({ nudge: { cta_url: '/collections/sale' } }),
+    spec15({ nudge: { cta_url: '/' } }),
+    spec15({ nudge: { cta_url: 'https://shop.example/pages/size-guide?x=1#top' } }),
+    spec15({ nudge: { cta_url: 'HTTPS://shop.example' } }),
+    spec15({ cap: {} }),
+    spec15({ cap: { per_session: 1 } }),
+    spec15({ cap: { per_session: 100, cooldown_ms: 0 } }),
+    spec15({ cap: { cooldown_ms: 31_536_000_000 } }),
+    spec15({ when: { exit_intent: true } }),
+    spec15({ when: { exit_intent: false } }),
+    spec15({ holdout_percent: 0 }),
+    spec15({ holdout_percent: 50 }),
+  ];
+  const rejected = [
+    spec15({}, { max_nudges_per_session: 0 }),
+    spec15({}, { max_nudges_per_session: 101 }),
+    spec15({}, { max_nudges_per_session: '3' }),
+    spec15({ nudge: { cta_url: 'javascript:alert(1)' } }),
+    spec15({ nudge: { cta_url: 'data:text/html,x' } }),
+    spec15({ nudge: { cta_url: 'http://shop.example' } }),
+    spec15({ nudge: { cta_url: '//evil.example' } }),
+    spec15({ nudge: { cta_url: 'sale' } }),
+    spec15({ nudge: { cta_url: '' } }),
+    spec15({ nudge: { cta_url: '/a b' } }),
+    spec15({ nudge: { cta_url: '/a\\b' } }),
+    spec15({ nudge: { cta_url: '/a\u0007' } }),
+    spec15({ nudge: { cta_url: 'https://' } }),
+    spec15({ nudge: { cta_url: 'https:///x' } }),
+    spec15({ nudge: { cta_url: `/${'a'.repeat(2048)}` } }),
+    spec15({ nudge: { cta_url: 7 } }),
+    spec15({ cap: { per_session: 0 } }),
+    spec15({ cap: { per_session: 101 } }),
+    spec15({ cap: { cooldown_ms: -1 } }),
+    spec15({ cap: { cooldown_ms: 31_536_000_001 } }),
+    spec15({ cap: { per_sesion: 2 } }),
+    spec15({ cap: 1 }),
+    spec15({ when: { exit_intent: 'yes' } }),
+    spec15({ holdout_percent: -1 }),
+    spec15({ holdout_percent: 51 }),
+    spec15({ holdout_percent: 10.5 }),
+  ];
+  for (const config of accepted) {
+    const text = JSON.stringify(config);
+    const engine = validateConfig(text);
+    assert.ok(engine.valid, `the engine rejects ${text}: ${JSON.stringify(engine.errors)}`);
+    assert.ok(validate(config), `the schema rejects ${text}: ${ajv.errorsText(validate.errors)}`);
+  }
+  for (const config of rejected) {
+    const text = JSON.stringify(config);
+    const engine = validateConfig(text);
+    assert.equal(engine.valid, false, `the engine accepts ${text}`);
+    for (const e of engine.errors) assert.ok(STRUCTURAL.has(e.code), `${text}: ${e.code} is not structural`);
+    assert.equal(validate(config), false, `the schema accepts ${text}, the engine rejects it (${engine.errors.map((e) => e.code).join(', ')})`);
+  }
 });
