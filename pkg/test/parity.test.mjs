@@ -4,6 +4,8 @@
 // object API (`preview`, whose result object src/wasm/result.rs makes, from three primitives for a
 // plain state) must give the same result, or throw the same error, as `previewBody` for every
 // request that has a session_state.
+// SPEC 15's fields are generated too: caps, cooldowns, exit intent, holdouts, cta_url and
+// max_nudges_per_session in configs; exit intent, visitor ids and histories in states.
 // PARITY_CONFIGS=N changes the number of configs (100 requests each; default 1,000).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,14 +38,37 @@ function config() {
     if (random() < 0.7) when.pages = Array.from({ length: Math.floor(random() * 3) }, pattern);
     if (random() < 0.4) when.exclude_pages = [pattern()];
     if (random() < 0.005) when.min_idle = 5; // an unknown field: InvalidConfig
-    rules.push({ id: `r${i}`, enabled: random() < 0.9, nudge: { type: pick(TYPES), message: `Message ${i} é`, cta: 'Go' }, when });
+    if (random() < 0.3) when.exit_intent = random() < 0.5;
+    const rule = { id: `r${i}`, enabled: random() < 0.9, nudge: { type: pick(TYPES), message: `Message ${i} é`, cta: 'Go' }, when };
+    if (random() < 0.3) rule.cap = { per_session: pick([1, 2, 3]), cooldown_ms: pick([0, 1000, 86_400_000]) };
+    if (random() < 0.3) rule.holdout_percent = pick([10, 25, 50]);
+    // One link in 20 is refused (javascript:, http:, //host): InvalidConfig.
+    if (random() < 0.2) rule.nudge.cta_url = random() < 0.05 ? pick(['javascript:x', 'http://a.b/', '//a.b']) : pick(['/cart', 'https://shop.example/x?y=1']);
+    rules.push(rule);
   }
-  return JSON.stringify({
+  const site = {
     version: 1,
     case_sensitive: random() < 0.2,
     quiet_zones: Array.from({ length: Math.floor(random() * 3) }, pattern),
     rules,
-  });
+  };
+  if (random() < 0.3) site.max_nudges_per_session = pick([1, 2, 3]);
+  return JSON.stringify(site);
+}
+
+/** SPEC 15's state fields: exit intent, a visitor id, a history over the rule ids above. */
+function visit(state) {
+  if (random() < 0.3) state.exit_intent = random() < 0.5;
+  if (random() < 0.4) state.visitor_id = random() < 0.02 ? pick(['vis_', 'vis_a/b', 'abc']) : `vis_${Math.floor(random() * 1000)}`;
+  if (random() < 0.4) {
+    state.history = Array.from({ length: Math.floor(random() * 5) }, () => {
+      const entry = { rule_id: `r${Math.floor(random() * 8)}`, ms_ago: random() < 0.01 ? -1 : pick([0, 999, 1000, 86_399_999, 86_400_000]), this_session: random() < 0.5 };
+      const how = Math.floor(random() * 6);
+      if (how < 4) entry.outcome = ['shown', 'clicked', 'dismissed', 'chat_opened'][how];
+      if (how === 5) entry.held_out = true;
+      return entry;
+    });
+  }
 }
 
 function url() {
@@ -59,6 +84,7 @@ function body() {
   const state = { intent_score: intent, page_url: url() };
   if (random() < 0.8) state.idle_ms = random() < 0.03 ? pick([-1, 86_400_001]) : pick(IDLES);
   if (random() < 0.02) state.extra = 1;
+  visit(state);
   return JSON.stringify({ session_state: state });
 }
 
