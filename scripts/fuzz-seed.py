@@ -22,7 +22,7 @@ def load(name):
     return json.loads((root / "tests" / "vectors" / name).read_text())["cases"]
 
 
-configs = [(root / "examples" / "storefront.json").read_text(), (root / "examples" / "broken.json").read_text()]
+configs = [(root / "examples" / name).read_text() for name in ("storefront.json", "broken.json", "caps.json")]
 for case in load("preview.json") + load("config.json"):
     if "config" in case:
         configs.append(json.dumps(case["config"], indent=1))

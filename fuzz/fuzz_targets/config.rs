@@ -19,6 +19,20 @@ fuzz_target!(|data: &[u8]| {
         let _ = Analysis::new(&engine).explain(&state);
         let _ = Analysis::new(&engine).decision_map(url);
         let _ = Analysis::new(&engine).page_report(url);
+        // SPEC 15: exit intent, a visitor (holdouts) and a history (caps, cooldowns).
+        let history = ["r0", "a", "rule-1"]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| nudge_rules::HistoryEntry {
+                rule_id: (*id).to_owned(),
+                ms_ago: 1000 * i as u64,
+                this_session: i % 2 == 0,
+                ..Default::default()
+            })
+            .collect();
+        let visit = SessionState { exit_intent: true, visitor_id: Some("vis_fuzz".to_owned()), history, ..state };
+        let _ = engine.preview(&visit).map(|p| (p.to_response_body(), p.next_idle_ms()));
+        let _ = Analysis::new(&engine).explain(&visit);
     }
     let _ = Analysis::new(&engine).lint();
     let _ = Analysis::new(&engine).summary();
