@@ -431,7 +431,101 @@ fn replay(c: &mut Criterion) {
     g.finish();
 }
 
+/// SPEC 15: a preview with a 200-entry history and a visitor id (caps counted, the holdout bucket
+/// hashed) against the plain preview of the same config (examples/caps.json) and page.
+fn visit(c: &mut Criterion) {
+    use nudge_rules::{HistoryEntry, NudgeOutcome};
+    let engine = Engine::compile(include_str!("../examples/caps.json")).unwrap();
+    let plain = SessionState {
+        intent_score: 70,
+        page_url: "/products/linen-shirt".into(),
+        idle_ms: 9000,
+        ..Default::default()
+    };
+    // A visitor of 100 days, newest first: one nudge held out earlier this session, then a
+    // nudge every 12 hours in earlier sessions, a quarter of them this rule's (none dismissed
+    // inside its one-day cooldown), so that it still fires; a visitor outside its control group,
+    // so that the bucket is hashed and the nudge shown. Evaluation reads the history up to the
+    // first entry of an earlier session past the cooldown.
+    let entry = |i: u64, ms_ago: u64| HistoryEntry {
+        rule_id: if i % 4 == 0 {
+            "sizing-help".into()
+        } else {
+            format!("old-rule-{i}")
+        },
+        ms_ago,
+        this_session: false,
+        outcome: Some(if i % 2 == 1 {
+            NudgeOutcome::Dismissed
+        } else {
+            NudgeOutcome::Clicked
+        }),
+        held_out: false,
+    };
+    let mut history: Vec<HistoryEntry> = vec![HistoryEntry {
+        rule_id: "exit-offer".into(),
+        ms_ago: 60_000,
+        this_session: true,
+        outcome: None,
+        held_out: true,
+    }];
+    history.extend((1..200).map(|i| entry(i, 3_600_000 + i * 43_200_000)));
+    // The worst case, reported only: 200 entries of other rules inside the cooldown, all read.
+    let worst: Vec<HistoryEntry> = (1..=200).map(|i| entry(2 * i + 1, i * 1000)).collect();
+    let visitor = (0..)
+        .map(|n| format!("vis_bench{n}"))
+        .find(|v| nudge_rules::holdout_bucket("sizing-help", v) >= 1000)
+        .unwrap();
+    let with_history = SessionState {
+        visitor_id: Some(visitor),
+        history,
+        ..plain.clone()
+    };
+    let worst = SessionState {
+        history: worst,
+        ..with_history.clone()
+    };
+    let fired = |s: &SessionState| engine.preview(s).unwrap().rule().map(|r| r.id.clone());
+    for state in [&plain, &with_history, &worst] {
+        assert_eq!(fired(state).as_deref(), Some("sizing-help"));
+    }
+
+    let mut g = c.benchmark_group("visit");
+    g.bench_function("plain", |b| {
+        b.iter(|| engine.preview(black_box(&plain)).map_or(-3, |p| code(&p)))
+    });
+    g.bench_function("history_200", |b| {
+        b.iter(|| {
+            engine
+                .preview(black_box(&with_history))
+                .map_or(-3, |p| code(&p))
+        })
+    });
+    g.bench_function("history_200_worst", |b| {
+        b.iter(|| engine.preview(black_box(&worst)).map_or(-3, |p| code(&p)))
+    });
+    // A new visitor on every preview: the bucket is hashed each time (a server previewing
+    // requests of many visitors); reported only.
+    let visitors: Vec<SessionState> = (0..1024)
+        .map(|n| SessionState {
+            visitor_id: Some(format!("vis_new{n}")),
+            ..with_history.clone()
+        })
+        .collect();
+    let mut next = visitors.iter().cycle();
+    g.bench_function("history_200_new_visitor", |b| {
+        b.iter(|| {
+            let s = next.next().unwrap_or(&plain);
+            engine.preview(black_box(s)).map_or(-3, |p| code(&p))
+        })
+    });
+    g.bench_function("holdout_bucket", |b| {
+        b.iter(|| nudge_rules::holdout_bucket(black_box("sizing-help"), black_box("vis_bench1")))
+    });
+    g.finish();
+}
+
 criterion_group!(
-    benches, storefront, scale, normalize, compile, wire, map, replay
+    benches, storefront, scale, normalize, compile, wire, map, replay, visit
 );
 criterion_main!(benches);

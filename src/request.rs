@@ -249,7 +249,8 @@ fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
 const HISTORY_FIELDS: &[&str] = &["rule_id", "ms_ago", "this_session", "outcome", "held_out"];
 
 /// `history` (SPEC 15): at most 200 entries `{rule_id, ms_ago, this_session, outcome?,
-/// held_out?}`; every problem of every entry is reported.
+/// held_out?}`, newest first (`ms_ago` never decreasing, this session's entries before those of
+/// earlier sessions); every problem of every entry is reported.
 fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<HistoryEntry>> {
     let limit = json::ListLimit {
         max: MAX_HISTORY_ENTRIES,
@@ -257,13 +258,35 @@ fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<Hist
         noun: "history entries",
     };
     let items = json::array_at_most(value, path, "history entries", &limit, f)?;
-    let mut out = Vec::with_capacity(items.len());
+    let mut out: Vec<HistoryEntry> = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        match read_history_entry(item, &path.index(i), f) {
-            Some(entry) => out.push(entry),
-            None => ok = false,
+        let Some(entry) = read_history_entry(item, &path.index(i), f) else {
+            ok = false;
+            continue;
+        };
+        // Newest first (SPEC 15): evaluation stops reading at the first entry too old to count.
+        if let Some(before) = out.last() {
+            let order = if entry.ms_ago < before.ms_ago {
+                Some(format!(
+                    "is {} ms ago, newer than the entry before it ({} ms ago); the history is newest first",
+                    entry.ms_ago, before.ms_ago
+                ))
+            } else if entry.this_session && !before.this_session {
+                Some("is of this session, after an entry of an earlier session; the history is newest first".to_owned())
+            } else {
+                None
+            };
+            if let Some(problem) = order {
+                f.push(
+                    DiagnosticCode::OutOfRange,
+                    &path.index(i).key("ms_ago"),
+                    format!("history[{i}] {problem}"),
+                );
+                ok = false;
+            }
         }
+        out.push(entry);
     }
     ok.then_some(out)
 }

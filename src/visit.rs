@@ -6,6 +6,8 @@
 //! would fire: is it capped ([`Visit::capped`]), and is this visitor held out from it
 //! ([`Visit::held_out`]).
 
+use std::cell::RefCell;
+
 use serde::Serialize;
 
 use crate::config::{Config, Rule, holdout_bucket};
@@ -141,35 +143,45 @@ impl Visit<'static> {
 impl<'a> Visit<'a> {
     /// Whether `rule` (whose conditions hold) is capped for this visit, and why: the session's
     /// `max_nudges_per_session` first, then the rule's `cap.per_session`, then its cooldown.
-    /// Costs nothing without history; otherwise one pass over it.
+    ///
+    /// Costs nothing without history; otherwise one pass over it that stops at the first entry
+    /// of an earlier session (`this_session` false) at or past the rule's cooldown: the history
+    /// is newest first (the request reader holds it to that), so every entry after it is of an
+    /// earlier session too and older still, and counts for nothing.
     pub(crate) fn capped(&self, config: &Config, rule: &Rule) -> Option<Capped> {
         if self.history.is_empty() {
             return None;
         }
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        if let Some(max) = config.max_nudges_per_session {
-            let entries = count(self.history.iter().filter(|e| e.this_session).count());
-            if entries >= u32::from(max) {
-                return Some(Capped::Session { entries, max });
+        let cooldown_ms = rule.cap.cooldown_ms;
+        let (mut entries, mut times, mut dismissed) = (0u32, 0u32, None::<u64>);
+        for e in self.history {
+            if !e.this_session && e.ms_ago >= cooldown_ms {
+                break;
+            }
+            let mine = e.rule_id == rule.id;
+            if e.this_session {
+                entries += 1;
+                times += u32::from(mine);
+            }
+            if mine && e.outcome == Some(NudgeOutcome::Dismissed) && e.ms_ago < cooldown_ms {
+                dismissed = Some(dismissed.map_or(e.ms_ago, |d: u64| d.min(e.ms_ago)));
             }
         }
-        let mine = || self.history.iter().filter(|e| e.rule_id == rule.id);
-        let times = count(mine().filter(|e| e.this_session).count());
+        if let Some(max) = config.max_nudges_per_session
+            && entries >= u32::from(max)
+        {
+            return Some(Capped::Session { entries, max });
+        }
         if times >= u32::from(rule.cap.per_session) {
             return Some(Capped::PerSession {
                 times,
                 per_session: rule.cap.per_session,
             });
         }
-        let cooldown_ms = rule.cap.cooldown_ms;
-        mine()
-            .filter(|e| e.outcome == Some(NudgeOutcome::Dismissed) && e.ms_ago < cooldown_ms)
-            .map(|e| e.ms_ago)
-            .min()
-            .map(|ms_ago| Capped::Cooldown {
-                ms_ago,
-                cooldown_ms,
-            })
+        dismissed.map(|ms_ago| Capped::Cooldown {
+            ms_ago,
+            cooldown_ms,
+        })
     }
 
     /// The visitor's holdout bucket for `rule` when it falls in the rule's control group
@@ -177,7 +189,63 @@ impl<'a> Visit<'a> {
     /// or a holdout (SPEC 15).
     pub(crate) fn held_out(&self, rule: &Rule) -> Option<u16> {
         let visitor = self.visitor_id.filter(|_| rule.holdout_percent > 0)?;
-        let bucket = holdout_bucket(&rule.id, visitor);
+        let bucket = remembered_bucket(&rule.id, visitor);
         (bucket < u16::from(rule.holdout_percent) * 100).then_some(bucket)
+    }
+}
+
+/// The last visitor's holdout buckets, by rule id, per thread. A storefront decides for the same
+/// visitor again and again (every page view, idle threshold and exit), and SHA-256 is most of the
+/// cost of such a decision (docs/PERFORMANCE.md); the bucket is a pure function of the two ids,
+/// so remembering it changes no result.
+#[derive(Default)]
+struct Buckets {
+    visitor: String,
+    by_rule: Vec<(String, u16)>,
+}
+
+/// Rules whose buckets are remembered for one visitor; more are hashed each time.
+const REMEMBERED_RULES: usize = 64;
+
+thread_local! {
+    static BUCKETS: RefCell<Buckets> = RefCell::new(Buckets::default());
+}
+
+/// [`holdout_bucket`], remembered for the last visitor of this thread.
+fn remembered_bucket(rule_id: &str, visitor_id: &str) -> u16 {
+    BUCKETS.with(|cell| {
+        let Ok(mut b) = cell.try_borrow_mut() else {
+            return holdout_bucket(rule_id, visitor_id);
+        };
+        if b.visitor != visitor_id {
+            b.visitor.clear();
+            b.visitor.push_str(visitor_id);
+            b.by_rule.clear();
+        }
+        if let Some(&(_, bucket)) = b.by_rule.iter().find(|(r, _)| r == rule_id) {
+            return bucket;
+        }
+        let bucket = holdout_bucket(rule_id, visitor_id);
+        if b.by_rule.len() < REMEMBERED_RULES {
+            b.by_rule.push((rule_id.to_owned(), bucket));
+        }
+        bucket
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_buckets_are_the_hashed_ones_across_visitors_and_rules() {
+        for round in 0..3 {
+            for v in ["vis_a", "vis_b", "vis_a"] {
+                for r in 0..70 {
+                    let rule = format!("rule-{r}-{round}");
+                    assert_eq!(remembered_bucket(&rule, v), holdout_bucket(&rule, v));
+                }
+            }
+        }
     }
 }

@@ -127,7 +127,11 @@ fn visit() -> impl Strategy<Value = (bool, Option<String>, Vec<HistoryEntry>)> {
     (
         any::<bool>(),
         prop::option::of((0..10_000u32).prop_map(|n| format!("vis_{n}"))),
-        prop::collection::vec(entry, 0..5),
+        // Newest first, as SPEC 15 has it: this session's entries, then by time.
+        prop::collection::vec(entry, 0..5).prop_map(|mut history| {
+            history.sort_by_key(|e| (!e.this_session, e.ms_ago));
+            history
+        }),
     )
 }
 

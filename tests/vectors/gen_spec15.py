@@ -92,13 +92,18 @@ skip_cfg['rules'][1]['cap'] = {"per_session": 1}
 cases[17]['config'] = skip_cfg
 cases[17]['expect'] = fires(WELCOME)
 
+WRITTEN = set()
+
+
 def merge(file, new):
     """Appends `new` to the file's `cases`, one case a line, keeping the rest of the text as it is;
     the lines of an earlier run (each starts with `{"name": "spec15`) are replaced."""
     p = root / file
     text = p.read_text()
     end = text.rindex(']')
-    kept = [l for l in text[:end].rstrip().split('\n') if not l.lstrip().startswith('{"name": "spec15')]
+    first = file not in WRITTEN  # a second call of this run appends to the first's cases
+    WRITTEN.add(file)
+    kept = [l for l in text[:end].rstrip().split('\n') if not (first and l.lstrip().startswith('{"name": "spec15'))]
     head = '\n'.join(kept).rstrip().rstrip(',')
     indent = ' ' * (len(kept[-1]) - len(kept[-1].lstrip()))
     lines = ',\n'.join(indent + json.dumps(c, ensure_ascii=True) for c in new)
@@ -279,4 +284,17 @@ merge('replay.json', [
    "sessions": [{"id": "sess_c", "intent_score": 50, "ended_at": "2026-03-01T12:00:30Z", "events": [
        ev("PAGE_VIEW", "/blog/a", 0), ev("NUDGE_HELD_OUT", "/blog/a", 2)]}],
    "expect_error": {"kind": "InvalidSessions", "diagnostics": [{"code": "missing_field", "path": "[0].events[1].rule_id"}]}},
+])
+
+# --- history order ---------------------------------------------------------------------------
+merge('preview.json', [
+  {"name": "spec15: error: a history that is not newest first (ms_ago decreasing)", "config": CONFIG,
+   "request": {"session_state": st(history=[h("a", 5000, True), h("b", 10, True)])},
+   "expect": err("session_state.history[1].ms_ago", "newest first")},
+  {"name": "spec15: error: an entry of this session after one of an earlier session", "config": CONFIG,
+   "request": {"session_state": st(history=[h("a", 5, False), h("b", 10, True)])},
+   "expect": err("session_state.history[1].ms_ago", "newest first")},
+  {"name": "spec15: entries of earlier sessions past every cooldown count for nothing", "config": CONFIG,
+   "request": {"session_state": st(idle_ms=6000, history=[h("size-help", 1000, True)] + [h("size-help", 700000000 + i, False, outcome="dismissed") for i in range(150)])},
+   "expect": fires(SIZE)},
 ])

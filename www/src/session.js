@@ -181,7 +181,7 @@ export class SessionControls {
     if (s.exitIntent) state.exit_intent = true;
     if (s.visitorId) state.visitor_id = s.visitorId;
     // Newest first, as SPEC 15 lists them.
-    if (s.history.length) state.history = [...s.history].sort((a, b) => a.ms_ago - b.ms_ago);
+    if (s.history.length) state.history = [...s.history].sort((a, b) => Number(b.this_session) - Number(a.this_session) || a.ms_ago - b.ms_ago);
     return state;
   }
 
