@@ -68,4 +68,37 @@ mod tests {
         // Status codes are strings in JSON, as OpenAPI requires.
         assert!(json["paths"]["/v1/nudges/preview"]["post"]["responses"]["429"].is_object());
     }
+
+    #[test]
+    fn the_document_describes_the_relay() {
+        let json: Value = serde_json::from_str(&openapi_json().unwrap()).unwrap();
+        let relay = &json["paths"]["/v1/events"];
+        let post = &relay["post"];
+        // Both content types a storefront sends (a beacon sends text/plain).
+        for media_type in ["application/json", "text/plain"] {
+            assert_eq!(
+                post["requestBody"]["content"][media_type]["schema"]["$ref"],
+                "#/components/schemas/EventBatch"
+            );
+        }
+        // The publishable key, as Bearer or in the body.
+        assert_eq!(post["security"][0]["publishableKey"], Value::Array(vec![]));
+        assert!(json["components"]["securitySchemes"]["publishableKey"].is_object());
+        for status in ["202", "400", "401", "413", "415", "429", "503"] {
+            assert!(post["responses"][status].is_object(), "{status}");
+        }
+        for header in ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"] {
+            assert!(
+                post["responses"]["429"]["headers"][header].is_object(),
+                "{header}"
+            );
+        }
+        assert!(relay["options"]["responses"]["204"].is_object());
+        let batch = &json["components"]["schemas"]["EventBatch"];
+        assert_eq!(batch["properties"]["events"]["maxItems"], 500);
+        assert_eq!(
+            json["components"]["schemas"]["RelayEvent"]["discriminator"]["propertyName"],
+            "type"
+        );
+    }
 }
