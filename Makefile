@@ -34,6 +34,8 @@ test: setup lint test-rust test-server test-node test-browser fuzz-smoke
 lint:
 	python3 scripts/check-modules.py
 	python3 scripts/check-docs.py
+	# The API document (docs/openapi.yaml) against OpenAPI 3.0 and redocly.yaml's rules.
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node_modules/.bin/redocly lint docs/openapi.yaml
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
 	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings

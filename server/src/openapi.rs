@@ -69,6 +69,85 @@ mod tests {
         assert!(json["paths"]["/v1/nudges/preview"]["post"]["responses"]["429"].is_object());
     }
 
+    /// Every schema with `nullable` also has a `type` (OpenAPI 3.0 ignores `nullable` without
+    /// one; redocly's nullable-type-sibling rule).
+    #[test]
+    fn nullable_always_has_a_type() {
+        fn walk(value: &Value, path: &str, found: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    if map.contains_key("nullable") && !map.contains_key("type") {
+                        found.push(path.to_owned());
+                    }
+                    for (k, v) in map {
+                        walk(v, &format!("{path}/{k}"), found);
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, v) in items.iter().enumerate() {
+                        walk(v, &format!("{path}/{i}"), found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let json: Value = serde_json::from_str(&openapi_json().unwrap()).unwrap();
+        let mut found = Vec::new();
+        walk(&json, "#", &mut found);
+        assert!(found.is_empty(), "nullable without type: {found:?}");
+    }
+
+    /// What the server refuses, the schema does not accept (issue 35): a config needs its
+    /// `version` (SPEC 2), ids in paths have the server's form, times the server's range.
+    #[test]
+    fn the_schema_is_as_strict_as_the_server() {
+        let json: Value = serde_json::from_str(&openapi_json().unwrap()).unwrap();
+        let schemas = &json["components"]["schemas"];
+        assert_eq!(
+            schemas["Config"]["required"],
+            serde_json::json!(["version"])
+        );
+        assert_eq!(
+            schemas["Config"]["properties"]["version"]["enum"],
+            serde_json::json!([1])
+        );
+        for (body, field) in [("BacktestRequest", "config"), ("PublishRequest", "config")] {
+            assert_eq!(
+                schemas[body]["properties"][field]["oneOf"][0]["$ref"],
+                "#/components/schemas/Config",
+                "{body}.{field}"
+            );
+        }
+        let path_pattern = |path: &str| {
+            json["paths"][path]["get"]["parameters"][0]["schema"]["pattern"]
+                .as_str()
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            path_pattern("/v1/sessions/{id}").as_deref(),
+            Some("^sess_[A-Za-z0-9_-]{1,64}$")
+        );
+        assert!(path_pattern("/v1/config/versions/{n}").is_some());
+        let time = regex::Regex::new(schemas["TimeBound"]["pattern"].as_str().unwrap()).unwrap();
+        for (text, server) in [
+            ("2026-11-24T10:00:00Z", true),
+            ("2026-11-24t10:00:00.123456789+01:00", true),
+            ("0000-01-01T00:00:00Z", false),
+            ("9999-12-31T00:00:00Z", false),
+            ("2026-13-01T00:00:00Z", false),
+            ("2026-11-24T24:00:00Z", false),
+            ("2026-11-24T10:60:00Z", false),
+            ("2026-11-24T10:00:60Z", false),
+        ] {
+            assert_eq!(time.is_match(text), server, "{text}");
+            let parsed = crate::routes::query::read_time("from", text).is_ok();
+            assert!(
+                parsed || !time.is_match(text),
+                "{text} matches but is refused"
+            );
+        }
+    }
+
     #[test]
     fn the_document_describes_the_relay() {
         let json: Value = serde_json::from_str(&openapi_json().unwrap()).unwrap();
