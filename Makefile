@@ -56,6 +56,8 @@ test-server:
 	# The backtest test replays exported sessions with the CLI, beside the server binary.
 	cargo build --bin nudge-rules
 	cargo test -p nudge-rules-server
+	# The docs' examples marked runnable, as written, against target/debug/nudge-rules-server --demo.
+	python3 scripts/run-doc-examples.py
 
 wasm:
 	scripts/build-wasm.sh
