@@ -34,6 +34,8 @@ test: setup lint test-rust test-server test-node test-browser fuzz-smoke
 lint:
 	python3 scripts/check-modules.py
 	python3 scripts/check-docs.py
+	# The API document (docs/openapi.yaml) against OpenAPI 3.0 and redocly.yaml's rules.
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node_modules/.bin/redocly lint docs/openapi.yaml
 	cargo fmt --check
 	cargo clippy --all-targets --all-features -- -D warnings
 	cargo clippy -p nudge-rules-tools --all-targets -- -D warnings
@@ -54,6 +56,8 @@ test-server:
 	# The backtest test replays exported sessions with the CLI, beside the server binary.
 	cargo build --bin nudge-rules
 	cargo test -p nudge-rules-server
+	# The docs' examples marked runnable, as written, against target/debug/nudge-rules-server --demo.
+	python3 scripts/run-doc-examples.py
 
 wasm:
 	scripts/build-wasm.sh

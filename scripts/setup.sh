@@ -108,7 +108,7 @@ else
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt-get install"
 fi
 
-# --- 4. npm packages (playwright-core, binaryen's wasm-opt, typescript, ...) --
+# --- 4. npm packages (playwright-core, binaryen's wasm-opt, typescript, @redocly/cli, ...) --
 [ -f package-lock.json ] || die "package-lock.json not found in $(pwd)"
 lock_hash="$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1) node-$(node --version)"
 stamp=node_modules/.setup-stamp
@@ -123,6 +123,8 @@ else
 fi
 node_modules/.bin/wasm-opt --version >/dev/null 2>&1 \
   || die "node_modules/.bin/wasm-opt does not run (npm package binaryen)"
+node_modules/.bin/redocly --version >/dev/null 2>&1 \
+  || die "node_modules/.bin/redocly does not run (npm package @redocly/cli, the OpenAPI linter of make lint)"
 
 # --- 5. the server tests: redis-server, PostgreSQL, wrk (make bench-server), curl, schemathesis ---
 # PostgreSQL: the store tests start clusters of their own (initdb, pg_ctl from

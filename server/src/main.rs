@@ -328,9 +328,14 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     if demo {
         let _ = writeln!(
             out,
-            "demo site: the embedded storefront config as version 1, managed through the API; test key {DEMO_KEY}"
+            "demo site: the embedded storefront config as version 1, managed through the API; test key {DEMO_KEY} (every endpoint), publishable key {DEMO_SITE_KEY} (the relay only)"
         );
         let base = format!("http://{}", server.api_addr());
+        let _ = writeln!(
+            out,
+            "relay: POST {base}{} with the publishable key {DEMO_SITE_KEY} (Authorization: Bearer, or the body's site_key)",
+            routes::events::EVENTS_PATH
+        );
         let _ = writeln!(
             out,
             "sessions: curl -s '{base}/v1/sessions?limit=2' -H 'Authorization: Bearer {DEMO_KEY}'"

@@ -508,3 +508,64 @@ async fn publish(
     }
     Ok(response)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema of a header parameter of the publish in docs/openapi.yaml.
+    fn publish_header(name: &str) -> serde_json::Value {
+        let doc: serde_json::Value =
+            serde_json::from_str(&crate::openapi::openapi_json().unwrap()).unwrap();
+        let parameters = doc["paths"]["/v1/config/versions"]["post"]["parameters"]
+            .as_array()
+            .unwrap()
+            .clone();
+        parameters.into_iter().find(|p| p["name"] == name).unwrap()["schema"].clone()
+    }
+
+    fn accepted(name: header::HeaderName, value: &str) -> bool {
+        let mut headers = HeaderMap::new();
+        headers.insert(name, HeaderValue::from_str(value).unwrap());
+        precondition(&headers).is_ok()
+    }
+
+    /// A generated client never sends a precondition the document allows and the server
+    /// refuses, nor the reverse (issue 35: the schema took any string).
+    #[test]
+    fn the_documents_preconditions_are_those_the_server_takes() {
+        let if_match =
+            regex::Regex::new(publish_header("If-Match")["pattern"].as_str().unwrap()).unwrap();
+        for value in [
+            "\"v1\"",
+            "\"v42\"",
+            "\"v999999999999999999\"",
+            "\"v0\"",
+            "\"v01\"",
+            "\"v\"",
+            "\"v-1\"",
+            "\"v1\" ",
+            "v1",
+            "\"1\"",
+            "W/\"v1\"",
+            "*",
+            "",
+            "\"v1x\"",
+        ] {
+            assert_eq!(
+                if_match.is_match(value),
+                accepted(header::IF_MATCH, value),
+                "If-Match: {value}"
+            );
+        }
+        let if_none_match = publish_header("If-None-Match");
+        let allowed = if_none_match["enum"].as_array().unwrap();
+        for value in ["*", "\"v1\"", "**", "", " *"] {
+            assert_eq!(
+                allowed.iter().any(|a| a == value),
+                accepted(header::IF_NONE_MATCH, value),
+                "If-None-Match: {value}"
+            );
+        }
+    }
+}

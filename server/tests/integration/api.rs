@@ -307,6 +307,10 @@ async fn every_status_with_headers_and_body() {
     assert_eq!(status, 200);
     let openapi: Value = serde_json::from_str(&openapi).unwrap();
     assert!(openapi["paths"]["/v1/nudges/preview"]["post"]["responses"]["413"].is_object());
+    // The relay is in the served contract too (issue 35), with both of its content types.
+    let relay = &openapi["paths"]["/v1/events"]["post"];
+    assert!(relay["requestBody"]["content"]["text/plain"].is_object());
+    assert!(relay["responses"]["202"].is_object());
     assert_eq!(admin_get(admin, "/healthz").await.0, 200);
 
     server.shutdown().await;

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use nudge_rules_server::DEMO_KEY;
 use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::{DEMO_KEY, DEMO_SITE_KEY};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -283,11 +283,25 @@ async fn demo_mode_serves_the_storefront_with_the_printed_key() {
     for name in &kept {
         assert!(temp.join(name).exists(), "{name} was removed");
     }
-    // What `make serve` prints: the test key and a curl line that works as printed.
+    // What `make serve` prints: the test key, the publishable key and the relay's URL, and a
+    // curl line that works as printed.
     let printed = server.stdout();
     assert!(
         printed.contains(&format!("test key {DEMO_KEY}")),
         "{printed}"
+    );
+    assert!(
+        printed.contains(&format!("publishable key {DEMO_SITE_KEY}")),
+        "{printed}"
+    );
+    let relay_url = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("relay: POST "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no relay line in {printed}"));
+    assert!(
+        relay_url.starts_with("http://127.0.0.1:") && relay_url.ends_with("/v1/events"),
+        "{relay_url}"
     );
     let curl = printed
         .lines()
