@@ -511,11 +511,8 @@ fn no_match_reason(
         ],
     );
     // Fewest failing conditions, earliest on ties (min_by_key keeps the first minimum).
-    if let Some((check, rule)) = checks
-        .iter()
-        .min_by_key(|c| c.failing())
-        .and_then(|c| rules.get(c.rule).map(|r| (c, r)))
-    {
+    let closest = checks.iter().min_by_key(|c| c.failing());
+    if let Some((check, rule)) = closest.and_then(|c| rules.get(c.rule).map(|r| (c, r))) {
         write_parts(
             &mut text,
             &[
@@ -526,6 +523,22 @@ fn no_match_reason(
         );
         let state = (path, intent_score, idle_ms);
         check.write_details(rule, state, Some(false), " and ", &mut text);
+    }
+    // A rule that only its cap stops (SPEC 15), when it is not the closest: said too.
+    if let Some((capped, rule)) = checks
+        .iter()
+        .filter(|c| c.failing() == 1 && Some(c.rule) != closest.map(|c| c.rule))
+        .find_map(|c| Some((c.capped?, rules.get(c.rule)?)))
+    {
+        write_parts(
+            &mut text,
+            &[
+                Part::Text("; rule "),
+                Part::Quoted(&rule.id),
+                Part::Text(" is "),
+            ],
+        );
+        capped.write(&mut text);
     }
     if let Some((at, r)) = earliest_idle(engine, &checks) {
         let id = rules.get(r).map(|r| r.id.as_str()).unwrap_or_default();

@@ -161,7 +161,7 @@ impl Condition<'_> {
 }
 
 /// `once`, `twice`, `3 times`.
-fn times_words(n: u32) -> String {
+pub(crate) fn times_words(n: u32) -> String {
     match n {
         1 => "once".to_owned(),
         2 => "twice".to_owned(),

@@ -3,8 +3,8 @@
 use super::Analysis;
 use serde::Serialize;
 
-use crate::config::{NudgeType, Pattern, Rule};
-use crate::words::{idle_words, intent_words, pattern_words};
+use crate::config::{Cap, NudgeType, Pattern, Rule};
+use crate::words::{duration_words, idle_words, intent_words, pattern_words, times_words};
 
 /// A rule's plain-language summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -72,6 +72,30 @@ fn sentence(rule: &Rule) -> String {
         s.push_str(", except ");
         s.push_str(&join(&w.exclude_pages));
     }
+    // SPEC 15, said only where the rule sets it (the default cap, once per visit, goes unsaid).
+    match w.exit_intent {
+        Some(true) => s.push_str(", only when they are about to leave"),
+        Some(false) => s.push_str(", never when they are about to leave"),
+        None => {}
+    }
+    if rule.cap != Cap::DEFAULT {
+        s.push_str(&format!(
+            "; at most {} per visit",
+            times_words(u32::from(rule.cap.per_session))
+        ));
+        if rule.cap.cooldown_ms > 0 {
+            s.push_str(&format!(
+                ", not again for {} after a visitor closes it",
+                duration_words(rule.cap.cooldown_ms)
+            ));
+        }
+    }
+    if rule.holdout_percent > 0 {
+        s.push_str(&format!(
+            "; {} % of visitors are kept as a control group",
+            rule.holdout_percent
+        ));
+    }
     s.push('.');
     s
 }
@@ -115,5 +139,22 @@ mod tests {
             "Disabled: would show a toast on pages under /collections/gifts to visitors at any intent at once."
         );
         assert!(text("last-chance-exit").starts_with("Shows an exit modal on every page"));
+    }
+
+    #[test]
+    fn spec15_settings_are_said_where_set() {
+        let e = Engine::compile(include_str!("../../examples/caps.json")).unwrap();
+        let s = Analysis::new(&e).summary();
+        let text = |id: &str| s.iter().find(|r| r.rule_id == id).unwrap().text.clone();
+        assert_eq!(
+            text("exit-offer"),
+            "Shows an exit modal on pages under /products and pages under /collections to visitors with intent 40 or more at once, only when they are about to leave; at most once per visit, not again for 7 days after a visitor closes it; 10 % of visitors are kept as a control group."
+        );
+        assert!(
+            text("sizing-help").ends_with(", never when they are about to leave; at most twice per visit, not again for 1 day after a visitor closes it; 10 % of visitors are kept as a control group."),
+            "{}",
+            text("sizing-help")
+        );
+        assert!(text("free-shipping-bar").ends_with("at once."));
     }
 }
