@@ -448,7 +448,7 @@ fn visit(c: &mut Criterion) {
     // so that the bucket is hashed and the nudge shown. Evaluation reads the history up to the
     // first entry of an earlier session past the cooldown.
     let entry = |i: u64, ms_ago: u64| HistoryEntry {
-        rule_id: if i % 4 == 0 {
+        rule_id: if i.is_multiple_of(4) {
             "sizing-help".into()
         } else {
             format!("old-rule-{i}")
