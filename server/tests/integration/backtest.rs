@@ -100,7 +100,8 @@ fn without_sizing_help() -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_exactly_its_page_views() {
+async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_its_page_views_and_what_caps_move()
+ {
     for test_store in TestStore::both() {
         let dir = tempfile::tempdir().unwrap();
         let server = start_with_store(&sites(dir.path()), &test_store.url).await;
@@ -133,14 +134,16 @@ async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_exactly_its
         let won = rule(&draft["live"], "sizing-help")["page_views"]
             .as_u64()
             .unwrap();
-        assert!(won > 100, "{backend}: sizing-help wins {won} page views");
+        // Once per session with its default cap (SPEC 15).
+        assert!(won > 50, "{backend}: sizing-help wins {won} page views");
         // Every page view the rule won changes, and with caps (SPEC 15) a few more: a rule that
         // takes its place is capped on a later page of the session where it fired before.
         let changed = draft["changes"]["page_views"].as_u64().unwrap();
         assert!(changed >= won, "{backend}: {changed} changes, {won} won");
         assert_eq!(rule(draft, "sizing-help")["page_views"], 0, "{backend}");
         let examples = draft["changes"]["examples"].as_array().unwrap();
-        assert_eq!(examples.len(), 100, "{backend}: at most 100 examples");
+        let shown = usize::try_from(changed).unwrap().min(100);
+        assert_eq!(examples.len(), shown, "{backend}: at most 100 examples");
         let mut lost = 0;
         for example in examples {
             lost += usize::from(example["before"]["outcome"]["rule"] == "sizing-help");
