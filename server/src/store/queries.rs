@@ -9,7 +9,7 @@
 //! starts its range from the first bound it is given: with two lower bounds a deep page read
 //! every row from the window's start.
 
-use crate::model::derive::{NudgeSummary, SessionSummary, derive};
+use crate::model::derive::{NudgeSummary, SessionSummary, derive, exposures};
 use crate::model::event::{EventKind, NewEvent, Scope, StoredEvent};
 
 use super::{InsertOutcome, StoreError};
@@ -118,7 +118,7 @@ pub enum Published {
     NoSuchVersion(i64),
 }
 
-const EVENT_COLUMNS: &str = "seq, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
+const EVENT_COLUMNS: &str = "seq, message_id, session_id, visitor_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
 const SESSION_COLUMNS: &str =
     "id, started_at, ended_at, page_count, intent_score, converted, nudge_count";
 const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
@@ -134,13 +134,28 @@ const REPLAY_PAGE: &str = "SELECT id, started_at, ended_at, intent_score, conver
      WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND (started_at, id) <= ($5, $6) \
      ORDER BY started_at, id LIMIT $7";
 
-/// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
+/// Events per INSERT statement: 15 parameters each, under SQLite's 32,766 and PostgreSQL's
 /// 65,535 parameters per statement.
 const EVENTS_PER_STATEMENT: usize = 1000;
 /// Sessions recomputed per statement (an `IN` list of ids).
 const SESSIONS_PER_STATEMENT: usize = 500;
 /// Nudge rows per INSERT statement (9 parameters each).
 const NUDGES_PER_STATEMENT: usize = 2000;
+/// Exposure rows per INSERT statement (8 parameters each).
+const EXPOSURES_PER_STATEMENT: usize = 2000;
+
+/// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArmCount {
+    /// The rule.
+    pub rule_id: String,
+    /// The treated arm (shown) or the control arm (held out).
+    pub treated: bool,
+    /// Sessions exposed in this arm.
+    pub sessions: i64,
+    /// Of them, those with a PURCHASE at or after the exposure.
+    pub converted: i64,
+}
 
 /// The lower bound of an ascending keyset walk over `(time, id)`: after `cursor` (the last row
 /// read) and at or after `from_ms`, as one exclusive row value. `(from_ms, "")` stands for "at
@@ -277,6 +292,7 @@ macro_rules! queries {
                 event: NewEvent {
                     message_id: row.try_get("message_id")?,
                     session_id: row.try_get("session_id")?,
+                    visitor_id: row.try_get("visitor_id")?,
                     kind,
                     occurred_at_ms: row.try_get("occurred_at")?,
                     url: row.try_get("url")?,
@@ -354,13 +370,14 @@ macro_rules! queries {
             let mut stored: HashSet<String> = HashSet::new();
             for chunk in unique.chunks(EVENTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
-                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
+                    "INSERT INTO events (site, mode, message_id, session_id, visitor_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
                 );
                 insert.push_values(chunk, |mut row, e| {
                     row.push_bind(scope.site.as_str())
                         .push_bind(mode)
                         .push_bind(e.message_id.as_str())
                         .push_bind(e.session_id.as_str())
+                        .push_bind(e.visitor_id.as_deref())
                         .push_bind(e.kind.as_str())
                         .push_bind(e.occurred_at_ms)
                         .push_bind(e.url.as_deref())
@@ -420,7 +437,11 @@ macro_rules! queries {
             }
             let mut summaries = Vec::new();
             let mut nudges = Vec::new();
+            let mut exposed = Vec::new();
             for id in sessions {
+                if let Some(events) = by_session.get(*id) {
+                    exposed.extend(exposures(events).into_iter().map(|x| (*id, x)));
+                }
                 if let Some((summary, mut shown)) = by_session.get(*id).and_then(|events| derive(id, events)) {
                     nudges.extend(shown.drain(..).map(|n| (n, summary.started_at_ms)));
                     summaries.push(summary);
@@ -474,7 +495,61 @@ macro_rules! queries {
                 insert.push(" ON CONFLICT (site, mode, id) DO NOTHING");
                 insert.build().execute(&mut **tx).await?;
             }
+            let mut delete = QueryBuilder::<$db>::new("DELETE FROM exposures WHERE site = ");
+            delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+            let mut ids = delete.separated(", ");
+            for id in sessions {
+                ids.push_bind(*id);
+            }
+            ids.push_unseparated(")");
+            delete.build().execute(&mut **tx).await?;
+            for chunk in exposed.chunks(EXPOSURES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO exposures (site, mode, session_id, rule_id, treated, exposed_at, converted, session_started_at) ",
+                );
+                insert.push_values(chunk, |mut row, (session_id, x)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(*session_id)
+                        .push_bind(x.rule_id.as_str())
+                        .push_bind(i64::from(x.treated))
+                        .push_bind(x.exposed_at_ms)
+                        .push_bind(i64::from(x.converted))
+                        .push_bind(x.session_started_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, session_id, rule_id) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
             Ok(())
+        }
+
+        pub(crate) async fn uplift_counts(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            window: &ListWindow,
+        ) -> Result<Vec<ArmCount>, StoreError> {
+            let rows = sqlx::query(
+                "SELECT rule_id, treated, COUNT(*) AS sessions, CAST(SUM(converted) AS BIGINT) AS converted FROM exposures \
+                 WHERE site = $1 AND mode = $2 AND session_started_at >= $3 AND session_started_at < $4 \
+                 GROUP BY rule_id, treated ORDER BY rule_id, treated",
+            )
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(window.visible_start_ms())
+            .bind(window.to_ms)
+            .fetch_all(&mut *conn)
+            .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(ArmCount {
+                        rule_id: r.try_get("rule_id")?,
+                        treated: r.try_get::<i64, _>("treated")? != 0,
+                        sessions: r.try_get("sessions")?,
+                        converted: r.try_get::<Option<i64>, _>("converted")?.unwrap_or(0),
+                    })
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()?)
         }
 
         pub(crate) async fn list_sessions(
@@ -909,6 +984,21 @@ macro_rules! queries {
             .bind(before_ms)
             .execute(&mut *tx)
             .await?;
+            // Sessions of held-out events alone have no sessions row: their events go by their
+            // exposures.
+            sqlx::query(
+                "DELETE FROM events WHERE site = $1 AND session_id IN \
+                 (SELECT x.session_id FROM exposures x WHERE x.site = $1 AND x.mode = events.mode AND x.session_started_at < $2)",
+            )
+            .bind(site)
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM exposures WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
                 .bind(site)
                 .bind(before_ms)
