@@ -50,6 +50,7 @@ pub mod server;
 pub mod sites;
 pub mod state;
 pub mod store;
+pub mod uplift;
 
 /// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
 /// default.
