@@ -438,7 +438,8 @@ impl Store {
     /// One page of the sessions of `scope` that started in `window` (retention applied), oldest
     /// first (ties: id), after `after` (the last page's `(started_at, id)`) and up to and
     /// including `upto` (this page's [`Store::replay_bound`]; `None`: to the window's end), at
-    /// most `limit`, each with its page events and nudges: what a backtest replays (SPEC 12).
+    /// most `limit`, each with its page events, its NUDGE_HELD_OUT events and its nudges: what a backtest replays
+    /// (SPEC 12, 15).
     /// The three reads share one transaction, so a page is one snapshot. The summaries carry
     /// `id`, `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
     ///

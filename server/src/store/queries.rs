@@ -43,10 +43,11 @@ pub struct NudgeFilter {
     pub nudge_type: Option<String>,
 }
 
-/// A page event of a session's log (API document 2.2 "Session event").
+/// An event of a session's log: a page event (API document 2.2 "Session event"), or in a
+/// backtest page a NUDGE_HELD_OUT event too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionEvent {
-    /// `PAGE_VIEW`, `ADD_TO_CART` or `PURCHASE`.
+    /// `PAGE_VIEW`, `ADD_TO_CART` or `PURCHASE` (or `NUDGE_HELD_OUT` in a backtest page).
     pub event_type: String,
     /// The URL as sent.
     pub url: String,
@@ -54,6 +55,9 @@ pub struct SessionEvent {
     pub occurred_at_ms: i64,
     /// The SDK's intent score at that moment, when it sent one (SPEC 8 replay reads it).
     pub intent_score: Option<i64>,
+    /// The rule of a `NUDGE_HELD_OUT` event, which a backtest page carries for the replay's
+    /// caps (SPEC 15); `None` on page events (the only events of a session's detail).
+    pub rule_id: Option<String>,
 }
 
 /// One session with its log (API document 2.2).
@@ -124,9 +128,9 @@ const SESSION_COLUMNS: &str =
 const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
 const VERSION_COLUMNS: &str = "version, published_at, published_by, message, sha256, restores";
 
-/// The page events of a session (API document 2.2): what the detail endpoint lists and replay
-/// reads.
-const PAGE_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE')";
+/// The events replay reads of a session: its page events (API document 2.2, what the detail
+/// endpoint lists) and its NUDGE_HELD_OUT events, which count for caps (SPEC 15).
+const REPLAY_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE', 'NUDGE_HELD_OUT')";
 
 /// The sessions of one replay page, oldest first: `$1` site, `$2` mode, after `($3, $4)` in
 /// (started_at, id) order ([`keyset_after`]), started before `$5`, at most `$6`.
@@ -620,6 +624,7 @@ macro_rules! queries {
                         url: row.try_get::<Option<String>, _>("url")?.unwrap_or_default(),
                         occurred_at_ms: row.try_get("occurred_at")?,
                         intent_score: row.try_get("intent_score")?,
+                        rule_id: None,
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()?;
@@ -684,10 +689,10 @@ macro_rules! queries {
                 "started_at, id",
             );
             let events_sql = page_sql(
-                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score",
+                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score, e.rule_id",
                 &format!(
                     "({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
-                     WHERE e.type IN {PAGE_EVENT_TYPES}"
+                     WHERE e.type IN {REPLAY_EVENT_TYPES}"
                 ),
                 "p.started_at, p.id, e.occurred_at, e.seq",
             );
@@ -728,7 +733,7 @@ macro_rules! queries {
                 .fetch_all(&mut *tx)
                 .await?;
             tx.commit().await?;
-            let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = read_page(&events)?;
+            let events: Vec<(String, String, Option<String>, i64, Option<i64>, Option<String>)> = read_page(&events)?;
             let nudges: Vec<(String, String, String, i64, String, i64)> = read_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
             let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
@@ -748,9 +753,9 @@ macro_rules! queries {
                     nudges: Vec::new(),
                 });
             }
-            for (session_id, event_type, url, occurred_at_ms, intent_score) in events {
+            for (session_id, event_type, url, occurred_at_ms, intent_score, rule_id) in events {
                 if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
-                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score });
+                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score, rule_id });
                 }
             }
             for (session_id, id, nudge_type, shown_at_ms, outcome, influenced) in nudges {
