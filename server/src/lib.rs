@@ -37,6 +37,7 @@
 pub mod admin;
 pub mod auth;
 pub mod conn;
+pub mod demo;
 pub mod error;
 pub mod import;
 pub mod keys;
