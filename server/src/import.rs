@@ -60,6 +60,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
         events.push(NewEvent {
             message_id: format!("import:{session_id}:e{i}"),
             session_id: session_id.clone(),
+            visitor_id: None,
             kind: kind.unwrap_or(EventKind::PageView),
             occurred_at_ms: e.occurred_at_ms.saturating_add(options.shift_ms),
             url: Some(e.url.to_owned()),
@@ -81,6 +82,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
         let shown = NewEvent {
             message_id: format!("import:{session_id}:n{j}"),
             session_id: session_id.clone(),
+            visitor_id: None,
             kind: EventKind::NudgeShown,
             occurred_at_ms: at,
             url: None,
@@ -96,6 +98,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
             events.push(NewEvent {
                 message_id: format!("import:{session_id}:n{j}:outcome"),
                 session_id: session_id.clone(),
+                visitor_id: None,
                 kind: EventKind::NudgeOutcome,
                 occurred_at_ms: at,
                 url: None,

@@ -37,6 +37,7 @@
 pub mod admin;
 pub mod auth;
 pub mod conn;
+pub mod demo;
 pub mod error;
 pub mod import;
 pub mod keys;
@@ -50,6 +51,7 @@ pub mod server;
 pub mod sites;
 pub mod state;
 pub mod store;
+pub mod uplift;
 
 /// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
 /// default.

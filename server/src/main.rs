@@ -459,6 +459,15 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
     let report = import(store, &scope, DEMO_SESSIONS, &options, &mut |_, _| {})
         .await
         .map_err(|e| e.to_string())?;
+    // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
+    // one without enough data (nudge_rules_server::demo). Idempotent, like the import.
+    let holdouts = nudge_rules_server::demo::holdout_events(now);
+    for batch in holdouts.chunks(1000) {
+        store
+            .insert_events(&scope, batch, now)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     Ok(report.sessions)
 }
 

@@ -11,6 +11,16 @@
 //!   [`INFLUENCE_WINDOW_MS`] later, the interaction being the visitor acting on the nudge: its
 //!   latest `clicked` or `chat_opened` outcome event (SPEC 9 "Derived fields", amended
 //!   2026-11-26). A nudge only shown or dismissed is never influenced.
+//!
+//! A session exists for the read API once it holds a PAGE_VIEW, ADD_TO_CART, PURCHASE,
+//! NUDGE_SHOWN or NUDGE_OUTCOME event: NUDGE_HELD_OUT events alone make none (SPEC 9, 15), but
+//! when it exists they count for its `started_at`, `ended_at` and `intent_score` like its other
+//! events. They are never nudges.
+//!
+//! [`exposures`] derives what the uplift report counts (SPEC 15): per rule, the session's
+//! first NUDGE_SHOWN of that rule (treated) or NUDGE_HELD_OUT (control), whichever came first
+//! (a tie goes to the treated arm: the nudge was seen), and whether a PURCHASE of the session
+//! occurred at or after it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -65,6 +75,12 @@ pub fn derive(
     events: &[StoredEvent],
 ) -> Option<(SessionSummary, Vec<NudgeSummary>)> {
     let first = events.first()?;
+    if events
+        .iter()
+        .all(|e| e.event.kind == EventKind::NudgeHeldOut)
+    {
+        return None;
+    }
     let mut started_at_ms = first.event.occurred_at_ms;
     let mut ended_at_ms = first.event.occurred_at_ms;
     let mut pages: HashSet<&str> = HashSet::new();
@@ -93,7 +109,7 @@ pub fn derive(
                 }
             }
             EventKind::Purchase => purchases.push(at),
-            EventKind::AddToCart => {}
+            EventKind::AddToCart | EventKind::NudgeHeldOut => {}
             EventKind::NudgeShown => {
                 if let (Some(id), Some(nudge_type)) =
                     (e.nudge_id.as_deref(), e.nudge_type.as_deref())
@@ -160,6 +176,72 @@ pub fn derive(
     Some((summary, nudges))
 }
 
+/// A session's exposure to one rule (SPEC 15): the arm, when, and whether it converted after.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exposure {
+    /// The rule.
+    pub rule_id: String,
+    /// Shown the rule's nudge (true) or held out from it (false).
+    pub treated: bool,
+    /// The first NUDGE_SHOWN or NUDGE_HELD_OUT of the rule, Unix ms.
+    pub exposed_at_ms: i64,
+    /// A PURCHASE of the session occurred at or after `exposed_at_ms`.
+    pub converted: bool,
+    /// The session's earliest event time (every event, held-out ones too): which window the
+    /// exposure belongs to.
+    pub session_started_at_ms: i64,
+}
+
+/// The exposures of one session from all its events (any order), by rule id: one per rule
+/// that has a NUDGE_SHOWN with that `rule_id` or a NUDGE_HELD_OUT. A session of held-out
+/// events alone has exposures (its control group would lose its non-buyers otherwise), though
+/// it is not a session of the read API.
+pub fn exposures(events: &[StoredEvent]) -> Vec<Exposure> {
+    let Some(session_started_at_ms) = events.iter().map(|e| e.event.occurred_at_ms).min() else {
+        return Vec::new();
+    };
+    let last_purchase = events
+        .iter()
+        .filter(|e| e.event.kind == EventKind::Purchase)
+        .map(|e| e.event.occurred_at_ms)
+        .max();
+    // rule id -> (first shown, first held out)
+    let mut first: std::collections::BTreeMap<&str, (Option<i64>, Option<i64>)> =
+        std::collections::BTreeMap::new();
+    for stored in events {
+        let e = &stored.event;
+        let Some(rule_id) = e.rule_id.as_deref() else {
+            continue;
+        };
+        let at = e.occurred_at_ms;
+        let entry = first.entry(rule_id).or_default();
+        let slot = match e.kind {
+            EventKind::NudgeShown => &mut entry.0,
+            EventKind::NudgeHeldOut => &mut entry.1,
+            _ => continue,
+        };
+        *slot = Some(slot.map_or(at, |t| t.min(at)));
+    }
+    first
+        .into_iter()
+        .filter_map(|(rule_id, (shown, held_out))| {
+            let (treated, exposed_at_ms) = match (shown, held_out) {
+                (Some(s), Some(h)) if h < s => (false, h),
+                (Some(s), _) => (true, s),
+                (None, Some(h)) => (false, h),
+                (None, None) => return None,
+            };
+            Some(Exposure {
+                rule_id: rule_id.to_owned(),
+                treated,
+                exposed_at_ms,
+                converted: last_purchase.is_some_and(|p| p >= exposed_at_ms),
+                session_started_at_ms,
+            })
+        })
+        .collect()
+}
+
 /// Whether an outcome event is the visitor acting on a nudge of `nudge_type` (SPEC 9
 /// "Derived fields"): `clicked`, or `chat_opened` of a chat bubble.
 fn counts_as_interaction(outcome: &str, nudge_type: &str) -> bool {
@@ -177,6 +259,7 @@ mod tests {
             event: NewEvent {
                 message_id: format!("m{seq}"),
                 session_id: "sess_a".into(),
+                visitor_id: None,
                 kind,
                 occurred_at_ms: at,
                 url: None,
@@ -412,5 +495,79 @@ mod tests {
             purchase(3, 2000),
             outcome(4, 1500 + 2 * INFLUENCE_WINDOW_MS, "nudg_1", "dismissed"),
         ]));
+    }
+
+    fn held_out(seq: i64, at: i64, rule: &str) -> StoredEvent {
+        let mut e = event(seq, EventKind::NudgeHeldOut, at);
+        e.event.rule_id = Some(rule.into());
+        e.event.nudge_type = Some("toast".into());
+        e
+    }
+
+    fn shown_by(seq: i64, at: i64, id: &str, rule: &str) -> StoredEvent {
+        let mut e = shown(seq, at, id);
+        e.event.rule_id = Some(rule.into());
+        e
+    }
+
+    #[test]
+    fn held_out_events_alone_make_no_session_and_are_never_nudges() {
+        assert!(derive("sess_a", &[held_out(1, 100, "r1")]).is_none());
+        let mut h = held_out(2, 50, "r1");
+        h.event.intent_score = Some(70);
+        let (s, nudges) = derive("sess_a", &[page(1, 100, "/a"), h]).unwrap();
+        assert!(nudges.is_empty());
+        assert_eq!(
+            (s.started_at_ms, s.ended_at_ms, s.nudge_count, s.page_count),
+            (50, 100, 0, 1)
+        );
+    }
+
+    #[test]
+    fn exposures_take_each_rules_first_event_and_purchases_at_or_after_it() {
+        let purchase = |seq, at| event(seq, EventKind::Purchase, at);
+        let got = exposures(&[
+            page(1, 10, "/"),
+            shown_by(2, 300, "nudg_2", "r1"),
+            shown_by(3, 200, "nudg_1", "r1"),
+            held_out(4, 100, "r2"),
+            held_out(5, 500, "r3"),
+            shown(6, 50, "nudg_x"),
+            purchase(7, 200),
+        ]);
+        let view: Vec<(&str, bool, i64, bool, i64)> = got
+            .iter()
+            .map(|x| {
+                (
+                    x.rule_id.as_str(),
+                    x.treated,
+                    x.exposed_at_ms,
+                    x.converted,
+                    x.session_started_at_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            view,
+            [
+                ("r1", true, 200, true, 10),
+                ("r2", false, 100, true, 10),
+                ("r3", false, 500, false, 10),
+            ]
+        );
+        // Both arms in one session: the earlier wins; a tie goes to the treated arm.
+        let both = |shown_at, held_at| {
+            exposures(&[
+                shown_by(1, shown_at, "nudg_1", "r1"),
+                held_out(2, held_at, "r1"),
+            ])[0]
+                .clone()
+        };
+        assert!(!both(200, 100).treated);
+        assert!(both(100, 200).treated);
+        assert!(both(100, 100).treated);
+        // Held-out events alone: exposures, though no session for the read API.
+        assert_eq!(exposures(&[held_out(1, 7, "r9")]).len(), 1);
+        assert!(exposures(&[]).is_empty());
     }
 }

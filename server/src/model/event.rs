@@ -1,5 +1,6 @@
-//! One stored event (SPEC 10 "Body"; API document 2.2): a page event (PAGE_VIEW, ADD_TO_CART,
-//! PURCHASE) or a nudge event (NUDGE_SHOWN, NUDGE_OUTCOME), with its site and mode.
+//! One stored event (SPEC 10 "Body", SPEC 15 "Relay"; API document 2.2): a page event
+//! (PAGE_VIEW, ADD_TO_CART, PURCHASE) or a nudge event (NUDGE_SHOWN, NUDGE_OUTCOME,
+//! NUDGE_HELD_OUT), with its site and mode.
 
 use std::fmt;
 
@@ -73,20 +74,23 @@ pub enum EventKind {
     NudgeShown,
     /// The visitor acted on a nudge (clicked, dismissed, opened a chat).
     NudgeOutcome,
+    /// A rule fired but the visitor is in its control group: nothing was shown (SPEC 15).
+    NudgeHeldOut,
 }
 
 impl EventKind {
     /// Every kind, page events first.
-    pub const ALL: [EventKind; 5] = [
+    pub const ALL: [EventKind; 6] = [
         EventKind::PageView,
         EventKind::AddToCart,
         EventKind::Purchase,
         EventKind::NudgeShown,
         EventKind::NudgeOutcome,
+        EventKind::NudgeHeldOut,
     ];
 
     /// The wire and stored name: `PAGE_VIEW`, `ADD_TO_CART`, `PURCHASE`, `NUDGE_SHOWN`,
-    /// `NUDGE_OUTCOME`.
+    /// `NUDGE_OUTCOME`, `NUDGE_HELD_OUT`.
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::PageView => "PAGE_VIEW",
@@ -94,6 +98,7 @@ impl EventKind {
             EventKind::Purchase => "PURCHASE",
             EventKind::NudgeShown => "NUDGE_SHOWN",
             EventKind::NudgeOutcome => "NUDGE_OUTCOME",
+            EventKind::NudgeHeldOut => "NUDGE_HELD_OUT",
         }
     }
 
@@ -125,11 +130,13 @@ pub struct NewEvent {
     pub message_id: String,
     /// `sess_...`.
     pub session_id: String,
+    /// `vis_...`, the visitor (any event, optional; SPEC 15).
+    pub visitor_id: Option<String>,
     /// The type.
     pub kind: EventKind,
     /// When it happened (after the clock correction of SPEC 10).
     pub occurred_at_ms: i64,
-    /// The page's URL as sent (page events, optionally NUDGE_SHOWN).
+    /// The page's URL as sent (page events and NUDGE_HELD_OUT, optionally NUDGE_SHOWN).
     pub url: Option<String>,
     /// The URL's canonical path (SPEC 4 with the site's `case_sensitive`), or the URL's exact
     /// text when SPEC 4 rejects it: what `page_count` counts distinct (SPEC 9).
@@ -138,9 +145,9 @@ pub struct NewEvent {
     pub intent_score: Option<u8>,
     /// `nudg_...` (nudge events).
     pub nudge_id: Option<String>,
-    /// One of [`NUDGE_TYPES`] (NUDGE_SHOWN).
+    /// One of [`NUDGE_TYPES`] (NUDGE_SHOWN, NUDGE_HELD_OUT).
     pub nudge_type: Option<String>,
-    /// The rule that fired it (NUDGE_SHOWN, optional).
+    /// The rule that fired it (NUDGE_SHOWN, optional; NUDGE_HELD_OUT, required).
     pub rule_id: Option<String>,
     /// One of [`OUTCOMES`] but `shown` (NUDGE_OUTCOME).
     pub outcome: Option<String>,

@@ -127,10 +127,17 @@ fn shown_value(value: &Value) -> String {
     }
 }
 
-const COMMON: [&str; 4] = ["message_id", "session_id", "type", "occurred_at"];
+const COMMON: [&str; 5] = [
+    "message_id",
+    "session_id",
+    "type",
+    "occurred_at",
+    "visitor_id",
+];
 const PAGE: [&str; 2] = ["url", "intent_score"];
 const SHOWN: [&str; 5] = ["nudge_id", "nudge_type", "rule_id", "url", "intent_score"];
 const OUTCOME: [&str; 2] = ["nudge_id", "outcome"];
+const HELD_OUT: [&str; 4] = ["rule_id", "nudge_type", "url", "intent_score"];
 
 /// Reads one event; its time is corrected by `clocks`, and page keys use `case_sensitive`.
 ///
@@ -139,13 +146,14 @@ const OUTCOME: [&str; 2] = ["nudge_id", "outcome"];
 /// A message naming the field and the value:
 /// - more than [`MAX_EVENT_BYTES`], not an object, an unknown field;
 /// - `message_id` not 1 to 100 of `[A-Za-z0-9_.:-]`; `session_id` not `sess_` and 1 to 64 of
-///   `[A-Za-z0-9_-]`; `type` not one of the five;
+///   `[A-Za-z0-9_-]`; `visitor_id` (optional, any type) not `vis_` and 1 to 64 of
+///   `[A-Za-z0-9_-]`; `type` not one of the six;
 /// - `occurred_at` not RFC 3339, or more than 24 hours before the batch was received;
-/// - `url` missing (page events), not a path or an absolute http(s) URL, over 8,192 bytes;
+/// - `url` missing (page events, NUDGE_HELD_OUT), not a path or an absolute http(s) URL, over 8,192 bytes;
 /// - `intent_score` not an integer from 0 to 100;
 /// - `nudge_id` not `nudg_` and 1 to 64 of `[A-Za-z0-9_-]`; `nudge_type` not one of the four;
-///   `rule_id` not 1 to 64 of `[A-Za-z0-9_-]`; `outcome` not `clicked`, `dismissed` or
-///   `chat_opened`.
+///   `rule_id` (optional on NUDGE_SHOWN, required on NUDGE_HELD_OUT) not 1 to 64 of
+///   `[A-Za-z0-9_-]`; `outcome` not `clicked`, `dismissed` or `chat_opened`.
 pub fn read_event(
     raw: &RawValue,
     clocks: &Clocks,
@@ -169,7 +177,7 @@ pub fn read_event(
     let kind_text = string(&fields, "type")?;
     let kind = EventKind::parse(kind_text).ok_or_else(|| {
         format!(
-            "type must be one of PAGE_VIEW, ADD_TO_CART, PURCHASE, NUDGE_SHOWN, NUDGE_OUTCOME, got {}",
+            "type must be one of PAGE_VIEW, ADD_TO_CART, PURCHASE, NUDGE_SHOWN, NUDGE_OUTCOME, NUDGE_HELD_OUT, got {}",
             shown(kind_text)
         )
     })?;
@@ -177,6 +185,7 @@ pub fn read_event(
         EventKind::PageView | EventKind::AddToCart | EventKind::Purchase => &PAGE,
         EventKind::NudgeShown => &SHOWN,
         EventKind::NudgeOutcome => &OUTCOME,
+        EventKind::NudgeHeldOut => &HELD_OUT,
     };
     if let Some(unknown) = fields
         .keys()
@@ -206,6 +215,16 @@ pub fn read_event(
             shown(session_id)
         ));
     }
+    let visitor_id = match optional_string(&fields, "visitor_id")? {
+        None => None,
+        Some(id) if is_visitor_id(id) => Some(id.to_owned()),
+        Some(id) => {
+            return Err(format!(
+                "visitor_id must be vis_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got {}",
+                shown(id)
+            ));
+        }
+    };
     let occurred_text = string(&fields, "occurred_at")?;
     let occurred = parse_rfc3339_ms(occurred_text, 9)
         .map_err(|e| format!("occurred_at must be {e}, got {}", shown(occurred_text)))?;
@@ -219,6 +238,7 @@ pub fn read_event(
     let mut event = NewEvent {
         message_id: message_id.to_owned(),
         session_id: session_id.to_owned(),
+        visitor_id,
         kind,
         occurred_at_ms: at,
         url: None,
@@ -241,7 +261,7 @@ pub fn read_event(
             )
         })?);
     }
-    let url_required = kind.is_page_event();
+    let url_required = kind.is_page_event() || kind == EventKind::NudgeHeldOut;
     if let Some(url) = optional_string(&fields, "url")?.or(if url_required {
         Some(string(&fields, "url")?)
     } else {
@@ -254,27 +274,14 @@ pub fn read_event(
     match kind {
         EventKind::NudgeShown => {
             event.nudge_id = Some(nudge_id(&fields)?);
-            let nudge_type = string(&fields, "nudge_type")?;
-            if !NUDGE_TYPES.contains(&nudge_type) {
-                return Err(format!(
-                    "nudge_type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
-                    shown(nudge_type)
-                ));
-            }
-            event.nudge_type = Some(nudge_type.to_owned());
+            event.nudge_type = Some(nudge_type(&fields)?);
             if let Some(rule_id) = optional_string(&fields, "rule_id")? {
-                let ok = (1..=64).contains(&rule_id.len())
-                    && rule_id
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-                if !ok {
-                    return Err(format!(
-                        "rule_id must be 1 to 64 of A-Z a-z 0-9 _ -, got {}",
-                        shown(rule_id)
-                    ));
-                }
-                event.rule_id = Some(rule_id.to_owned());
+                event.rule_id = Some(checked_rule_id(rule_id)?);
             }
+        }
+        EventKind::NudgeHeldOut => {
+            event.rule_id = Some(checked_rule_id(string(&fields, "rule_id")?)?);
+            event.nudge_type = Some(nudge_type(&fields)?);
         }
         EventKind::NudgeOutcome => {
             event.nudge_id = Some(nudge_id(&fields)?);
@@ -311,6 +318,44 @@ fn optional_string<'v>(
         None => Ok(None),
         Some(_) => string(fields, name).map(Some),
     }
+}
+
+fn nudge_type(fields: &Map<String, Value>) -> Result<String, String> {
+    let nudge_type = string(fields, "nudge_type")?;
+    if NUDGE_TYPES.contains(&nudge_type) {
+        Ok(nudge_type.to_owned())
+    } else {
+        Err(format!(
+            "nudge_type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
+            shown(nudge_type)
+        ))
+    }
+}
+
+/// 1 to 64 of `[A-Za-z0-9_-]` (SPEC 1's rule ids).
+fn checked_rule_id(rule_id: &str) -> Result<String, String> {
+    let ok = (1..=64).contains(&rule_id.len())
+        && rule_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(rule_id.to_owned())
+    } else {
+        Err(format!(
+            "rule_id must be 1 to 64 of A-Z a-z 0-9 _ -, got {}",
+            shown(rule_id)
+        ))
+    }
+}
+
+/// `vis_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 15).
+pub fn is_visitor_id(text: &str) -> bool {
+    text.strip_prefix("vis_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
 }
 
 fn nudge_id(fields: &Map<String, Value>) -> Result<String, String> {
@@ -474,6 +519,87 @@ mod tests {
             " ".repeat(MAX_EVENT_BYTES)
         ));
         assert!(event(&big).unwrap_err().contains("32 KiB"));
+    }
+
+    #[test]
+    fn held_out_events_and_visitor_ids_are_checked_and_named() {
+        let held = |extra: &str| {
+            format!(
+                "{{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_HELD_OUT\", \"occurred_at\": \"2026-11-24T10:00:00Z\"{extra}}}"
+            )
+        };
+        let at = |json: String| {
+            let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
+            let c = Clocks {
+                received_at_ms: 1_795_000_000_000,
+                sent_at_ms: None,
+            };
+            read_event(&raw, &c, false)
+        };
+        let ok = at(held(
+            ", \"rule_id\": \"r-1\", \"nudge_type\": \"toast\", \"url\": \"/p\", \"intent_score\": 7, \"visitor_id\": \"vis_Ab-9\"",
+        ))
+        .unwrap();
+        assert_eq!(ok.kind, EventKind::NudgeHeldOut);
+        assert_eq!(
+            (
+                ok.rule_id.as_deref(),
+                ok.nudge_type.as_deref(),
+                ok.url.as_deref(),
+                ok.intent_score,
+                ok.visitor_id.as_deref()
+            ),
+            (
+                Some("r-1"),
+                Some("toast"),
+                Some("/p"),
+                Some(7),
+                Some("vis_Ab-9")
+            )
+        );
+        for (extra, named) in [
+            (
+                ", \"nudge_type\": \"toast\", \"url\": \"/p\"",
+                "missing field \"rule_id\"",
+            ),
+            (
+                ", \"rule_id\": \"r 1\", \"nudge_type\": \"toast\", \"url\": \"/p\"",
+                "rule_id must be 1 to 64 of A-Z a-z 0-9 _ -, got \"r 1\"",
+            ),
+            (
+                ", \"rule_id\": \"r1\", \"nudge_type\": \"popup\", \"url\": \"/p\"",
+                "nudge_type must be one of chat_bubble, toast, exit_modal, sticky_bar, got \"popup\"",
+            ),
+            (
+                ", \"rule_id\": \"r1\", \"url\": \"/p\"",
+                "missing field \"nudge_type\"",
+            ),
+            (
+                ", \"rule_id\": \"r1\", \"nudge_type\": \"toast\"",
+                "missing field \"url\"",
+            ),
+            (
+                ", \"rule_id\": \"r1\", \"nudge_type\": \"toast\", \"url\": \"/p\", \"nudge_id\": \"nudg_1\"",
+                "unknown field \"nudge_id\"",
+            ),
+            (
+                ", \"rule_id\": \"r1\", \"nudge_type\": \"toast\", \"url\": \"/p\", \"visitor_id\": \"visitor_1\"",
+                "visitor_id must be vis_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got \"visitor_1\"",
+            ),
+        ] {
+            let err = at(held(extra)).unwrap_err();
+            assert!(err.contains(named), "{extra}: {err}");
+        }
+        // visitor_id on every other type.
+        let page = "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"PAGE_VIEW\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"url\": \"/\", \"visitor_id\": \"vis_1\"}";
+        assert_eq!(
+            at(page.to_owned()).unwrap().visitor_id.as_deref(),
+            Some("vis_1")
+        );
+        let outcome = "{\"message_id\": \"m1\", \"session_id\": \"sess_a\", \"type\": \"NUDGE_OUTCOME\", \"occurred_at\": \"2026-11-24T10:00:00Z\", \"nudge_id\": \"nudg_1\", \"outcome\": \"clicked\", \"visitor_id\": \"vis_\"}";
+        assert!(at(outcome.to_owned()).unwrap_err().contains("visitor_id"));
+        assert!(is_visitor_id(&format!("vis_{}", "a".repeat(64))));
+        assert!(!is_visitor_id(&format!("vis_{}", "a".repeat(65))));
     }
 
     #[test]

@@ -241,7 +241,8 @@ async fn read_range(
     }
 }
 
-/// A stored session as replay reads it: the same session as `GET /v1/sessions/{id}` writes.
+/// A stored session as replay reads it: the same session as `GET /v1/sessions/{id}` writes,
+/// with its NUDGE_HELD_OUT events besides (type and `rule_id`), which count for caps.
 fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
     let s = &detail.summary;
     SessionParts {
@@ -257,8 +258,9 @@ fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
                 url: &e.url,
                 occurred_at_ms: e.occurred_at_ms,
                 intent_score: e.intent_score.map(|n| u8::try_from(n).unwrap_or(u8::MAX)),
-                // The store keeps no NUDGE_HELD_OUT events yet (SPEC 15, issue 32).
-                rule_id: None,
+                // A NUDGE_HELD_OUT event names its rule: the replay counts it for that rule's
+                // caps and takes it for no page view (SPEC 15).
+                rule_id: e.rule_id.as_deref(),
             })
             .collect(),
         nudges: detail

@@ -1,6 +1,7 @@
 //! The public listener's routes and what they share (API document 4, 5, 7, 8; SPEC 7, 9):
 //! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
-//! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), each a room of its own, behind one pipeline.
+//! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `GET /v1/reports/uplift` ([`reports`]), each a
+//! room of its own, behind one pipeline.
 //!
 //! The order of the checks, each refusal an [`ApiError`] with the `{"error", "message"}` body
 //! (docs/SERVER.md has the whole table):
@@ -22,6 +23,7 @@ pub mod events;
 pub mod nudges;
 pub mod preview;
 pub mod query;
+pub mod reports;
 pub mod sessions;
 
 use std::sync::Arc;
@@ -69,6 +71,7 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .route(nudges::LIST_PATH, any(nudges::list))
         .route(events::EVENTS_PATH, any(events::events))
         .route(backtest::BACKTEST_PATH, any(backtest::backtest))
+        .route(reports::UPLIFT_PATH, any(reports::uplift))
         .route(config::CONFIG_PATH, any(config::current))
         .route(config::VERSIONS_PATH, any(config::versions))
         .route(config::VERSION_PATH, any(config::version));
@@ -116,6 +119,7 @@ fn route_of(request: &Request) -> &'static str {
         Some(nudges::LIST_PATH) => nudges::LIST_PATH,
         Some(events::EVENTS_PATH) => events::EVENTS_PATH,
         Some(backtest::BACKTEST_PATH) => backtest::BACKTEST_PATH,
+        Some(reports::UPLIFT_PATH) => reports::UPLIFT_PATH,
         Some(config::CONFIG_PATH) => config::CONFIG_PATH,
         Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
         Some(config::VERSION_PATH) => config::VERSION_PATH,
@@ -203,11 +207,12 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
 async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!(
-            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET and POST {} and GET {}/{{n}}",
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET {}, GET and POST {} and GET {}/{{n}}",
             sessions::LIST_PATH,
             nudges::LIST_PATH,
             events::EVENTS_PATH,
             backtest::BACKTEST_PATH,
+            reports::UPLIFT_PATH,
             config::CONFIG_PATH,
             config::VERSIONS_PATH,
             config::VERSIONS_PATH,

@@ -27,7 +27,8 @@ use crate::model::derive::{NudgeSummary, SessionSummary};
 use crate::model::event::{NewEvent, Scope};
 
 pub use queries::{
-    ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail, SessionEvent,
+    ArmCount, ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail,
+    SessionEvent,
 };
 
 /// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
@@ -288,7 +289,7 @@ impl Store {
                 sqlx::query("PRAGMA optimize").execute(writer).await?;
             }
             Backend::Postgres { pool, .. } => {
-                sqlx::query("VACUUM (ANALYZE) events, sessions, nudges")
+                sqlx::query("VACUUM (ANALYZE) events, sessions, nudges, exposures")
                     .execute(pool)
                     .await?;
             }
@@ -387,6 +388,21 @@ impl Store {
         dispatch!(self, read, list_nudges(scope, window, filter, after, limit))
     }
 
+    /// Per rule and arm, the sessions of `scope` that started in `window` (retention applied)
+    /// and were exposed to the rule, and how many of them converted after their exposure (SPEC
+    /// 15 "Measured uplift"); by rule id, control arm first.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn uplift_counts(
+        &self,
+        scope: &Scope,
+        window: &ListWindow,
+    ) -> Result<Vec<ArmCount>, StoreError> {
+        dispatch!(self, read, uplift_counts(scope, window))
+    }
+
     /// When each of these sessions started (Unix ms), for those the store has.
     ///
     /// # Errors
@@ -422,7 +438,8 @@ impl Store {
     /// One page of the sessions of `scope` that started in `window` (retention applied), oldest
     /// first (ties: id), after `after` (the last page's `(started_at, id)`) and up to and
     /// including `upto` (this page's [`Store::replay_bound`]; `None`: to the window's end), at
-    /// most `limit`, each with its page events and nudges: what a backtest replays (SPEC 12).
+    /// most `limit`, each with its page events, its NUDGE_HELD_OUT events and its nudges: what a backtest replays
+    /// (SPEC 12, 15).
     /// The three reads share one transaction, so a page is one snapshot. The summaries carry
     /// `id`, `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
     ///
@@ -496,7 +513,8 @@ impl Store {
     }
 
     /// Deletes the sessions of `site` (both modes) that started before `before_ms`, with
-    /// their events and nudges; returns how many sessions.
+    /// their events, nudges and exposures (and the sessions of held-out events alone, by their
+    /// exposures); returns how many sessions (of the read API).
     ///
     /// # Errors
     ///

@@ -9,7 +9,7 @@
 //! starts its range from the first bound it is given: with two lower bounds a deep page read
 //! every row from the window's start.
 
-use crate::model::derive::{NudgeSummary, SessionSummary, derive};
+use crate::model::derive::{NudgeSummary, SessionSummary, derive, exposures};
 use crate::model::event::{EventKind, NewEvent, Scope, StoredEvent};
 
 use super::{InsertOutcome, StoreError};
@@ -43,10 +43,11 @@ pub struct NudgeFilter {
     pub nudge_type: Option<String>,
 }
 
-/// A page event of a session's log (API document 2.2 "Session event").
+/// An event of a session's log: a page event (API document 2.2 "Session event"), or in a
+/// backtest page a NUDGE_HELD_OUT event too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionEvent {
-    /// `PAGE_VIEW`, `ADD_TO_CART` or `PURCHASE`.
+    /// `PAGE_VIEW`, `ADD_TO_CART` or `PURCHASE` (or `NUDGE_HELD_OUT` in a backtest page).
     pub event_type: String,
     /// The URL as sent.
     pub url: String,
@@ -54,6 +55,9 @@ pub struct SessionEvent {
     pub occurred_at_ms: i64,
     /// The SDK's intent score at that moment, when it sent one (SPEC 8 replay reads it).
     pub intent_score: Option<i64>,
+    /// The rule of a `NUDGE_HELD_OUT` event, which a backtest page carries for the replay's
+    /// caps (SPEC 15); `None` on page events (the only events of a session's detail).
+    pub rule_id: Option<String>,
 }
 
 /// One session with its log (API document 2.2).
@@ -118,15 +122,15 @@ pub enum Published {
     NoSuchVersion(i64),
 }
 
-const EVENT_COLUMNS: &str = "seq, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
+const EVENT_COLUMNS: &str = "seq, message_id, session_id, visitor_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome";
 const SESSION_COLUMNS: &str =
     "id, started_at, ended_at, page_count, intent_score, converted, nudge_count";
 const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced_conversion";
 const VERSION_COLUMNS: &str = "version, published_at, published_by, message, sha256, restores";
 
-/// The page events of a session (API document 2.2): what the detail endpoint lists and replay
-/// reads.
-const PAGE_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE')";
+/// The events replay reads of a session: its page events (API document 2.2, what the detail
+/// endpoint lists) and its NUDGE_HELD_OUT events, which count for caps (SPEC 15).
+const REPLAY_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE', 'NUDGE_HELD_OUT')";
 
 /// The sessions of one replay page, oldest first: `$1` site, `$2` mode, after `($3, $4)` in
 /// (started_at, id) order ([`keyset_after`]), started before `$5`, at most `$6`.
@@ -134,13 +138,28 @@ const REPLAY_PAGE: &str = "SELECT id, started_at, ended_at, intent_score, conver
      WHERE site = $1 AND mode = $2 AND (started_at, id) > ($3, $4) AND (started_at, id) <= ($5, $6) \
      ORDER BY started_at, id LIMIT $7";
 
-/// Events per INSERT statement: 14 parameters each, under SQLite's 32,766 and PostgreSQL's
+/// Events per INSERT statement: 15 parameters each, under SQLite's 32,766 and PostgreSQL's
 /// 65,535 parameters per statement.
 const EVENTS_PER_STATEMENT: usize = 1000;
 /// Sessions recomputed per statement (an `IN` list of ids).
 const SESSIONS_PER_STATEMENT: usize = 500;
 /// Nudge rows per INSERT statement (9 parameters each).
 const NUDGES_PER_STATEMENT: usize = 2000;
+/// Exposure rows per INSERT statement (8 parameters each).
+const EXPOSURES_PER_STATEMENT: usize = 2000;
+
+/// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArmCount {
+    /// The rule.
+    pub rule_id: String,
+    /// The treated arm (shown) or the control arm (held out).
+    pub treated: bool,
+    /// Sessions exposed in this arm.
+    pub sessions: i64,
+    /// Of them, those with a PURCHASE at or after the exposure.
+    pub converted: i64,
+}
 
 /// The lower bound of an ascending keyset walk over `(time, id)`: after `cursor` (the last row
 /// read) and at or after `from_ms`, as one exclusive row value. `(from_ms, "")` stands for "at
@@ -277,6 +296,7 @@ macro_rules! queries {
                 event: NewEvent {
                     message_id: row.try_get("message_id")?,
                     session_id: row.try_get("session_id")?,
+                    visitor_id: row.try_get("visitor_id")?,
                     kind,
                     occurred_at_ms: row.try_get("occurred_at")?,
                     url: row.try_get("url")?,
@@ -354,13 +374,14 @@ macro_rules! queries {
             let mut stored: HashSet<String> = HashSet::new();
             for chunk in unique.chunks(EVENTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
-                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
+                    "INSERT INTO events (site, mode, message_id, session_id, visitor_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
                 );
                 insert.push_values(chunk, |mut row, e| {
                     row.push_bind(scope.site.as_str())
                         .push_bind(mode)
                         .push_bind(e.message_id.as_str())
                         .push_bind(e.session_id.as_str())
+                        .push_bind(e.visitor_id.as_deref())
                         .push_bind(e.kind.as_str())
                         .push_bind(e.occurred_at_ms)
                         .push_bind(e.url.as_deref())
@@ -420,7 +441,11 @@ macro_rules! queries {
             }
             let mut summaries = Vec::new();
             let mut nudges = Vec::new();
+            let mut exposed = Vec::new();
             for id in sessions {
+                if let Some(events) = by_session.get(*id) {
+                    exposed.extend(exposures(events).into_iter().map(|x| (*id, x)));
+                }
                 if let Some((summary, mut shown)) = by_session.get(*id).and_then(|events| derive(id, events)) {
                     nudges.extend(shown.drain(..).map(|n| (n, summary.started_at_ms)));
                     summaries.push(summary);
@@ -474,7 +499,61 @@ macro_rules! queries {
                 insert.push(" ON CONFLICT (site, mode, id) DO NOTHING");
                 insert.build().execute(&mut **tx).await?;
             }
+            let mut delete = QueryBuilder::<$db>::new("DELETE FROM exposures WHERE site = ");
+            delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+            let mut ids = delete.separated(", ");
+            for id in sessions {
+                ids.push_bind(*id);
+            }
+            ids.push_unseparated(")");
+            delete.build().execute(&mut **tx).await?;
+            for chunk in exposed.chunks(EXPOSURES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO exposures (site, mode, session_id, rule_id, treated, exposed_at, converted, session_started_at) ",
+                );
+                insert.push_values(chunk, |mut row, (session_id, x)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(*session_id)
+                        .push_bind(x.rule_id.as_str())
+                        .push_bind(i64::from(x.treated))
+                        .push_bind(x.exposed_at_ms)
+                        .push_bind(i64::from(x.converted))
+                        .push_bind(x.session_started_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, session_id, rule_id) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
             Ok(())
+        }
+
+        pub(crate) async fn uplift_counts(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            window: &ListWindow,
+        ) -> Result<Vec<ArmCount>, StoreError> {
+            let rows = sqlx::query(
+                "SELECT rule_id, treated, COUNT(*) AS sessions, CAST(SUM(converted) AS BIGINT) AS converted FROM exposures \
+                 WHERE site = $1 AND mode = $2 AND session_started_at >= $3 AND session_started_at < $4 \
+                 GROUP BY rule_id, treated ORDER BY rule_id, treated",
+            )
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(window.visible_start_ms())
+            .bind(window.to_ms)
+            .fetch_all(&mut *conn)
+            .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(ArmCount {
+                        rule_id: r.try_get("rule_id")?,
+                        treated: r.try_get::<i64, _>("treated")? != 0,
+                        sessions: r.try_get("sessions")?,
+                        converted: r.try_get::<Option<i64>, _>("converted")?.unwrap_or(0),
+                    })
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()?)
         }
 
         pub(crate) async fn list_sessions(
@@ -545,6 +624,7 @@ macro_rules! queries {
                         url: row.try_get::<Option<String>, _>("url")?.unwrap_or_default(),
                         occurred_at_ms: row.try_get("occurred_at")?,
                         intent_score: row.try_get("intent_score")?,
+                        rule_id: None,
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()?;
@@ -609,10 +689,10 @@ macro_rules! queries {
                 "started_at, id",
             );
             let events_sql = page_sql(
-                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score",
+                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score, e.rule_id",
                 &format!(
                     "({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
-                     WHERE e.type IN {PAGE_EVENT_TYPES}"
+                     WHERE e.type IN {REPLAY_EVENT_TYPES}"
                 ),
                 "p.started_at, p.id, e.occurred_at, e.seq",
             );
@@ -653,7 +733,7 @@ macro_rules! queries {
                 .fetch_all(&mut *tx)
                 .await?;
             tx.commit().await?;
-            let events: Vec<(String, String, Option<String>, i64, Option<i64>)> = read_page(&events)?;
+            let events: Vec<(String, String, Option<String>, i64, Option<i64>, Option<String>)> = read_page(&events)?;
             let nudges: Vec<(String, String, String, i64, String, i64)> = read_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
             let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
@@ -673,9 +753,9 @@ macro_rules! queries {
                     nudges: Vec::new(),
                 });
             }
-            for (session_id, event_type, url, occurred_at_ms, intent_score) in events {
+            for (session_id, event_type, url, occurred_at_ms, intent_score, rule_id) in events {
                 if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
-                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score });
+                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score, rule_id });
                 }
             }
             for (session_id, id, nudge_type, shown_at_ms, outcome, influenced) in nudges {
@@ -909,6 +989,21 @@ macro_rules! queries {
             .bind(before_ms)
             .execute(&mut *tx)
             .await?;
+            // Sessions of held-out events alone have no sessions row: their events go by their
+            // exposures.
+            sqlx::query(
+                "DELETE FROM events WHERE site = $1 AND session_id IN \
+                 (SELECT x.session_id FROM exposures x WHERE x.site = $1 AND x.mode = events.mode AND x.session_started_at < $2)",
+            )
+            .bind(site)
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM exposures WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
                 .bind(site)
                 .bind(before_ms)

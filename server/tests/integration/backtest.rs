@@ -380,3 +380,92 @@ async fn a_window_of_several_pages_counts_every_session_once() {
         server.shutdown().await;
     }
 }
+
+/// SPEC 15: the stored NUDGE_HELD_OUT events reach the replay with their type and `rule_id`.
+/// A held-out event of `sizing-help` just before every session's first event caps the rule (its default
+/// cap: once per session, held out or shown), so it reaches no session, and the events are no
+/// page views.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_held_out_events_count_for_caps_in_the_backtest() {
+    use nudge_rules_server::model::event::{EventKind, NewEvent};
+    use nudge_rules_server::store::ListWindow;
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let dir = tempfile::tempdir().unwrap();
+        let server = start_with_store(&sites(dir.path()), &test_store.url).await;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let imported = import_sample(&store, "shop", Mode::Test).await;
+        let url = format!("http://{}/v1/nudges/backtest", server.api_addr());
+        let (status, before, _) = post(&url, &key(1), &json!({})).await;
+        assert_eq!(status, 200, "{backend}: {before}");
+        let before = &before["data"];
+        let reached = rule(before, "sizing-help")["sessions"].as_u64().unwrap();
+        assert!(
+            reached > 10,
+            "{backend}: sizing-help reaches {reached} sessions"
+        );
+        assert_eq!(rule(before, "sizing-help")["held_out_events"], 0);
+
+        let window = ListWindow {
+            from_ms: 0,
+            to_ms: i64::MAX / 2,
+            visible_from_ms: 0,
+        };
+        let mut sessions = Vec::new();
+        let mut after: Option<(i64, String)> = None;
+        loop {
+            let page = store
+                .list_sessions(
+                    &scope("shop", Mode::Test),
+                    &window,
+                    after.as_ref().map(|(at, id)| (*at, id.as_str())),
+                    200,
+                )
+                .await
+                .unwrap();
+            let Some(last) = page.last() else { break };
+            after = Some((last.started_at_ms, last.id.clone()));
+            sessions.extend(page.into_iter().map(|s| (s.id, s.started_at_ms)));
+        }
+        assert_eq!(sessions.len(), imported);
+        let held: Vec<NewEvent> = sessions
+            .iter()
+            .map(|(id, at)| NewEvent {
+                message_id: format!("held:{id}"),
+                session_id: id.clone(),
+                visitor_id: Some("vis_x".into()),
+                kind: EventKind::NudgeHeldOut,
+                // Before the first page view: the replay counts a held-out event for the pages
+                // after it.
+                occurred_at_ms: *at - 1,
+                url: Some("/".into()),
+                path_key: Some("/".into()),
+                intent_score: None,
+                nudge_id: None,
+                nudge_type: Some("chat_bubble".into()),
+                rule_id: Some("sizing-help".into()),
+                outcome: None,
+            })
+            .collect();
+        store
+            .insert_events(&scope("shop", Mode::Test), &held, 0)
+            .await
+            .unwrap();
+        let (status, after_body, _) = post(&url, &key(1), &json!({})).await;
+        assert_eq!(status, 200, "{backend}: {after_body}");
+        let after_data = &after_body["data"];
+        let sizing = rule(after_data, "sizing-help");
+        assert_eq!(sizing["sessions"], 0, "{backend}: {sizing}");
+        assert_eq!(
+            sizing["held_out_events"].as_u64().unwrap(),
+            imported as u64,
+            "{backend}"
+        );
+        assert_eq!(
+            after_data["page_views"], before["page_views"],
+            "{backend}: a held-out event is no page view"
+        );
+        assert_eq!(after_data["sessions"], before["sessions"], "{backend}");
+        server.shutdown().await;
+    }
+}

@@ -320,6 +320,33 @@ async fn demo_mode_serves_the_storefront_with_the_printed_key() {
     let body = String::from_utf8(out.stdout).unwrap();
     assert!(body.starts_with("{\"data\":{\"would_fire\":true"), "{body}");
     assert!(body.contains("\"cta\":\"Start chat\""), "{body}");
+    // The demo's holdout traffic (SPEC 15): one rule lifting conversion, one not, one without
+    // enough data.
+    let report: serde_json::Value = client()
+        .get(format!("http://{}/v1/reports/uplift", server.api))
+        .bearer_auth(DEMO_KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rules = report["data"]["rules"].as_array().unwrap();
+    let line = |id: &str| {
+        rules
+            .iter()
+            .find(|r| r["rule_id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {report}"))
+            .clone()
+    };
+    let lift = line("sale-toast");
+    assert_eq!(lift["enough_data"], true, "{lift}");
+    assert!(lift["uplift"]["ci95"][0].as_f64().unwrap() > 0.0, "{lift}");
+    let flat = line("free-shipping-bar");
+    assert_eq!(flat["enough_data"], true, "{flat}");
+    assert!(flat["uplift"]["ci95"][0].as_f64().unwrap() < 0.0, "{flat}");
+    assert!(flat["uplift"]["ci95"][1].as_f64().unwrap() > 0.0, "{flat}");
+    assert_eq!(line("welcome-bar")["enough_data"], false);
 
     let out = Command::new(BIN)
         .args(["--demo", "--listen", "0.0.0.0:0"])

@@ -552,7 +552,12 @@ async fn a_store_outage_answers_503_with_retry_after_never_500() {
     assert_eq!(status, 200);
     let pg = test_store.pg.as_ref().unwrap();
     pg.stop();
-    for path in ["/v1/sessions", "/v1/sessions/sess_00001", "/v1/nudges"] {
+    for path in [
+        "/v1/sessions",
+        "/v1/sessions/sess_00001",
+        "/v1/nudges",
+        "/v1/reports/uplift",
+    ] {
         let (status, body, headers) = get(&format!("{}{path}", f.base), &key(1)).await;
         assert_eq!(status, 503, "{path}: {body}");
         assert_eq!(body["error"], "ServiceUnavailable");
@@ -564,7 +569,7 @@ async fn a_store_outage_answers_503_with_retry_after_never_500() {
     assert!(body.contains("store_unreachable"));
     let (_, metrics) = admin_get(f.server.admin_addr(), "/metrics").await;
     assert_eq!(metric(&metrics, "nudge_store_up"), 0.0);
-    assert!(metric(&metrics, "nudge_store_errors_total") >= 3.0);
+    assert!(metric(&metrics, "nudge_store_errors_total") >= 4.0);
     // The preview does not need the store.
     let response = preview(&client(), f.server.api_addr(), &key(1), REQUEST).await;
     assert_eq!(response.status(), 200);
@@ -689,6 +694,263 @@ async fn from_and_to_take_nine_fraction_digits_compared_exactly() {
         .await;
         assert_eq!(status, 200, "{backend}: {body}");
         assert_eq!(ids(&body), ["sess_a"], "{backend}");
+        f.server.shutdown().await;
+    }
+}
+
+/// One session of `rule`: a page view at `at`, its exposure (shown, or held out) a second
+/// later, and a purchase `purchase_after` ms after the exposure when given (negative: before).
+fn exposed_session(
+    id: &str,
+    at: i64,
+    rule: &str,
+    treated: bool,
+    purchase_after: Option<i64>,
+) -> Vec<NewEvent> {
+    let session = format!("sess_{id}");
+    let mut events = vec![page_view(&format!("{id}p"), &session, at, "/")];
+    let exposure = if treated {
+        NewEvent {
+            nudge_id: Some(format!("nudg_{id}")),
+            nudge_type: Some("toast".into()),
+            rule_id: Some(rule.into()),
+            ..event(
+                &format!("{id}x"),
+                &session,
+                EventKind::NudgeShown,
+                at + 1000,
+            )
+        }
+    } else {
+        NewEvent {
+            rule_id: Some(rule.into()),
+            nudge_type: Some("toast".into()),
+            url: Some("/".into()),
+            visitor_id: Some(format!("vis_{id}")),
+            ..event(
+                &format!("{id}x"),
+                &session,
+                EventKind::NudgeHeldOut,
+                at + 1000,
+            )
+        }
+    };
+    events.push(exposure);
+    if let Some(after) = purchase_after {
+        events.push(NewEvent {
+            url: Some("/thanks".into()),
+            ..event(
+                &format!("{id}b"),
+                &session,
+                EventKind::Purchase,
+                at + 1000 + after,
+            )
+        });
+    }
+    events
+}
+
+/// SPEC 15 "Measured uplift" over HTTP on both stores: per rule, the arms of the sessions that
+/// started in the window (retention, modes and sites as the read API), exposure by the first
+/// NUDGE_SHOWN or NUDGE_HELD_OUT, conversion by a purchase at or after it; the statistics of
+/// `nudge_rules_server::uplift`; sorted by rule id; 400s naming the parameter; the read API's
+/// headers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_uplift_report_counts_exposed_sessions_per_rule_and_arm() {
+    use nudge_rules_server::uplift::{Arm, rule_uplift};
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let f = fixture(&test_store).await;
+        let now = now_ms();
+        let day = now - DAY_MS;
+        let mut events = Vec::new();
+        // "lift": 200 treated, 40 bought after the nudge and 10 only before it; 200 held out,
+        // 10 bought (one at the very instant of its exposure).
+        for i in 0..200 {
+            let purchase = match i {
+                0..40 => Some(60_000),
+                40..50 => Some(-500),
+                _ => None,
+            };
+            events.extend(exposed_session(
+                &format!("t{i}"),
+                day + i,
+                "lift",
+                true,
+                purchase,
+            ));
+            let purchase = match i {
+                0 => Some(0),
+                1..10 => Some(5_000),
+                _ => None,
+            };
+            events.extend(exposed_session(
+                &format!("c{i}"),
+                day + i,
+                "lift",
+                false,
+                purchase,
+            ));
+        }
+        // "few": 3 treated, 1 converted; no control.
+        for i in 0..3 {
+            events.extend(exposed_session(
+                &format!("f{i}"),
+                day,
+                "few",
+                true,
+                (i == 0).then_some(1),
+            ));
+        }
+        // "a-held": held-out events alone (no session of the read API), 4 sessions, none bought.
+        for i in 0..4 {
+            let session = format!("sess_h{i}");
+            events.push(NewEvent {
+                rule_id: Some("a-held".into()),
+                nudge_type: Some("exit_modal".into()),
+                url: Some("/".into()),
+                ..event(&format!("h{i}"), &session, EventKind::NudgeHeldOut, day)
+            });
+        }
+        // Out of sight: older than the starter plan's 30 days, another mode, another site.
+        events.extend(exposed_session(
+            "old",
+            now - 40 * DAY_MS,
+            "lift",
+            true,
+            Some(1),
+        ));
+        for chunk in events.chunks(400) {
+            f.store
+                .insert_events(&scope("shop", Mode::Test), chunk, 0)
+                .await
+                .unwrap();
+        }
+        f.store
+            .insert_events(
+                &scope("shop", Mode::Live),
+                &exposed_session("l", day, "lift", true, Some(1)),
+                0,
+            )
+            .await
+            .unwrap();
+        f.store
+            .insert_events(
+                &scope("other", Mode::Test),
+                &exposed_session("o", day, "lift", true, Some(1)),
+                0,
+            )
+            .await
+            .unwrap();
+
+        let url = format!("{}/v1/reports/uplift", f.base);
+        let (status, body, headers) = get(&url, &key(1)).await;
+        assert_eq!(status, 200, "{backend}: {body}");
+        assert_eq!(headers["cache-control"], "private, max-age=60");
+        assert!(headers.contains_key("x-ratelimit-remaining"));
+        let data = &body["data"];
+        assert_eq!(data["to"].as_str().unwrap().len(), 24, "{data}");
+        let rules = data["rules"].as_array().unwrap();
+        let ids: Vec<&str> = rules
+            .iter()
+            .map(|r| r["rule_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["a-held", "few", "lift"], "{backend}");
+        let arm = |sessions, converted| Arm {
+            sessions,
+            converted,
+        };
+        let want = [
+            rule_uplift("a-held", arm(0, 0), arm(4, 0)),
+            rule_uplift("few", arm(3, 1), arm(0, 0)),
+            rule_uplift("lift", arm(200, 40), arm(200, 10)),
+        ];
+        for (got, want) in rules.iter().zip(&want) {
+            assert_eq!(got, &serde_json::to_value(want).unwrap(), "{backend}");
+        }
+        let lift = &rules[2];
+        assert_eq!(
+            lift["treated"],
+            serde_json::json!({"sessions": 200, "converted": 40})
+        );
+        assert_eq!(
+            lift["control"],
+            serde_json::json!({"sessions": 200, "converted": 10})
+        );
+        assert_eq!(
+            lift["conversion_rate"],
+            serde_json::json!({"treated": 0.2, "control": 0.05})
+        );
+        assert_eq!(lift["uplift"]["absolute"], 0.15);
+        assert_eq!(lift["uplift"]["relative"], 3.0);
+        assert_eq!(lift["enough_data"], true);
+        assert!(lift["p_value"].as_f64().unwrap() < 0.0001);
+        let ci = lift["uplift"]["ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() > 0.0 && ci[1].as_f64().unwrap() > 0.15);
+        let few = &rules[1];
+        assert_eq!(few["conversion_rate"]["control"], Value::Null);
+        assert_eq!(
+            few["uplift"],
+            serde_json::json!({"absolute": null, "ci95": null, "relative": null})
+        );
+        assert_eq!(few["p_value"], Value::Null);
+        assert_eq!(few["enough_data"], false);
+        // The live key reads the live records.
+        let (_, body, _) = get(&url, &live_key(1)).await;
+        assert_eq!(body["data"]["rules"].as_array().unwrap().len(), 1, "{body}");
+        assert_eq!(body["data"]["rules"][0]["treated"]["sessions"], 1);
+        // The window: sessions that started in it.
+        let (_, body, _) = get(&format!("{url}?from={}", format_ms(day + 100)), &key(1)).await;
+        let lift = &body["data"]["rules"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(lift["treated"]["sessions"], 100, "{backend}: {body}");
+        assert_eq!(body["data"]["from"], format_ms(day + 100));
+        let (_, body, _) = get(
+            &format!("{url}?from={}&to={}", format_ms(now), format_ms(now)),
+            &key(1),
+        )
+        .await;
+        assert_eq!(body["data"]["rules"], serde_json::json!([]));
+        // A from older than the retention window moves to it.
+        let (_, body, _) = get(&format!("{url}?from=2000-01-01T00:00:00Z"), &key(1)).await;
+        assert_ne!(body["data"]["from"], "2000-01-01T00:00:00.000Z");
+        assert_eq!(body["data"]["rules"].as_array().unwrap().len(), 3);
+        // 400s naming the parameter.
+        for (query, named) in [
+            ("from=yesterday", "from must be"),
+            ("to=2026-02-30T00:00:00Z", "to must be"),
+            ("limit=5", "\"limit\""),
+            (
+                "from=2026-01-01T00:00:00Z&from=2026-01-02T00:00:00Z",
+                "from is given more than once",
+            ),
+            (
+                "from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z",
+                "from must be at or before to",
+            ),
+        ] {
+            let (status, body, _) = get(&format!("{url}?{query}"), &key(1)).await;
+            assert_eq!(status, 400, "{query}: {body}");
+            assert_eq!(body["error"], "InvalidRequest");
+            assert!(
+                body["message"].as_str().unwrap().contains(named),
+                "{query}: {body}"
+            );
+        }
+        let response = client()
+            .post(&url)
+            .bearer_auth(key(1))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "GET");
+        let response = client().get(&url).send().await.unwrap();
+        assert_eq!(response.status(), 401);
         f.server.shutdown().await;
     }
 }

@@ -565,3 +565,106 @@ async fn a_store_outage_answers_503_and_stores_nothing_half() {
     assert_eq!(relay_counters(&r.server).await, (2.0, 0.0, 0.0));
     r.server.shutdown().await;
 }
+
+/// SPEC 10 + 15 over HTTP on both stores: `visitor_id` on any event, NUDGE_HELD_OUT stored
+/// once, never a nudge, never a session alone; a bad one rejected with its index and the
+/// field and value named, the rest of the batch stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_out_events_and_visitor_ids_are_stored_and_never_shown_as_nudges() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let r = relay(Some(&test_store.url), Arc::new(SystemClock::new())).await;
+        let now = now_ms();
+        let at = |ms: i64| format_ms(now - ms);
+        let held = |m: &str, session: &str| json!({"message_id": m, "session_id": session, "type": "NUDGE_HELD_OUT", "occurred_at": at(30_000), "rule_id": "sale-toast", "nudge_type": "toast", "url": "/products/a", "intent_score": 40, "visitor_id": "vis_abc"});
+        let batch = json!({"events": [
+            {"message_id": "h1", "session_id": "sess_h", "type": "PAGE_VIEW", "occurred_at": at(60_000), "url": "/", "visitor_id": "vis_abc"},
+            held("h2", "sess_h"),
+            held("h3", "sess_alone"),
+            {"message_id": "h4", "session_id": "sess_h", "type": "NUDGE_HELD_OUT", "occurred_at": at(30_000), "nudge_type": "toast", "url": "/"},
+            {"message_id": "h5", "session_id": "sess_h", "type": "NUDGE_HELD_OUT", "occurred_at": at(30_000), "rule_id": "r", "nudge_type": "banner", "url": "/"},
+            {"message_id": "h6", "session_id": "sess_h", "type": "PAGE_VIEW", "occurred_at": at(20_000), "url": "/", "visitor_id": "visitor-1"},
+            {"message_id": "h7", "session_id": "sess_h", "type": "PURCHASE", "occurred_at": at(10_000), "url": "/thanks", "visitor_id": "vis_abc"},
+        ]});
+        let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(status, 202, "{backend}: {body}");
+        assert_eq!(body["data"]["accepted"], 4, "{backend}: {body}");
+        let rejected: Vec<(u64, String)> = body["data"]["rejected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["index"].as_u64().unwrap(),
+                    r["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rejected.iter().map(|r| r.0).collect::<Vec<_>>(),
+            [3, 4, 5],
+            "{body}"
+        );
+        assert!(
+            rejected[0].1.contains("missing field \"rule_id\""),
+            "{body}"
+        );
+        assert!(
+            rejected[1].1.contains("nudge_type") && rejected[1].1.contains("\"banner\""),
+            "{body}"
+        );
+        assert!(
+            rejected[2].1.contains("visitor_id") && rejected[2].1.contains("\"visitor-1\""),
+            "{body}"
+        );
+        // Resent: duplicates by message_id, whatever the type.
+        let (_, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(
+            (&body["data"]["accepted"], &body["data"]["duplicates"]),
+            (&json!(0), &json!(4)),
+            "{backend}: {body}"
+        );
+        let get = |path: String| {
+            let base = r.base.clone();
+            async move {
+                let response = client()
+                    .get(format!("{base}{path}"))
+                    .bearer_auth(key(1))
+                    .send()
+                    .await
+                    .unwrap();
+                (
+                    response.status().as_u16(),
+                    response.json::<Value>().await.unwrap(),
+                )
+            }
+        };
+        let (status, sessions) = get("/v1/sessions".to_owned()).await;
+        assert_eq!(status, 200);
+        let ids: Vec<&str> = sessions["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            ["sess_h"],
+            "{backend}: a held-out event alone is no session"
+        );
+        let (status, _) = get("/v1/sessions/sess_alone".to_owned()).await;
+        assert_eq!(status, 404, "{backend}");
+        let (_, detail) = get("/v1/sessions/sess_h".to_owned()).await;
+        assert_eq!(detail["data"]["nudges"], json!([]), "{backend}");
+        assert_eq!(detail["data"]["nudge_count"], 0, "{backend}");
+        assert_eq!(detail["data"]["converted"], true, "{backend}");
+        assert_eq!(
+            detail["data"]["events"].as_array().unwrap().len(),
+            2,
+            "{backend}"
+        );
+        let (_, nudges) = get("/v1/nudges".to_owned()).await;
+        assert_eq!(nudges["data"], json!([]), "{backend}");
+        r.server.shutdown().await;
+    }
+}

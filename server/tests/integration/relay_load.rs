@@ -78,6 +78,7 @@ fn events_for(rng: &mut Rng, client: usize, sessions: usize, per_session: usize)
             let base = NewEvent {
                 message_id: id,
                 session_id: sid.clone(),
+                visitor_id: None,
                 kind: EventKind::PageView,
                 occurred_at_ms: at,
                 url: None,
@@ -263,10 +264,14 @@ async fn kill_9_under_load_loses_no_acknowledged_event_and_no_batch_is_half_stor
     );
     binary.wait_ready().await;
     let base = format!("http://127.0.0.1:{port}");
-    // Each batch is one session of 50 page views of distinct pages: whole means page_count 50.
+    // Each batch is one session of 50 page views of distinct pages and one NUDGE_HELD_OUT
+    // (SPEC 15) of a rule of its own, every event with the visitor's id: whole means
+    // page_count 50 and one control exposure of that rule.
     let batch = |c: usize, b: usize| -> Vec<Value> {
         let now = now_ms();
-        (0..50).map(|i| json!({"message_id": format!("k{c}b{b}e{i}"), "session_id": format!("sess_k{c}b{b}"), "type": "PAGE_VIEW", "occurred_at": format_ms(now - 1000), "url": format!("/p{i}")})).collect()
+        let mut events: Vec<Value> = (0..50).map(|i| json!({"message_id": format!("k{c}b{b}e{i}"), "session_id": format!("sess_k{c}b{b}"), "type": "PAGE_VIEW", "occurred_at": format_ms(now - 1000), "url": format!("/p{i}"), "visitor_id": format!("vis_k{c}")})).collect();
+        events.push(json!({"message_id": format!("k{c}b{b}h"), "session_id": format!("sess_k{c}b{b}"), "type": "NUDGE_HELD_OUT", "occurred_at": format_ms(now - 1000), "rule_id": format!("k{c}b{b}"), "nudge_type": "toast", "url": "/p0", "visitor_id": format!("vis_k{c}")}));
+        events
     };
     let acknowledged = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut tasks = Vec::new();
@@ -317,17 +322,39 @@ async fn kill_9_under_load_loses_no_acknowledged_event_and_no_batch_is_half_stor
     binary.wait_ready().await;
     let store = Store::open(&store_url).await.unwrap();
     let s = scope("shop", Mode::Test);
+    let everything = ListWindow {
+        from_ms: i64::MIN / 2,
+        to_ms: i64::MAX / 2,
+        visible_from_ms: i64::MIN / 2,
+    };
+    let held_out: HashSet<String> = store
+        .uplift_counts(&s, &everything)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|arm| {
+            assert_eq!((arm.treated, arm.sessions), (false, 1), "{}", arm.rule_id);
+            arm.rule_id
+        })
+        .collect();
     for &(c, b) in &sent {
         let session = store
             .session(&s, &format!("sess_k{c}b{b}"), i64::MIN / 2)
             .await
             .unwrap();
+        let exposed = held_out.contains(&format!("k{c}b{b}"));
         match session {
-            Some(detail) => assert_eq!(detail.summary.page_count, 50, "batch {c}/{b} half stored"),
-            None => assert!(
-                !acknowledged.contains(&(c, b)),
-                "batch {c}/{b} was acknowledged and is lost"
-            ),
+            Some(detail) => {
+                assert_eq!(detail.summary.page_count, 50, "batch {c}/{b} half stored");
+                assert!(exposed, "batch {c}/{b} lost its held-out event");
+            }
+            None => {
+                assert!(
+                    !acknowledged.contains(&(c, b)),
+                    "batch {c}/{b} was acknowledged and is lost"
+                );
+                assert!(!exposed, "batch {c}/{b} half stored");
+            }
         }
     }
     // Resending every batch: the stored ones are all duplicates, the others all new.
@@ -340,11 +367,11 @@ async fn kill_9_under_load_loses_no_acknowledged_event_and_no_batch_is_half_stor
             body["data"]["duplicates"].as_u64().unwrap(),
         );
         assert!(
-            (accepted, duplicates) == (50, 0) || (accepted, duplicates) == (0, 50),
+            (accepted, duplicates) == (51, 0) || (accepted, duplicates) == (0, 51),
             "{c}/{b}: {body}"
         );
         if acknowledged.contains(&(c, b)) {
-            assert_eq!(duplicates, 50);
+            assert_eq!(duplicates, 51);
         }
     }
 }

@@ -64,6 +64,48 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     .await
     .unwrap();
     assert_eq!(report.sessions, 250);
+    // Exposures (SPEC 15) for the uplift report: a rule with both arms, one shown only.
+    {
+        use nudge_rules_server::model::event::{EventKind, NewEvent};
+        let now = nudge_rules_server::model::time::now_ms() - 60_000;
+        let blank = |m: String, session: String, kind, at| NewEvent {
+            message_id: m,
+            session_id: session,
+            visitor_id: None,
+            kind,
+            occurred_at_ms: at,
+            url: Some("/".into()),
+            path_key: Some("/".into()),
+            intent_score: None,
+            nudge_id: None,
+            nudge_type: Some("toast".into()),
+            rule_id: None,
+            outcome: None,
+        };
+        let mut events = Vec::new();
+        for i in 0..12 {
+            let session = format!("sess_up{i}");
+            let (kind, rule) = match i % 3 {
+                0 => (EventKind::NudgeHeldOut, "both-arms"),
+                1 => (EventKind::NudgeShown, "both-arms"),
+                _ => (EventKind::NudgeShown, "shown-only"),
+            };
+            events.push(NewEvent {
+                nudge_id: (kind == EventKind::NudgeShown).then(|| format!("nudg_up{i}")),
+                rule_id: Some(rule.into()),
+                ..blank(format!("up{i}"), session.clone(), kind, now)
+            });
+            if i % 2 == 0 {
+                events.push(blank(
+                    format!("up{i}b"),
+                    session,
+                    EventKind::Purchase,
+                    now + 1,
+                ));
+            }
+        }
+        store.insert_events(&scope, &events, 0).await.unwrap();
+    }
     // The site is managed through the API (SPEC 13), its test mode at version 1, so every
     // config endpoint has something to answer.
     let sha256 = {

@@ -36,6 +36,7 @@ pub fn event(message_id: &str, session_id: &str, kind: EventKind, at: i64) -> Ne
     NewEvent {
         message_id: message_id.to_owned(),
         session_id: session_id.to_owned(),
+        visitor_id: None,
         kind,
         occurred_at_ms: at,
         url: None,
@@ -1002,5 +1003,285 @@ async fn the_influence_migration_equals_the_derivation_on_random_sessions() {
                 scope.site
             );
         }
+    }
+}
+
+/// The migration of SPEC 15 (visitor ids, NUDGE_HELD_OUT, exposures).
+const HOLDOUT_MIGRATION: &str = "20261127000001";
+
+/// The migrations of `backend` before `name` alone, as their files are: the schema before.
+async fn migrator_before(
+    backend: &str,
+    name: &str,
+) -> (tempfile::TempDir, sqlx::migrate::Migrator) {
+    let earlier = tempfile::tempdir().unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(backend);
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let entry = entry.unwrap();
+        let name_of = entry.file_name().into_string().unwrap();
+        if name_of.as_str() < name {
+            std::fs::copy(entry.path(), earlier.path().join(&name_of)).unwrap();
+        }
+    }
+    let migrator = sqlx::migrate::Migrator::new(earlier.path()).await.unwrap();
+    (earlier, migrator)
+}
+
+fn held_out(message_id: &str, session_id: &str, at: i64, rule: &str) -> NewEvent {
+    NewEvent {
+        rule_id: Some(rule.into()),
+        nudge_type: Some("toast".into()),
+        url: Some("/p".into()),
+        path_key: Some("/p".into()),
+        visitor_id: Some("vis_1".into()),
+        ..event(message_id, session_id, EventKind::NudgeHeldOut, at)
+    }
+}
+
+fn shown_by(message_id: &str, session_id: &str, at: i64, nudge: &str, rule: &str) -> NewEvent {
+    NewEvent {
+        nudge_id: Some(nudge.into()),
+        nudge_type: Some("toast".into()),
+        rule_id: Some(rule.into()),
+        ..event(message_id, session_id, EventKind::NudgeShown, at)
+    }
+}
+
+/// `(rule, treated, sessions, converted)` of every arm of `scope` over all time.
+async fn arms(store: &Store, scope: &Scope) -> Vec<(String, bool, i64, i64)> {
+    let window = ListWindow {
+        from_ms: i64::MIN / 2,
+        to_ms: i64::MAX / 2,
+        visible_from_ms: i64::MIN / 2,
+    };
+    store
+        .uplift_counts(scope, &window)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| (a.rule_id, a.treated, a.sessions, a.converted))
+        .collect()
+}
+
+/// A store at the schema before [`HOLDOUT_MIGRATION`], with sessions, nudges with and without
+/// rule ids and purchases before and after them, is migrated at start on both backends: every
+/// session, event and nudge reads back as before, the shown nudges with a rule id become
+/// treated exposures (converted by a purchase at or after the first one), and the new events
+/// (held out, visitor ids) are stored next to the old ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_holdout_migration_keeps_stored_data_and_derives_exposures_from_shown_nudges() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let (_dir, migrator) = migrator_before(backend, HOLDOUT_MIGRATION).await;
+        assert!(migrator.iter().count() >= 4, "{backend}");
+        // The rows as the previous schema's store writes them.
+        const T: i64 = 1_700_000_000_000;
+        #[rustfmt::skip]
+        let events: &[(&str, &str, &str, &str, i64, &str, &str)] = &[
+            // (mode, message_id, session, type, at, nudge_id, rule_id)
+            ("test", "a0", "sess_a", "PAGE_VIEW", T, "", ""),
+            ("test", "a1", "sess_a", "NUDGE_SHOWN", T + 1000, "nudg_a1", "r1"),
+            ("test", "a2", "sess_a", "NUDGE_SHOWN", T + 500, "nudg_a2", "r1"),
+            ("test", "a3", "sess_a", "PURCHASE", T + 800, "", ""),
+            ("test", "b0", "sess_b", "PAGE_VIEW", T + 10, "", ""),
+            ("test", "b1", "sess_b", "NUDGE_SHOWN", T + 100, "nudg_b1", "r2"),
+            ("test", "b2", "sess_b", "NUDGE_SHOWN", T + 200, "nudg_b2", ""),
+            ("test", "b3", "sess_b", "PURCHASE", T + 100, "", ""),
+            ("live", "c0", "sess_a", "PAGE_VIEW", T, "", ""),
+            ("live", "c1", "sess_a", "NUDGE_SHOWN", T + 1, "nudg_c1", "r1"),
+        ];
+        let text = |v: &str| {
+            if v.is_empty() {
+                "NULL".to_owned()
+            } else {
+                format!("'{v}'")
+            }
+        };
+        let mut sql: Vec<String> = events
+            .iter()
+            .map(|&(mode, m, session, kind, at, nudge_id, rule_id)| {
+                let nudge_type = if nudge_id.is_empty() { "" } else { "toast" };
+                format!(
+                    "INSERT INTO events (site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) \
+                     VALUES ('mig', '{mode}', '{m}', '{session}', '{kind}', {at}, '/', '/', NULL, {}, {}, {}, NULL, 0)",
+                    text(nudge_id),
+                    text(nudge_type),
+                    text(rule_id)
+                )
+            })
+            .collect();
+        for (mode, id, started, ended, converted, nudges) in [
+            ("test", "sess_a", T, T + 1000, 1, 2),
+            ("test", "sess_b", T + 10, T + 200, 1, 2),
+            ("live", "sess_a", T, T + 1, 0, 1),
+        ] {
+            sql.push(format!(
+                "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) \
+                 VALUES ('mig', '{mode}', '{id}', {started}, {ended}, 1, 0, {converted}, {nudges})"
+            ));
+        }
+        for (mode, id, session, shown_at, started) in [
+            ("test", "nudg_a1", "sess_a", T + 1000, T),
+            ("test", "nudg_a2", "sess_a", T + 500, T),
+            ("test", "nudg_b1", "sess_b", T + 100, T + 10),
+            ("test", "nudg_b2", "sess_b", T + 200, T + 10),
+            ("live", "nudg_c1", "sess_a", T + 1, T),
+        ] {
+            sql.push(format!(
+                "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) \
+                 VALUES ('mig', '{mode}', '{id}', '{session}', 'toast', {shown_at}, 'shown', 0, {started})"
+            ));
+        }
+        raw_sql(&test_store, Some(&migrator), &sql).await;
+
+        // The server's start applies the rest.
+        let store = Store::open(&test_store.url).await.unwrap();
+        let test = scope("mig", Mode::Test);
+        let live = scope("mig", Mode::Live);
+        let before = stored(&store, &test).await;
+        assert_eq!(before.len(), 2, "{backend}");
+        assert_eq!(
+            before["sess_a"].0,
+            (T, T + 1000, 1, 0, true, 2),
+            "{backend}"
+        );
+        assert_eq!(before["sess_a"].1.len(), 2, "{backend}");
+        // r1 in sess_a: first shown at T + 500, the purchase at T + 800 follows it. r2 in
+        // sess_b: shown at T + 100, purchase at T + 100 (at the instant counts). The nudge
+        // without a rule id is no exposure. Live apart.
+        assert_eq!(
+            arms(&store, &test).await,
+            [("r1".to_owned(), true, 1, 1), ("r2".to_owned(), true, 1, 1)],
+            "{backend}"
+        );
+        assert_eq!(
+            arms(&store, &live).await,
+            [("r1".to_owned(), true, 1, 0)],
+            "{backend}"
+        );
+
+        // New events next to the old: a held-out session of r1 with a visitor id (no purchase),
+        // a held-out event alone (no session of the read API, a control exposure), a resent
+        // message id (a duplicate).
+        let outcome = store
+            .insert_events(
+                &test,
+                &[
+                    NewEvent {
+                        visitor_id: Some("vis_9".into()),
+                        ..page_view("n0", "sess_c", T + 20, "/")
+                    },
+                    held_out("n1", "sess_c", T + 30, "r1"),
+                    held_out("n2", "sess_d", T + 40, "r1"),
+                    held_out("n2", "sess_d", T + 40, "r1"),
+                    held_out("a0", "sess_e", T + 40, "r1"),
+                ],
+                0,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (outcome.accepted, outcome.duplicates),
+            (3, vec![3, 4]),
+            "{backend}"
+        );
+        let after = stored(&store, &test).await;
+        assert_eq!(
+            after.keys().collect::<Vec<_>>(),
+            ["sess_a", "sess_b", "sess_c"],
+            "{backend}: a held-out event alone makes no session"
+        );
+        assert_eq!(after["sess_a"], before["sess_a"], "{backend}");
+        assert_eq!(
+            after["sess_c"].0,
+            (T + 20, T + 30, 1, 0, false, 0),
+            "{backend}"
+        );
+        assert!(
+            after["sess_c"].1.is_empty(),
+            "{backend}: a held-out event is no nudge"
+        );
+        let window = ListWindow {
+            from_ms: i64::MIN / 2,
+            to_ms: i64::MAX / 2,
+            visible_from_ms: i64::MIN / 2,
+        };
+        let nudges = store
+            .list_nudges(&test, &window, &NudgeFilter::default(), None, 100)
+            .await
+            .unwrap();
+        assert_eq!(nudges.len(), 4, "{backend}");
+        assert!(
+            store
+                .session(&test, "sess_d", i64::MIN / 2)
+                .await
+                .unwrap()
+                .is_none(),
+            "{backend}"
+        );
+        let detail = store
+            .session(&test, "sess_c", i64::MIN / 2)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            detail.events.len(),
+            1,
+            "{backend}: events lists page events only"
+        );
+        // A purchase of the held-out-alone session after its exposure: it converts.
+        store
+            .insert_events(
+                &test,
+                &[
+                    NewEvent {
+                        url: Some("/t".into()),
+                        ..event("n3", "sess_d", EventKind::Purchase, T + 50)
+                    },
+                    shown_by("n4", "sess_c", T + 25, "nudg_c", "r3"),
+                ],
+                0,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            arms(&store, &test).await,
+            [
+                ("r1".to_owned(), false, 2, 1),
+                ("r1".to_owned(), true, 1, 1),
+                ("r2".to_owned(), true, 1, 1),
+                ("r3".to_owned(), true, 1, 0),
+            ],
+            "{backend}"
+        );
+        // The window counts the sessions that started in it.
+        let late = ListWindow {
+            from_ms: T + 15,
+            to_ms: T + 100,
+            visible_from_ms: i64::MIN / 2,
+        };
+        let counted: Vec<(String, bool, i64)> = store
+            .uplift_counts(&test, &late)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.rule_id, a.treated, a.sessions))
+            .collect();
+        assert_eq!(
+            counted,
+            [("r1".to_owned(), false, 2), ("r3".to_owned(), true, 1)],
+            "{backend}"
+        );
+        // Purge: the held-out-alone session goes with its exposures and events (its message
+        // ids are free again).
+        store.purge("mig", T + 100_000).await.unwrap();
+        assert!(arms(&store, &test).await.is_empty(), "{backend}");
+        let again = store
+            .insert_events(&test, &[held_out("n2", "sess_d", T + 40, "r1")], 0)
+            .await
+            .unwrap();
+        assert_eq!(again.accepted, 1, "{backend}");
     }
 }
