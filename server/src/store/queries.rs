@@ -473,14 +473,17 @@ macro_rules! queries {
                 );
                 upsert.build().execute(&mut **tx).await?;
             }
-            let mut delete = QueryBuilder::<$db>::new("DELETE FROM nudges WHERE site = ");
-            delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
-            let mut ids = delete.separated(", ");
-            for id in sessions {
-                ids.push_bind(*id);
+            // The sessions' nudges and exposures are derived again whole: the old rows go first.
+            for table in ["nudges", "exposures"] {
+                let mut delete = QueryBuilder::<$db>::new(format!("DELETE FROM {table} WHERE site = "));
+                delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+                let mut ids = delete.separated(", ");
+                for id in sessions {
+                    ids.push_bind(*id);
+                }
+                ids.push_unseparated(")");
+                delete.build().execute(&mut **tx).await?;
             }
-            ids.push_unseparated(")");
-            delete.build().execute(&mut **tx).await?;
             for chunk in nudges.chunks(NUDGES_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
                     "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) ",
@@ -499,14 +502,6 @@ macro_rules! queries {
                 insert.push(" ON CONFLICT (site, mode, id) DO NOTHING");
                 insert.build().execute(&mut **tx).await?;
             }
-            let mut delete = QueryBuilder::<$db>::new("DELETE FROM exposures WHERE site = ");
-            delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
-            let mut ids = delete.separated(", ");
-            for id in sessions {
-                ids.push_bind(*id);
-            }
-            ids.push_unseparated(")");
-            delete.build().execute(&mut **tx).await?;
             for chunk in exposed.chunks(EXPOSURES_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
                     "INSERT INTO exposures (site, mode, session_id, rule_id, treated, exposed_at, converted, session_started_at) ",
