@@ -29,7 +29,14 @@ serve:
 	cargo run --release -p nudge-rules-server -- --demo \
 	  --listen 127.0.0.1:$(SERVE_PORT) --admin-listen 127.0.0.1:$(ADMIN_PORT)
 
-test: setup lint test-rust test-server test-node test-browser fuzz-smoke
+# Suites side by side where neither measures time: the server's (schemathesis, mostly one Python
+# process) and Node's (`node --test` runs one file at a time on two cores) each keep about one
+# core busy. The editor's suite measures keystroke latency and long tasks, so it runs alone, and
+# the fuzz targets then run two at a time (scripts/fuzz.sh). Cargo's lock orders the builds.
+test: setup lint test-rust
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-server test-node
+	$(MAKE) --no-print-directory test-browser
+	$(MAKE) --no-print-directory fuzz-smoke
 
 lint:
 	python3 scripts/check-modules.py
@@ -47,7 +54,6 @@ lint:
 test-rust:
 	cargo test
 	python3 scripts/gen-sessions.py --check
-	cargo bench --no-run
 
 # The server crate (a workspace member with its own dependencies); `lint` formats it too.
 test-server:
