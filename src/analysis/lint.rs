@@ -320,38 +320,45 @@ fn shadowed_by<'r>(rules: &'r [Rule], i: usize, page_index: &CoverIndex<'_>) -> 
     let w = &rule.when;
     // Candidates: earlier enabled rules without `pages`, and those with a pattern covering the
     // rule's first page pattern (or matching every path, when the rule has no `pages`).
-    let mut candidates: Vec<usize> = rules
-        .get(..i)?
+    // The earlier rules as a set (one flag per rule before this one), read in config order: no
+    // sort in the WASM module (size).
+    let earlier = rules.get(..i)?;
+    let mut candidate: Vec<bool> = earlier
         .iter()
-        .enumerate()
-        .filter(|(_, e)| e.enabled && e.when.pages.is_none())
-        .map(|(j, _)| j)
+        .map(|e| e.enabled && e.when.pages.is_none())
         .collect();
+    let mut mark = |j: usize| {
+        if let Some(flag) = candidate.get_mut(j) {
+            *flag = true;
+        }
+    };
     match w.pages.as_deref() {
-        Some([first, ..]) => page_index.covering(first.normalized(), |j| candidates.push(j)),
+        Some([first, ..]) => page_index.covering(first.normalized(), &mut mark),
         Some([]) => return None,
-        None => page_index.covering("", |j| candidates.push(j)),
+        None => page_index.covering("", &mut mark),
     }
-    candidates.sort_unstable();
-    candidates.dedup();
-    let covering: Vec<&Rule> = candidates
-        .into_iter()
-        .filter(|&j| j < i)
-        .filter_map(|j| rules.get(j))
-        .filter(|e| e.enabled && pages_covered(e, rule) && exit_intent_covered(e, rule))
+    let covering: Vec<&Rule> = earlier
+        .iter()
+        .zip(&candidate)
+        .filter(|&(e, &flag)| {
+            flag && e.enabled && pages_covered(e, rule) && exit_intent_covered(e, rule)
+        })
+        .map(|(e, _)| e)
         .collect();
-    let mut used: Vec<&str> = Vec::new();
+    // Which covering rules shadow some intent score, by position in `covering` (config order).
+    let mut used = vec![false; covering.len()];
     let mut fires_before = u32::MAX;
     // For every intent score the rule accepts, some covering rule must accept it at an idle
     // threshold no higher than the rule's own: then wherever it holds, an earlier rule holds.
     for intent in w.min_intent_score..=w.max_intent_score {
-        let best = covering
+        let (best, _) = covering
             .iter()
-            .filter(|e| (e.when.min_intent_score..=e.when.max_intent_score).contains(&intent))
-            .filter(|e| e.when.min_idle_ms <= w.min_idle_ms)
-            .min_by_key(|e| e.when.min_idle_ms)?;
-        if !used.contains(&best.id.as_str()) {
-            used.push(&best.id);
+            .enumerate()
+            .filter(|(_, e)| (e.when.min_intent_score..=e.when.max_intent_score).contains(&intent))
+            .filter(|(_, e)| e.when.min_idle_ms <= w.min_idle_ms)
+            .min_by_key(|(_, e)| e.when.min_idle_ms)?;
+        if let Some(flag) = used.get_mut(best) {
+            *flag = true;
         }
         let before: u32 = covering
             .iter()
@@ -361,12 +368,14 @@ fn shadowed_by<'r>(rules: &'r [Rule], i: usize, page_index: &CoverIndex<'_>) -> 
             .sum();
         fires_before = fires_before.min(before);
     }
-    // Name them in config order.
-    used.sort_by_key(|id| rules.iter().position(|r| r.id == *id));
-    Some(Shadow {
-        by: used,
-        fires_before,
-    })
+    // Named in config order.
+    let by = covering
+        .iter()
+        .zip(&used)
+        .filter(|&(_, &flag)| flag)
+        .map(|(e, _)| e.id.as_str())
+        .collect();
+    Some(Shadow { by, fires_before })
 }
 
 /// Duplicates, redundant patterns and patterns that look like mistakes, in one list.

@@ -169,15 +169,23 @@ impl Analysis<'_> {
                 .collect()
         });
         // Intent bands: split at every rule's min and max + 1.
-        let mut cuts: Vec<u8> = vec![0];
+        // A set of scores rather than a sorted vector: no sort in the WASM module (size).
+        let mut is_cut = [false; MAX_INTENT_SCORE as usize + 1];
+        let mut mark = |score: u8| {
+            if let Some(slot) = is_cut.get_mut(usize::from(score)) {
+                *slot = true;
+            }
+        };
+        mark(0);
         for c in &candidates {
-            cuts.push(c.min_intent);
+            mark(c.min_intent);
             if c.max_intent < MAX_INTENT_SCORE {
-                cuts.push(c.max_intent + 1);
+                mark(c.max_intent + 1);
             }
         }
-        cuts.sort_unstable();
-        cuts.dedup();
+        let cuts: Vec<u8> = (0..=MAX_INTENT_SCORE)
+            .filter(|&score| is_cut.get(usize::from(score)) == Some(&true))
+            .collect();
         let mut regions: Vec<Region> = Vec::new();
         // Regions of the previous band still open for extension, by idle interval and rule.
         let mut open: Vec<usize> = Vec::new();
@@ -205,7 +213,13 @@ impl Analysis<'_> {
             }
             open = next_open;
         }
-        regions.sort_by_key(|r| (r.min_intent_score, r.min_idle_ms));
+        // Already in (intent, idle) order, so no sort: each band's regions are made after those of
+        // the bands below it (a region keeps the score it was made at as its minimum), and `band`
+        // answers in idle order.
+        debug_assert!(
+            regions.is_sorted_by_key(|r| (r.min_intent_score, r.min_idle_ms)),
+            "regions out of order"
+        );
         regions
     }
 

@@ -46,7 +46,7 @@ impl Findings {
     fn into_placed(self, text: Option<&str>, severity: Severity) -> Vec<Diagnostic> {
         // Few findings: scan for each; many: index every position in one pass (linear).
         let positions = text.filter(|_| self.0.len() > 8).map(Positions::of);
-        let mut out: Vec<Diagnostic> = self
+        let out: Vec<Diagnostic> = self
             .0
             .into_iter()
             .map(|f| {
@@ -64,8 +64,97 @@ impl Findings {
                 d
             })
             .collect();
-        // Stable: findings without a place keep their order, after the placed ones.
-        out.sort_by_key(|d| (d.line.is_none(), d.line, d.column));
-        out
+        in_text_order(out)
+    }
+}
+
+/// `found` in text order: by line, then column, those without a place after all others; ties
+/// keep the order found. Two stable counting passes (by column, then by line): linear in the
+/// findings and in the text's lines and columns, and no `slice::sort`, whose code the WASM
+/// module would otherwise carry for this one type (docs/PERFORMANCE.md, "WASM size").
+fn in_text_order(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let place = |i: usize| found.get(i).and_then(|d| d.line.zip(d.column));
+    let unplaced_line = found
+        .iter()
+        .filter_map(|d| d.line)
+        .max()
+        .map_or(0, |l| l as usize + 1);
+    let order: Vec<usize> = (0..found.len()).collect();
+    let order = counting_pass(order, |i| place(i).map_or(0, |(_, c)| c as usize));
+    let order = counting_pass(order, |i| {
+        place(i).map_or(unplaced_line, |(l, _)| l as usize)
+    });
+    let mut slots: Vec<Option<Diagnostic>> = found.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+        .collect()
+}
+
+/// A stable counting sort of the indices `order` by `key` (small whole numbers: a line or a
+/// column of the text).
+fn counting_pass(order: Vec<usize>, key: impl Fn(usize) -> usize) -> Vec<usize> {
+    let top = order.iter().map(|&i| key(i)).max().unwrap_or(0);
+    // `start[k]`: where the first index with key k goes.
+    let mut start = vec![0usize; top + 2];
+    for &i in &order {
+        if let Some(n) = start.get_mut(key(i) + 1) {
+            *n += 1;
+        }
+    }
+    for k in 1..start.len() {
+        let before = start.get(k - 1).copied().unwrap_or(0);
+        if let Some(n) = start.get_mut(k) {
+            *n += before;
+        }
+    }
+    let mut out = vec![0usize; order.len()];
+    for &i in &order {
+        if let Some(next) = start.get_mut(key(i)) {
+            if let Some(slot) = out.get_mut(*next) {
+                *slot = i;
+            }
+            *next += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(name: &str, place: Option<(u32, u32)>) -> Diagnostic {
+        let mut d = Diagnostic::error(DiagnosticCode::UnknownField, name.into(), String::new());
+        d.line = place.map(|(l, _)| l);
+        d.column = place.map(|(_, c)| c);
+        d
+    }
+
+    #[test]
+    fn diagnostics_come_in_text_order_unplaced_last_ties_as_found() {
+        let found = vec![
+            at("unplaced-1", None),
+            at("3:1", Some((3, 1))),
+            at("1:9", Some((1, 9))),
+            at("1:2-first", Some((1, 2))),
+            at("unplaced-2", None),
+            at("1:2-second", Some((1, 2))),
+            at("2:40", Some((2, 40))),
+        ];
+        let order: Vec<String> = in_text_order(found).into_iter().map(|d| d.path).collect();
+        assert_eq!(
+            order,
+            [
+                "1:2-first",
+                "1:2-second",
+                "1:9",
+                "2:40",
+                "3:1",
+                "unplaced-1",
+                "unplaced-2"
+            ]
+        );
+        assert!(in_text_order(Vec::new()).is_empty());
     }
 }

@@ -238,7 +238,11 @@ impl Scanner<'_> {
         let start = self.pos;
         self.skip_string()?;
         let raw = std::str::from_utf8(self.bytes.get(start..self.pos)?).ok()?;
-        serde_json::from_str(raw).ok()
+        // As a JSON value, not a `String` (see `StrictVisitor::visit_map`: size).
+        match serde_json::from_str::<super::StrictValue>(raw).ok()?.0 {
+            serde_json::Value::String(s) => Some(s),
+            _ => None,
+        }
     }
 
     fn skip_string(&mut self) -> Option<()> {

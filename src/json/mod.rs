@@ -80,7 +80,13 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        // Keys through this visitor, not `String`'s: `String`'s visitor brings serde's
+        // `invalid_type` message and with it core's float formatting, 19 KB of the WASM module
+        // (docs/PERFORMANCE.md, "WASM size"). JSON keys are strings.
+        while let Some(StrictValue(key)) = map.next_key::<StrictValue>()? {
+            let Value::String(key) = key else {
+                return Err(de::Error::custom("an object key that is not a string"));
+            };
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key {key:?}; each field may appear once"
