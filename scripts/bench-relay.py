@@ -4,13 +4,14 @@
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own), a release server
 runs on an empty store and wrk sends batches of 50 events (one session each, unique message ids)
 from 16 connections over 1,000 publishable keys (so the 10,000 events per key and minute never
-bind), for `--duration` seconds. Reported: events per second (202 answers times 50), p50 and
-p99 of a batch, the server's peak RSS, and the floor: the same rows (the `events` table's
+bind), for `--duration` seconds: half of it events as the SDK sent them before SPEC 15, half with
+a `visitor_id` on every event, in alternating rounds. Reported: events per second (202 answers
+times 50) of each, their ratio, p50 and p99 of a batch, the server's peak RSS, and the floor: the same rows (the `events` table's
 columns) inserted by a bare batched insert into the same kind of store in the same run (Python's
 sqlite3 with 50 rows per transaction and the server's pragmas; psql with 50-row INSERTs per
 transaction for PostgreSQL), with the relay's ratio to it.
 
-    python3 scripts/bench-relay.py [--duration 20] [--write]
+    python3 scripts/bench-relay.py [--duration 40] [--write]
 """
 import argparse
 import hashlib
@@ -36,11 +37,17 @@ bench = store_bench.bench
 
 KEYS = 1000
 BATCH = 50
+# Rounds of each variant (without and with `visitor_id`), alternating, in one run.
+ROUNDS = 2
 
 WRK_SCRIPT = r"""
 local keys = {}
 for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
 local occurred = os.getenv("BENCH_TIME")
+-- Each wrk run its own message ids (BENCH_RUN), so no run's events are duplicates of another's;
+-- BENCH_VISITOR=1 puts a `visitor_id` on every event (SPEC 15).
+local run = os.getenv("BENCH_RUN") or "0"
+local visitor = os.getenv("BENCH_VISITOR") == "1"
 local counter = 0
 local thread_id = 0
 local threads = {}
@@ -53,12 +60,13 @@ init = function(args)
 end
 request = function()
   counter = counter + 1
-  local sid = string.format("sess_w%dr%d", thread_id, counter)
+  local sid = string.format("sess_r%sw%dr%d", run, thread_id, counter)
+  local extra = visitor and string.format(',"visitor_id":"vis_r%sw%dr%d"', run, thread_id, counter) or ""
   local parts = {}
   for i = 1, 50 do
     parts[i] = string.format(
-      '{"message_id":"w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d}',
-      thread_id, counter, i, sid, occurred, i, i)
+      '{"message_id":"r%s-w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d%s}',
+      run, thread_id, counter, i, sid, occurred, i, i, extra)
   end
   local body = '{"events":[' .. table.concat(parts, ",") .. ']}'
   local key = keys[(counter * 7 + thread_id) % #keys + 1]
@@ -123,9 +131,17 @@ def pg_floor(pg, seconds, now_ms):
     return int(out.strip()) / elapsed
 
 
+def accepted_per_s(r):
+    """Events per second of the batches answered 202 (a run with other answers is reported, not hidden)."""
+    seconds = r["requests"] / r["rps"] if r["rps"] else 1.0
+    if r["non2xx"] > r["requests"] // 100:
+        print(f"warning: {r['non2xx']} of {r['requests']} batches were not answered 202", file=sys.stderr)
+    return (r["requests"] - r["non2xx"]) * BATCH / seconds
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=int, default=20)
+    parser.add_argument("--duration", type=int, default=40, help="seconds of load in all, shared by the two variants")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--write", action="store_true")
@@ -158,25 +174,32 @@ def main():
             try:
                 server, api, admin = store_bench.start_server(sites, store)
                 try:
-                    bench.wrk(api, "/v1/events", 2, args.connections, env)
-                    r = bench.merge([bench.wrk(api, "/v1/events", args.duration, args.connections, env)])
+                    bench.wrk(api, "/v1/events", 2, args.connections, {**env, "BENCH_RUN": "warm"})
+                    # Events without and with `visitor_id`, in alternating rounds of one run (the
+                    # store grows through the run; alternating spreads that over both).
+                    runs = {"plain": [], "visitor": []}
+                    seconds_each = max(1, args.duration // (2 * ROUNDS))
+                    for round_ in range(2 * ROUNDS):
+                        variant = ("plain", "visitor")[round_ % 2]
+                        runs[variant].append(bench.wrk(api, "/v1/events", seconds_each, args.connections, {
+                            **env, "BENCH_RUN": str(round_), "BENCH_VISITOR": "1" if variant == "visitor" else "0"}))
+                    r = bench.merge(runs["plain"])
+                    rv = bench.merge(runs["visitor"])
                     rss = bench.peak_rss_mib(server.pid)
                     errors_5xx = bench.five_xx(admin)
                 finally:
                     server.terminate()
                     server.wait(timeout=60)
-                floor = sqlite_floor(db, args.duration, now_ms) if pg is None else pg_floor(pg, args.duration, now_ms)
+                floor_s = max(1, args.duration // 2)
+                floor = sqlite_floor(db, floor_s, now_ms) if pg is None else pg_floor(pg, floor_s, now_ms)
             finally:
                 if pg:
                     pg.stop()
-            # Only batches answered 202 count; a run with other answers is reported, not hidden.
-            seconds = r["requests"] / r["rps"] if r["rps"] else 1.0
-            events_per_s = (r["requests"] - r["non2xx"]) * BATCH / seconds
-            if r["non2xx"] > r["requests"] // 100:
-                print(f"warning: {r['non2xx']} of {r['requests']} batches were not answered 202", file=sys.stderr)
+            events_per_s, with_visitor = accepted_per_s(r), accepted_per_s(rv)
             print(f"{backend}: {events_per_s:,.0f} events/s (floor {floor:,.0f} rows/s), p50 {r['p50_us'] / 1000:.2f} ms, "
-                  f"p99 {r['p99_us'] / 1000:.2f} ms, non-2xx {r['non2xx']}, RSS {rss:.0f} MiB", flush=True)
-            rows.append((backend, events_per_s, r, floor, rss, errors_5xx))
+                  f"p99 {r['p99_us'] / 1000:.2f} ms, non-2xx {r['non2xx']}, RSS {rss:.0f} MiB; with visitor_id "
+                  f"{with_visitor:,.0f} events/s ({with_visitor / events_per_s:.2f}x)", flush=True)
+            rows.append((backend, events_per_s, r, floor, rss, errors_5xx, with_visitor))
     commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     lines = [
@@ -184,12 +207,13 @@ def main():
         f"{os.cpu_count()} cores shared by the server, the database and wrk ({args.connections} connections, batches of "
         f"{BATCH} events, {args.duration} s, {KEYS} publishable keys; load average {os.getloadavg()[0]:.1f} at the end).",
         "",
-        "| store | events/s through the relay (202 answers only) | batch p50 | batch p99 | non-2xx | floor: bare 50-row inserts, rows/s | relay / floor | server peak RSS |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| store | events/s through the relay (202 answers only) | batch p50 | batch p99 | non-2xx | floor: bare 50-row inserts, rows/s | relay / floor | with `visitor_id` on every event, events/s | with / without (target at least 0.95x) | server peak RSS |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for backend, eps, r, floor, rss, _ in rows:
+    for backend, eps, r, floor, rss, _, eps_v in rows:
         lines.append(f"| {backend} | {eps:,.0f} | {r['p50_us'] / 1000:.2f} ms | {r['p99_us'] / 1000:.2f} ms | "
-                     f"{r['non2xx'] + r['socket_errors']} | {floor:,.0f} | **{eps / floor:.2f}x** | {rss:.0f} MiB |")
+                     f"{r['non2xx'] + r['socket_errors']} | {floor:,.0f} | **{eps / floor:.2f}x** | {eps_v:,.0f} | "
+                     f"**{eps_v / eps:.2f}x** | {rss:.0f} MiB |")
     lines += ["", "5xx answers counted by the servers' /metrics: "
               f"{sum(r[5] for r in rows):.0f}. One site sending 10,000 events per minute is 167 events/s: at the "
               "rates above, one instance carries "
