@@ -21,6 +21,8 @@
 //!   is held out; `exit_intent: true` rules are tried at the end of the last page (the visitor
 //!   left), when nothing fired on it before.
 
+mod read;
+mod record;
 mod session;
 mod summary;
 mod timestamp;
@@ -40,7 +42,7 @@ use crate::engine::Outcome;
 use crate::limits::MAX_IDLE_MS;
 use crate::reason::{earliest_idle, enabled_checks};
 use crate::visit::{HistoryEntry, Visit};
-use session::{Event, RecordedNudge, Session};
+use record::{Event, RecordedNudge, Session};
 use std::borrow::Cow;
 
 /// What fires on one page view.

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::session::RecordedNudge;
+use super::record::RecordedNudge;
 use super::{NudgeOutcome, PageOutcome, Replayed};
 use crate::config::NudgeType;
 use crate::engine::Engine;
