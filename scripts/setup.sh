@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh               wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
 #                                  and the server tests' redis-server, PostgreSQL, wrk, curl,
-#                                  schemathesis
+#                                  schemathesis, standardwebhooks (the webhook signature verifier)
 #   scripts/setup.sh --no-browser  the same without Chromium
 #   scripts/setup.sh --fuzz        also a nightly toolchain and cargo-fuzz (for `make fuzz`)
 #
@@ -149,6 +149,18 @@ else
   begin
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
     "schemathesis==$ST_VERSION" || die "pip install schemathesis==$ST_VERSION failed"
+  took
+fi
+
+# Pinned: the independent verifier of webhook signatures (SPEC 16) in the server's tests.
+SWH_VERSION=1.1.0
+if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("standardwebhooks"))' 2>/dev/null || true)" = "$SWH_VERSION" ]; then
+  echo "ok: standardwebhooks $SWH_VERSION present"
+else
+  echo "installing: standardwebhooks $SWH_VERSION (pip) ..."
+  begin
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    "standardwebhooks==$SWH_VERSION" || die "pip install standardwebhooks==$SWH_VERSION failed"
   took
 fi
 

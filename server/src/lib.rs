@@ -52,6 +52,7 @@ pub mod sites;
 pub mod state;
 pub mod store;
 pub mod uplift;
+pub mod webhook;
 
 /// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
 /// default.

@@ -16,3 +16,4 @@ mod relay_load;
 mod reload;
 mod schemathesis;
 mod store;
+mod webhook_signature;
