@@ -14,5 +14,6 @@ mod redis;
 mod relay;
 mod relay_load;
 mod reload;
+mod runtime_config;
 mod schemathesis;
 mod store;
