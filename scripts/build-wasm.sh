@@ -115,3 +115,7 @@ build_module wasm "$OUT"
 # engine, loaded only when asked for (`initConfigAsCode`, docs/JS-API.md), so that the first stays
 # within its size budget.
 build_module wasm,config-as-code "$OUT/config-as-code"
+# The storefront runtime for a plain <script type="module"> tag (SPEC 14): one bundled module and
+# the first module's .wasm beside it, in pkg/dist/ (generated, gitignored).
+echo "== pkg/dist/storefront.js (scripts/build-storefront.mjs)"
+node scripts/build-storefront.mjs
