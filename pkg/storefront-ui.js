@@ -78,7 +78,7 @@ const CSS = `
   left: 50%; top: 50%; transform: translate(-50%, -50%); width: 440px;
   padding: 28px 24px 20px; gap: 16px; text-align: center;
 }
-.modal .msg { padding-right: 0; font-size: 1.15em; }
+.modal .msg { padding: 0 28px; font-size: 1.15em; }
 .modal .actions { justify-content: center; }
 .modal:focus { outline: none; }
 @keyframes nudge-in { from { opacity: 0; translate: 0 12px; } to { opacity: 1; translate: 0 0; } }
@@ -190,7 +190,16 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
       const badge = doc.createElement('span');
       badge.className = 'badge';
       badge.setAttribute('aria-hidden', 'true');
-      badge.textContent = '\u{1F4AC}';
+      // A speech bubble drawn in SVG: no emoji font needed.
+      const svg = doc.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.setAttribute('viewBox', '0 0 24 24');
+      svg.setAttribute('width', '20');
+      svg.setAttribute('height', '20');
+      const bubble = doc.createElementNS('http://www.w3.org/2000/svg', 'path');
+      bubble.setAttribute('d', 'M4 4h16a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H10l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z');
+      bubble.setAttribute('fill', 'currentColor');
+      svg.append(bubble);
+      badge.append(svg);
       head.append(badge, msg);
       card.append(head, actions, close);
       root.append(card);
