@@ -8,6 +8,7 @@
 // The runtime (`/nudges/storefront.js` and its .wasm) is pkg/dist/, built by scripts/build-wasm.sh.
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -99,7 +100,32 @@ const STATIC = {
   '/shop.js': [path.join(HERE, 'shop.js'), 'text/javascript; charset=utf-8'],
   '/nudges/storefront.js': [path.join(DIST, 'storefront.js'), 'text/javascript; charset=utf-8'],
   '/nudges/nudge_rules_bg.wasm': [path.join(DIST, 'nudge_rules_bg.wasm'), 'application/wasm'],
+  // The engine's glue alone (it loads the same .wasm), for scripts/bench-storefront.mjs.
+  '/nudges/engine.js': [path.resolve(DIST, '..', 'wasm', 'nudge_rules.js'), 'text/javascript; charset=utf-8'],
 };
+
+/** Compressed static files, made once per run (the files do not change while it serves). */
+const gzipped = new Map();
+
+/** `body` gzip-compressed (-9) when the request accepts it, as a shop's CDN would send it. */
+function send(req, res, status, type, body, headers = {}, cacheKey = null) {
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] || '')) && body.length > 256;
+  let out = body;
+  if (gzip) {
+    out = cacheKey ? gzipped.get(cacheKey) : undefined;
+    if (!out) {
+      out = gzipSync(body, { level: 9 });
+      if (cacheKey) gzipped.set(cacheKey, out);
+    }
+  }
+  res.writeHead(status, {
+    'content-type': type,
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    vary: 'Accept-Encoding',
+    ...headers,
+  });
+  res.end(out);
+}
 
 /**
  * Starts the shop on 127.0.0.1:`port` (0: any free port). `tag` adds or overrides attributes of
@@ -111,9 +137,7 @@ export function startShop({ endpoint, siteKey, port = 0, tag = {} }) {
       const url = new URL(req.url, 'http://shop.local');
       const file = STATIC[url.pathname];
       if (file) {
-        const body = await readFile(file[0]);
-        res.writeHead(200, { 'content-type': file[1], 'cache-control': 'no-cache' });
-        res.end(body);
+        send(req, res, 200, file[1], await readFile(file[0]), { 'cache-control': 'no-cache' }, file[0]);
         return;
       }
       const page = pageFor(url.pathname);
@@ -122,12 +146,10 @@ export function startShop({ endpoint, siteKey, port = 0, tag = {} }) {
         res.end('not found');
         return;
       }
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
+      send(req, res, 200, 'text/html; charset=utf-8', Buffer.from(layout(page[0], page[1], { endpoint, siteKey, tag })), {
         'content-security-policy': csp(endpoint),
         'cache-control': 'no-cache',
       });
-      res.end(layout(page[0], page[1], { endpoint, siteKey, tag }));
     } catch (e) {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(e));
