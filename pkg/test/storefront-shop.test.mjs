@@ -283,6 +283,52 @@ describe('the storefront runtime on the test shop', () => {
     await page.close();
   });
 
+  test('a CTA with cta_url: the visitor is taken there and the click is recorded', async () => {
+    const page = await visitor();
+    await visit(page, '/collections/shirts');
+    await page.clock.fastForward(3500);
+    await nudgeOf(page).waitFor();
+    assert.equal(await kindShown(page), 'sticky_bar');
+    const cta = page.locator('[data-nudge-rules] a.cta');
+    assert.equal(await cta.getAttribute('href'), '/collections/shirts');
+    const sid = await page.evaluate(() => window.nudgeRules.sessionId);
+    await cta.click();
+    await page.waitForLoadState('load');
+    await page.evaluate(() => window.nudgeRules.ready);
+    assert.equal(await page.evaluate(() => window.nudgeRules.sessionId), sid);
+    const session = await sessionOf(page);
+    assert.equal(session.nudges.length, 1);
+    assert.equal(session.nudges[0].type, 'sticky_bar');
+    assert.equal(session.nudges[0].outcome, 'clicked');
+    assert.equal(session.page_count, 1, 'the CTA led to the same collection page again');
+    assert.equal(session.events.length, 2);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('the page\'s own intent score (data-intent-score): used when it is an integer 0 to 100, else reported', async () => {
+    const scored = await startShop({ endpoint: server.base, siteKey: PK, tag: { 'data-intent-score': 'shopScore' } });
+    try {
+      const page = await visitor({ init: { fn: () => {
+        window.shopScore = () => (location.pathname === '/' ? 'high' : 90);
+      } } });
+      await page.goto(`${scored.url}/`);
+      await page.waitForFunction(() => window.nudgeRules);
+      await page.evaluate(() => window.nudgeRules.ready);
+      assert.ok((await errorsOf(page)).includes('intent_score'), JSON.stringify(await page.evaluate(() => window.nudgeErrors)));
+      await page.goto(`${scored.url}/collections/shirts`);
+      await page.waitForFunction(() => window.nudgeRules);
+      await page.evaluate(() => window.nudgeRules.ready);
+      const session = await sessionOf(page);
+      const scores = Object.fromEntries(session.events.map((e) => [new URL(e.url).pathname, e.intent_score]));
+      assert.deepEqual(scores, { '/': 10, '/collections/shirts': 90 }, 'the built-in score for the bad value, the page\'s own otherwise');
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    } finally {
+      await scored.close();
+    }
+  });
+
   test('a held-out visitor sees nothing and records NUDGE_HELD_OUT; another visitor sees the toast', async () => {
     const held = visitorFor('held-toast', 50, true);
     const seen = visitorFor('held-toast', 50, false);
