@@ -47,6 +47,7 @@ lint:
 	# The WASM package's configuration (no `url`; the platform's URL parser): its own cfg paths.
 	cargo clippy --lib --no-default-features --features wasm --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --no-default-features --features wasm,config-as-code --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --no-default-features --features wasm,slim --target wasm32-unknown-unknown -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
 test-rust:

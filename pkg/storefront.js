@@ -17,7 +17,8 @@
 // exit intent and at the idle time the engine names (one timer, no polling); shows at most one
 // nudge in a Shadow DOM; keeps the visitor's nudge history (caps, cooldowns) with a `vis_` id in
 // localStorage. It never throws into the page: every failure goes to `onError`. docs/STOREFRONT.md.
-import initEngine, { NudgeEngine } from './wasm/nudge_rules.js';
+// The slim module (decide only, src/wasm_slim.rs), not the editor's: what a page needs.
+import initEngine, { NudgeEngine } from './wasm/slim/nudge_rules.js';
 import { createRelay } from './relay.js';
 import { renderNudge } from './storefront-ui.js';
 

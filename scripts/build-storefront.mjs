@@ -1,5 +1,5 @@
 // Builds pkg/dist/storefront.js: the storefront runtime (pkg/storefront-tag.js, with
-// pkg/storefront.js, pkg/storefront-ui.js, pkg/relay.js and the engine's wasm-bindgen glue)
+// pkg/storefront.js, pkg/storefront-ui.js, pkg/relay.js and the slim engine's wasm-bindgen glue)
 // bundled by esbuild into one self-contained ES module, and the engine's .wasm copied beside it
 // (the glue finds it next to the module). Run by scripts/build-wasm.sh after pkg/wasm/ is built;
 // prints the sizes raw and gzip -9.
@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = join(ROOT, 'pkg');
 const OUT = join(PKG, 'dist');
-const WASM = join(PKG, 'wasm', 'nudge_rules_bg.wasm');
+const WASM = join(PKG, 'wasm', 'slim', 'nudge_rules_bg.wasm');
 
 try {
   statSync(WASM);

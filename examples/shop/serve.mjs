@@ -101,7 +101,7 @@ const STATIC = {
   '/nudges/storefront.js': [path.join(DIST, 'storefront.js'), 'text/javascript; charset=utf-8'],
   '/nudges/nudge_rules_bg.wasm': [path.join(DIST, 'nudge_rules_bg.wasm'), 'application/wasm'],
   // The engine's glue alone (it loads the same .wasm), for scripts/bench-storefront.mjs.
-  '/nudges/engine.js': [path.resolve(DIST, '..', 'wasm', 'nudge_rules.js'), 'text/javascript; charset=utf-8'],
+  '/nudges/engine.js': [path.resolve(DIST, '..', 'wasm', 'slim', 'nudge_rules.js'), 'text/javascript; charset=utf-8'],
 };
 
 /** Compressed static files, made once per run (the files do not change while it serves). */
