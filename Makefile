@@ -5,10 +5,11 @@ PORT ?= 8000
 SERVE_PORT ?= 8080
 ADMIN_PORT ?= 9090
 
-.PHONY: help setup demo serve test lint test-rust test-server test-node test-browser wasm bench bench-native bench-node bench-levels bench-server fuzz fuzz-smoke clean
+.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser wasm bench bench-native bench-node bench-levels bench-server fuzz fuzz-smoke clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
+	@echo "make shop          the test shop (examples/shop) with the storefront runtime, against the demo server"
 	@echo "make serve         the preview server on the embedded storefront config, a test key printed:"
 	@echo "                   API http://127.0.0.1:$(SERVE_PORT)/v1/nudges/preview, admin http://127.0.0.1:$(ADMIN_PORT)"
 	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
@@ -23,6 +24,10 @@ setup:
 
 demo:
 	scripts/serve-demo.sh
+
+# The test shop with the storefront runtime (docs/STOREFRONT.md) against `nudge-rules-server --demo`.
+shop:
+	SERVE_PORT=$(SERVE_PORT) ADMIN_PORT=$(ADMIN_PORT) scripts/serve-shop.sh
 
 # The preview server (docs/SERVER.md) with the demo site: loopback only, one printed test key.
 serve:
@@ -49,6 +54,7 @@ lint:
 	# The WASM package's configuration (no `url`; the platform's URL parser): its own cfg paths.
 	cargo clippy --lib --no-default-features --features wasm --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --no-default-features --features wasm,config-as-code --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --no-default-features --features wasm,slim --target wasm32-unknown-unknown -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
 test-rust:

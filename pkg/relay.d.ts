@@ -1,8 +1,8 @@
 // nudge-rules/relay: the client of the SDK relay, POST /v1/events (SPEC 10). See docs/JS-API.md,
 // "The relay client".
 
-/** The five event types of the relay. */
-export type RelayEventType = 'PAGE_VIEW' | 'ADD_TO_CART' | 'PURCHASE' | 'NUDGE_SHOWN' | 'NUDGE_OUTCOME';
+/** The six event types of the relay (NUDGE_HELD_OUT: SPEC 15). */
+export type RelayEventType = 'PAGE_VIEW' | 'ADD_TO_CART' | 'PURCHASE' | 'NUDGE_SHOWN' | 'NUDGE_OUTCOME' | 'NUDGE_HELD_OUT';
 export type RelayNudgeType = 'chat_bubble' | 'toast' | 'exit_modal' | 'sticky_bar';
 export type RelayOutcome = 'clicked' | 'dismissed' | 'chat_opened';
 
@@ -17,6 +17,11 @@ export interface RelayOptions {
   endpoint: string;
   /** The site's publishable key: `pk_live_` or `pk_test_` (never a secret `sk_` key). */
   siteKey: string;
+  /**
+   * The visitor's id (SPEC 15), `vis_` then 1 to 64 of `[A-Za-z0-9_-]`: sent as `visitor_id` on
+   * every event. A malformed one is reported through onError and left out.
+   */
+  visitorId?: string;
   /** How often queued events are sent, in ms (default 5000; 0: only when full or flushed). */
   flushIntervalMs?: number;
   /** Events per request, 1 to 500 (default 100); a full batch is sent at once. */
@@ -99,6 +104,17 @@ export interface NudgeOutcome {
   outcome: RelayOutcome;
 }
 
+/** A visitor held out of a rule's nudge: in its control group (SPEC 15), nothing shown. */
+export interface NudgeHeldOut {
+  /** The rule whose control group holds the visitor. */
+  ruleId: string;
+  /** The type of the nudge the rule would have shown. */
+  nudgeType: RelayNudgeType;
+  /** Default: location.href in a browser. */
+  url?: string;
+  intentScore?: number;
+}
+
 export interface Relay {
   /** Queues one event of any type with its fields as sent (snake_case). */
   track(type: RelayEventType, fields?: Record<string, unknown>): void;
@@ -108,12 +124,16 @@ export interface Relay {
   purchase(url?: string, options?: PageEventOptions): void;
   nudgeShown(nudge: NudgeShown): void;
   nudgeOutcome(outcome: NudgeOutcome): void;
+  /** NUDGE_HELD_OUT (SPEC 15): the visitor is in the rule's control group; nothing was shown. */
+  nudgeHeldOut(heldOut: NudgeHeldOut): void;
   /** Sends what is queued (a batch waiting for its retry time stays waiting). Never rejects. */
   flush(): Promise<FlushResult>;
   /** Stops the timers and listeners and flushes once. Never rejects. */
   close(): Promise<FlushResult>;
   /** The current session id (`sess_...`), or null before the first event. */
   readonly sessionId: string | null;
+  /** The `visitor_id` put on every event, or null. */
+  readonly visitorId: string | null;
   stats(): RelayStats;
 }
 

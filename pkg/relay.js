@@ -5,6 +5,7 @@
 // hidden; it retries 429, 503 and network errors with the SAME batch (same message ids, so the
 // server counts a resend as duplicates) with exponential backoff and full jitter, never sooner
 // than the answer's Retry-After; it bounds its queue (oldest dropped and counted) and never throws into the page.
+// SPEC 15: `visitorId` puts `visitor_id` on every event; `nudgeHeldOut` sends NUDGE_HELD_OUT.
 // See docs/JS-API.md, "The relay client".
 
 /** Backoff (API document section 7): base 1 s, cap 60 s, delay = random() * min(cap, base * 2^attempt). */
@@ -18,6 +19,7 @@ const MAX_RETRY_AFTER_MS = 3_600_000;
 const MAX_SESSION_AGE_MS = 23 * 3_600_000; // the server refuses events 24 h after a session's start
 const STORAGE_KEY = 'nudge-rules.relay.session';
 const PUBLISHABLE_KEY = /^pk_(live|test)_[A-Za-z0-9]{16,}$/;
+const VISITOR_ID = /^vis_[A-Za-z0-9_-]{1,64}$/;
 const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
 /**
@@ -119,9 +121,13 @@ function disabledRelay(report) {
     purchase: ignore,
     nudgeShown: ignore,
     nudgeOutcome: ignore,
+    nudgeHeldOut: ignore,
     flush: () => Promise.resolve(emptyResult()),
     close: () => Promise.resolve(emptyResult()),
     get sessionId() {
+      return null;
+    },
+    get visitorId() {
       return null;
     },
     stats: () => ({ queued: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0, dropped: 0, retried: 0 }),
@@ -140,6 +146,16 @@ function makeRelay(o, report) {
   }
   const endpoint = o.endpoint;
   const siteKey = o.siteKey;
+  // SPEC 15: the visitor's id on every event; a malformed one is reported and left out (the
+  // events still count, only the visitor link is lost), never a disabled relay.
+  let visitorId;
+  if (o.visitorId !== undefined && o.visitorId !== null) {
+    if (typeof o.visitorId === 'string' && VISITOR_ID.test(o.visitorId)) {
+      visitorId = o.visitorId;
+    } else {
+      report(new RelayError('config', `nudge-rules/relay: visitorId must be vis_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(String(o.visitorId)).slice(0, 80)}; events are sent without visitor_id`));
+    }
+  }
   const int = (value, fallback, min, max) => {
     const n = value === undefined ? fallback : Number(value);
     if (!Number.isFinite(n)) return fallback;
@@ -269,6 +285,7 @@ function makeRelay(o, report) {
         type: String(type),
         occurred_at: new Date(t).toISOString(),
       };
+      if (visitorId !== undefined) event.visitor_id = visitorId;
       if (fields && typeof fields === 'object') {
         for (const [k, v] of Object.entries(fields)) {
           if (v !== undefined && !(k in event)) event[k] = v;
@@ -541,6 +558,12 @@ function makeRelay(o, report) {
       intent_score: f?.intentScore,
     })),
     nudgeOutcome: safe((f) => track('NUDGE_OUTCOME', { nudge_id: f?.nudgeId, outcome: f?.outcome })),
+    nudgeHeldOut: safe((f) => track('NUDGE_HELD_OUT', {
+      rule_id: f?.ruleId,
+      nudge_type: f?.nudgeType,
+      url: f?.url === undefined ? pageUrl(undefined) : f.url,
+      intent_score: f?.intentScore,
+    })),
     flush,
     close,
     get sessionId() {
@@ -550,6 +573,9 @@ function makeRelay(o, report) {
       } catch {
         return null;
       }
+    },
+    get visitorId() {
+      return visitorId ?? null;
     },
     stats: () => ({ queued: held(), ...totals }),
   };

@@ -8,8 +8,9 @@
 # Steps (shared/TOOLCHAIN.md): cargo build for wasm32-unknown-unknown with the `wasm` feature,
 # wasm-bindgen --target web (one build for browsers and Node: Node loads it with
 # initSync({ module: fs.readFileSync(...) })), then npm binaryen's wasm-opt. Prints the .wasm
-# size raw and gzip -9. Two modules: pkg/wasm/ (preview and analysis) and
-# pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand).
+# size raw and gzip -9. Three modules: pkg/wasm/ (preview and analysis),
+# pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand) and
+# pkg/wasm/slim/ (decide only, for the storefront runtime); then pkg/dist/storefront.js.
 set -euo pipefail
 
 usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
@@ -115,3 +116,10 @@ build_module wasm "$OUT"
 # engine, loaded only when asked for (`initConfigAsCode`, docs/JS-API.md), so that the first stays
 # within its size budget.
 build_module wasm,config-as-code "$OUT/config-as-code"
+# The slim module for storefront pages (SPEC 14: `new NudgeEngine` and `decide` only,
+# src/wasm_slim.rs), which the storefront runtime loads.
+build_module wasm,slim "$OUT/slim"
+# The storefront runtime for a plain <script type="module"> tag (SPEC 14): one bundled module and
+# the slim module's .wasm beside it, in pkg/dist/ (generated, gitignored).
+echo "== pkg/dist/storefront.js (scripts/build-storefront.mjs)"
+node scripts/build-storefront.mjs

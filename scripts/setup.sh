@@ -125,6 +125,8 @@ node_modules/.bin/wasm-opt --version >/dev/null 2>&1 \
   || die "node_modules/.bin/wasm-opt does not run (npm package binaryen)"
 node_modules/.bin/redocly --version >/dev/null 2>&1 \
   || die "node_modules/.bin/redocly does not run (npm package @redocly/cli, the OpenAPI linter of make lint)"
+node_modules/.bin/esbuild --version >/dev/null 2>&1 \
+  || die "node_modules/.bin/esbuild does not run (npm package esbuild, the bundler of pkg/dist/storefront.js)"
 
 # --- 5. the server tests: redis-server, PostgreSQL, wrk (make bench-server), curl, schemathesis ---
 # PostgreSQL: the store tests start clusters of their own (initdb, pg_ctl from

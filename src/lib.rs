@@ -77,8 +77,10 @@ mod reason;
 mod request;
 mod text;
 mod visit;
-#[cfg(feature = "wasm")]
+#[cfg(all(feature = "wasm", not(feature = "slim")))]
 mod wasm;
+#[cfg(feature = "slim")]
+mod wasm_slim;
 mod wire;
 pub mod words;
 

@@ -45,7 +45,8 @@ test('the check refuses an empty wasm/ folder, naming make wasm and the missing 
 test('the check refuses a partial or empty build, and passes a complete one', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nudge-pack-'));
   try {
-    mkdirSync(join(dir, 'config-as-code'));
+    // Every folder of the shipped wasm/ files (config-as-code/, slim/).
+    for (const file of WASM_FILES) mkdirSync(dirname(join(dir, file)), { recursive: true });
     const [first, ...rest] = WASM_FILES;
     writeFileSync(join(dir, first), 'export {};\n');
     let result = check(dir);

@@ -20,6 +20,7 @@ const relay: Relay = createRelay({
   now: () => Date.now(),
   random: Math.random,
   storage: globalThis.sessionStorage,
+  visitorId: 'vis_abc123',
   onError: (e: RelayError) => console.warn(e.code, e.message, e.status),
 });
 relay.pageView('/products/linen-shirt', { intentScore: 40 });
@@ -28,7 +29,11 @@ relay.addToCart('/cart');
 relay.purchase('/checkout/thank-you', { intentScore: 90 });
 relay.nudgeShown({ nudgeId: 'nudg_1', nudgeType: 'toast', ruleId: 'sale-toast', url: '/', intentScore: 70 });
 relay.nudgeOutcome({ nudgeId: 'nudg_1', outcome: 'clicked' });
+relay.nudgeHeldOut({ ruleId: 'sizing-help', nudgeType: 'chat_bubble', url: '/p', intentScore: 70 });
+relay.track('NUDGE_HELD_OUT', { rule_id: 'r', nudge_type: 'toast', url: '/a' });
 relay.track('PAGE_VIEW', { url: '/a' });
+const visitor: string | null = relay.visitorId;
+void visitor;
 const id: string | null = relay.sessionId;
 void id;
 const result: Promise<FlushResult> = relay.flush();
@@ -46,3 +51,5 @@ void [delay, after, wait];
 relay.nudgeShown({ nudgeId: 'nudg_1', nudgeType: 'popup' });
 // @ts-expect-error: an unknown outcome
 relay.nudgeOutcome({ nudgeId: 'nudg_1', outcome: 'bought' });
+// @ts-expect-error: a held-out event names its rule
+relay.nudgeHeldOut({ nudgeType: 'toast' });

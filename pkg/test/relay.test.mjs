@@ -407,6 +407,38 @@ describe('relay client, unit', () => {
     assert.equal(result2.pending, 0);
   });
 
+  test('visitorId goes on every event; nudgeHeldOut sends NUDGE_HELD_OUT; a bad visitorId is reported and left out', async () => {
+    const w = world();
+    const relay = w.relay({ flushIntervalMs: 0, visitorId: 'vis_Ab-9_x' });
+    assert.equal(relay.visitorId, 'vis_Ab-9_x');
+    relay.pageView('/products/linen-shirt', { intentScore: 40 });
+    relay.nudgeHeldOut({ ruleId: 'sizing-help', nudgeType: 'chat_bubble', url: '/products/linen-shirt', intentScore: 70 });
+    await relay.flush();
+    const events = w.requests[0].body.events;
+    assert.deepEqual(events.map((e) => e.visitor_id), ['vis_Ab-9_x', 'vis_Ab-9_x']);
+    const held = events[1];
+    assert.equal(held.type, 'NUDGE_HELD_OUT');
+    assert.equal(held.rule_id, 'sizing-help');
+    assert.equal(held.nudge_type, 'chat_bubble');
+    assert.equal(held.url, '/products/linen-shirt');
+    assert.equal(held.intent_score, 70);
+    assert.equal(held.nudge_id, undefined);
+    assert.deepEqual(w.errors, []);
+
+    for (const bad of ['visitor_1', 'vis_', `vis_${'x'.repeat(65)}`, 'vis_a b', 42]) {
+      const w2 = world();
+      const r2 = w2.relay({ flushIntervalMs: 0, visitorId: bad });
+      assert.equal(r2.visitorId, null, String(bad));
+      r2.pageView('/');
+      await r2.flush();
+      assert.equal(w2.requests.length, 1, 'the relay still sends');
+      assert.equal(w2.requests[0].body.events[0].visitor_id, undefined);
+      assert.equal(w2.errors.length, 1);
+      assert.equal(w2.errors[0].code, 'config');
+      assert.match(w2.errors[0].message, /visitorId must be vis_/);
+    }
+  });
+
   test('never throws into the page', async () => {
     const thrower = () => {
       throw new Error('onError itself fails');
@@ -538,6 +570,22 @@ describe('relay client against the server', () => {
     assert.equal(second.rejected.length, 1);
     assert.match(second.rejected[0].message, /nudge_type/);
     assert.equal(errors.at(-1).code, 'rejected');
+    await relay.close();
+  });
+
+  test('visitor ids and held-out events reach the store; held-out events are no shown nudge', async () => {
+    const errors = [];
+    const relay = createRelay({ endpoint: `${server.base}/v1/events`, siteKey: PK, flushIntervalMs: 0, visitorId: 'vis_relayTest1', onError: (e) => errors.push(e) });
+    relay.pageView('/products/linen-shirt', { intentScore: 40 });
+    relay.nudgeHeldOut({ ruleId: 'sizing-help', nudgeType: 'chat_bubble', url: '/products/linen-shirt', intentScore: 70 });
+    relay.nudgeShown({ nudgeId: 'nudg_relayHeld1', nudgeType: 'toast', ruleId: 'sale-toast', url: '/products/linen-shirt', intentScore: 70 });
+    const result = await relay.flush();
+    assert.deepEqual(result, { sent: 3, accepted: 3, duplicates: 0, rejected: [], dropped: 0, retried: 0, pending: 0 }, errors.join('\n'));
+    const { status, body } = await readSession(server.base, relay.sessionId);
+    assert.equal(status, 200, JSON.stringify(body));
+    // The held-out rule is in no nudge list: only the toast was shown.
+    assert.equal(body.data.nudge_count, 1);
+    assert.deepEqual(body.data.nudges.map((n) => n.type), ['toast']);
     await relay.close();
   });
 

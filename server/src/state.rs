@@ -25,6 +25,8 @@ pub struct AppState {
     pub store: Option<Store>,
     /// The key that signs page cursors (SPEC 9 "Pagination").
     pub cursor_key: CursorKey,
+    /// The runtime config answers made so far (SPEC 14), one per site, mode and version.
+    pub runtime_cache: crate::routes::runtime::RuntimeCache,
     /// Set once every site was loaded; a site never goes back to loading.
     loaded: AtomicBool,
     shutting_down: AtomicBool,
@@ -56,6 +58,7 @@ impl AppState {
             openapi_json,
             store,
             cursor_key,
+            runtime_cache: Default::default(),
             loaded: AtomicBool::new(false),
             shutting_down: AtomicBool::new(false),
         }

@@ -44,7 +44,7 @@ pub(crate) struct PatternProblem {
     pub(crate) message: String,
     // Read by the WASM facade (`NudgeEngine.checkPattern`, src/wasm/editor.rs); a native build
     // without it only fills it in.
-    #[cfg_attr(not(feature = "wasm"), allow(dead_code))]
+    #[cfg_attr(any(not(feature = "wasm"), feature = "slim"), allow(dead_code))]
     pub(crate) fixes: Vec<String>,
 }
 

@@ -1,6 +1,6 @@
 //! CORS on the REST endpoints (SPEC 12): a browser page may call them only from an origin the
 //! site lists in `allowed_origins`. The relay (`POST /v1/events`) answers every origin itself
-//! (SPEC 10) and is left alone.
+//! (SPEC 10) and is left alone, as is the runtime config (SPEC 14), which answers `*` itself.
 //!
 //! - A preflight (`OPTIONS` with `Access-Control-Request-Method`) from an origin some site
 //!   lists gets 204 with the allowed methods and headers; from any other origin it goes on to
@@ -35,7 +35,7 @@ pub(crate) async fn cors(
     request: Request,
     next: Next,
 ) -> Response {
-    if request.uri().path() == EVENTS_PATH {
+    if request.uri().path() == EVENTS_PATH || request.uri().path() == super::runtime::RUNTIME_PATH {
         return next.run(request).await;
     }
     let Some(origin) = request.headers().get(header::ORIGIN).cloned() else {

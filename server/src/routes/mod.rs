@@ -24,6 +24,7 @@ pub mod nudges;
 pub mod preview;
 pub mod query;
 pub mod reports;
+pub mod runtime;
 pub mod sessions;
 
 use std::sync::Arc;
@@ -74,7 +75,8 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .route(reports::UPLIFT_PATH, any(reports::uplift))
         .route(config::CONFIG_PATH, any(config::current))
         .route(config::VERSIONS_PATH, any(config::versions))
-        .route(config::VERSION_PATH, any(config::version));
+        .route(config::VERSION_PATH, any(config::version))
+        .route(runtime::RUNTIME_PATH, any(runtime::runtime_config));
     if options.constant_route {
         router = router.route(CONSTANT_PATH, any(preview::constant));
     }
@@ -123,6 +125,7 @@ fn route_of(request: &Request) -> &'static str {
         Some(config::CONFIG_PATH) => config::CONFIG_PATH,
         Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
         Some(config::VERSION_PATH) => config::VERSION_PATH,
+        Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
         _ => "unmatched",
     }
 }
@@ -207,7 +210,7 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
 async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!(
-            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET {}, GET and POST {} and GET {}/{{n}}",
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET {}, GET and POST {}, GET {}/{{n}} and GET {}",
             sessions::LIST_PATH,
             nudges::LIST_PATH,
             events::EVENTS_PATH,
@@ -216,6 +219,7 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
             config::CONFIG_PATH,
             config::VERSIONS_PATH,
             config::VERSIONS_PATH,
+            runtime::RUNTIME_PATH,
         ),
     ).into_response()
 }

@@ -14,6 +14,7 @@ mod redis;
 mod relay;
 mod relay_load;
 mod reload;
+mod runtime_config;
 mod schemathesis;
 mod store;
 mod webhook_signature;

@@ -191,6 +191,15 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         relayed >= 10.0,
         "schemathesis reached the relay only {relayed} times"
     );
+    // The config for storefront pages was reached with the publishable key as `?key=` (SPEC 14).
+    let runtime = metric(
+        &metrics,
+        "nudge_http_requests_total{route=\"/v1/runtime/config\",status=\"200\"}",
+    );
+    assert!(
+        runtime >= 1.0,
+        "schemathesis reached the runtime config only {runtime} times"
+    );
     println!("{report}");
     server.shutdown().await;
 }

@@ -1,0 +1,127 @@
+//! The slim WASM facade for storefront pages (feature `slim`; SPEC 14): `pkg/wasm/slim/`, the
+//! module the storefront runtime (`nudge-rules/storefront`, `pkg/dist/storefront.js`) loads.
+//!
+//! Only what a page needs: `new NudgeEngine(config)` and `engine.decide(sessionState)`, with the
+//! same engine, the same config compile and the same decision as the package's first module
+//! (`src/wasm.rs`, whose `decide` this mirrors line for line); none of the editor's surface
+//! (preview objects, explain, decision maps, lint, summaries, page reports, URL normalization),
+//! so the linker drops their code. `pkg/test/slim-parity.test.mjs` checks that both modules
+//! decide alike on 100,000 states (history, visitor ids and exit intent included).
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_wasm_bindgen::Serializer;
+use wasm_bindgen::prelude::*;
+
+use crate::code::DiagnosticCode;
+use crate::engine::Engine;
+use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::request::SessionState;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `URL.canParse(url)`: the platform's WHATWG URL parser (the runtime adds it where a browser
+    /// lacks it), which judges the hosts of absolute page URLs (`host.rs`).
+    #[wasm_bindgen(js_namespace = URL, js_name = canParse)]
+    fn url_can_parse(url: &str) -> bool;
+}
+
+/// Runs when the module is instantiated: hands the platform's URL parser to the engine.
+#[cfg(not(feature = "url"))]
+#[wasm_bindgen(start)]
+fn start() {
+    crate::host::use_whatwg_parser(url_can_parse);
+}
+
+/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&Serializer::json_compatible())
+        .map_err(|e| js_sys::Error::new(&e.to_string()).into())
+}
+
+/// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws.
+fn js_error(error: &Error) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    let set = |key: &str, value: &JsValue| {
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), value);
+    };
+    set("kind", &JsValue::from_str(error.kind().name()));
+    let diagnostics = to_js(error.diagnostics()).unwrap_or_else(|_| js_sys::Array::new().into());
+    set("diagnostics", &diagnostics);
+    js.into()
+}
+
+/// A JS value as a JSON tree, through `JSON.stringify` and the crate's strict parser (as
+/// `src/wasm.rs` reads configs and states).
+///
+/// # Errors
+///
+/// - `kind` at `path` when the value has no JSON form.
+fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result<Value, Error> {
+    let not_json = |detail: &str| {
+        Error::new(
+            kind,
+            vec![Diagnostic::error(
+                DiagnosticCode::NotJson,
+                path.to_owned(),
+                format!("{what} cannot be read as JSON: {detail}"),
+            )],
+        )
+    };
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| {
+            let detail = js_sys::Error::from(e)
+                .message()
+                .as_string()
+                .unwrap_or_default();
+            not_json(&detail)
+        })?
+        .as_string()
+        .ok_or_else(|| not_json("it is undefined, a function or a symbol"))?;
+    crate::json::parse(&text).map_err(|d| not_json(&d.message))
+}
+
+/// A compiled site config for a storefront page (JS `NudgeEngine`): compile once, then decide.
+#[wasm_bindgen(js_name = NudgeEngine)]
+pub struct SlimEngine {
+    engine: Engine,
+}
+
+#[wasm_bindgen(js_class = NudgeEngine)]
+impl SlimEngine {
+    /// `new NudgeEngine(config: string | object)`.
+    ///
+    /// # Errors
+    ///
+    /// - Throws `InvalidConfig` with every diagnostic, as [`Engine::compile`].
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &JsValue) -> Result<SlimEngine, JsValue> {
+        let engine = match config.as_string() {
+            Some(text) => Engine::compile(&text),
+            None => json_tree(config, ErrorKind::InvalidConfig, "", "the config")
+                .and_then(|tree| Engine::compile_value(&tree)),
+        };
+        engine
+            .map(|engine| SlimEngine { engine })
+            .map_err(|e| js_error(&e))
+    }
+
+    /// `engine.decide(sessionState): Decision`, exactly as the first module's `decide`.
+    ///
+    /// # Errors
+    ///
+    /// - Throws `InvalidRequest` for a bad state, with the native message.
+    pub fn decide(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
+        let tree = json_tree(
+            session_state_value,
+            ErrorKind::InvalidRequest,
+            "session_state",
+            "session_state",
+        )
+        .map_err(|e| js_error(&e))?;
+        let state = SessionState::from_json_value(&tree).map_err(|e| js_error(&e))?;
+        let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
+        to_js(&preview.decision())
+    }
+}
