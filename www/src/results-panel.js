@@ -81,14 +81,19 @@ export function explanation(r, v) {
   return `The difference measured, ${points(r.uplift.absolute)}, could be chance: the true difference is ${range} with 95 % confidence, which includes zero. Those who bought after the nudge would mostly have bought anyway.`;
 }
 
-/** The plot's axis: ± the largest bound, rounded up to a round number of points (at least 5). */
+/**
+ * The plot's axis: ± the largest bound of the rules measured well enough (of all rules when none
+ * is), rounded up to a round number of points. The wide interval of a rule with too few sessions
+ * would otherwise squeeze the others into the middle; it is drawn cut at the axis' ends.
+ */
 export function axisOf(rules) {
-  let max = 0.05;
-  for (const r of rules) {
+  const measured = rules.filter((r) => ['lifts', 'flat', 'lowers'].includes(verdictOf(r).kind));
+  let max = 0.02;
+  for (const r of measured.length ? measured : rules) {
     for (const x of r.uplift.ci95 ?? []) max = Math.max(max, Math.abs(x));
   }
-  const steps = [0.05, 0.1, 0.2, 0.25, 0.5, 1];
-  return steps.find((s) => s >= max - 1e-9) ?? 1;
+  const steps = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1];
+  return steps.find((step) => step >= max - 1e-9) ?? 1;
 }
 
 export class ResultsPanel {
@@ -274,7 +279,9 @@ export class ResultsPanel {
     const left = ResultsPanel.at(low, axis);
     const width = `calc(${ResultsPanel.at(high, axis)} - ${left})`;
     const label = `Uplift ${points(rule.uplift.absolute)}, 95 % interval ${points(low)} to ${points(high)}; zero means no difference.`;
-    return h('div', { class: `up-track up-${verdict.kind}`, role: 'img', 'aria-label': label, title: label },
+    // An interval wider than the axis is cut at its end, the cut end drawn open.
+    const cut = `${low < -axis ? ' up-cut-low' : ''}${high > axis ? ' up-cut-high' : ''}`;
+    return h('div', { class: `up-track up-${verdict.kind}${cut}`, role: 'img', 'aria-label': label, title: label },
       zero,
       h('span', { class: 'up-bar', style: `left:${left};width:${width}` }),
       h('span', { class: 'up-dot', style: `left:${ResultsPanel.at(rule.uplift.absolute, axis)}` }));

@@ -7,7 +7,10 @@
 // sessions), and one with a sites file and an empty store (nothing to measure). The demo's CORS
 // allows the editor of `make demo` only (http://127.0.0.1:8000), so the editor is opened at that
 // address and its files are routed to this test's static server by the browser context: the
-// browser, not the test, sends the report's requests, and the server's CORS answers them. As a
+// browser, not the test, sends the report's requests, and the server's CORS answers them. (A page
+// the context fulfils has no address of its own, so Chromium's Local Network Access would count it
+// as public and refuse its requests to a loopback server: that check is off in this browser; the
+// page of `make demo` is itself on the loopback address.) As a
 // merchant: the view before connecting, connected (each rule's verdict, both groups in words, the
 // interval drawn on the shared axis where the API puts it, the backtest's predicted reach), the 7
 // days window, a server that stops answering, an empty store, disconnecting; axe-core; screenshots
@@ -21,7 +24,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { launch, settled } from './helpers.mjs';
+import { chromium } from 'playwright-core';
+
+import { ARGS, launch, settled } from './helpers.mjs';
 import { BINARY, api, sha, startServer } from './nudge-server.mjs';
 import { REPO_ROOT } from './server.mjs';
 
@@ -34,12 +39,14 @@ const DAY = 86_400_000;
 const IMG = path.join(REPO_ROOT, 'docs/img');
 
 let env;
+let browser;
 let demo;
 let empty;
 let dir;
 
 before(async () => {
   env = await launch({ width: 1440, height: 1000 });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...ARGS, '--disable-features=LocalNetworkAccessChecks'] });
   dir = mkdtempSync(path.join(tmpdir(), 'nudge-results-'));
   demo = await startServer(BINARY, ['--demo', '--store', `sqlite:${path.join(dir, 'demo.db')}`]);
   const sites = path.join(dir, 'sites.toml');
@@ -53,6 +60,7 @@ allowed_origins = ["${EDITOR_ORIGIN}"]
 });
 
 after(async () => {
+  await browser?.close();
   await env?.close();
   await demo?.stop();
   await empty?.stop();
@@ -64,7 +72,7 @@ after(async () => {
  * wide, with the Results panel open.
  */
 async function editorPage(width = 1440) {
-  const context = await env.browser.newContext({ ...env.options, viewport: { width, height: 1000 } });
+  const context = await browser.newContext({ ...env.options, viewport: { width, height: 1000 } });
   await context.route(`${EDITOR_ORIGIN}/**`, async (route) => {
     const url = route.request().url().replace(EDITOR_ORIGIN, env.server.url);
     route.fulfill({ response: await route.fetch({ url }) });
@@ -85,7 +93,8 @@ async function connect(page, base, key) {
   await page.locator('#cx-address').fill(base);
   await page.locator('#cx-key').fill(key);
   await page.locator('.cx-form button[type=submit]').click();
-  await page.locator('.sb-status .sb-host').waitFor();
+  await page.waitForFunction(() => document.querySelector('.sb-status .sb-host') || document.querySelector('.cx-error:not([hidden])'));
+  assert.equal(await page.locator('.cx-error:not([hidden])').count(), 0, await page.locator('.cx-error').textContent());
 }
 
 /** The panel's state once it has one of `states` (data-state on #results-panel). */
@@ -166,7 +175,8 @@ test('connected to the demo: each rule\'s verdict, both groups, the interval whe
     assert.equal(row.treated, `${pct(r.conversion_rate.treated)} bought (${r.treated.converted.toLocaleString('en-US')} of ${r.treated.sessions.toLocaleString('en-US')} sessions)`);
     assert.equal(row.control, `${pct(r.conversion_rate.control)} bought (${r.control.converted.toLocaleString('en-US')} of ${r.control.sessions.toLocaleString('en-US')} sessions)`);
     // The bar spans the interval, the dot is the estimate, the line is zero: on the shared axis.
-    const at = (x) => (x + axis) / (2 * axis);
+    // (An interval wider than the axis, of a rule with too few sessions, is cut at its ends.)
+    const at = (x) => Math.min(1, Math.max(0, (x + axis) / (2 * axis)));
     assert.ok(Math.abs(row.zero.center - 0.5) < 0.01, `${r.rule_id}: zero at ${row.zero.center}`);
     assert.ok(Math.abs(row.bar.left - at(r.uplift.ci95[0])) < 0.01, `${r.rule_id}: bar from ${row.bar.left}, want ${at(r.uplift.ci95[0])}`);
     assert.ok(Math.abs(row.bar.right - at(r.uplift.ci95[1])) < 0.01, `${r.rule_id}: bar to ${row.bar.right}, want ${at(r.uplift.ci95[1])}`);
