@@ -51,8 +51,9 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {string} exampleText the example config (a share link leaves it out)
  * @property {string | null} hash the share link this page last wrote or read
  * @property {string | null} undoAfter the text a destructive edit left, while its toast offers Undo
- * @property {{ key: string, text: string | null }} marked the problems marked in the JSON view, and
- *   the text they were marked in
+ * @property {{ errors: Diagnostic[], warnings: Diagnostic[], text: string | null }} marked the
+ *   problems marked in the JSON view (the lists as they were then: a list that did not change
+ *   keeps its identity), and the text they were marked in
  * @property {{ fatal: boolean, message: string } | null} failure the engine did not load (`fatal`)
  *   or the worker failed
  * @property {{ url: string } | null} noEngine no config has compiled yet; the visitor's page
@@ -107,7 +108,7 @@ export const initialState = Object.freeze({
   exampleText: '',
   hash: null,
   undoAfter: null,
-  marked: { key: '[]', text: null },
+  marked: { errors: NONE, warnings: NONE, text: null },
   failure: null,
   noEngine: null,
   preview: null,
@@ -125,7 +126,7 @@ export const initialState = Object.freeze({
 /**
  * @typedef {{ type: 'reply', reply: Reply, text?: string } | { type: 'failures', failures: Failure[] }
  *   | { type: 'text', text: string } | { type: 'example', text: string } | { type: 'hash', hash: string }
- *   | { type: 'undoOffered', text: string } | { type: 'toast' } | { type: 'marked', key: string, text: string | null }
+ *   | { type: 'undoOffered', text: string } | { type: 'toast' } | { type: 'marked', text: string | null }
  *   | { type: 'resultsConnection', connected: boolean, host: string, mode: 'test' | 'live' | null }
  *   | { type: 'resultsRequested', days: number }
  *   | { type: 'resultsLoaded', days: number, report: Results['report'], reach: Results['reach'], reachError: string | null }
@@ -133,7 +134,7 @@ export const initialState = Object.freeze({
  *   `reply`: a reply of the worker, `text` the text its job compiled; `text`: the text on
  *   screen changed; `example`: the example config arrived; `hash`: the share link written or
  *   read; `undoOffered`: a destructive edit left `text`, Undo offered; `toast`: another toast
- *   replaced the Undo; `marked`: the problems `key` were marked in the JSON view of `text`;
+ *   replaced the Undo; `marked`: the errors and warnings of now were marked in the JSON view of `text`;
  *   `resultsConnection`: the Results view's server connected or gone (its report with it);
  *   `resultsRequested`, `resultsLoaded`, `resultsFailed`: the uplift report of `days` asked for,
  *   read, refused
@@ -165,7 +166,7 @@ export function reduce(state, action) {
     case 'toast':
       return state.undoAfter === null ? state : { ...state, undoAfter: null };
     case 'marked':
-      return { ...state, marked: { key: action.key, text: action.text } };
+      return { ...state, marked: { errors: state.errors, warnings: state.warnings, text: action.text } };
     case 'resultsConnection':
       return {
         ...state,
@@ -367,11 +368,15 @@ export const isCurrent = (state) => state.text !== null && state.compiledText ==
 export const sharedText = (state) => (state.text === state.exampleText ? null : state.text);
 
 /**
- * The problems `key` still to be marked in the JSON view: their places belong to the compiled
- * text, so only when it is the text on screen, and only when they changed (an unchanged empty
- * list is no transaction for the editor).
+ * The problems still to be marked in the JSON view: their places belong to the compiled text, so
+ * only when it is the text on screen, and only when they changed (an unchanged empty list is no
+ * transaction for the editor). The lists keep their identity while their items are the same
+ * (`same`), so no list of 2,000 errors is compared item by item here.
  * @param {State} state
- * @param {string} key
  */
-export const needsMarks = (state, key) => isCurrent(state)
-  && !(key === state.marked.key && (key === '[]' || state.marked.text === state.text));
+export const needsMarks = (state) => {
+  if (!isCurrent(state)) return false;
+  const { marked } = state;
+  if (marked.errors !== state.errors || marked.warnings !== state.warnings) return true;
+  return state.errors.length + state.warnings.length > 0 && marked.text !== state.text;
+};

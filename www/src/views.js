@@ -186,11 +186,9 @@ export function pageViews(p) {
       // when they changed (store.js `needsMarks`).
       reads: (s) => [s.errors, s.warnings, s.compiledText],
       draw: (s) => {
-        const all = [...s.errors, ...s.warnings];
-        const key = JSON.stringify(all);
-        if (needsMarks(s, key)) {
-          p.dispatch({ type: 'marked', key, text: s.text });
-          editor.setDiagnostics(all.slice(0, SHOWN)); // the ones the Problems list shows
+        if (needsMarks(s)) {
+          p.dispatch({ type: 'marked', text: s.text });
+          editor.setDiagnostics([...s.errors, ...s.warnings].slice(0, SHOWN)); // the ones the Problems list shows
         }
       },
     },
