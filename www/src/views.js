@@ -156,7 +156,8 @@ export function pageViews(p) {
     },
     {
       name: 'stale preview',
-      reads: (s) => [s.valid, s.hasEngine],
+      // isReady: the first compile is drawn even when it leaves `valid` and `hasEngine` false.
+      reads: (s) => [s.valid, s.hasEngine, isReady(s)],
       draw: (s) => {
         els.staleBanner.hidden = !isStale(s);
         document.body.classList.toggle('config-invalid', !s.valid);
