@@ -119,7 +119,7 @@ export class ResultsPanel {
       type: 'button', class: 'btn', 'data-days': String(days), 'aria-pressed': 'false', onclick: () => this.load(days),
     }, `Last ${days} days`));
     this.refreshBtn = h('button', { type: 'button', class: 'btn btn-quiet', 'data-act': 'refresh', onclick: () => this.load() }, 'Refresh');
-    this.tools = h('div', { class: 'rs-tools up-tools', role: 'group', 'aria-label': 'Window of the results' }, ...this.buttons, this.refreshBtn);
+    this.tools = h('div', { class: 'up-tools', role: 'group', 'aria-label': 'Window of the results' }, ...this.buttons, this.refreshBtn);
     this.status = h('div', { class: 'up-status', role: 'status', 'aria-live': 'polite' });
     this.summary = h('p', { class: 'up-summary' });
     this.list = h('ul', { class: 'up-list', 'aria-label': 'Measured uplift per rule' });
