@@ -29,25 +29,28 @@ function message(err) {
 }
 
 /**
- * The config-as-code part of an answer: `scenarios` ({ text, report, coverage?, valid } or
+ * The config-as-code answers of a reply: `scenarios` ({ text, report, coverage?, valid } or
  * { text, error }, for the file `text`) when the engine or the file changed and the answer is not
  * the one sent last, `savedScenario`, `replay` ({ before, after, sessions, label } or { error })
- * when the engine, the sessions or the baseline changed, `diff` when asked, and `later` when the
+ * when the engine, the sessions or the baseline changed, `diff` when asked; and `later` when the
  * coverage or the replay of this engine is still to come (in a job with `asCode`).
  * @param {import('./protocol.js').Job} job
  * @param {{ engine: import('../../pkg/index.js').NudgeEngine, gen: number, text: string, valid: boolean }} current
- * @returns {import('./protocol.js').Answer}
+ * @returns {{ answers: import('./protocol.js').Answer[], later: boolean }}
  */
 export function asCodeJob(job, { engine, gen, text, valid }) {
-  /** @type {import('./protocol.js').Answer} */
-  const out = {};
+  /** @type {import('./protocol.js').Answer[]} */
+  const answers = [];
+  let later = false;
   if (job.scenarios !== undefined) state.scenarios = job.scenarios;
   if (job.saveScenario) {
+    let scenario;
     try {
-      out.savedScenario = engine.scenario(job.saveScenario.name, job.saveScenario.state);
+      scenario = engine.scenario(job.saveScenario.name, job.saveScenario.state);
     } catch (err) {
-      out.savedScenario = { error: message(err) };
+      scenario = { error: message(err) };
     }
+    answers.push({ kind: 'savedScenario', scenario });
   }
   // Coverage and replay cost about 15 and 30 ms at 1,000 rules (with their comparison to the last
   // answer): a keystroke gets the scenarios' pass or fail at once (`engine.test`, microseconds),
@@ -72,7 +75,7 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
           answer.coverage = engine.coverage(state.scenarios);
           state.coverageKey = key;
         } else {
-          out.later = true;
+          later = true;
         }
       } catch (err) {
         answer = { text: state.scenarios, error: message(err) };
@@ -80,23 +83,27 @@ export function asCodeJob(job, { engine, gen, text, valid }) {
       }
       // Most keystrokes (a message, a button text) change no result and no coverage: nothing is
       // sent then, and the page redraws neither the panel nor the rule cards' coverage.
-      out.scenarios = unlessSent('scenarios', answer, explicit);
+      const scenarios = unlessSent('scenarios', answer, explicit);
+      if (scenarios) answers.push({ kind: 'scenarios', scenarios });
     }
   }
   if (job.sessions !== undefined) loadSessions(job.sessions);
   if (job.replayBase !== undefined) setBase(job.replayBase);
   if (state.sessions) {
-    if (full) out.replay = replay(engine, gen, explicit);
-    else if (state.afterKey !== gen) out.later = true;
+    const replayed = full ? replay(engine, gen, explicit) : undefined;
+    if (replayed) answers.push({ kind: 'replay', replay: replayed });
+    else if (!full && state.afterKey !== gen) later = true;
   }
   if (job.diff && state.sessions?.recorded && state.base?.engine) {
+    let diff;
     try {
-      out.diff = withViewTimes(NudgeEngine.diff(state.base.text, text, [state.sessions.text]), engine);
+      diff = withViewTimes(NudgeEngine.diff(state.base.text, text, [state.sessions.text]), engine);
     } catch (err) {
-      out.diff = { error: message(err) };
+      diff = { error: message(err) };
     }
+    answers.push({ kind: 'diff', diff });
   }
-  return out;
+  return { answers, later };
 }
 
 /** The most failing scenarios whose "why" is worked out per answer (each is one explain). */

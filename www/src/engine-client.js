@@ -1,21 +1,21 @@
 // The page's side of the engine worker (worker.js): at most one job in flight; jobs sent
 // meanwhile are merged into one (the newest text, state and bench win; the patterns to check add
-// up), so a burst of keystrokes costs one compile, never a queue of stale ones. Jobs and answers
-// are protocol.js's.
+// up), so a burst of keystrokes costs one compile, never a queue of stale ones. Jobs, replies and
+// their answers are protocol.js's.
 
 /** The pause in typing after which coverage and replay are brought up to date. */
 const LATER_MS = 150;
 
 export class EngineClient {
   /**
-   * @param {(answer: import('./protocol.js').Answer, job: import('./protocol.js').Job & { shown?: boolean }) => void} onAnswer
-   *   called with each answer and its job
+   * @param {(reply: import('./protocol.js').Reply, job: import('./protocol.js').Job & { shown?: boolean }) => void} onReply
+   *   called with each reply and its job
    */
-  constructor(onAnswer) {
-    this.onAnswer = onAnswer;
+  constructor(onReply) {
+    this.onReply = onReply;
     this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = ({ data }) => this.receive(data);
-    this.worker.onerror = (e) => this.onAnswer({ fatal: `The engine worker failed: ${e.message || 'unknown error'}` }, {});
+    this.worker.onerror = (e) => this.onReply({ aside: true, answers: [{ kind: 'fatal', message: `The engine worker failed: ${e.message || 'unknown error'}` }] }, {});
     this.seq = 0;
     this.inFlight = null;
     this.pending = null;
@@ -57,22 +57,23 @@ export class EngineClient {
     this.worker.postMessage(job);
   }
 
-  receive(answer) {
-    if (answer.loadReport) {
-      this.onAnswer({ wasm: answer.loadReport }, {});
+  /** @param {import('./protocol.js').Reply} reply */
+  receive(reply) {
+    if (reply.aside) {
+      this.onReply(reply, {});
       return;
     }
     const job = this.inFlight ?? {};
-    if (answer.partial) {
-      // The preview of a new compile, ahead of the rest of the answer.
-      this.onAnswer(answer, job);
+    if (reply.partial) {
+      // The preview of a new compile, ahead of the rest of the reply.
+      this.onReply(reply, job);
       return;
     }
     this.inFlight = null;
-    // Send what queued up first, so the worker computes while the page renders this answer.
+    // Send what queued up first, so the worker computes while the page renders this reply.
     this.flush();
-    this.onAnswer(answer, job);
-    if (answer.later && !this.inFlight && !this.pending) {
+    this.onReply(reply, job);
+    if (reply.later && !this.inFlight && !this.pending) {
       // Coverage and replay of this engine are still to come (as-code.js): asked for once
       // typing pauses, so that they never hold up the next keystroke's preview.
       clearTimeout(this.later);

@@ -1,6 +1,12 @@
 // A list of many cards (a 1,000-rule config) that stays fast: every item gets an empty slot,
 // a card is built only when its slot scrolls into view, and a built card is rebuilt only when its
 // item's key changes. The slot elements stay in place, so scrolling and focus survive updates.
+// Many new items (a pasted 1,000-rule config) get their slots `CHUNK` at a time, one chunk a frame:
+// the browser styles and lays out a thousand new slots in one task otherwise (merchant test 4,
+// about half of its longest task); a slot asked for (`element`) is made at once.
+
+/** Slots made per frame when many items arrive at once. */
+const CHUNK = 150;
 
 export class LazyList {
   /**
@@ -17,6 +23,8 @@ export class LazyList {
     this.slotClass = slotClass;
     this.estimate = estimate;
     this.slots = [];
+    this.items = [];
+    this.growing = null; // the frame that makes the next chunk of slots
     this.observer = this.observe(root);
   }
 
@@ -61,39 +69,63 @@ export class LazyList {
 
   /** Sets the items; returns how many built cards were rebuilt. */
   setItems(items) {
+    this.items = items;
     let rebuilt = 0;
     while (this.slots.length > items.length) {
       const slot = this.slots.pop();
       this.observer.unobserve(slot.el);
       slot.el.remove();
     }
-    for (let i = 0; i < items.length; i++) {
-      let slot = this.slots[i];
-      if (!slot) {
-        const el = document.createElement('li');
-        el.className = this.slotClass;
-        el.dataset.slot = String(i);
-        el.style.minHeight = `${this.estimate}px`;
-        slot = { el, built: false, builtKey: null, key: null, item: null };
-        this.slots.push(slot);
-        this.list.append(el);
-        this.observer.observe(el);
-      }
-      slot.item = items[i];
-      slot.key = this.key(items[i]);
-      if (!slot.built && items.length <= this.eager) {
-        this.build(slot);
-      } else if (slot.built && slot.builtKey !== slot.key) {
-        slot.builtKey = slot.key;
-        this.render(slot.item, slot.el);
-        rebuilt += 1;
-      }
-    }
+    for (let i = 0; i < this.slots.length; i++) rebuilt += this.assign(this.slots[i], items[i]);
+    this.grow(Math.min(items.length, this.slots.length + CHUNK));
     return rebuilt;
+  }
+
+  /** Gives `slot` its item: built now when the list is short, rebuilt when its key changed. */
+  assign(slot, item) {
+    slot.item = item;
+    slot.key = this.key(item);
+    if (!slot.built && this.items.length <= this.eager) {
+      this.build(slot);
+    } else if (slot.built && slot.builtKey !== slot.key) {
+      slot.builtKey = slot.key;
+      this.render(slot.item, slot.el);
+      return 1;
+    }
+    return 0;
+  }
+
+  /** Makes the slots of the items up to `n`; the rest follow, a chunk a frame. */
+  grow(n) {
+    const fragment = document.createDocumentFragment();
+    const made = [];
+    while (this.slots.length < Math.min(n, this.items.length)) {
+      const i = this.slots.length;
+      const el = document.createElement('li');
+      el.className = this.slotClass;
+      el.dataset.slot = String(i);
+      el.style.minHeight = `${this.estimate}px`;
+      const slot = { el, built: false, builtKey: null, key: null, item: null };
+      this.slots.push(slot);
+      fragment.append(el);
+      made.push(slot);
+    }
+    this.list.append(fragment);
+    for (const slot of made) {
+      this.observer.observe(slot.el);
+      this.assign(slot, this.items[Number(slot.el.dataset.slot)]);
+    }
+    if (this.slots.length < this.items.length && !this.growing) {
+      this.growing = requestAnimationFrame(() => {
+        this.growing = null;
+        this.grow(this.slots.length + CHUNK);
+      });
+    }
   }
 
   /** The slot element of item `i` (built first, so it has its real height). */
   element(i) {
+    if (i >= this.slots.length) this.grow(i + 1);
     const slot = this.slots[i];
     if (!slot) return null;
     if (!slot.built) this.build(slot);

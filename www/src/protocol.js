@@ -155,30 +155,56 @@
  */
 
 /**
- * An answer of the worker. A new compile is answered twice: a partial answer with the compile and
- * the storefront's preview, then the rest.
- * @typedef {object} Answer
+ * How the worker's WASM module arrived (the page cannot see the worker's fetches): bytes on the
+ * wire and decoded, and when the download ended.
+ * @typedef {{ encoded: number, decoded: number, responseEnd: number }} LoadReport
+ */
+
+/**
+ * One answer of the worker: one part of the engine's work, named by its `kind`. The page's store
+ * (store.js `reduce`) has one case per kind and tsc checks that none is left out; each view of
+ * the page (views.js) redraws when the slice of state it reads changes, not when a kind arrives.
+ * @typedef {{ kind: 'fatal', message: string }
+ *   | { kind: 'failed', message: string }
+ *   | { kind: 'wasm', load: LoadReport }
+ *   | { kind: 'limits', limits: Limits }
+ *   | { kind: 'compile', compile: Compile }
+ *   | { kind: 'noEngine', url: string }
+ *   | { kind: 'preview', preview: QuickPreview | null }
+ *   | { kind: 'eval', evaluation: Evaluation }
+ *   | { kind: 'analysis', analysis: Analysis }
+ *   | { kind: 'map', map: MapAnswer }
+ *   | { kind: 'bench', rows: BenchRow[] }
+ *   | { kind: 'pages', reports: PageReport[] }
+ *   | { kind: 'patterns', checks: PatternCheck[] }
+ *   | { kind: 'scenarios', scenarios: ScenariosAnswer }
+ *   | { kind: 'savedScenario', scenario: Scenario | { error: string } }
+ *   | { kind: 'replay', replay: object }
+ *   | { kind: 'diff', diff: object }} Answer
+ *   `fatal`: the engine did not load; `failed`: the worker failed (a bug); `wasm`: how the module
+ *   arrived; `limits`: the limits of a config (in the first reply); `noEngine`: no config has
+ *   compiled yet, the visitor is on `url`; `preview`: the storefront's preview of a new compile,
+ *   ahead of the explanation; `patterns`: one check per pattern of the job; `replay`: reach per
+ *   rule before and after, `diff`: the page views that change (replay-panel.js)
+ */
+
+/**
+ * What the worker posts: the answers to one job (or, with `aside`, to none: a load report that
+ * came late). A new compile is replied to twice: a partial reply with the compile and the
+ * storefront's preview, then the rest.
+ * @typedef {object} Reply
  * @property {number} [seq] the job's
- * @property {boolean} [partial]
- * @property {string} [fatal] the engine did not load
- * @property {string} [error] the worker failed (a bug)
- * @property {Limits} [limits] the limits of a config (in the first answer)
- * @property {Compile} [compile]
- * @property {QuickPreview | null} [preview]
- * @property {Evaluation} [eval]
- * @property {Analysis} [analysis]
- * @property {MapAnswer} [map]
- * @property {BenchRow[]} [bench]
- * @property {PageReport[]} [pages]
- * @property {PatternCheck[]} [patterns] one per pattern of the job
- * @property {ScenariosAnswer} [scenarios]
- * @property {Scenario | { error: string }} [savedScenario]
- * @property {object} [replay] reach per rule before and after (replay-panel.js)
- * @property {object} [diff] the page views that change (replay-panel.js)
+ * @property {boolean} [partial] the preview of a new compile; the rest of the reply follows
+ * @property {boolean} [aside] answers of no job
  * @property {boolean} [later] coverage or replay of this engine still to come
  * @property {number} [workerMs]
- * @property {{ encoded: number, decoded: number, responseEnd: number }} [wasm] how the module arrived
- * @property {{ encoded: number, decoded: number, responseEnd: number }} [loadReport]
+ * @property {Answer[]} answers
+ */
+
+/**
+ * The answer of kind `K` (an answer narrowed by its kind).
+ * @template {Answer['kind']} K
+ * @typedef {Extract<Answer, { kind: K }>} AnswerOf
  */
 
 /**

@@ -102,7 +102,8 @@ function errorOf(status, body, headers) {
 
 /**
  * A client of the server at `address` with the secret `key`. `{ base, mode, hashPrefix(),
- * getConfig, backtest, publish, versions, version, session }`; the key is not readable from it.
+ * getConfig, backtest, publish, versions, version, uplift, session }`; the key is not readable
+ * from it.
  */
 export function createClient(address, key) {
   const base = normalizeAddress(address);
@@ -194,6 +195,17 @@ export function createClient(address, key) {
     /** One version with its config and `text`. */
     async version(n) {
       return withText(await call('GET', `/v1/config/versions/${Number(n)}`));
+    },
+    /**
+     * The measured uplift per rule over [from, to) (GET /v1/reports/uplift, SPEC 15): `{ from,
+     * to, rules }`, each rule with its treated and control arms, rates, uplift and interval.
+     */
+    async uplift({ from, to } = {}, signal) {
+      const query = new URLSearchParams();
+      if (from) query.set('from', from);
+      if (to) query.set('to', to);
+      const q = query.toString();
+      return (await call('GET', `/v1/reports/uplift${q ? `?${q}` : ''}`, { signal })).json.data;
     },
     /** One stored session with its events and nudges (GET /v1/sessions/{id}, SPEC 9). */
     async session(id, signal) {

@@ -1,18 +1,22 @@
 // The page's one store: what the engine said and the page's own state (the text on screen, the
 // example config, the share link last written or read, the Undo on offer, the marks in the JSON
-// view). Each answer of the worker (protocol.js) and each change of the page is an action applied
-// by `reduce`, a pure function: the state before and the action in, the state after out, never
-// changed in place (an action that changes nothing gives the same state back). The long lists the
-// worker sends as deltas (the rules, their sentences, the verdicts) are put back together here,
-// keeping the items that did not change (the Why panel skips redrawing them). What is derived
-// from the state (sentences by rule id, lint warnings by rule, the rule count, whether the
-// answers are for the text on screen, the config as written) is computed by the selectors below,
-// not stored. app.js dispatches and draws.
+// view). Each reply of the worker (protocol.js: answers, one kind each) and each change of the
+// page is an action applied by `reduce`, a pure function: the state before and the action in, the
+// state after out, never changed in place (an action that changes nothing gives the same state
+// back). Each kind of answer has its case below, and tsc checks that none is left out. A slice
+// whose value did not change keeps its identity (no errors before or after, the same lint
+// warnings), because the page's views (views.js) redraw when a slice they read changes by
+// identity. The long lists the worker sends as deltas (the rules, their sentences, the verdicts)
+// are put back together here, keeping the items that did not change (the Why panel skips
+// redrawing them). What is derived from the state (sentences by rule id, lint warnings by rule,
+// the rule count, whether the answers are for the text on screen, the config as written) is
+// computed by the selectors below, not stored. app.js dispatches; views.js draws.
 
 import { readConfig } from './config-edits.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
 
 /** @typedef {import('./protocol.js').Answer} Answer */
+/** @typedef {import('./protocol.js').Reply} Reply */
 /** @typedef {import('./protocol.js').Diagnostic} Diagnostic */
 /** @typedef {import('./protocol.js').Evaluation} Evaluation */
 /** @typedef {import('./protocol.js').Config} Config */
@@ -47,21 +51,56 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {string} exampleText the example config (a share link leaves it out)
  * @property {string | null} hash the share link this page last wrote or read
  * @property {string | null} undoAfter the text a destructive edit left, while its toast offers Undo
- * @property {{ key: string, text: string | null }} marked the problems marked in the JSON view, and
- *   the text they were marked in
+ * @property {{ errors: Diagnostic[], warnings: Diagnostic[], text: string | null }} marked the
+ *   problems marked in the JSON view (the lists as they were then: a list that did not change
+ *   keeps its identity), and the text they were marked in
+ * @property {{ fatal: boolean, message: string } | null} failure the engine did not load (`fatal`)
+ *   or the worker failed
+ * @property {{ url: string } | null} noEngine no config has compiled yet; the visitor's page
+ * @property {import('./protocol.js').QuickPreview | null} preview the storefront's preview of the
+ *   last compile, ahead of its explanation
+ * @property {import('./protocol.js').MapAnswer | null} map the decision map of the visitor's page
+ * @property {import('./protocol.js').BenchRow[] | null} bench the URL bench's rows
+ * @property {import('./protocol.js').PageReport[] | null} pages the sample pages' reports (the cards)
+ * @property {import('./protocol.js').PatternCheck[] | null} patterns the last checks of patterns
+ * @property {import('./protocol.js').ScenariosAnswer | null} scenarios the scenario file's report
+ * @property {import('./protocol.js').Scenario | { error: string } | null} savedScenario the visitor
+ *   last saved as a scenario
+ * @property {object | null} replay the recorded sessions replayed before and after
+ * @property {object | null} diff the page views whose outcome changes
+ * @property {Results} results the Results view: the connection, the window and the uplift report
  */
+
+/**
+ * The Results view's state (results-panel.js): the server connected to (if any), the window in
+ * days, and the uplift report with the backtest's predicted reach, or why there is none.
+ * @typedef {object} Results
+ * @property {boolean} connected
+ * @property {string} host the server as the status bar names it
+ * @property {'test' | 'live' | null} mode the key's
+ * @property {number} days the window: the sessions of the last `days` days
+ * @property {'idle' | 'loading' | 'ready' | 'error'} status
+ * @property {{ from: string, to: string, rules: object[] } | null} report GET /v1/reports/uplift's `data`
+ * @property {{ sessions: number, rules: Record<string, number> } | null} reach the backtest's
+ *   sessions of the window, and the sessions each rule of the draft reaches
+ * @property {string | null} reachError why there is no predicted reach, in words
+ * @property {string | null} error why there is no report, in words
+ */
+
+/** An empty list that stays the same list (no errors now and before: no redraw). */
+const NONE = /** @type {any[]} */ (Object.freeze([]));
 
 /** @type {State} */
 export const initialState = Object.freeze({
   valid: false,
   hasEngine: false,
   compiledText: null,
-  errors: [],
-  warnings: [],
+  errors: NONE,
+  warnings: NONE,
   config: null,
   summary: [],
   evaluation: null,
-  failures: [],
+  failures: NONE,
   limits: null,
   lists: { rules: [], summary: [], verdicts: [] },
   wasm: null,
@@ -69,17 +108,36 @@ export const initialState = Object.freeze({
   exampleText: '',
   hash: null,
   undoAfter: null,
-  marked: { key: '[]', text: null },
+  marked: { errors: NONE, warnings: NONE, text: null },
+  failure: null,
+  noEngine: null,
+  preview: null,
+  map: null,
+  bench: null,
+  pages: null,
+  patterns: null,
+  scenarios: null,
+  savedScenario: null,
+  replay: null,
+  diff: null,
+  results: /** @type {Results} */ ({ connected: false, host: '', mode: null, days: 30, status: 'idle', report: null, reach: null, reachError: null, error: null }),
 });
 
 /**
- * @typedef {{ type: 'answer', answer: Answer, text?: string } | { type: 'failures', failures: Failure[] }
+ * @typedef {{ type: 'reply', reply: Reply, text?: string } | { type: 'failures', failures: Failure[] }
  *   | { type: 'text', text: string } | { type: 'example', text: string } | { type: 'hash', hash: string }
- *   | { type: 'undoOffered', text: string } | { type: 'toast' } | { type: 'marked', key: string, text: string | null }} Action
- *   `answer`: an answer of the worker, `text` the text its job compiled; `text`: the text on
+ *   | { type: 'undoOffered', text: string } | { type: 'toast' } | { type: 'marked', text: string | null }
+ *   | { type: 'resultsConnection', connected: boolean, host: string, mode: 'test' | 'live' | null }
+ *   | { type: 'resultsRequested', days: number }
+ *   | { type: 'resultsLoaded', days: number, report: Results['report'], reach: Results['reach'], reachError: string | null }
+ *   | { type: 'resultsFailed', days: number, error: string }} Action
+ *   `reply`: a reply of the worker, `text` the text its job compiled; `text`: the text on
  *   screen changed; `example`: the example config arrived; `hash`: the share link written or
  *   read; `undoOffered`: a destructive edit left `text`, Undo offered; `toast`: another toast
- *   replaced the Undo; `marked`: the problems `key` were marked in the JSON view of `text`
+ *   replaced the Undo; `marked`: the errors and warnings of now were marked in the JSON view of `text`;
+ *   `resultsConnection`: the Results view's server connected or gone (its report with it);
+ *   `resultsRequested`, `resultsLoaded`, `resultsFailed`: the uplift report of `days` asked for,
+ *   read, refused
  */
 
 /**
@@ -89,10 +147,12 @@ export const initialState = Object.freeze({
  */
 export function reduce(state, action) {
   switch (action.type) {
-    case 'answer':
-      return applyAnswer(state, action.answer, action.text);
-    case 'failures':
-      return JSON.stringify(action.failures) === JSON.stringify(state.failures) ? state : { ...state, failures: action.failures };
+    case 'reply':
+      return action.reply.answers.reduce((next, answer) => applyAnswer(next, answer, action.text), state);
+    case 'failures': {
+      const failures = same(state.failures, action.failures);
+      return failures === state.failures ? state : { ...state, failures };
+    }
     case 'text':
       if (action.text === state.text) return state;
       // An Undo offered for an edit goes once the text changes again (Ctrl+Z still takes it back).
@@ -106,7 +166,20 @@ export function reduce(state, action) {
     case 'toast':
       return state.undoAfter === null ? state : { ...state, undoAfter: null };
     case 'marked':
-      return { ...state, marked: { key: action.key, text: action.text } };
+      return { ...state, marked: { errors: state.errors, warnings: state.warnings, text: action.text } };
+    case 'resultsConnection':
+      return {
+        ...state,
+        results: { ...initialState.results, days: state.results.days, connected: action.connected, host: action.host, mode: action.mode },
+      };
+    case 'resultsRequested':
+      return { ...state, results: { ...state.results, days: action.days, status: 'loading', error: null } };
+    case 'resultsLoaded': {
+      const { days, report, reach, reachError } = action;
+      return { ...state, results: { ...state.results, days, status: 'ready', report, reach, reachError, error: null } };
+    }
+    case 'resultsFailed':
+      return { ...state, results: { ...state.results, days: action.days, status: 'error', report: null, reach: null, error: action.error } };
     default:
       return state;
   }
@@ -128,48 +201,92 @@ function assemble(before, sent) {
 }
 
 /**
+ * `before` when `after` holds the same items (compared as JSON), else `after`: a list that did
+ * not change keeps its identity, so that the views reading it do not redraw.
+ * @template T
+ * @param {T[]} before
+ * @param {T[]} after
+ * @returns {T[]}
+ */
+function same(before, after) {
+  if (before === after) return before;
+  if (!after.length) return before.length ? NONE : before;
+  return before.length === after.length && JSON.stringify(before) === JSON.stringify(after) ? before : after;
+}
+
+/**
+ * One answer of the worker applied to the state: one case per kind (protocol.js `Answer`).
  * @param {State} state
  * @param {Answer} a
- * @param {string | undefined} text
+ * @param {string | undefined} text the text the job compiled
  * @returns {State}
  */
 function applyAnswer(state, a, text) {
-  let next = state;
-  if (a.wasm) next = { ...next, wasm: a.wasm };
-  if (a.limits) next = { ...next, limits: a.limits };
-  if (a.compile) {
-    const c = a.compile;
-    const compiledText = text ?? state.compiledText ?? '';
-    next = {
-      ...next,
-      valid: c.valid,
-      hasEngine: c.hasEngine,
-      compiledText,
-      errors: c.errors.map((d) => plainSyntaxDiagnostic(compiledText, d)),
-      warnings: c.valid ? next.warnings : [],
-    };
-  }
-  if (a.analysis) {
-    const rules = assemble(next.lists.rules, a.analysis.config.rules);
-    const summary = assemble(next.lists.summary, a.analysis.summary);
-    next = {
-      ...next,
-      warnings: a.analysis.warnings,
-      config: { ...a.analysis.config, rules },
-      summary,
-      lists: { ...next.lists, rules, summary },
-    };
-  }
-  if (a.eval) {
-    const ex = a.eval.explanation;
-    if (ex) {
-      const verdicts = assemble(next.lists.verdicts, ex.rules);
-      next = { ...next, evaluation: { ...a.eval, explanation: { ...ex, rules: verdicts } }, lists: { ...next.lists, verdicts } };
-    } else {
-      next = { ...next, evaluation: { ...a.eval, explanation: null } };
+  switch (a.kind) {
+    case 'fatal':
+    case 'failed':
+      return { ...state, failure: { fatal: a.kind === 'fatal', message: a.message } };
+    case 'wasm':
+      return { ...state, wasm: a.load };
+    case 'limits':
+      return { ...state, limits: a.limits };
+    case 'compile': {
+      const c = a.compile;
+      const compiledText = text ?? state.compiledText ?? '';
+      return {
+        ...state,
+        valid: c.valid,
+        hasEngine: c.hasEngine,
+        compiledText,
+        errors: same(state.errors, c.errors.map((d) => plainSyntaxDiagnostic(compiledText, d))),
+        warnings: c.valid ? state.warnings : NONE,
+      };
+    }
+    case 'analysis': {
+      const rules = assemble(state.lists.rules, a.analysis.config.rules);
+      const summary = assemble(state.lists.summary, a.analysis.summary);
+      return {
+        ...state,
+        warnings: same(state.warnings, a.analysis.warnings),
+        config: { ...a.analysis.config, rules },
+        summary,
+        lists: { ...state.lists, rules, summary },
+      };
+    }
+    case 'eval': {
+      const e = a.evaluation;
+      const ex = e.explanation;
+      if (!ex) return { ...state, evaluation: { ...e, explanation: null } };
+      const verdicts = assemble(state.lists.verdicts, ex.rules);
+      return { ...state, evaluation: { ...e, explanation: { ...ex, rules: verdicts } }, lists: { ...state.lists, verdicts } };
+    }
+    case 'noEngine':
+      return { ...state, noEngine: { url: a.url } };
+    case 'preview':
+      return { ...state, preview: a.preview };
+    case 'map':
+      return { ...state, map: a.map };
+    case 'bench':
+      return { ...state, bench: a.rows };
+    case 'pages':
+      return { ...state, pages: a.reports };
+    case 'patterns':
+      return { ...state, patterns: a.checks };
+    case 'scenarios':
+      return { ...state, scenarios: a.scenarios };
+    case 'savedScenario':
+      return { ...state, savedScenario: a.scenario };
+    case 'replay':
+      return { ...state, replay: a.replay };
+    case 'diff':
+      return { ...state, diff: a.diff };
+    default: {
+      // Every kind has its case: tsc says so here when a kind is added to protocol.js and not here.
+      /** @type {never} */
+      const unknown = a;
+      return unknown;
     }
   }
-  return next;
 }
 
 // ---------------------------------------------------------------- selectors
@@ -251,11 +368,15 @@ export const isCurrent = (state) => state.text !== null && state.compiledText ==
 export const sharedText = (state) => (state.text === state.exampleText ? null : state.text);
 
 /**
- * The problems `key` still to be marked in the JSON view: their places belong to the compiled
- * text, so only when it is the text on screen, and only when they changed (an unchanged empty
- * list is no transaction for the editor).
+ * The problems still to be marked in the JSON view: their places belong to the compiled text, so
+ * only when it is the text on screen, and only when they changed (an unchanged empty list is no
+ * transaction for the editor). The lists keep their identity while their items are the same
+ * (`same`), so no list of 2,000 errors is compared item by item here.
  * @param {State} state
- * @param {string} key
  */
-export const needsMarks = (state, key) => isCurrent(state)
-  && !(key === state.marked.key && (key === '[]' || state.marked.text === state.text));
+export const needsMarks = (state) => {
+  if (!isCurrent(state)) return false;
+  const { marked } = state;
+  if (marked.errors !== state.errors || marked.warnings !== state.warnings) return true;
+  return state.errors.length + state.warnings.length > 0 && marked.text !== state.text;
+};

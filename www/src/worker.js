@@ -1,7 +1,8 @@
 // The editor's Web Worker: it holds the compiled engine (the WASM package, ../../pkg/) and does
 // every engine call, so compiling a 1,000-rule config never blocks the page. The page sends jobs
-// (engine-client.js keeps at most one in flight and merges the rest), the worker answers each with
-// what changed: the `Job` and `Answer` of protocol.js.
+// (engine-client.js keeps at most one in flight and merges the rest), the worker replies to each
+// with what changed, one answer per part of the work, each named by its kind: the `Job`, `Reply`
+// and `Answer` of protocol.js.
 //
 // Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
 // fetched on the first job that asks for one of them, never before (asCode.js).
@@ -12,6 +13,7 @@ import { fieldsOutcome } from './protocol.js';
 
 /** @typedef {import('./protocol.js').Job} Job */
 /** @typedef {import('./protocol.js').Answer} Answer */
+/** @typedef {import('./protocol.js').Reply} Reply */
 
 const ready = init({ module_or_path: new URL('../../pkg/wasm/nudge_rules_bg.wasm', import.meta.url) });
 let asCodeLoading = null;
@@ -223,69 +225,76 @@ function checkPattern({ text, caseSensitive }, pages) {
 }
 
 /**
- * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial
- * answer: the compile and the storefront's preview), then the rest (the evaluation with every
- * rule's verdict, lint, summary, config, map, bench, scenarios and replay).
+ * Answers a job. After a new engine compiled, the preview goes first (`post` of a partial reply:
+ * the compile and the storefront's preview), then the rest (the evaluation with every rule's
+ * verdict, lint, summary, config, map, bench, scenarios and replay).
  * @param {Job} job
- * @param {(answer: Answer) => void} post
- * @returns {Answer}
+ * @param {(reply: Reply) => void} post
+ * @returns {Reply}
  */
 function handle(job, post) {
   const started = performance.now();
-  /** @type {Answer} */
-  let out = { seq: job.seq };
+  /** @type {Answer[]} */
+  let answers = [];
   let fresh = false;
   if (job.text !== undefined && job.text !== w.text) {
     w.text = job.text;
-    out.compile = compile(job.text);
-    fresh = Boolean(out.compile.fresh);
+    const compiled = compile(job.text);
+    answers.push({ kind: 'compile', compile: compiled });
+    fresh = Boolean(compiled.fresh);
   }
   if (!w.limitsSent) {
     // The limits of a config, once: from then on the page's are the engine's (limits.js).
     w.limitsSent = true;
-    out.limits = nudge.NudgeEngine.limits();
+    answers.push({ kind: 'limits', limits: nudge.NudgeEngine.limits() });
   }
-  if (job.patterns) out.patterns = job.patterns.map((query) => checkPattern(query, job.pages || []));
-  if (!w.engine) return out;
+  if (job.patterns) answers.push({ kind: 'patterns', checks: job.patterns.map((query) => checkPattern(query, job.pages || [])) });
   const state = job.state;
+  if (!w.engine) {
+    if (state) answers.push({ kind: 'noEngine', url: state.page_url });
+    return { seq: job.seq, answers };
+  }
   if (fresh && state) {
     // The new preview first; the explanation, lint, rule sentences and the rest follow.
-    out.preview = quickPreview(state);
-    post({ ...out, partial: true, workerMs: performance.now() - started });
-    out = { seq: job.seq };
+    answers.push({ kind: 'preview', preview: quickPreview(state) });
+    post({ seq: job.seq, partial: true, answers, workerMs: performance.now() - started });
+    answers = [];
   }
-  if (state) out.eval = evaluate(state);
-  if (fresh) out.analysis = analysis();
+  if (state) answers.push({ kind: 'eval', evaluation: evaluate(state) });
+  if (fresh) answers.push({ kind: 'analysis', analysis: analysis() });
   if (state) {
     const mapKey = `${w.gen}\u0000${state.page_url}`;
     if (mapKey !== w.mapKey || job.force) {
       w.mapKey = mapKey;
-      out.map = job.force ? decisionMap(state.page_url) : ifChanged('map', decisionMap(state.page_url));
+      const map = job.force ? decisionMap(state.page_url) : ifChanged('map', decisionMap(state.page_url));
+      if (map) answers.push({ kind: 'map', map });
     }
   }
   if (job.bench && state) {
     const key = `${w.gen}\u0000${state.intent_score}\u0000${state.idle_ms}\u0000${job.bench.join('\n')}`;
     if (key !== w.benchKey || job.force) {
       w.benchKey = key;
-      out.bench = ifChanged('bench', bench(job.bench, state));
+      const rows = ifChanged('bench', bench(job.bench, state));
+      if (rows) answers.push({ kind: 'bench', rows });
     }
   }
   if (job.pages) {
     const key = `${w.gen}\u0000${job.pages.join('\n')}`;
     if (key !== w.pagesKey || job.force) {
       w.pagesKey = key;
-      out.pages = ifChanged('pages', job.pages.map((url) => w.engine.pageReport(url)));
+      const reports = ifChanged('pages', job.pages.map((url) => w.engine.pageReport(url)));
+      if (reports) answers.push({ kind: 'pages', reports });
     }
   }
-  Object.assign(out, asCodeJob(job, { engine: w.engine, gen: w.gen, text: w.text, valid: w.valid }));
-  return out;
+  const asCode = asCodeJob(job, { engine: w.engine, gen: w.gen, text: w.text, valid: w.valid });
+  return { seq: job.seq, answers: [...answers, ...asCode.answers], later: asCode.later || undefined };
 }
 
 self.onmessage = async ({ data }) => {
   try {
     await ready;
   } catch (err) {
-    self.postMessage({ seq: data.seq, fatal: `The engine did not load: ${err.message}` });
+    self.postMessage({ seq: data.seq, answers: [{ kind: 'fatal', message: `The engine did not load: ${err.message}` }] });
     return;
   }
   if (needsAsCode(data)) {
@@ -293,28 +302,32 @@ self.onmessage = async ({ data }) => {
     await asCodeReady().catch((err) => console.warn('nudge-rules: config as code did not load:', err));
   }
   const started = performance.now();
+  /** @type {Reply} */
   let out;
   try {
     out = handle(data, (partial) => self.postMessage(partial));
   } catch (err) {
-    out = { seq: data.seq, error: String(err?.stack || err) };
+    out = { seq: data.seq, answers: [{ kind: 'failed', message: String(err?.stack || err) }] };
   }
   out.workerMs = performance.now() - started;
   if (!w.reportedLoad) {
     // How the module arrived (the page cannot see the worker's fetches): bytes on the wire and
     // decoded, and when the download ended. The entry may be recorded a little after the module
-    // is ready; then it is posted on its own when it is.
+    // is ready; then it is posted on its own (`aside`) when it is.
     w.reportedLoad = true;
-    const report = (entry) => ({ encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd });
+    /** @returns {import('./protocol.js').Answer} */
+    const report = (entry) => ({ kind: 'wasm', load: { encoded: entry.encodedBodySize, decoded: entry.decodedBodySize, responseEnd: entry.responseEnd } });
     const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
     if (entry) {
-      out.wasm = report(entry);
+      out.answers.push(report(entry));
     } else {
       const observer = new PerformanceObserver((list) => {
         const found = list.getEntries().find((e) => e.name.endsWith('.wasm'));
         if (found) {
           observer.disconnect();
-          self.postMessage({ loadReport: report(found) });
+          /** @type {Reply} */
+          const aside = { aside: true, answers: [report(found)] };
+          self.postMessage(aside);
         }
       });
       observer.observe({ type: 'resource', buffered: true });

@@ -252,16 +252,16 @@ describe('issue 24 findings', () => {
     await page.close();
   });
 
-  test('4. a one-line 1,000-rule config with 2,000 errors: no long task over 400 ms, the first 100 errors and "and 1,900 more"', async (t) => {
+  test('4. a one-line 1,000-rule config with 2,000 errors: its longest task at most 1.5 times that of the same config without errors (+50 ms), the first 100 errors and "and 1,900 more"', async (t) => {
     const page = await editorPage();
-    const rules = [];
-    for (let i = 0; i < 1000; i++) {
+    const rules = (errors) => Array.from({ length: 1000 }, (_, i) => (errors
       // Two errors a rule: a score above 100 and an unknown field.
-      rules.push({ id: `r${i}`, nudge: { type: 'toast', message: `Message ${i}`, cta: 'Go' }, when: { min_intent_score: 101, pages: [`/c${i}/**`] }, colour: 'red' });
-    }
-    const minified = JSON.stringify({ version: 1, rules });
-    for (const view of ['rules', 'json']) {
-      await page.evaluate((v) => window.nudgePlayground.setView(v), view);
+      ? { id: `r${i}`, nudge: { type: 'toast', message: `Message ${i}`, cta: 'Go' }, when: { min_intent_score: 101, pages: [`/c${i}/**`] }, colour: 'red' }
+      : { id: `r${i}`, nudge: { type: 'toast', message: `Message ${i}`, cta: 'Go' }, when: { min_intent_score: 100, pages: [`/c${i}/**`] } }));
+    const minified = JSON.stringify({ version: 1, rules: rules(true) });
+    const valid = JSON.stringify({ version: 1, rules: rules(false) });
+    /** The main thread's long tasks (over 50 ms) while `text` replaces the example config and is drawn. */
+    async function longTasks(text, status) {
       await setConfig(page, STOREFRONT);
       await page.evaluate(() => {
         window.longTasks = [];
@@ -271,16 +271,23 @@ describe('issue 24 findings', () => {
         });
         window.longTaskObserver.observe({ type: 'longtask' });
       });
-      await setConfig(page, minified);
-      await page.locator('#config-status', { hasText: '2000 errors' }).waitFor();
+      await setConfig(page, text);
+      await page.locator('#config-status', { hasText: status }).waitFor();
       await page.evaluate(() => new Promise((r) => setTimeout(r, 300))); // the Why panel and lint a frame later
-      const longTasks = await page.evaluate(() => window.longTasks);
-      t.diagnostic(`${view} view: long tasks of [${longTasks.join(', ')}] ms`);
-      // A bound that catches a page frozen for a real moment, not a figure: on this project's
-      // 2-core machines the longest task here measured 160 to 300 ms with nothing else running
-      // (2026-11-26, with and without the SPEC 15 card fields), so 200 ms failed one run in two.
-      // The speed itself is measured by the keystroke benchmark (docs/PERFORMANCE.md).
-      assert.ok(Math.max(0, ...longTasks) < 400, `${view} view: long tasks of ${longTasks.join(', ')} ms`);
+      return page.evaluate(() => window.longTasks);
+    }
+    for (const view of ['rules', 'json']) {
+      await page.evaluate((v) => window.nudgePlayground.setView(v), view);
+      // The baseline of the same run: the same 1,000 rules without an error (the same text to
+      // show, the same cards to lay out). An absolute bound measured the machine as much as the
+      // page (160 to 300 ms on a quiet 2-core machine, over 500 ms while other builds ran); the
+      // ratio says what the errors cost: the Problems list, the marks and the cards' findings.
+      const base = await longTasks(valid, '1000 rules');
+      const tasks = await longTasks(minified, '2000 errors');
+      const longest = Math.max(0, ...tasks);
+      const baseline = Math.max(50, ...base);
+      t.diagnostic(`${view} view: long tasks of [${tasks.join(', ')}] ms with the errors, [${base.join(', ')}] ms without`);
+      assert.ok(longest <= 1.5 * baseline + 50, `${view} view: the longest task took ${longest} ms with the errors, ${baseline} ms without (long tasks ${tasks.join(', ')}; ${base.join(', ')})`);
       assert.equal(await page.locator('#diagnostics li.diag.error').count(), 100);
       assert.equal((await page.locator('#diagnostics li.more').textContent()).trim(), 'and 1,900 more');
     }
