@@ -64,6 +64,39 @@ pub struct CursorState {
     pub last_id: String,
 }
 
+impl CursorState {
+    /// The last record of the previous page, where the next page starts.
+    pub fn position(&self) -> Position {
+        Position::new(self.last_at_ms, self.last_id.clone())
+    }
+}
+
+/// A place in a keyset walk (SPEC 9 "Pagination"; the backtest's walk too): a record's time,
+/// Unix milliseconds, and its id, the order every list is walked in. The one type between the
+/// cursor, the page and the backtest; the store binds it as a row value ([`Position::as_key`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The record's time (a session's start, a nudge's `shown_at`), Unix milliseconds.
+    pub at_ms: i64,
+    /// The record's id.
+    pub id: String,
+}
+
+impl Position {
+    /// The position of the record at `at_ms` with `id`.
+    pub fn new(at_ms: i64, id: impl Into<String>) -> Position {
+        Position {
+            at_ms,
+            id: id.into(),
+        }
+    }
+
+    /// `(at_ms, id)`, as the store's keyset queries take it.
+    pub fn as_key(&self) -> (i64, &str) {
+        (self.at_ms, self.id.as_str())
+    }
+}
+
 /// The filter parameters of a list request, as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "FiltersWire", into = "FiltersWire")]

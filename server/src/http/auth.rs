@@ -67,18 +67,9 @@ pub async fn admit<'a>(
         tracing::debug!(key = %key_hash.log_id(), "unknown API key");
         return Err(ApiError::Unauthorized(AuthFailure::Unknown));
     };
-    let span = tracing::Span::current();
-    span.record("site", site.id.as_str());
-    span.record("key", key_hash.log_id().as_str());
-
-    let decision = app.limiter.decide(&key_hash, site.rate_limit).await;
+    record_caller(site, &key_hash);
+    let decision = decide(app, site, &key_hash, site.rate_limit, 1).await;
     if !decision.admitted {
-        app.metrics
-            .rate_limited
-            .get_or_create(&SiteLabels {
-                site: site.id.clone(),
-            })
-            .inc();
         return Err(ApiError::RateLimited(decision));
     }
     let scope = Scope {
@@ -93,6 +84,35 @@ pub async fn admit<'a>(
         },
         decision,
     ))
+}
+
+/// Names the caller's site and key (its hash's first 8 hex digits) in the request's log span.
+pub fn record_caller(site: &Site, key_hash: &KeyHash) {
+    let span = tracing::Span::current();
+    span.record("site", site.id.as_str());
+    span.record("key", key_hash.log_id().as_str());
+}
+
+/// The key's one rolling window, for a request that costs `cost` admissions at once under
+/// `limit` (1 for a request of the REST API, a relay batch's events for the relay); a refusal
+/// is counted for the site.
+pub async fn decide(
+    app: &AppState,
+    site: &Site,
+    key_hash: &KeyHash,
+    limit: u32,
+    cost: u32,
+) -> Decision {
+    let decision = app.limiter.decide_cost(key_hash, limit, cost).await;
+    if !decision.admitted {
+        app.metrics
+            .rate_limited
+            .get_or_create(&SiteLabels {
+                site: site.id.clone(),
+            })
+            .inc();
+    }
+    decision
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::app::state::AppState;
+use crate::domain::cursor::Position;
 use crate::domain::time::ExactTime;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
@@ -46,7 +47,7 @@ pub(crate) fn resolve_window(
 /// page's cursor will carry.
 pub(crate) struct ListPage {
     pub window: crate::store::ListWindow,
-    pub after: Option<(i64, String)>,
+    pub after: Option<Position>,
     pub limit: u32,
     pub filters: crate::domain::cursor::Filters,
 }
@@ -85,7 +86,7 @@ impl ListPage {
                 (
                     state.from_ms,
                     state.to_ms,
-                    Some((state.last_at_ms, state.last_id)),
+                    Some(state.position()),
                     state.filters,
                 )
             }
@@ -114,7 +115,7 @@ impl ListPage {
         caller: &Caller,
         endpoint: crate::domain::cursor::Endpoint,
         rows: &'r mut Vec<T>,
-        key: impl Fn(&T) -> (i64, String),
+        key: impl Fn(&T) -> Position,
         item: impl Fn(&'r T) -> I,
     ) -> String {
         let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
@@ -122,13 +123,13 @@ impl ListPage {
         rows.truncate(limit);
         let next_cursor = match rows.last() {
             Some(last) if has_more => {
-                let (last_at_ms, last_id) = key(last);
+                let Position { at_ms, id } = key(last);
                 let state = crate::domain::cursor::CursorState {
                     from_ms: self.window.from_ms,
                     to_ms: self.window.to_ms,
                     filters: self.filters.clone(),
-                    last_at_ms,
-                    last_id,
+                    last_at_ms: at_ms,
+                    last_id: id,
                 };
                 Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
             }

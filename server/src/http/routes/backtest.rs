@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 
 use super::config::{compile_sent, live_engine};
 use crate::app::state::AppState;
+use crate::domain::cursor::Position;
 use crate::domain::time::{format_ms, now_ms};
 use crate::http::body::{read_json_body, refuse_nulls};
 use crate::http::error::{ApiError, json};
@@ -148,7 +149,7 @@ async fn replay_window(
         backtest.finish()
     });
     let mut in_flight: std::collections::VecDeque<PageRead> = std::collections::VecDeque::new();
-    let mut after: Option<SessionKey> = None;
+    let mut after: Option<Position> = None;
     let mut bounds_done = false;
     let result = 'walk: loop {
         while !bounds_done && in_flight.len() < PAGES_IN_FLIGHT {
@@ -156,12 +157,12 @@ async fn replay_window(
                 .replay_bound(
                     scope,
                     window,
-                    after.as_ref().map(|(at, id)| (*at, id.as_str())),
+                    after.as_ref().map(Position::as_key),
                     REPLAY_PAGE_SESSIONS,
                 )
                 .await
             {
-                Ok(upto) => upto,
+                Ok(upto) => upto.map(|(at, id)| Position::new(at, id)),
                 Err(e) => break 'walk Err(e),
             };
             let (store, scope, window) = (store.clone(), scope.clone(), *window);
@@ -199,9 +200,6 @@ async fn replay_window(
     report
 }
 
-/// A session's place in a walk: `(started_at, id)`, Unix milliseconds and id.
-type SessionKey = (i64, String);
-
 /// A page being read; dropping it (the walk failed, or the client left) stops the read.
 struct PageRead(tokio::task::JoinHandle<Result<Vec<SessionDetail>, crate::store::StoreError>>);
 
@@ -218,7 +216,7 @@ async fn read_range(
     store: &crate::store::Store,
     scope: &crate::domain::event::Scope,
     window: &crate::store::ListWindow,
-    (mut after, upto): (Option<SessionKey>, Option<SessionKey>),
+    (mut after, upto): (Option<Position>, Option<Position>),
 ) -> Result<Vec<SessionDetail>, crate::store::StoreError> {
     const READ_LIMIT: u32 = 2 * REPLAY_PAGE_SESSIONS;
     let mut sessions = Vec::new();
@@ -227,15 +225,15 @@ async fn read_range(
             .replay_page(
                 scope,
                 window,
-                after.as_ref().map(|(at, id)| (*at, id.as_str())),
-                upto.as_ref().map(|(at, id)| (*at, id.as_str())),
+                after.as_ref().map(Position::as_key),
+                upto.as_ref().map(Position::as_key),
                 READ_LIMIT,
             )
             .await?;
         let full = page.len() >= usize::try_from(READ_LIMIT).unwrap_or(usize::MAX);
         after = page
             .last()
-            .map(|d| (d.summary.started_at_ms, d.summary.id.clone()));
+            .map(|d| Position::new(d.summary.started_at_ms, d.summary.id.clone()));
         sessions.extend(page);
         if !full {
             return Ok(sessions);

@@ -22,12 +22,13 @@ use crate::app::state::AppState;
 use crate::domain::event::{Mode, Scope};
 use crate::domain::ingest::{Clocks, MAX_BODY_BYTES, read_batch};
 use crate::domain::time::now_ms;
+use crate::http::auth::{decide, record_caller};
 use crate::http::body::read_body;
 use crate::http::error::AuthFailure;
 use crate::http::error::{ApiError, json};
 use crate::http::pipeline::{ApiOptions, BodyRead, respond, unavailable};
 use crate::limiter::Decision;
-use crate::metrics::{RelayEventLabels, SiteLabels};
+use crate::metrics::RelayEventLabels;
 use crate::sites::keys::{KeyHash, KeyKind, key_kind};
 use crate::sites::registry::Served;
 
@@ -136,21 +137,10 @@ async fn relay(
     let Some(site) = app.sites.site_of(KeyKind::Publishable, &key_hash) else {
         return Err((ApiError::Unauthorized(AuthFailure::Unknown), None));
     };
-    let span = tracing::Span::current();
-    span.record("site", site.id.as_str());
-    span.record("key", key_hash.log_id().as_str());
+    record_caller(site, &key_hash);
     let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
-    let decision = app
-        .limiter
-        .decide_cost(&key_hash, EVENTS_PER_MINUTE, cost)
-        .await;
+    let decision = decide(app, site, &key_hash, EVENTS_PER_MINUTE, cost).await;
     if !decision.admitted {
-        app.metrics
-            .rate_limited
-            .get_or_create(&SiteLabels {
-                site: site.id.clone(),
-            })
-            .inc();
         return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
     }
     let scope = Scope {

@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use crate::app::state::AppState;
-use crate::domain::cursor::{Endpoint, Filters};
+use crate::domain::cursor::{Endpoint, Filters, Position};
 use crate::domain::derive::NudgeSummary;
 use crate::domain::time::WireTime;
 use crate::http::page::ListPage;
@@ -37,7 +37,7 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             nudge_type: page.filters.nudge_type.clone(),
         };
         let store = store_of(app)?;
-        let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
+        let after = page.after.as_ref().map(Position::as_key);
         let mut rows = store
             .list_nudges(&caller.scope, &page.window, &filter, after, page.limit + 1)
             .await
@@ -47,7 +47,7 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             &caller,
             Endpoint::Nudges,
             &mut rows,
-            |n| (n.shown_at_ms, n.id.clone()),
+            |n| Position::new(n.shown_at_ms, n.id.clone()),
             NudgeItem::of,
         ))
     })
