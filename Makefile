@@ -10,7 +10,7 @@ ADMIN_PORT ?= 9090
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
 	@echo "make shop          the test shop (examples/shop) with the storefront runtime, against the demo server"
-	@echo "make serve         the preview server on the embedded storefront config, a test key printed:"
+	@echo "make serve         the server on the embedded storefront config, a test key printed:"
 	@echo "                   API http://127.0.0.1:$(SERVE_PORT)/v1/nudges/preview, admin http://127.0.0.1:$(ADMIN_PORT)"
 	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
@@ -29,7 +29,7 @@ demo:
 shop:
 	SERVE_PORT=$(SERVE_PORT) ADMIN_PORT=$(ADMIN_PORT) scripts/serve-shop.sh
 
-# The preview server (docs/SERVER.md) with the demo site: loopback only, one printed test key.
+# The server (docs/SERVER.md) with the demo site: loopback only, one printed test key.
 serve:
 	cargo run --release -p nudge-rules-server -- --demo \
 	  --listen 127.0.0.1:$(SERVE_PORT) --admin-listen 127.0.0.1:$(ADMIN_PORT)

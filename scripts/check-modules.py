@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Checks that no modules of src/ depend on each other in a cycle, at every level of folders.
+"""Checks that no modules of src/ (and of server/src/) depend on each other in a cycle, at every
+level of folders; in server/src/, also that no top-level module names one on its own floor or a
+floor above (FLOORS), and that no file is longer than 700 lines.
 
 src/ holds two crates: the library (root src/lib.rs) and the program (src/bin/nudge-rules/, root
 main.rs). Each is checked on its own: a `crate::` path resolves within the crate of the file
@@ -23,7 +25,28 @@ import re
 import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+REPO = Path(__file__).resolve().parent.parent
+# The trees checked, each on its own: the root crate's src/ and the server crate's server/src/.
+# `SRC` and `BIN` are the tree being checked (set by `check_tree`).
+TREES = [REPO / "src", REPO / "server" / "src"]
+SRC = TREES[0]
+# The server crate's floors, top to bottom (server/src/lib.rs explains each): a top-level module
+# may name only modules on a floor below its own, so nothing climbs and no floor depends on
+# another of the same floor.
+FLOORS = {
+    REPO / "server" / "src": [
+        {"runtime"},
+        {"http"},
+        {"app"},
+        {"limiter"},
+        {"sites"},
+        {"store"},
+        {"config", "domain", "metrics", "tasks"},
+    ],
+}
+# The longest source file of a tree, in lines (the server crate's; the root crate's longest
+# file is not yet under it).
+MAX_LINES = {REPO / "server" / "src": 700}
 # The programs' crates: src/bin/NAME/, each with its root main.rs.
 BIN = SRC / "bin"
 # The roots of the library and of the binaries: crate roots, not nodes.
@@ -193,35 +216,70 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 
 
 def folder_name(prefix: tuple[str, ...]) -> str:
-    return "src/" + "".join(p + "/" for p in prefix)
+    return str(SRC.relative_to(REPO)) + "/" + "".join(p + "/" for p in prefix)
 
 
-def main() -> int:
+def check_tree(tree: Path, dot: bool) -> bool:
+    """Checks one tree (sets `SRC` and `BIN` to it); prints its summary or its cycles, or with
+    `dot` its graphs. Whether it passed."""
+    global SRC, BIN
+    SRC = tree
+    BIN = SRC / "bin"
     all_graphs = graphs()
-    if "--dot" in sys.argv:
-        print("digraph modules {")
+    name = str(SRC.relative_to(REPO)) + "/"
+    if dot:
         for prefix, edges in sorted(all_graphs.items()):
             for node, targets in sorted(edges.items()):
                 for t in sorted(targets):
                     a = "::".join(prefix + (node,))
                     b = "::".join(prefix + (t,))
-                    print(f'  "{a}" -> "{b}";')
-        print("}")
-        return 0
+                    print(f'  "{name}{a}" -> "{name}{b}";')
+        return True
     failed = False
+    floors = FLOORS.get(tree)
+    if floors:
+        floor_of = {m: i for i, names in enumerate(floors) for m in names}
+        for node, targets in sorted(all_graphs.get((), {}).items()):
+            if node not in floor_of:
+                print(f"{name}{node}: a top-level module on no floor (FLOORS)", file=sys.stderr)
+                failed = True
+                continue
+            for t in sorted(targets):
+                if floor_of.get(t, -1) <= floor_of[node]:
+                    print(f"{name}{node} names {name}{t}, which is not on a floor below it", file=sys.stderr)
+                    failed = True
+    limit = MAX_LINES.get(tree)
+    if limit:
+        for path in sorted(SRC.rglob("*.rs")):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > limit:
+                print(f"{path.relative_to(REPO)}: {lines} lines, more than {limit}", file=sys.stderr)
+                failed = True
     for prefix, edges in sorted(all_graphs.items()):
         cycle = find_cycle(edges)
         if cycle:
             print(f"module cycle in {folder_name(prefix)}: " + " -> ".join(cycle), file=sys.stderr)
             failed = True
     if failed:
-        return 1
+        return False
     top = len(all_graphs.get((), {}))
     nodes = sum(len(e) for e in all_graphs.values())
+    extra = ", nothing climbs" if floors else ""
+    extra += f", no file over {limit} lines" if limit else ""
     print(
-        f"modules: {top} top-level modules, {len(all_graphs)} folders, {nodes} modules in all, no cycle"
+        f"{name}: {top} top-level modules, {len(all_graphs)} folders, {nodes} modules in all, no cycle{extra}"
     )
-    return 0
+    return True
+
+
+def main() -> int:
+    dot = "--dot" in sys.argv
+    if dot:
+        print("digraph modules {")
+    ok = all([check_tree(tree, dot) for tree in TREES])
+    if dot:
+        print("}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -1,20 +1,50 @@
 //! # nudge-rules-server
 //!
-//! The preview server of SPEC 7: `POST /v1/nudges/preview` over HTTP for many sites, each with
-//! its config file (hot-reloaded) and its API keys (stored as SHA-256 hashes), an exact
-//! rolling-minute rate limit per key (in process, or shared by many instances through Redis),
-//! and an admin listener with health, readiness, Prometheus metrics and the API document.
+//! The server of SPEC 7, 9-13 and 15: `POST /v1/nudges/preview` over HTTP for many sites, each
+//! with its config (a file, hot-reloaded, or versions published through the API and kept in
+//! the store), its API keys (stored as SHA-256 hashes) and an exact rolling-minute rate limit
+//! per key (in process, or shared by many instances through Redis); the relay of page events
+//! (`POST /v1/events`), the read API over the stored sessions and nudges, backtests and the
+//! uplift report; and an admin listener with health, readiness, Prometheus metrics and the API
+//! document.
 //!
-//! The binary is `nudge-rules-server`; this library is what it and the integration tests start:
+//! ## Layout: which room a change belongs in
+//!
+//! The modules are floors: each names only floors below it (`scripts/check-modules.py` checks
+//! it in `make lint`, with no import cycle at any depth and no file over 700 lines).
+//!
+//! - [`runtime`]: the listeners, the drain and the server's lifecycle ([`runtime::Server`]):
+//!   a new listener, a change to how connections are accepted or how shutdown proceeds.
+//! - [`http`]: the only module that names axum: the router, the shared request pipeline
+//!   (lifecycle, key, limit, metrics, the store's 503), bodies, pages and cursors on the wire,
+//!   CORS, [`http::error::ApiError`], and `http/routes/`, one file per resource: a new
+//!   endpoint, a new header, a new error status.
+//! - [`app`]: what the server does with no HTTP in it: the state requests share, the import of
+//!   recorded sessions, the demo's data, the uplift statistics: a rule that the relay, the
+//!   import and `--demo` must all follow.
+//! - [`limiter`]: the rolling-minute limit, local or through Redis.
+//! - [`sites`]: what a site is, the sites file, the registry of served configs, API keys.
+//! - [`store`]: SQLite and PostgreSQL behind one query text: a new query, a migration.
+//! - [`domain`]: the session model, pure: events, ids, derived fields, retention, times,
+//!   cursors: a new field of a stored event or a derived value.
+//! - [`config`], [`metrics`] and [`tasks`]: leaves every floor may use: how the server runs
+//!   ([`config::ServeConfig`], the one place its defaults live), the Prometheus metrics, and the
+//!   one owner of every background task.
+//!
+//! The binary (`main.rs`) reads the command line into a [`config::ServeConfig`] and runs
+//! [`runtime::Server`].
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use nudge_rules_server::{limiter::SystemClock, server::{Options, Server}, sites};
+//! use nudge_rules_server::limiter::SystemClock;
+//! use nudge_rules_server::config::ServeConfig;
+//! use nudge_rules_server::runtime::Server;
+//! use nudge_rules_server::sites;
 //!
-//! let specs = sites::load("sites.toml".as_ref())?;
+//! let specs = sites::file::load("sites.toml".as_ref())?;
 //! let defs = specs.into_iter().map(Into::into).collect();
-//! let mut server = Server::bind(defs, &Options::default(), Arc::new(SystemClock::new())).await?;
+//! let mut server = Server::bind(defs, &ServeConfig::default(), Arc::new(SystemClock::new())).await?;
 //! server.load().await; // ready
 //! server.shutdown().await; // drain
 //! # Ok(()) }
@@ -34,25 +64,16 @@
 )]
 #![deny(missing_docs)]
 
-pub mod admin;
-pub mod auth;
-pub mod conn;
-pub mod demo;
-pub mod error;
-pub mod import;
-pub mod keys;
+pub mod app;
+pub mod config;
+pub mod domain;
+pub mod http;
 pub mod limiter;
 pub mod metrics;
-pub mod model;
-pub mod openapi;
-pub mod registry;
-pub mod routes;
-pub mod server;
+pub mod runtime;
 pub mod sites;
-pub mod state;
 pub mod store;
-pub mod uplift;
-pub mod webhook;
+pub mod tasks;
 
 /// The demo site's config: the repository's `examples/storefront.json`, the library's embedded
 /// default.

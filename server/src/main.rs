@@ -1,4 +1,5 @@
-//! `nudge-rules-server`: the preview server (SPEC 7). See docs/SERVER.md.
+//! `nudge-rules-server`: the server (SPEC 7, 9-13, 15): the command line, read into the runtime's
+//! options. See docs/SERVER.md; the library's layout is in lib.rs.
 
 #![cfg_attr(
     not(test),
@@ -23,21 +24,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use nudge_rules_server::import::{ImportOptions, import};
-use nudge_rules_server::keys::{KeyHash, KeyKind, key_kind};
+use nudge_rules_server::app::import::{ImportOptions, import};
+use nudge_rules_server::app::ingest;
+use nudge_rules_server::app::versions::{self, Publish};
+use nudge_rules_server::config::{self, ServeConfig};
+use nudge_rules_server::domain::event::{Mode, Scope};
+use nudge_rules_server::domain::retention::{Plan, Retention};
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::model::event::{Mode, Scope};
-use nudge_rules_server::model::retention::{Plan, Retention};
-use nudge_rules_server::server::{Options, Server};
-use nudge_rules_server::sites::{ConfigSource, SiteDef};
-use nudge_rules_server::store::{NewVersion, Store};
+use nudge_rules_server::runtime::Server;
+use nudge_rules_server::sites::def::{ConfigSource, SiteDef};
+use nudge_rules_server::sites::keys::{KeyHash, KeyKind, key_kind};
+use nudge_rules_server::store::Store;
 use nudge_rules_server::{
-    DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY, routes, sites,
+    DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY, http, sites,
 };
-use sha2::Digest as _;
 
-/// The preview server: POST /v1/nudges/preview for many sites, with API keys, an exact
-/// rolling-minute rate limit per key, hot config reload and an admin listener.
+/// The nudge-rules server: the preview, the relay, the read API, backtests, config versions and
+/// the uplift report for many sites, with API keys, an exact rolling-minute rate limit per key,
+/// hot config reload and an admin listener.
 #[derive(Parser)]
 #[command(
     name = "nudge-rules-server",
@@ -98,11 +102,11 @@ struct ServeArgs {
     #[arg(long)]
     demo: bool,
     /// The public listener.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, value_name = "ADDR", default_value_t = config::DEFAULT_LISTEN)]
     listen: SocketAddr,
     /// The admin listener (/healthz, /readyz, /metrics, /openapi.json, /sites); no
     /// authentication, so keep it private.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
+    #[arg(long, value_name = "ADDR", default_value_t = config::DEFAULT_ADMIN_LISTEN)]
     admin_listen: SocketAddr,
     /// Share rate limits through this Redis (redis://host:port[/db]); falls back to a local
     /// limiter while it is unreachable.
@@ -110,24 +114,24 @@ struct ServeArgs {
     redis: Option<String>,
     /// How often config files, and the store's published config versions (SPEC 13), are checked
     /// for changes, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_RELOAD_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(10..))]
     reload_interval_ms: u64,
     /// How long a client may take to send a request head, in milliseconds (also the idle
     /// keep-alive timeout).
-    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_HEADER_READ_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
     header_read_timeout_ms: u64,
     /// How long a request body may pause between chunks before 408, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_BODY_READ_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
     body_read_timeout_ms: u64,
     /// How long a whole request body may take to arrive before 408, in milliseconds (however
     /// slowly it trickles).
-    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_BODY_TOTAL_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
     body_total_timeout_ms: u64,
     /// The most connections the public listener keeps open; more are answered 503 and closed.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = config::DEFAULT_MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_connections: u64,
     /// How long in-flight requests may take to finish after SIGTERM, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_DRAIN_TIMEOUT_MS)]
     drain_timeout_ms: u64,
     /// The store of sessions and nudge events: sqlite:PATH (one machine) or postgres://...
     /// (several instances). Default: sqlite:nudge-rules.db beside the sites file; with --demo,
@@ -209,7 +213,7 @@ fn serve(args: ServeArgs) -> ExitCode {
                 .iter()
                 .map(|o| (*o).to_owned())
                 .collect(),
-            rate_limit: sites::DEFAULT_RATE_LIMIT,
+            rate_limit: sites::def::DEFAULT_RATE_LIMIT,
             keys: vec![KeyHash::of_key(DEMO_KEY)],
             site_keys: vec![KeyHash::of_key(DEMO_SITE_KEY)],
             plan: Plan::default(),
@@ -219,7 +223,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         }]
     } else {
         let file = args.sites.clone().unwrap_or_default();
-        match sites::load(&file) {
+        match sites::file::load(&file) {
             Ok(defs) => defs,
             Err(e) => {
                 eprintln!("{e}");
@@ -235,14 +239,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             remove_sqlite_files(&path);
             format!("sqlite:{}", path.display())
         }
-        (None, false) => {
-            let dir = args
-                .sites
-                .as_deref()
-                .and_then(std::path::Path::parent)
-                .unwrap_or_else(|| std::path::Path::new(""));
-            format!("sqlite:{}", dir.join("nudge-rules.db").display())
-        }
+        (None, false) => config::default_store_url(args.sites.as_deref()),
     };
     let cursor_secret = match &args.secret_file {
         None => None,
@@ -254,10 +251,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             }
         },
     };
-    let options = Options {
+    let options = ServeConfig {
         store: Some(store),
         cursor_secret,
-        purge_interval: Duration::from_secs(3600),
+        purge_interval: config::DEFAULT_PURGE_INTERVAL,
         listen: args.listen,
         admin_listen: args.admin_listen,
         redis_url: args.redis.clone(),
@@ -282,7 +279,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     runtime.block_on(run(defs, options, args.demo))
 }
 
-async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
+async fn run(defs: Vec<SiteDef>, options: ServeConfig, demo: bool) -> ExitCode {
     let mut termination = Termination::listen();
     let site_count = defs.len();
     let mut server = match Server::bind(defs, &options, Arc::new(SystemClock::new())).await {
@@ -311,7 +308,7 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
     let api_url = format!(
         "http://{}{}",
         server.api_addr(),
-        routes::preview::PREVIEW_PATH
+        http::routes::preview::PREVIEW_PATH
     );
     let admin_url = format!("http://{}", server.admin_addr());
     let mut out = std::io::stdout().lock();
@@ -334,7 +331,7 @@ async fn run(defs: Vec<SiteDef>, options: Options, demo: bool) -> ExitCode {
         let _ = writeln!(
             out,
             "relay: POST {base}{} with the publishable key {DEMO_SITE_KEY} (Authorization: Bearer, or the body's site_key)",
-            routes::events::EVENTS_PATH
+            http::routes::events::EVENTS_PATH
         );
         let _ = writeln!(
             out,
@@ -417,17 +414,13 @@ async fn publish_demo_config(store: &Store) -> Result<(), String> {
         site: "demo".to_owned(),
         mode: Mode::Test,
     };
-    let sha256 = hex::encode(sha2::Sha256::digest(DEMO_CONFIG.as_bytes()));
-    let new = NewVersion {
-        published_at_ms: nudge_rules_server::model::time::now_ms(),
+    let publish = Publish {
+        config: DEMO_CONFIG,
         published_by: &KeyHash::of_key(DEMO_KEY).log_id(),
         message: Some("the demo's starting point: examples/storefront.json"),
-        sha256: &sha256,
         restores: None,
-        config: DEMO_CONFIG,
     };
-    store
-        .publish(&scope, None, &new)
+    versions::publish(store, &scope, None, &publish)
         .await
         .map(drop)
         .map_err(|e| e.to_string())
@@ -447,7 +440,7 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
         })
         .max()
         .unwrap_or(0);
-    let now = nudge_rules_server::model::time::now_ms();
+    let now = nudge_rules_server::domain::time::now_ms();
     let options = ImportOptions {
         case_sensitive: false,
         shift_ms: now - 3_600_000 - latest,
@@ -460,11 +453,10 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
         .await
         .map_err(|e| e.to_string())?;
     // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
-    // one without enough data (nudge_rules_server::demo). Idempotent, like the import.
-    let holdouts = nudge_rules_server::demo::holdout_events(now);
+    // one without enough data (nudge_rules_server::app::demo). Idempotent, like the import.
+    let holdouts = nudge_rules_server::app::demo::holdout_events(now);
     for batch in holdouts.chunks(1000) {
-        store
-            .insert_events(&scope, batch, now)
+        ingest::store_events(store, &scope, batch, now, ingest::SessionAge::Any)
             .await
             .map_err(|e| e.to_string())?;
     }
@@ -474,7 +466,7 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
 /// `nudge-rules-server import`: exit 0 when every record was imported, 1 when some could not
 /// be read (the others are imported), 2 for bad arguments or an unreachable store.
 fn run_import(args: &ImportArgs) -> ExitCode {
-    let specs = match sites::load(&args.sites) {
+    let specs = match sites::file::load(&args.sites) {
         Ok(specs) => specs,
         Err(e) => {
             eprintln!("{e}");

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::keys::KeyHash;
+use crate::sites::keys::KeyHash;
 
 /// The rolling window: 60 s, in microseconds.
 pub const WINDOW_US: u64 = 60_000_000;

@@ -22,7 +22,7 @@ pub mod redis;
 pub use local::{Clock, Decision, LocalLimiter, ManualClock, SlidingLog, SystemClock, WINDOW_US};
 
 use self::redis::RedisLimiter;
-use crate::keys::KeyHash;
+use crate::sites::keys::KeyHash;
 
 /// The limiter in use: in-process, or shared through Redis (with an in-process fallback).
 pub enum Limiter {

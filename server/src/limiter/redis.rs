@@ -17,8 +17,8 @@ use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, Script};
 
 use super::{Decision, LocalLimiter, WINDOW_US};
-use crate::keys::KeyHash;
 use crate::metrics::Metrics;
+use crate::sites::keys::KeyHash;
 
 /// How long a connection attempt or a script call may take before the instance falls back.
 pub const REDIS_TIMEOUT: Duration = Duration::from_millis(250);

@@ -26,7 +26,8 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 use super::StoreError;
 use super::lease::Leases;
 use super::queries::{self, SessionPageQuery};
-use crate::model::derive::SessionSummary;
+use crate::domain::derive::SessionSummary;
+use crate::tasks::Tasks;
 
 /// Most list pages read by one query.
 pub const MAX_BATCH_PAGES: usize = 32;
@@ -51,10 +52,10 @@ pub(crate) struct SessionPages {
 
 impl SessionPages {
     /// Starts the batching task, reading on `reader`. Must be called inside a Tokio runtime;
-    /// the task ends when the last handle is dropped.
-    pub(crate) fn start(reader: Arc<Leases<sqlx::Postgres>>) -> SessionPages {
+    /// the task ends when the last handle is dropped or `tasks` stops its workers.
+    pub(crate) fn start(reader: Arc<Leases<sqlx::Postgres>>, tasks: &Tasks) -> SessionPages {
         let (jobs, queue) = mpsc::channel(QUEUE);
-        tokio::spawn(run(reader, queue));
+        tasks.spawn_worker(run(reader, queue, tasks.clone()));
         SessionPages { jobs }
     }
 
@@ -75,7 +76,7 @@ impl SessionPages {
     }
 }
 
-async fn run(reader: Arc<Leases<sqlx::Postgres>>, mut queue: mpsc::Receiver<Job>) {
+async fn run(reader: Arc<Leases<sqlx::Postgres>>, mut queue: mpsc::Receiver<Job>, tasks: Tasks) {
     let in_flight = Arc::new(Semaphore::new(BATCHES_IN_FLIGHT));
     while let Some(first) = queue.recv().await {
         // Requests that arrive while every batch is out queue up for this one.
@@ -94,7 +95,7 @@ async fn run(reader: Arc<Leases<sqlx::Postgres>>, mut queue: mpsc::Receiver<Job>
             continue;
         }
         let reader = Arc::clone(&reader);
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             let _permit = permit;
             let (pages, replies): (Vec<_>, Vec<_>) =
                 jobs.into_iter().map(|job| (job.page, job.reply)).unzip();

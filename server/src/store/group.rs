@@ -12,7 +12,8 @@ use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{InsertOutcome, StoreError, queries};
-use crate::model::event::{NewEvent, Scope};
+use crate::domain::event::{NewEvent, Scope};
+use crate::tasks::Tasks;
 
 /// Most batches in one transaction.
 pub const MAX_GROUP_BATCHES: usize = 32;
@@ -23,7 +24,7 @@ const QUEUE: usize = 1024;
 
 /// One batch and where its answer goes.
 struct Job {
-    batch: (Scope, Vec<NewEvent>, i64),
+    batch: (Scope, Vec<NewEvent>, i64, Option<i64>),
     reply: oneshot::Sender<Result<InsertOutcome, String>>,
 }
 
@@ -35,10 +36,11 @@ pub(crate) struct GroupWriter {
 
 impl GroupWriter {
     /// Starts the writing task on `writer` (the store's one writing connection). Must be called
-    /// inside a Tokio runtime; the task ends when the last handle is dropped.
-    pub(crate) fn start(writer: SqlitePool) -> GroupWriter {
+    /// inside a Tokio runtime; the task ends when the last handle is dropped or `tasks` stops
+    /// its workers.
+    pub(crate) fn start(writer: SqlitePool, tasks: &Tasks) -> GroupWriter {
         let (jobs, queue) = mpsc::channel(QUEUE);
-        tokio::spawn(run(writer, queue));
+        tasks.spawn_worker(run(writer, queue));
         GroupWriter { jobs }
     }
 
@@ -48,10 +50,16 @@ impl GroupWriter {
         scope: &Scope,
         events: &[NewEvent],
         received_at_ms: i64,
+        max_session_age_ms: Option<i64>,
     ) -> Result<InsertOutcome, StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job {
-            batch: (scope.clone(), events.to_vec(), received_at_ms),
+            batch: (
+                scope.clone(),
+                events.to_vec(),
+                received_at_ms,
+                max_session_age_ms,
+            ),
             reply,
         };
         let stopped = || StoreError::new("the store's writer stopped");
@@ -78,9 +86,9 @@ async fn run(writer: SqlitePool, mut queue: mpsc::Receiver<Job>) {
         }
         let (batches, replies): (Vec<_>, Vec<_>) =
             jobs.into_iter().map(|j| (j.batch, j.reply)).unzip();
-        let borrowed: Vec<(&Scope, &[NewEvent], i64)> = batches
+        let borrowed: Vec<(&Scope, &[NewEvent], i64, Option<i64>)> = batches
             .iter()
-            .map(|(scope, events, at)| (scope, events.as_slice(), *at))
+            .map(|(scope, events, at, age)| (scope, events.as_slice(), *at, *age))
             .collect();
         match queries::sqlite::insert_groups(&writer, &borrowed).await {
             Ok(outcomes) => {
@@ -95,8 +103,8 @@ async fn run(writer: SqlitePool, mut queue: mpsc::Receiver<Job>) {
             }
             Err(_) => {
                 // Each batch alone: the one the database refuses fails, the others are stored.
-                for ((scope, events, at), reply) in batches.iter().zip(replies) {
-                    let single = [(scope, events.as_slice(), *at)];
+                for ((scope, events, at, age), reply) in batches.iter().zip(replies) {
+                    let single = [(scope, events.as_slice(), *at, *age)];
                     let result = queries::sqlite::insert_groups(&writer, &single)
                         .await
                         .map_err(|e| e.to_string())

@@ -4,7 +4,7 @@
 //! (`server/migrations/`), applied at start under the migrator's lock.
 //!
 //! Every query text is written once, with `$N` parameters, which both backends read
-//! (`queries.rs`). Times are Unix milliseconds.
+//! (`queries/`). Times are Unix milliseconds.
 //!
 //! Writes are whole transactions: a batch of events is stored entirely or not at all, and
 //! [`Store::insert_events`] returns only after the commit. Every failure of the database
@@ -23,8 +23,9 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use crate::model::derive::{NudgeSummary, SessionSummary};
-use crate::model::event::{NewEvent, Scope};
+use crate::domain::derive::{NudgeSummary, SessionSummary};
+use crate::domain::event::{NewEvent, Scope};
+use crate::tasks::Tasks;
 
 pub use queries::{
     ArmCount, ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail,
@@ -142,6 +143,10 @@ pub struct InsertOutcome {
     pub accepted: usize,
     /// Indexes (in the batch) of events whose `message_id` was stored before: nothing changed.
     pub duplicates: Vec<usize>,
+    /// Indexes (in the batch, ascending) of events refused for coming more than the batch's
+    /// `max_session_age_ms` after their session's start ([`Store::insert_events_within`]):
+    /// not stored.
+    pub too_late: Vec<usize>,
 }
 
 impl Store {
@@ -154,6 +159,16 @@ impl Store {
     /// [`StoreError`]: an unknown scheme, a database that cannot be opened or reached, a
     /// migration that fails.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::open_with(url, &Tasks::new()).await
+    }
+
+    /// [`Store::open`], its batching tasks spawned on `tasks` (the server's one tracker, which
+    /// stops them after the drain).
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`].
+    pub async fn open_with(url: &str, tasks: &Tasks) -> Result<Store, StoreError> {
         let backend = if let Some(path) = url.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
             if path.is_empty() || path.starts_with(":memory:") {
@@ -186,7 +201,7 @@ impl Store {
                 .connect_with(options.read_only(true))
                 .await?;
             let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
-            let group = group::GroupWriter::start(writer.clone());
+            let group = group::GroupWriter::start(writer.clone(), tasks);
             Backend::Sqlite {
                 writer,
                 reader,
@@ -225,7 +240,7 @@ impl Store {
                 .connect_with(options.options([("plan_cache_mode", "force_generic_plan")]))
                 .await?;
             let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
-            let pages = batch::SessionPages::start(Arc::clone(&reader));
+            let pages = batch::SessionPages::start(Arc::clone(&reader), tasks);
             Backend::Postgres {
                 pool,
                 reader,
@@ -312,10 +327,32 @@ impl Store {
         events: &[NewEvent],
         received_at_ms: i64,
     ) -> Result<InsertOutcome, StoreError> {
+        self.insert_events_within(scope, events, received_at_ms, None)
+            .await
+    }
+
+    /// [`Store::insert_events`], and with `max_session_age_ms` each event more than that after
+    /// its session's start is refused ([`InsertOutcome::too_late`]), the start read in the
+    /// write transaction (the relay's 24-hour rule, SPEC 10 "Clocks").
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]; then nothing of the batch is stored.
+    pub async fn insert_events_within(
+        &self,
+        scope: &Scope,
+        events: &[NewEvent],
+        received_at_ms: i64,
+        max_session_age_ms: Option<i64>,
+    ) -> Result<InsertOutcome, StoreError> {
         match &self.backend {
-            Backend::Sqlite { group, .. } => group.insert(scope, events, received_at_ms).await,
+            Backend::Sqlite { group, .. } => {
+                group
+                    .insert(scope, events, received_at_ms, max_session_age_ms)
+                    .await
+            }
             Backend::Postgres { pool, .. } => {
-                let batch = [(scope, events, received_at_ms)];
+                let batch = [(scope, events, received_at_ms, max_session_age_ms)];
                 let mut outcomes = queries::postgres::insert_groups(pool, &batch).await?;
                 outcomes
                     .pop()

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use nudge_rules_server::import::{ImportOptions, import};
-use nudge_rules_server::model::event::Mode;
-use nudge_rules_server::model::time::{format_ms, now_ms};
+use nudge_rules_server::app::import::{ImportOptions, import};
+use nudge_rules_server::domain::event::Mode;
+use nudge_rules_server::domain::time::{format_ms, now_ms};
 use nudge_rules_server::store::Store;
 use serde_json::{Value, json};
 
@@ -387,7 +387,7 @@ async fn a_window_of_several_pages_counts_every_session_once() {
 /// page views.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_held_out_events_count_for_caps_in_the_backtest() {
-    use nudge_rules_server::model::event::{EventKind, NewEvent};
+    use nudge_rules_server::domain::event::{EventKind, NewEvent};
     use nudge_rules_server::store::ListWindow;
     for test_store in TestStore::both() {
         let backend = test_store.backend;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::{DEMO_KEY, DEMO_SITE_KEY};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

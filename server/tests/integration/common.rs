@@ -10,9 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::limiter::{Clock, SystemClock};
-use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::runtime::Server;
+use nudge_rules_server::sites::keys::KeyHash;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -91,28 +92,28 @@ pub fn write_sites(dir: &Path, sites: &[TestSite]) -> PathBuf {
 }
 
 /// Test options: ephemeral ports, fast reloads, short timeouts.
-pub fn options() -> Options {
-    Options {
+pub fn options() -> ServeConfig {
+    ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         admin_listen: "127.0.0.1:0".parse().unwrap(),
         reload_interval: Duration::from_millis(10),
         header_read_timeout: Duration::from_millis(500),
         body_read_timeout: Duration::from_millis(500),
         drain_timeout: Duration::from_secs(5),
-        ..Options::default()
+        ..ServeConfig::default()
     }
 }
 
 /// Binds and loads an in-process server for the sites file `sites_toml`.
-pub async fn start(sites_toml: &Path, options: Options, clock: Arc<dyn Clock>) -> Server {
+pub async fn start(sites_toml: &Path, options: ServeConfig, clock: Arc<dyn Clock>) -> Server {
     let mut server = bind(sites_toml, options, clock).await;
     server.load().await;
     server
 }
 
 /// Binds an in-process server without loading it (it answers 503 until loaded).
-pub async fn bind(sites_toml: &Path, options: Options, clock: Arc<dyn Clock>) -> Server {
-    let defs = nudge_rules_server::sites::load(sites_toml).unwrap();
+pub async fn bind(sites_toml: &Path, options: ServeConfig, clock: Arc<dyn Clock>) -> Server {
+    let defs = nudge_rules_server::sites::file::load(sites_toml).unwrap();
     Server::bind(defs, &options, clock).await.unwrap()
 }
 
@@ -124,7 +125,7 @@ pub fn live_key(n: u32) -> String {
 /// Binds and loads an in-process server for `sites_toml` on the store `store_url`, with a
 /// fixed cursor secret.
 pub async fn start_with_store(sites_toml: &Path, store_url: &str) -> Server {
-    let options = Options {
+    let options = ServeConfig {
         store: Some(store_url.to_owned()),
         cursor_secret: Some(vec![42; 32]),
         ..options()

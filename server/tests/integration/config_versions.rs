@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::runtime::Server;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -471,7 +472,7 @@ async fn a_version_published_through_one_instance_is_served_by_another_within_2_
     let dir = tempfile::tempdir().unwrap();
     let sites = sites(dir.path());
     // The default poll interval, not the tests' fast one.
-    let options = Options {
+    let options = ServeConfig {
         store: Some(test_store.url.clone()),
         cursor_secret: Some(vec![42; 32]),
         reload_interval: Duration::from_millis(1000),

@@ -6,14 +6,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::runtime::Server;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use crate::common::*;
 
-async fn shop(options: Options) -> (tempfile::TempDir, Server) {
+async fn shop(options: ServeConfig) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let sites = write_sites(
         dir.path(),
@@ -160,7 +161,7 @@ async fn an_early_answer_to_a_request_with_a_body_says_connection_close() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_body_is_cut_at_the_whole_body_deadline() {
-    let (_dir, server) = shop(Options {
+    let (_dir, server) = shop(ServeConfig {
         body_read_timeout: Duration::from_millis(500),
         body_total_timeout: Duration::from_millis(1500),
         ..options()
@@ -192,7 +193,7 @@ async fn a_trickled_body_is_cut_at_the_whole_body_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_over_the_bound_are_refused_and_counted() {
-    let (_dir, server) = shop(Options {
+    let (_dir, server) = shop(ServeConfig {
         max_connections: 5,
         header_read_timeout: Duration::from_secs(5),
         ..options()

@@ -1,4 +1,4 @@
-//! Integration tests of the preview server against real parts: HTTP over loopback with a real
+//! Integration tests of the server against real parts: HTTP over loopback with a real
 //! client, the built binary, a real `redis-server`, schemathesis. `cargo test -p
 //! nudge-rules-server` runs them; scripts/setup.sh installs redis-server and schemathesis.
 

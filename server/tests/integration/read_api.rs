@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use nudge_rules_server::model::event::{EventKind, Mode, NewEvent};
-use nudge_rules_server::model::time::{format_ms, now_ms};
-use nudge_rules_server::server::Server;
+use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent};
+use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::runtime::Server;
 use nudge_rules_server::store::Store;
 use serde_json::Value;
 
@@ -321,7 +321,7 @@ async fn retention_per_plan_and_the_purge() {
             )
             .await
             .unwrap();
-        nudge_rules_server::server::purge(f.server.state()).await;
+        nudge_rules_server::runtime::purge(f.server.state()).await;
         assert!(
             f.store
                 .session(&s, "sess_38d", i64::MIN / 2)
@@ -753,11 +753,11 @@ fn exposed_session(
 /// SPEC 15 "Measured uplift" over HTTP on both stores: per rule, the arms of the sessions that
 /// started in the window (retention, modes and sites as the read API), exposure by the first
 /// NUDGE_SHOWN or NUDGE_HELD_OUT, conversion by a purchase at or after it; the statistics of
-/// `nudge_rules_server::uplift`; sorted by rule id; 400s naming the parameter; the read API's
+/// `nudge_rules_server::app::uplift`; sorted by rule id; 400s naming the parameter; the read API's
 /// headers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_uplift_report_counts_exposed_sessions_per_rule_and_arm() {
-    use nudge_rules_server::uplift::{Arm, rule_uplift};
+    use nudge_rules_server::app::uplift::{Arm, rule_uplift};
     for test_store in TestStore::both() {
         let backend = test_store.backend;
         let f = fixture(&test_store).await;

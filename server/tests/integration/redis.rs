@@ -5,15 +5,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::runtime::Server;
 
 use crate::common::*;
 
 /// Two instances of one site (limit 1,000, key `key(1)`) sharing `redis`.
 async fn two_instances(redis: &Redis, dir: &std::path::Path) -> (Server, Server) {
     let sites = write_sites(dir, &[TestSite::new("shop", STOREFRONT, 1000, &[key(1)])]);
-    let options = Options {
+    let options = ServeConfig {
         redis_url: Some(redis.url()),
         ..options()
     };
@@ -144,14 +145,14 @@ async fn a_redis_key_of_the_wrong_type_stays_that_keys_problem() {
         dir.path(),
         &[TestSite::new("shop", STOREFRONT, 1000, &[key(1), key(2)])],
     );
-    let options = Options {
+    let options = ServeConfig {
         redis_url: Some(redis.url()),
         ..options()
     };
     let server = start(&sites, options, Arc::new(SystemClock::new())).await;
     let client = client();
     // key(1)'s sliding log made a string: its script fails with WRONGTYPE.
-    let hash = nudge_rules_server::keys::KeyHash::of_key(&key(1));
+    let hash = nudge_rules_server::sites::keys::KeyHash::of_key(&key(1));
     let log_key = format!("nudge-rules:rl:{{{hash}}}");
     assert_eq!(redis_command(&redis, &["SET", &log_key, "x"]), "+OK");
     for _ in 0..3 {
@@ -186,7 +187,7 @@ async fn a_redis_key_of_the_wrong_type_stays_that_keys_problem() {
             "ZCARD",
             &format!(
                 "nudge-rules:rl:{{{}}}",
-                nudge_rules_server::keys::KeyHash::of_key(&key(2))
+                nudge_rules_server::sites::keys::KeyHash::of_key(&key(2))
             ),
         ],
     );

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::config::ServeConfig;
+use nudge_rules_server::domain::time::{format_ms, now_ms};
 use nudge_rules_server::limiter::{Clock, ManualClock, SystemClock};
-use nudge_rules_server::model::time::{format_ms, now_ms};
-use nudge_rules_server::server::{Options, Server};
+use nudge_rules_server::runtime::Server;
+use nudge_rules_server::sites::keys::KeyHash;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -34,7 +35,7 @@ async fn relay(store_url: Option<&str>, clock: Arc<dyn Clock>) -> Relay {
         dir.path(),
         &[TestSite::new("shop", STOREFRONT, 100_000, &[key(1), live_key(1)]).with(&site_keys)],
     );
-    let options = Options {
+    let options = ServeConfig {
         store: store_url.map(str::to_owned),
         cursor_secret: Some(vec![1; 32]),
         ..options()
@@ -202,7 +203,7 @@ async fn clocks_are_corrected_and_old_events_refused() {
         .await
         .unwrap();
     let session: Value = response.json().await.unwrap();
-    let started = nudge_rules_server::model::time::parse_rfc3339_ms(
+    let started = nudge_rules_server::domain::time::parse_rfc3339_ms(
         session["data"]["started_at"].as_str().unwrap(),
         3,
     )
@@ -229,7 +230,7 @@ async fn clocks_are_corrected_and_old_events_refused() {
         .await
         .unwrap();
     let session: Value = response.json().await.unwrap();
-    let at = nudge_rules_server::model::time::parse_rfc3339_ms(
+    let at = nudge_rules_server::domain::time::parse_rfc3339_ms(
         session["data"]["started_at"].as_str().unwrap(),
         3,
     )

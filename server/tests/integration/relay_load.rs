@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::config::ServeConfig;
+use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent};
+use nudge_rules_server::domain::time::{format_ms, now_ms};
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::model::event::{EventKind, Mode, NewEvent};
-use nudge_rules_server::model::time::{format_ms, now_ms};
-use nudge_rules_server::server::Options;
+use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::store::{ListWindow, Store};
 use serde_json::{Value, json};
 
@@ -154,7 +154,7 @@ async fn a_hundred_thousand_events_from_eight_clients_each_stored_once() {
             dir.path(),
             &[TestSite::new("shop", STOREFRONT, 100_000, &[key(1)]).with(&site_keys_line(&keys))],
         );
-        let options = Options {
+        let options = ServeConfig {
             store: Some(test_store.url.clone()),
             ..options()
         };
@@ -424,7 +424,7 @@ async fn two_instances_on_one_postgresql_and_one_redis_admit_exactly_ten_thousan
                 .with(&site_keys_line(std::slice::from_ref(&key))),
         ],
     );
-    let options = Options {
+    let options = ServeConfig {
         store: Some(test_store.url.clone()),
         redis_url: Some(redis.url()),
         ..options()

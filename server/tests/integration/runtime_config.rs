@@ -7,9 +7,9 @@ use std::io::Read as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::limiter::SystemClock;
-use nudge_rules_server::server::Options;
+use nudge_rules_server::config::ServeConfig;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -310,7 +310,7 @@ async fn a_version_published_through_one_instance_reaches_pages_of_another_withi
     let dir = tempfile::tempdir().unwrap();
     let sites = sites(dir.path());
     // The default poll interval, not the tests' fast one.
-    let options = Options {
+    let options = ServeConfig {
         store: Some(test_store.url.clone()),
         cursor_secret: Some(vec![42; 32]),
         reload_interval: Duration::from_millis(1000),

@@ -10,7 +10,7 @@
 //! or on the relay (`POST /v1/events`) the site's publishable key, so the relay is fuzzed too.
 
 use crate::common::*;
-use nudge_rules_server::keys::KeyHash;
+use nudge_rules_server::sites::keys::KeyHash;
 use std::process::Command;
 
 const OPENAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.yaml");
@@ -45,16 +45,16 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         .await
         .unwrap();
     let sessions = include_str!("../../../examples/sessions.jsonl");
-    let shift = nudge_rules_server::model::time::now_ms() - 3_600_000 - 1_773_037_891_526;
-    let scope = nudge_rules_server::model::event::Scope {
+    let shift = nudge_rules_server::domain::time::now_ms() - 3_600_000 - 1_773_037_891_526;
+    let scope = nudge_rules_server::domain::event::Scope {
         site: "shop".to_owned(),
-        mode: nudge_rules_server::model::event::Mode::Test,
+        mode: nudge_rules_server::domain::event::Mode::Test,
     };
-    let options_import = nudge_rules_server::import::ImportOptions {
+    let options_import = nudge_rules_server::app::import::ImportOptions {
         case_sensitive: false,
         shift_ms: shift,
     };
-    let report = nudge_rules_server::import::import(
+    let report = nudge_rules_server::app::import::import(
         &store,
         &scope,
         sessions,
@@ -66,8 +66,8 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     assert_eq!(report.sessions, 250);
     // Exposures (SPEC 15) for the uplift report: a rule with both arms, one shown only.
     {
-        use nudge_rules_server::model::event::{EventKind, NewEvent};
-        let now = nudge_rules_server::model::time::now_ms() - 60_000;
+        use nudge_rules_server::domain::event::{EventKind, NewEvent};
+        let now = nudge_rules_server::domain::time::now_ms() - 60_000;
         let blank = |m: String, session: String, kind, at| NewEvent {
             message_id: m,
             session_id: session,
@@ -113,7 +113,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         hex::encode(sha2::Sha256::digest(STOREFRONT.as_bytes()))
     };
     let first = nudge_rules_server::store::NewVersion {
-        published_at_ms: nudge_rules_server::model::time::now_ms(),
+        published_at_ms: nudge_rules_server::domain::time::now_ms(),
         published_by: "00000000",
         message: Some("schemathesis"),
         sha256: &sha256,

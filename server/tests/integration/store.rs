@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nudge_rules_server::import::{ImportOptions, import};
-use nudge_rules_server::model::event::{EventKind, Mode, NewEvent, Scope};
+use nudge_rules_server::app::import::{ImportOptions, import};
+use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent, Scope};
 use nudge_rules_server::store::{ListWindow, NudgeFilter, Store};
 
 use crate::pg::TestStore;
@@ -613,7 +613,7 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
             visible_from_ms: 0,
         };
         let expected: Vec<String> = (0..60).rev().map(|i| format!("sess_{i:03}")).collect();
-        let ids = |page: Vec<nudge_rules_server::model::derive::SessionSummary>| {
+        let ids = |page: Vec<nudge_rules_server::domain::derive::SessionSummary>| {
             page.into_iter().map(|s| s.id).collect::<Vec<_>>()
         };
         let reads: Vec<_> = (0..64)
@@ -711,7 +711,7 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
                 .collect();
             store.insert_events(s, &events, 0).await.unwrap();
         }
-        let ids = |page: Vec<nudge_rules_server::model::derive::SessionSummary>| {
+        let ids = |page: Vec<nudge_rules_server::domain::derive::SessionSummary>| {
             page.into_iter().map(|s| s.id).collect::<Vec<_>>()
         };
         for (i, (k, window, after, limit)) in requests.iter().enumerate() {

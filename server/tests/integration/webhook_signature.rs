@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use nudge_rules_server::webhook::{Secret, signature_header};
+use nudge_rules_server::domain::webhook::{Secret, signature_header};
 
 /// Runs the PyPI verifier on one delivery; `Ok(())` when it accepts it, else its message.
 fn python_verifies(
@@ -52,7 +52,7 @@ except Exception as e:
 }
 
 fn now_s() -> i64 {
-    nudge_rules_server::model::time::now_ms() / 1000
+    nudge_rules_server::domain::time::now_ms() / 1000
 }
 
 #[test]

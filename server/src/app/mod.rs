@@ -1,0 +1,11 @@
+//! What the server does, with no HTTP in it: the state every request shares, recorded sessions'
+//! import, the demo's data, the uplift report's statistics, publishing a config version, the
+//! storefront's config answers.
+
+pub mod demo;
+pub mod import;
+pub mod ingest;
+pub mod runtime_config;
+pub mod state;
+pub mod uplift;
+pub mod versions;

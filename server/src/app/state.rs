@@ -1,0 +1,92 @@
+//! What every request handler shares: the sites, the limiter, the metrics and the server's
+//! lifecycle (loading, ready, shutting down).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::domain::cursor::CursorKey;
+use crate::limiter::Limiter;
+use crate::metrics::Metrics;
+use crate::sites::registry::Sites;
+use crate::store::Store;
+use crate::tasks::Tasks;
+
+/// The state shared by the public and the admin listener.
+pub struct AppState {
+    /// The sites and their configs.
+    pub sites: Sites,
+    /// The rate limiter.
+    pub limiter: Limiter,
+    /// The Prometheus metrics.
+    pub metrics: Arc<Metrics>,
+    /// The served API document, `docs/openapi.yaml` as JSON.
+    pub openapi_json: String,
+    /// The store of sessions and nudge events (SPEC 11); without one, the read endpoints
+    /// answer 503.
+    pub store: Option<Store>,
+    /// The key that signs page cursors (SPEC 9 "Pagination").
+    pub cursor_key: CursorKey,
+    /// The server's background tasks: a request's own tasks (a backtest's) are spawned here,
+    /// so the drain awaits them.
+    pub tasks: Tasks,
+    /// The runtime config answers made so far (SPEC 14), one per site, mode and version.
+    pub runtime_cache: crate::app::runtime_config::RuntimeCache,
+    /// Set once every site was loaded; a site never goes back to loading.
+    loaded: AtomicBool,
+    shutting_down: AtomicBool,
+}
+
+/// Why the public listener answers 503.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// Some site's config has not been read yet.
+    Loading,
+    /// SIGTERM arrived: the server drains.
+    ShuttingDown,
+}
+
+impl AppState {
+    /// The state of a server that has loaded nothing yet.
+    pub fn new(
+        sites: Sites,
+        limiter: Limiter,
+        metrics: Arc<Metrics>,
+        openapi_json: String,
+        store: Option<Store>,
+        cursor_key: CursorKey,
+        tasks: Tasks,
+    ) -> AppState {
+        AppState {
+            sites,
+            limiter,
+            metrics,
+            openapi_json,
+            store,
+            cursor_key,
+            tasks,
+            runtime_cache: Default::default(),
+            loaded: AtomicBool::new(false),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    /// `None` when requests are served; otherwise why not (SPEC 7: 503 until every site's
+    /// config loaded once, and while shutting down).
+    pub fn unavailable(&self) -> Option<Unavailable> {
+        if self.shutting_down.load(Ordering::SeqCst) {
+            Some(Unavailable::ShuttingDown)
+        } else if self.loaded.load(Ordering::Relaxed) {
+            None
+        } else if self.sites.all_loaded() {
+            self.loaded.store(true, Ordering::Relaxed);
+            None
+        } else {
+            Some(Unavailable::Loading)
+        }
+    }
+
+    /// Marks the server as draining: `/readyz` and new public requests answer 503.
+    pub fn begin_shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,96 @@
+//! How the server runs ([`ServeConfig`]): the one place its defaults live. The command line
+//! (main.rs) takes its defaults from the constants here, and [`ServeConfig::default`] is made
+//! of the same constants, so the binary and the library cannot disagree.
+//!
+//! One default differs on purpose: the store. The library's default is none (the read
+//! endpoints answer 503); the binary's is a SQLite file beside the sites file
+//! ([`default_store_url`]), or a fresh file in the temp folder with `--demo`.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::path::Path;
+use std::time::Duration;
+
+/// The public listener's default address.
+pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
+/// The admin listener's default address.
+pub const DEFAULT_ADMIN_LISTEN: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9090));
+/// How often config files are checked for changes by default, in milliseconds.
+pub const DEFAULT_RELOAD_INTERVAL_MS: u64 = 1000;
+/// How long a request head may take by default, in milliseconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+/// How long a body may pause between chunks by default, in milliseconds.
+pub const DEFAULT_BODY_READ_TIMEOUT_MS: u64 = 10_000;
+/// How long a whole body may take by default, in milliseconds.
+pub const DEFAULT_BODY_TOTAL_TIMEOUT_MS: u64 = 30_000;
+/// The most connections the public listener keeps open by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+/// How long in-flight requests may take after SIGTERM by default, in milliseconds.
+pub const DEFAULT_DRAIN_TIMEOUT_MS: u64 = 30_000;
+/// How often sessions past retention are purged (SPEC 9: at least once a day).
+pub const DEFAULT_PURGE_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// How the server runs; [`ServeConfig::default`] gives the documented defaults.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The public listener (`POST /v1/nudges/preview`). Default `127.0.0.1:8080`.
+    pub listen: SocketAddr,
+    /// The admin listener. Default `127.0.0.1:9090`.
+    pub admin_listen: SocketAddr,
+    /// A Redis URL (`redis://host:port`) to share rate limits between instances.
+    pub redis_url: Option<String>,
+    /// How long a client may take to send a request's head (and how long an idle keep-alive
+    /// connection stays open). Default 10 s.
+    pub header_read_timeout: Duration,
+    /// How long the body may pause between two chunks before 408. Default 10 s.
+    pub body_read_timeout: Duration,
+    /// How long a whole body may take to arrive before 408, however it trickles. Default 30 s.
+    pub body_total_timeout: Duration,
+    /// The most connections the public listener keeps open; more are answered 503 and closed
+    /// at once. Default 4,096.
+    pub max_connections: usize,
+    /// How long in-flight requests may take to finish after SIGTERM. Default 30 s.
+    pub drain_timeout: Duration,
+    /// How often config files are checked for changes. Default 1 s.
+    pub reload_interval: Duration,
+    /// Serve the benchmark's constant-body route (`/v1/_bench/constant`).
+    pub constant_route: bool,
+    /// The store (SPEC 11): `sqlite:PATH` or `postgres://...`; `None`: no store, the read
+    /// endpoints answer 503.
+    pub store: Option<String>,
+    /// The secret that signs page cursors (at least 32 bytes), the same on every instance;
+    /// `None`: a random one (cursors then die with the process).
+    pub cursor_secret: Option<Vec<u8>>,
+    /// How often sessions past retention plus grace are deleted. Default 1 hour (SPEC 9: at
+    /// least once a day).
+    pub purge_interval: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            listen: DEFAULT_LISTEN,
+            admin_listen: DEFAULT_ADMIN_LISTEN,
+            redis_url: None,
+            header_read_timeout: Duration::from_millis(DEFAULT_HEADER_READ_TIMEOUT_MS),
+            body_read_timeout: Duration::from_millis(DEFAULT_BODY_READ_TIMEOUT_MS),
+            body_total_timeout: Duration::from_millis(DEFAULT_BODY_TOTAL_TIMEOUT_MS),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            drain_timeout: Duration::from_millis(DEFAULT_DRAIN_TIMEOUT_MS),
+            reload_interval: Duration::from_millis(DEFAULT_RELOAD_INTERVAL_MS),
+            constant_route: false,
+            store: None,
+            cursor_secret: None,
+            purge_interval: DEFAULT_PURGE_INTERVAL,
+        }
+    }
+}
+
+/// The binary's store when `--store` is not given (and not `--demo`): `nudge-rules.db` beside
+/// the sites file.
+pub fn default_store_url(sites_file: Option<&Path>) -> String {
+    let dir = sites_file
+        .and_then(Path::parent)
+        .unwrap_or_else(|| Path::new(""));
+    format!("sqlite:{}", dir.join("nudge-rules.db").display())
+}

@@ -1,0 +1,30 @@
+//! The identifiers the API reads (SPEC 10): session and nudge ids, and the page key a URL is
+//! counted under (SPEC 9).
+
+/// The page key `page_count` counts (SPEC 9): the canonical path, or the exact text of a URL
+/// SPEC 4 rejects.
+pub fn path_key(url: &str, case_sensitive: bool) -> String {
+    match nudge_rules::normalize_page_url(url, case_sensitive) {
+        Ok(path) => path.into_owned(),
+        Err(_) => url.to_owned(),
+    }
+}
+
+/// `sess_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+pub fn is_session_id(text: &str) -> bool {
+    is_prefixed_id(text, "sess_")
+}
+
+/// `nudg_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+pub fn is_nudge_id(text: &str) -> bool {
+    is_prefixed_id(text, "nudg_")
+}
+
+fn is_prefixed_id(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix).is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
+}

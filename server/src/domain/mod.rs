@@ -1,0 +1,12 @@
+//! The session model (SPEC 9): what a stored event is, the fields derived from a session's
+//! events, times on the wire, retention windows and signed page cursors. Pure code: no I/O,
+//! no clock (callers pass `now`).
+
+pub mod cursor;
+pub mod derive;
+pub mod event;
+pub mod ids;
+pub mod ingest;
+pub mod retention;
+pub mod time;
+pub mod webhook;

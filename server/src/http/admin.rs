@@ -1,0 +1,99 @@
+//! The admin listener (SPEC 7 "Operations"): `/healthz`, `/readyz`, `/metrics`, `/openapi.json`
+//! and `/sites` (each site's config state and its latest refused config with every
+//! diagnostic). It has no authentication: bind it to a private address.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::json;
+
+use crate::app::state::{AppState, Unavailable};
+
+/// The admin router.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+        .route("/sites", get(sites))
+        .fallback(|| async {
+            crate::http::error::error(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                "the admin listener serves /healthz, /readyz, /metrics, /openapi.json and /sites",
+            )
+        })
+        .with_state(state)
+}
+
+/// 200 while the process runs.
+async fn healthz() -> Response {
+    json_response(StatusCode::OK, json!({ "status": "ok" }).to_string())
+}
+
+/// 200 once every site's config was read once and the store answers; 503 before, while the
+/// store is unreachable, and while shutting down.
+async fn readyz(State(app): State<Arc<AppState>>) -> Response {
+    let store_down = match &app.store {
+        None => false,
+        Some(store) => {
+            let ping = tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await;
+            let up = matches!(ping, Ok(Ok(())));
+            app.metrics.store_up.set(i64::from(up));
+            !up
+        }
+    };
+    let (status, body) = match app.unavailable() {
+        None if store_down => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "store_unreachable" }),
+        ),
+        None => (StatusCode::OK, json!({ "status": "ready" })),
+        Some(Unavailable::Loading) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "loading", "sites_loading": app.sites.pending() }),
+        ),
+        Some(Unavailable::ShuttingDown) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": "shutting_down" }),
+        ),
+    };
+    json_response(status, body.to_string())
+}
+
+async fn metrics(State(app): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+        )],
+        app.metrics.encode(),
+    )
+        .into_response()
+}
+
+async fn openapi(State(app): State<Arc<AppState>>) -> Response {
+    json_response(StatusCode::OK, app.openapi_json.clone())
+}
+
+async fn sites(State(app): State<Arc<AppState>>) -> Response {
+    let body = json!({ "sites": app.sites.reports() }).to_string();
+    json_response(StatusCode::OK, body)
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}

@@ -1,0 +1,164 @@
+//! Who is calling (SPEC 7 "Sites and keys", "Authentication", "Rate limit"; SPEC 9 "Modes"):
+//! the server's lifecycle, the key of `Authorization: Bearer`, its site and mode, and the key's
+//! one rolling window, shared by every endpoint of the REST API.
+
+use axum::http::{HeaderMap, header};
+
+use crate::app::state::AppState;
+use crate::domain::event::{Mode, Scope};
+use crate::http::error::{ApiError, AuthFailure};
+use crate::limiter::Decision;
+use crate::metrics::SiteLabels;
+use crate::sites::keys::{KeyHash, KeyKind, key_kind};
+use crate::sites::registry::Site;
+
+/// Who is calling: the site of the key, the records it may see, and the key's hash.
+pub struct Caller<'a> {
+    /// The key's site.
+    pub site: &'a Site,
+    /// The key's site and mode (SPEC 9 "Modes").
+    pub scope: Scope,
+    /// The key's hash (log lines name it by its first 8 hex digits).
+    pub key_hash: KeyHash,
+}
+
+/// The secret key of `Authorization: Bearer <key>` (API document section 5), well formed
+/// (SPEC 7).
+///
+/// # Errors
+///
+/// The [`AuthFailure`].
+pub fn bearer_key(headers: &HeaderMap) -> Result<&str, AuthFailure> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().ok_or(AuthFailure::Missing)?;
+    if values.next().is_some() {
+        return Err(AuthFailure::Malformed);
+    }
+    let value = value.to_str().map_err(|_| AuthFailure::Malformed)?;
+    let (scheme, key) = value.trim().split_once(' ').ok_or(AuthFailure::Malformed)?;
+    let key = key.trim_start_matches(' ');
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthFailure::Malformed);
+    }
+    match key_kind(key) {
+        Some(KeyKind::Secret) => Ok(key),
+        Some(KeyKind::Publishable) => Err(AuthFailure::Publishable),
+        None => Err(AuthFailure::Malformed),
+    }
+}
+
+/// The lifecycle (503), a secret key of a site (401), the key's one rolling window (429): the
+/// steps every endpoint of the REST API shares. An admitted request gets the caller and the
+/// decision, whose headers its answer must carry.
+///
+/// # Errors
+///
+/// [`ApiError::Unavailable`], [`ApiError::Unauthorized`], [`ApiError::RateLimited`].
+pub async fn admit<'a>(
+    app: &'a AppState,
+    headers: &HeaderMap,
+) -> Result<(Caller<'a>, Decision), ApiError> {
+    if let Some(why) = app.unavailable() {
+        return Err(ApiError::Unavailable(why));
+    }
+    let key = bearer_key(headers).map_err(ApiError::Unauthorized)?;
+    let key_hash = KeyHash::of_key(key);
+    let Some(site) = app.sites.site_of_key(&key_hash) else {
+        tracing::debug!(key = %key_hash.log_id(), "unknown API key");
+        return Err(ApiError::Unauthorized(AuthFailure::Unknown));
+    };
+    record_caller(site, &key_hash);
+    let decision = decide(app, site, &key_hash, site.rate_limit, 1).await;
+    if !decision.admitted {
+        return Err(ApiError::RateLimited(decision));
+    }
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: Mode::of_key(key),
+    };
+    Ok((
+        Caller {
+            site,
+            scope,
+            key_hash,
+        },
+        decision,
+    ))
+}
+
+/// Names the caller's site and key (its hash's first 8 hex digits) in the request's log span.
+pub fn record_caller(site: &Site, key_hash: &KeyHash) {
+    let span = tracing::Span::current();
+    span.record("site", site.id.as_str());
+    span.record("key", key_hash.log_id().as_str());
+}
+
+/// The key's one rolling window, for a request that costs `cost` admissions at once under
+/// `limit` (1 for a request of the REST API, a relay batch's events for the relay); a refusal
+/// is counted for the site.
+pub async fn decide(
+    app: &AppState,
+    site: &Site,
+    key_hash: &KeyHash,
+    limit: u32,
+    cost: u32,
+) -> Decision {
+    let decision = app.limiter.decide_cost(key_hash, limit, cost).await;
+    if !decision.admitted {
+        app.metrics
+            .rate_limited
+            .get_or_create(&SiteLabels {
+                site: site.id.clone(),
+            })
+            .inc();
+    }
+    decision
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn bearer_keys() {
+        let key = "sk_test_abcdefghijklmnop";
+        let ok = headers(&[("authorization", &format!("Bearer {key}"))]);
+        assert_eq!(bearer_key(&ok), Ok(key));
+        let lower = headers(&[("authorization", &format!("bearer  {key}"))]);
+        assert_eq!(bearer_key(&lower), Ok(key));
+        assert_eq!(bearer_key(&headers(&[])), Err(AuthFailure::Missing));
+        for bad in [
+            key,
+            "Basic abc",
+            "Bearer sk_test_short",
+            "Bearer",
+            "Token sk_test_abcdefghijklmnop",
+        ] {
+            assert_eq!(
+                bearer_key(&headers(&[("authorization", bad)])),
+                Err(AuthFailure::Malformed),
+                "{bad}"
+            );
+        }
+        let twice = headers(&[
+            ("authorization", &format!("Bearer {key}")),
+            ("authorization", &format!("Bearer {key}")),
+        ]);
+        assert_eq!(bearer_key(&twice), Err(AuthFailure::Malformed));
+        let publishable = headers(&[("authorization", "Bearer pk_test_abcdefghijklmnop")]);
+        assert_eq!(bearer_key(&publishable), Err(AuthFailure::Publishable));
+    }
+}

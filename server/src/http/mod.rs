@@ -1,0 +1,243 @@
+//! HTTP, the only module that names axum: the public router (each route's methods, one 405 for
+//! the others), the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), pages
+//! and their envelopes ([`page`]), query parameters ([`query`]), CORS ([`cors`]), the errors
+//! ([`error`]), the admin listener ([`admin`]) and the API document ([`openapi`]); the routes are
+//! in [`routes`], one room per resource (API document 4, 5, 7, 8; SPEC 7, 9, 10, 12, 13, 15):
+//! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
+//! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `POST /v1/events` ([`events`]), `POST
+//! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]) and the config routes
+//! ([`config`]).
+//!
+//! The order of the checks, each refusal an [`ApiError`] with the `{"error", "message"}` body
+//! (docs/SERVER.md has the whole table):
+//!
+//! 1. HTTP rules (`connection_rules`): one `Host`, no transfer coding but `chunked` (400);
+//! 2. route and method: 404 NotFound, 405 MethodNotAllowed with `Allow` (no key needed);
+//! 3. the server's lifecycle: 503 ServiceUnavailable while loading or shutting down;
+//! 4. `Authorization: Bearer <secret key>`: 401 Unauthorized with `WWW-Authenticate`;
+//! 5. the key's one rolling window: 429 RateLimitExceeded with `Retry-After` (not counted);
+//! 6. the route's own checks: the preview's media type, body and config; the reads' query
+//!    parameters (400) and the store (503 while unreachable).
+//!
+//! Every response from step 5 on carries the rate-limit headers of the decision.
+
+pub mod admin;
+pub mod auth;
+pub mod body;
+pub mod cors;
+pub mod error;
+pub mod openapi;
+pub mod page;
+pub mod pipeline;
+pub mod query;
+pub mod routes;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::Uri;
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get, post};
+use axum::{Extension, Router};
+use tower_http::timeout::RequestBodyTimeoutLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
+use tracing::Level;
+use tracing::field::Empty;
+
+use crate::app::state::AppState;
+use crate::http::error::ApiError;
+use crate::http::pipeline::{ApiOptions, BodyRead, method_not_allowed};
+use crate::metrics::{RequestLabels, RouteLabels};
+use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
+use routes::{backtest, config, events, nudges, preview, reports, runtime, sessions};
+
+/// The public router.
+pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
+    let mut router = Router::new()
+        .route(PREVIEW_PATH, only("POST", post(preview::preview)))
+        .route(sessions::LIST_PATH, only("GET", get(sessions::list)))
+        .route(sessions::DETAIL_PATH, only("GET", get(sessions::detail)))
+        .route(nudges::LIST_PATH, only("GET", get(nudges::list)))
+        .route(
+            events::EVENTS_PATH,
+            only(
+                "POST, OPTIONS",
+                post(events::events).options(events::events),
+            ),
+        )
+        .route(
+            backtest::BACKTEST_PATH,
+            only("POST", post(backtest::backtest)),
+        )
+        .route(reports::UPLIFT_PATH, only("GET", get(reports::uplift)))
+        .route(config::CONFIG_PATH, only("GET", get(config::current)))
+        .route(
+            config::VERSIONS_PATH,
+            only("GET, POST", get(config::versions).post(config::versions)),
+        )
+        .route(config::VERSION_PATH, only("GET", get(config::version)))
+        .route(
+            runtime::RUNTIME_PATH,
+            with_allow(
+                runtime::ALLOW,
+                get(runtime::runtime_config)
+                    .head(runtime::runtime_config)
+                    .options(runtime::runtime_config),
+            ),
+        );
+    if options.constant_route {
+        router = router.route(CONSTANT_PATH, only("POST", post(preview::constant)));
+    }
+    router
+        .fallback(not_found)
+        .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
+        .layer(Extension(options))
+        .layer(middleware::from_fn(connection_rules))
+        .layer(middleware::from_fn_with_state(state.clone(), cors::cors))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    // The route, never the raw path or query: a key pasted there stays out of
+                    // logs.
+                    tracing::debug_span!(
+                        "request",
+                        method = %request.method(),
+                        route = route_of(request),
+                        site = Empty,
+                        key = Empty,
+                    )
+                })
+                // A 500 InvalidConfig is the site's config, logged once when it was refused;
+                // not an error line per request.
+                .on_failure(DefaultOnFailure::new().level(Level::DEBUG)),
+        )
+        .with_state(state)
+}
+
+/// A route's methods, and for every other method one 405 MethodNotAllowed whose `Allow` is
+/// `allow` (the API document's form, `GET, POST`; axum's own `Allow` is left unwritten, since
+/// the answer has one). `HEAD` is refused too: axum would serve it with the `GET` handler.
+fn only(allow: &'static str, methods: MethodRouter<Arc<AppState>>) -> MethodRouter<Arc<AppState>> {
+    let refuse = move |method: Method, uri: Uri| async move {
+        method_not_allowed(&method, uri.path(), allow).into_response()
+    };
+    methods.head(refuse).fallback(refuse)
+}
+
+/// A route's methods, `HEAD` among them, and for every other method one 405 whose `Allow` is
+/// `allow` (as [`only`]).
+fn with_allow(
+    allow: &'static str,
+    methods: MethodRouter<Arc<AppState>>,
+) -> MethodRouter<Arc<AppState>> {
+    methods.fallback(move |method: Method, uri: Uri| async move {
+        method_not_allowed(&method, uri.path(), allow).into_response()
+    })
+}
+
+/// Which route label a request gets: the matched path, or `unmatched`.
+fn route_of(request: &Request) -> &'static str {
+    match request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str)
+    {
+        Some(PREVIEW_PATH) => PREVIEW_PATH,
+        Some(CONSTANT_PATH) => CONSTANT_PATH,
+        Some(sessions::LIST_PATH) => sessions::LIST_PATH,
+        Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
+        Some(nudges::LIST_PATH) => nudges::LIST_PATH,
+        Some(events::EVENTS_PATH) => events::EVENTS_PATH,
+        Some(backtest::BACKTEST_PATH) => backtest::BACKTEST_PATH,
+        Some(reports::UPLIFT_PATH) => reports::UPLIFT_PATH,
+        Some(config::CONFIG_PATH) => config::CONFIG_PATH,
+        Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
+        Some(config::VERSION_PATH) => config::VERSION_PATH,
+        Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
+        _ => "unmatched",
+    }
+}
+
+/// Counts every public response by route and status and times it.
+async fn observe(State(app): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let route = route_of(&request);
+    let start = Instant::now();
+    let response = next.run(request).await;
+    let labels = RequestLabels {
+        route,
+        status: response.status().as_u16(),
+    };
+    app.metrics.requests.get_or_create(&labels).inc();
+    app.metrics
+        .request_duration
+        .get_or_create(&RouteLabels { route })
+        .observe(start.elapsed().as_secs_f64());
+    response
+}
+
+/// HTTP rules of every request (RFC 9112), before any route, and the connection after an early
+/// answer:
+/// - HTTP/1.1 with no `Host` or more than one: 400;
+/// - a `Transfer-Encoding` other than `chunked` (a `gzip, chunked` body would be read with the
+///   coding ignored): 400;
+/// - an answer given without reading a request body the client sent (401, 404, 405, 415, 429,
+///   503, ...) says `Connection: close`, so a keep-alive client does not send its next request
+///   into the unread body.
+async fn connection_rules(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let hosts = headers.get_all(header::HOST).iter().count();
+    let refusal = if request.version() == axum::http::Version::HTTP_11 && hosts != 1 {
+        Some(format!(
+            "an HTTP/1.1 request carries exactly one Host header; this one has {hosts}"
+        ))
+    } else {
+        headers
+            .get_all(header::TRANSFER_ENCODING)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .map(str::trim)
+            .find(|coding| !coding.eq_ignore_ascii_case("chunked"))
+            .map(|coding| {
+                format!(
+                    "Transfer-Encoding {:?} is not supported; send the body as it is, with Content-Length or chunked",
+                    coding.chars().take(40).collect::<String>()
+                )
+            })
+    };
+    let body_sent = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    let mut response = match refusal {
+        Some(message) => ApiError::InvalidRequest(message).into_response(),
+        None => next.run(request).await,
+    };
+    if body_sent && response.extensions().get::<BodyRead>().is_none() {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    ApiError::NotFound(format!(
+            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET {}, GET and POST {}, GET {}/{{n}} and GET {}",
+            sessions::LIST_PATH,
+            nudges::LIST_PATH,
+            events::EVENTS_PATH,
+            backtest::BACKTEST_PATH,
+            reports::UPLIFT_PATH,
+            config::CONFIG_PATH,
+            config::VERSIONS_PATH,
+            config::VERSIONS_PATH,
+            runtime::RUNTIME_PATH,
+        ),
+    ).into_response()
+}

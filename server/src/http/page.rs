@@ -1,0 +1,179 @@
+//! The lists' pages (SPEC 9 "Parameters", "Pagination", "Retention"; API document section 1):
+//! the window of `from` and `to`, the cursor's position, and the envelopes.
+
+use serde::Serialize;
+
+use crate::app::state::AppState;
+use crate::domain::cursor::Position;
+use crate::domain::time::ExactTime;
+use crate::http::auth::Caller;
+use crate::http::error::ApiError;
+use crate::http::query;
+
+/// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
+const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::domain::retention::DAY_MS;
+
+/// The window of `from` and `to` (exactly as given, when given) at `now` (SPEC 9 "Parameters",
+/// "Retention"): `to` defaults to now, `from` to 30 days before; a `from` older than the
+/// caller's retention window starts at the window. `from` (inclusive) and `to` (exclusive)
+/// become the first whole millisecond at or after each ([`ExactTime::ceil_ms`]): the same
+/// records, since times are stored in whole milliseconds.
+///
+/// # Errors
+///
+/// 400 when `from` is after `to` (compared exactly).
+pub(crate) fn resolve_window(
+    caller: &Caller,
+    from: Option<ExactTime>,
+    to: Option<ExactTime>,
+    now: i64,
+) -> Result<crate::store::ListWindow, ApiError> {
+    let to = to.unwrap_or(ExactTime::from_ms(now));
+    let from = from.unwrap_or(ExactTime::from_ms(now - DEFAULT_LOOKBACK_MS));
+    if from > to {
+        return Err(ApiError::InvalidRequest(format!(
+            "from ({from}) is after to ({to}); from must be at or before to"
+        )));
+    }
+    let visible_from_ms = caller.site.retention.visible_from_ms(now);
+    Ok(crate::store::ListWindow {
+        from_ms: from.ceil_ms().max(visible_from_ms),
+        to_ms: to.ceil_ms(),
+        visible_from_ms,
+    })
+}
+
+/// A list request resolved: its window, where the page starts, its size, and what the next
+/// page's cursor will carry.
+pub(crate) struct ListPage {
+    pub window: crate::store::ListWindow,
+    pub after: Option<Position>,
+    pub limit: u32,
+    pub filters: crate::domain::cursor::Filters,
+}
+
+impl ListPage {
+    /// Resolves `from`, `to`, `limit` and `cursor` of `params` for `endpoint` (SPEC 9
+    /// "Parameters", "Pagination", "Retention"); `filters` are the request's own filters.
+    pub(crate) fn resolve(
+        app: &AppState,
+        caller: &Caller,
+        params: &query::Params,
+        endpoint: crate::domain::cursor::Endpoint,
+        mut filters: crate::domain::cursor::Filters,
+    ) -> Result<ListPage, ApiError> {
+        use crate::domain::time::now_ms;
+        let limit = params.limit()?;
+        filters.from = params.time("from")?;
+        filters.to = params.time("to")?;
+        let now = now_ms();
+        let visible_from_ms = caller.site.retention.visible_from_ms(now);
+        let (from_ms, to_ms, after, filters) = match params.get("cursor") {
+            Some(cursor) => {
+                let state = app
+                    .cursor_key
+                    .verify(endpoint, &caller.scope, cursor)
+                    .map_err(|why| {
+                        ApiError::InvalidCursor(format!(
+                            "cursor: {why}; start again without a cursor"
+                        ))
+                    })?;
+                if let Some(name) = filters.first_conflict(&state.filters) {
+                    return Err(ApiError::InvalidCursor(format!(
+                        "cursor: {name} differs from the {name} of the request that began this walk; keep the filters, or start again without a cursor"
+                    )));
+                }
+                (
+                    state.from_ms,
+                    state.to_ms,
+                    Some(state.position()),
+                    state.filters,
+                )
+            }
+            None => {
+                let window = resolve_window(caller, filters.from, filters.to, now)?;
+                (window.from_ms, window.to_ms, None, filters)
+            }
+        };
+        Ok(ListPage {
+            window: crate::store::ListWindow {
+                from_ms,
+                to_ms,
+                visible_from_ms,
+            },
+            after,
+            limit,
+            filters,
+        })
+    }
+
+    /// The list envelope (API document section 1) of `rows` fetched with `limit + 1`: at most
+    /// `limit` items, `has_more`, and a signed `next_cursor` at the last item.
+    pub(crate) fn envelope<'r, T, I: Serialize>(
+        &self,
+        app: &AppState,
+        caller: &Caller,
+        endpoint: crate::domain::cursor::Endpoint,
+        rows: &'r mut Vec<T>,
+        key: impl Fn(&T) -> Position,
+        item: impl Fn(&'r T) -> I,
+    ) -> String {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let has_more = rows.len() > limit;
+        rows.truncate(limit);
+        let next_cursor = match rows.last() {
+            Some(last) if has_more => {
+                let Position { at_ms, id } = key(last);
+                let state = crate::domain::cursor::CursorState {
+                    from_ms: self.window.from_ms,
+                    to_ms: self.window.to_ms,
+                    filters: self.filters.clone(),
+                    last_at_ms: at_ms,
+                    last_id: id,
+                };
+                Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
+            }
+            _ => None,
+        };
+        let rows: &'r Vec<T> = rows;
+        // Sized for the page up front (a listed session is about 200 bytes), so that the text
+        // is not copied again and again as it grows.
+        to_body_sized(
+            &ListEnvelope {
+                data: rows.iter().map(item).collect(),
+                next_cursor,
+                has_more,
+            },
+            256 + 256 * rows.len(),
+        )
+    }
+}
+
+/// API document section 1: the list envelope.
+#[derive(Serialize)]
+struct ListEnvelope<I> {
+    data: Vec<I>,
+    next_cursor: Option<String>,
+    has_more: bool,
+}
+
+/// API document section 1: the single-object envelope.
+#[derive(Serialize)]
+pub(crate) struct DataEnvelope<I> {
+    pub data: I,
+}
+
+/// The JSON text of a response body (fields in declaration order).
+pub(crate) fn to_body<T: Serialize>(value: &T) -> String {
+    to_body_sized(value, 128)
+}
+
+/// [`to_body`] into a buffer of `capacity` bytes first.
+pub(crate) fn to_body_sized<T: Serialize>(value: &T, capacity: usize) -> String {
+    let mut text = Vec::with_capacity(capacity);
+    match serde_json::to_writer(&mut text, value) {
+        // serde_json writes UTF-8 only.
+        Ok(()) => String::from_utf8(text).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}

@@ -1,0 +1,260 @@
+//! Query parameters of the read endpoints (SPEC 9 "Parameters"): each known once, none
+//! unknown, each value checked and named with its value when refused, never coerced.
+
+use crate::domain::event::NUDGE_TYPES;
+use crate::domain::ids::is_session_id;
+use crate::domain::time::{ExactTime, MAX_MS, MIN_MS, parse_rfc3339_exact};
+use crate::http::error::ApiError;
+
+/// `limit` when absent (API document 4.1, 4.3).
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The largest `limit`.
+pub const MAX_LIMIT: u32 = 200;
+
+/// The parameters of one request, by name; each at most once.
+#[derive(Debug, Default)]
+pub struct Params {
+    pairs: Vec<(String, String)>,
+}
+
+/// How much of a refused value a message shows.
+const SHOWN_CHARS: usize = 80;
+
+fn shown(value: &str) -> String {
+    let cut: String = value.chars().take(SHOWN_CHARS).collect();
+    if cut.len() < value.len() {
+        format!("{cut:?}...")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+impl Params {
+    /// Reads the query string (`None`: no `?`), refusing names outside `allowed` and names
+    /// given twice.
+    ///
+    /// # Errors
+    ///
+    /// 400 InvalidRequest naming the parameter.
+    pub fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Params, ApiError> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            if !allowed.contains(&name.as_ref()) {
+                let expected = allowed.join(", ");
+                return Err(ApiError::InvalidRequest(format!(
+                    "unknown query parameter {}; this endpoint takes {expected}",
+                    shown(&name)
+                )));
+            }
+            if pairs.iter().any(|(n, _)| *n == name) {
+                return Err(ApiError::InvalidRequest(format!(
+                    "query parameter {name} is given more than once; give it once"
+                )));
+            }
+            pairs.push((name.into_owned(), value.into_owned()));
+        }
+        Ok(Params { pairs })
+    }
+
+    /// The value of `name`, if given.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `limit`: 1 to 200, default 50.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `limit` and the value: not digits, a leading zero, out of range.
+    pub fn limit(&self) -> Result<u32, ApiError> {
+        let Some(text) = self.get("limit") else {
+            return Ok(DEFAULT_LIMIT);
+        };
+        let canonical = !text.is_empty()
+            && text.len() <= 3
+            && text.bytes().all(|b| b.is_ascii_digit())
+            && !text.starts_with('0');
+        match text.parse::<u32>() {
+            Ok(n) if canonical && (1..=MAX_LIMIT).contains(&n) => Ok(n),
+            _ => Err(ApiError::InvalidRequest(format!(
+                "limit must be an integer from 1 to {MAX_LIMIT}, got {}",
+                shown(text)
+            ))),
+        }
+    }
+
+    /// `from` or `to` (`name`), exactly as given (up to nine fraction digits), if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming the parameter and the value: not RFC 3339, more than nine fraction digits,
+    /// a date that does not exist.
+    pub fn time(&self, name: &str) -> Result<Option<ExactTime>, ApiError> {
+        let Some(text) = self.get(name) else {
+            return Ok(None);
+        };
+        read_time(name, text).map(Some)
+    }
+
+    /// `type`: one of the four nudge types, if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `type` and the value.
+    pub fn nudge_type(&self) -> Result<Option<String>, ApiError> {
+        match self.get("type") {
+            None => Ok(None),
+            Some(t) if NUDGE_TYPES.contains(&t) => Ok(Some(t.to_owned())),
+            Some(t) => Err(ApiError::InvalidRequest(format!(
+                "type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
+                shown(t)
+            ))),
+        }
+    }
+
+    /// `session_id`: a well-formed session id, if given.
+    ///
+    /// # Errors
+    ///
+    /// 400 naming `session_id` and the value.
+    pub fn session_id(&self) -> Result<Option<String>, ApiError> {
+        match self.get("session_id") {
+            None => Ok(None),
+            Some(id) if is_session_id(id) => Ok(Some(id.to_owned())),
+            Some(id) => Err(ApiError::InvalidRequest(format!(
+                "session_id must be sess_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got {}",
+                shown(id)
+            ))),
+        }
+    }
+}
+
+/// A `from` or `to` (`name`) of the read API or the backtest, exactly (SPEC 9 "Parameters": RFC
+/// 3339, up to nine fraction digits).
+///
+/// # Errors
+///
+/// 400 naming the parameter and the value.
+pub fn read_time(name: &str, text: &str) -> Result<ExactTime, ApiError> {
+    parse_rfc3339_exact(text)
+        .map_err(|e| ApiError::InvalidRequest(format!("{name} must be {e}, got {}", shown(text))))
+        .and_then(|t| {
+            if (MIN_MS..=MAX_MS).contains(&t.ms) {
+                Ok(t)
+            } else {
+                Err(ApiError::InvalidRequest(format!(
+                    "{name} is out of range, got {}",
+                    shown(text)
+                )))
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids::is_nudge_id;
+
+    fn params(q: &str) -> Result<Params, ApiError> {
+        Params::parse(
+            Some(q),
+            &["from", "to", "limit", "cursor", "type", "session_id"],
+        )
+    }
+
+    #[test]
+    fn limits_are_checked_never_coerced() {
+        assert_eq!(params("").unwrap().limit().unwrap(), 50);
+        assert_eq!(params("limit=200").unwrap().limit().unwrap(), 200);
+        assert_eq!(params("limit=1").unwrap().limit().unwrap(), 1);
+        for bad in [
+            "0",
+            "201",
+            "abc",
+            "",
+            "05",
+            "+5",
+            "5.0",
+            "-1",
+            "1e2",
+            "%205",
+            "99999999999",
+        ] {
+            let err = params(&format!("limit={bad}"))
+                .unwrap()
+                .limit()
+                .unwrap_err();
+            let ApiError::InvalidRequest(message) = err else {
+                panic!()
+            };
+            assert!(message.starts_with("limit must be"), "{message}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_repeated_parameters_are_named() {
+        let ApiError::InvalidRequest(m) = params("limt=5").unwrap_err() else {
+            panic!()
+        };
+        assert!(m.contains("\"limt\""), "{m}");
+        let ApiError::InvalidRequest(m) = params("limit=5&limit=6").unwrap_err() else {
+            panic!()
+        };
+        assert!(m.contains("limit is given more than once"), "{m}");
+    }
+
+    #[test]
+    fn ids_and_types() {
+        assert!(is_session_id("sess_a-b_C9"));
+        assert!(!is_session_id("sess_"));
+        assert!(!is_session_id(&format!("sess_{}", "a".repeat(65))));
+        assert!(!is_session_id("sess_a'b"));
+        assert!(is_nudge_id("nudg_1"));
+        assert!(params("type=popup").unwrap().nudge_type().is_err());
+        assert_eq!(
+            params("type=toast")
+                .unwrap()
+                .nudge_type()
+                .unwrap()
+                .as_deref(),
+            Some("toast")
+        );
+        assert!(params("session_id=x").unwrap().session_id().is_err());
+        assert!(
+            params("from=2026-02-30T00:00:00Z")
+                .unwrap()
+                .time("from")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn times_take_nine_fraction_digits_exactly() {
+        let time = |q: &str| params(q).unwrap().time("from");
+        let t = time("from=2026-11-24T10:00:00.123456789Z")
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.sub_ms_ns, 456_789);
+        assert_eq!(t.ceil_ms(), t.ms + 1);
+        assert_eq!(t.to_string(), "2026-11-24T10:00:00.123456789Z");
+        let whole = time("from=2026-11-24T10:00:00.123000Z").unwrap().unwrap();
+        assert_eq!(whole, ExactTime::from_ms(t.ms));
+        assert_eq!(whole.ceil_ms(), t.ms);
+        assert_eq!(
+            time("from=2026-11-24T11:00:00.1234%2B01:00").unwrap(),
+            Some(ExactTime {
+                ms: t.ms,
+                sub_ms_ns: 400_000
+            })
+        );
+        let ApiError::InvalidRequest(m) = time("from=2026-11-24T10:00:00.1234567891Z").unwrap_err()
+        else {
+            panic!()
+        };
+        assert!(m.starts_with("from must be"), "{m}");
+        assert!(m.contains("nine fraction digits"), "{m}");
+    }
+}

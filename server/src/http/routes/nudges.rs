@@ -1,0 +1,81 @@
+//! `GET /v1/nudges` (API document 4.3), SPEC 9.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::response::Response;
+use serde::Serialize;
+
+use crate::app::state::AppState;
+use crate::domain::cursor::{Endpoint, Filters, Position};
+use crate::domain::derive::NudgeSummary;
+use crate::domain::time::WireTime;
+use crate::http::page::ListPage;
+use crate::http::pipeline::{serve_read, store_of, unavailable};
+use crate::http::query::Params;
+use crate::store::NudgeFilter;
+
+/// The list's path.
+pub const LIST_PATH: &str = "/v1/nudges";
+
+/// `GET /v1/nudges`: nudge events shown in `[from, to)` whose session is visible, newest first.
+pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Response {
+    let app = &*app;
+    serve_read(app, request, |caller, request| async move {
+        let params = Params::parse(
+            request.uri().query(),
+            &["session_id", "type", "from", "to", "limit", "cursor"],
+        )?;
+        let filters = Filters {
+            session_id: params.session_id()?,
+            nudge_type: params.nudge_type()?,
+            ..Filters::default()
+        };
+        let page = ListPage::resolve(app, &caller, &params, Endpoint::Nudges, filters)?;
+        let filter = NudgeFilter {
+            session_id: page.filters.session_id.clone(),
+            nudge_type: page.filters.nudge_type.clone(),
+        };
+        let store = store_of(app)?;
+        let after = page.after.as_ref().map(Position::as_key);
+        let mut rows = store
+            .list_nudges(&caller.scope, &page.window, &filter, after, page.limit + 1)
+            .await
+            .map_err(|e| unavailable(app, &e))?;
+        Ok(page.envelope(
+            app,
+            &caller,
+            Endpoint::Nudges,
+            &mut rows,
+            |n| Position::new(n.shown_at_ms, n.id.clone()),
+            NudgeItem::of,
+        ))
+    })
+    .await
+}
+
+/// A nudge event as a list item (API document 2.3).
+#[derive(Serialize)]
+pub struct NudgeItem<'a> {
+    id: &'a str,
+    session_id: &'a str,
+    #[serde(rename = "type")]
+    nudge_type: &'a str,
+    shown_at: WireTime,
+    outcome: &'a str,
+    influenced_conversion: bool,
+}
+
+impl<'a> NudgeItem<'a> {
+    /// The wire form of a shown nudge.
+    pub fn of(n: &'a NudgeSummary) -> NudgeItem<'a> {
+        NudgeItem {
+            id: &n.id,
+            session_id: &n.session_id,
+            nudge_type: &n.nudge_type,
+            shown_at: WireTime(n.shown_at_ms),
+            outcome: &n.outcome,
+            influenced_conversion: n.influenced_conversion,
+        }
+    }
+}

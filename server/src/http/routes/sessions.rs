@@ -1,0 +1,173 @@
+//! `GET /v1/sessions` (API document 4.1) and `GET /v1/sessions/{id}` (4.2), SPEC 9.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Request, State};
+use axum::response::Response;
+use serde::Serialize;
+
+use crate::app::state::AppState;
+use crate::domain::cursor::{Endpoint, Filters, Position};
+use crate::domain::derive::SessionSummary;
+use crate::domain::ids::is_session_id;
+use crate::domain::time::{WireTime, now_ms};
+use crate::http::error::ApiError;
+use crate::http::page::{DataEnvelope, ListPage, to_body};
+use crate::http::pipeline::{serve_read, store_of, unavailable};
+use crate::http::query::Params;
+use crate::store::SessionDetail;
+
+/// The list's path.
+pub const LIST_PATH: &str = "/v1/sessions";
+/// The detail's path (axum's form).
+pub const DETAIL_PATH: &str = "/v1/sessions/{id}";
+
+/// `GET /v1/sessions`: sessions that started in `[from, to)`, newest first.
+pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Response {
+    let app = &*app;
+    serve_read(app, request, |caller, request| async move {
+        let params = Params::parse(request.uri().query(), &["from", "to", "limit", "cursor"])?;
+        let page = ListPage::resolve(
+            app,
+            &caller,
+            &params,
+            Endpoint::Sessions,
+            Filters::default(),
+        )?;
+        let store = store_of(app)?;
+        let after = page.after.as_ref().map(Position::as_key);
+        let mut rows = store
+            .list_sessions(&caller.scope, &page.window, after, page.limit + 1)
+            .await
+            .map_err(|e| unavailable(app, &e))?;
+        Ok(page.envelope(
+            app,
+            &caller,
+            Endpoint::Sessions,
+            &mut rows,
+            |s| Position::new(s.started_at_ms, s.id.clone()),
+            SessionItem::of,
+        ))
+    })
+    .await
+}
+
+/// `GET /v1/sessions/{id}`: one session with its events and nudges; 404 when it does not exist
+/// for the caller's site and mode or is older than the retention window.
+pub async fn detail(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    let app = &*app;
+    serve_read(app, request, |caller, request| async move {
+        Params::parse(request.uri().query(), &[])?;
+        let not_found = || {
+            let shown: String = id.chars().take(80).collect();
+            ApiError::NotFound(format!("no session {shown:?}"))
+        };
+        if !is_session_id(&id) {
+            return Err(not_found());
+        }
+        let store = store_of(app)?;
+        let visible_from = caller.site.retention.visible_from_ms(now_ms());
+        let detail = store
+            .session(&caller.scope, &id, visible_from)
+            .await
+            .map_err(|e| unavailable(app, &e))?
+            .ok_or_else(not_found)?;
+        Ok(to_body(&DataEnvelope {
+            data: SessionDetailItem::of(&detail),
+        }))
+    })
+    .await
+}
+
+/// A session as a list item (API document 2.1).
+#[derive(Serialize)]
+pub struct SessionItem<'a> {
+    id: &'a str,
+    started_at: WireTime,
+    ended_at: WireTime,
+    page_count: i64,
+    intent_score: i64,
+    converted: bool,
+    nudge_count: i64,
+}
+
+impl<'a> SessionItem<'a> {
+    /// The wire form of a session's derived fields.
+    pub fn of(s: &'a SessionSummary) -> SessionItem<'a> {
+        SessionItem {
+            id: &s.id,
+            started_at: WireTime(s.started_at_ms),
+            ended_at: WireTime(s.ended_at_ms),
+            page_count: s.page_count,
+            intent_score: s.intent_score,
+            converted: s.converted,
+            nudge_count: s.nudge_count,
+        }
+    }
+}
+
+/// A session with its log (API document 2.2).
+#[derive(Serialize)]
+pub struct SessionDetailItem<'a> {
+    #[serde(flatten)]
+    session: SessionItem<'a>,
+    events: Vec<EventItem<'a>>,
+    nudges: Vec<SessionNudgeItem<'a>>,
+}
+
+impl<'a> SessionDetailItem<'a> {
+    /// The wire form of a session with its events and nudges.
+    pub fn of(d: &'a SessionDetail) -> SessionDetailItem<'a> {
+        SessionDetailItem {
+            session: SessionItem::of(&d.summary),
+            events: d
+                .events
+                .iter()
+                .map(|e| EventItem {
+                    event_type: &e.event_type,
+                    url: &e.url,
+                    occurred_at: WireTime(e.occurred_at_ms),
+                    intent_score: e.intent_score,
+                })
+                .collect(),
+            nudges: d
+                .nudges
+                .iter()
+                .map(|n| SessionNudgeItem {
+                    nudge_id: &n.id,
+                    nudge_type: &n.nudge_type,
+                    shown_at: WireTime(n.shown_at_ms),
+                    outcome: &n.outcome,
+                    influenced_conversion: n.influenced_conversion,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A page event (API document 2.2 "Session event"), with the SDK's intent score when it sent
+/// one (SPEC 8 replay reads it).
+#[derive(Serialize)]
+struct EventItem<'a> {
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    url: &'a str,
+    occurred_at: WireTime,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intent_score: Option<i64>,
+}
+
+/// A nudge inside a session (API document 2.2 "Session nudge").
+#[derive(Serialize)]
+struct SessionNudgeItem<'a> {
+    nudge_id: &'a str,
+    #[serde(rename = "type")]
+    nudge_type: &'a str,
+    shown_at: WireTime,
+    outcome: &'a str,
+    influenced_conversion: bool,
+}

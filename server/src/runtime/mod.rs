@@ -1,0 +1,294 @@
+//! The two listeners and the server's lifecycle: bind (serving 503 until loaded), load every
+//! site once (ready), poll configs for reloads, and drain on shutdown (SPEC 7 "Operations").
+//! Every background task is spawned on the server's one [`Tasks`], awaited after the drain.
+
+pub mod conn;
+mod listen;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::app::state::AppState;
+use crate::config::ServeConfig;
+use crate::domain::cursor::CursorKey;
+use crate::http::{self, pipeline::ApiOptions};
+use crate::limiter::Limiter;
+use crate::limiter::redis::RedisLimiter;
+use crate::limiter::{Clock, LocalLimiter};
+use crate::metrics::Metrics;
+use crate::sites::def::{ConfigSource, SiteDef};
+use crate::sites::registry::Sites;
+use crate::store::Store;
+use crate::tasks::Tasks;
+use listen::{Listening, bind, local_addr, serve};
+
+/// Why the server could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// A listener could not bind.
+    Bind(SocketAddr, std::io::Error),
+    /// The Redis URL does not parse.
+    Redis(String),
+    /// `docs/openapi.yaml` does not convert (a build defect; its test catches it).
+    OpenApi(String),
+    /// The store cannot be opened or migrated.
+    Store(String),
+    /// The cursor secret is unusable.
+    Secret(String),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
+            StartError::Redis(e) => write!(f, "--redis: {e}"),
+            StartError::OpenApi(e) => write!(f, "{e}"),
+            StartError::Store(e) => write!(f, "{e}"),
+            StartError::Secret(e) => write!(f, "--secret-file: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// A running server: both listeners accept connections from [`Server::bind`] on.
+pub struct Server {
+    state: Arc<AppState>,
+    api_addr: SocketAddr,
+    admin_addr: SocketAddr,
+    api_stop: watch::Sender<bool>,
+    admin_stop: watch::Sender<bool>,
+    api_task: JoinHandle<()>,
+    /// Told when the public listener is closed (the first step of a drain).
+    api_closed: oneshot::Receiver<()>,
+    admin_task: JoinHandle<()>,
+    /// Every background task: the reloader and purger, the store's, the backtests'.
+    tasks: Tasks,
+    reload_interval: Duration,
+    purge_interval: Duration,
+}
+
+impl Server {
+    /// Binds both listeners and starts serving: the public listener answers 503 and `/readyz`
+    /// 503 until [`Server::load`] has read every site's config once.
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`]: a listener cannot bind, the Redis URL is invalid.
+    pub async fn bind(
+        sites: Vec<SiteDef>,
+        options: &ServeConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Server, StartError> {
+        let openapi_json = crate::http::openapi::openapi_json().map_err(StartError::OpenApi)?;
+        let metrics = Arc::new(Metrics::new());
+        let tasks = Tasks::new();
+        if options.store.is_none()
+            && let Some(site) = sites
+                .iter()
+                .find(|s| matches!(s.source, ConfigSource::Store))
+        {
+            return Err(StartError::Store(format!(
+                "site {:?} has no config file, so its config is managed through the API and kept in the store; start with --store, or give the site a config file",
+                site.id
+            )));
+        }
+        let sites = Sites::new(sites);
+        let local = LocalLimiter::new(sites.keys(), clock);
+        let limiter = match &options.redis_url {
+            None => Limiter::Local(local),
+            Some(url) => Limiter::Redis(Box::new(
+                RedisLimiter::new(url, local, metrics.clone())
+                    .map_err(|e| StartError::Redis(e.to_string()))?,
+            )),
+        };
+        let store = match &options.store {
+            None => None,
+            Some(url) => {
+                let store = Store::open_with(url, &tasks)
+                    .await
+                    .map_err(|e| StartError::Store(e.to_string()))?;
+                metrics.store_up.set(1);
+                tracing::info!(store = %store.url_shown(), "store open, migrations applied");
+                Some(store)
+            }
+        };
+        let cursor_key = match &options.cursor_secret {
+            Some(secret) => CursorKey::new(secret).map_err(StartError::Secret)?,
+            None => {
+                if store.is_some() {
+                    tracing::warn!(
+                        "no --secret-file: page cursors are signed with a random secret; they will not survive a restart or work across instances"
+                    );
+                }
+                CursorKey::random().map_err(StartError::Secret)?
+            }
+        };
+        let state = Arc::new(AppState::new(
+            sites,
+            limiter,
+            metrics,
+            openapi_json,
+            store,
+            cursor_key,
+            tasks.clone(),
+        ));
+
+        let api_listener = bind(options.listen).await?;
+        let admin_listener = bind(options.admin_listen).await?;
+        let api_addr = local_addr(&api_listener, options.listen)?;
+        let admin_addr = local_addr(&admin_listener, options.admin_listen)?;
+
+        let api_router = http::router(
+            state.clone(),
+            ApiOptions {
+                body_read_timeout: options.body_read_timeout,
+                body_total_timeout: options.body_total_timeout,
+                constant_route: options.constant_route,
+            },
+        );
+        let admin_router = crate::http::admin::router(state.clone());
+        let (api_stop, api_stopped) = watch::channel(false);
+        let (admin_stop, admin_stopped) = watch::channel(false);
+        let connections = Arc::new(Semaphore::new(options.max_connections));
+        let (api_closing, api_closed) = oneshot::channel();
+        let api_task = tokio::spawn(serve(
+            api_listener,
+            api_router,
+            Listening {
+                header_read_timeout: options.header_read_timeout,
+                drain_timeout: options.drain_timeout,
+                connections: Some((connections, state.metrics.clone())),
+                closed: Some(api_closing),
+            },
+            api_stopped,
+        ));
+        let admin_task = tokio::spawn(serve(
+            admin_listener,
+            admin_router,
+            Listening {
+                header_read_timeout: options.header_read_timeout,
+                drain_timeout: options.drain_timeout,
+                connections: None,
+                closed: None,
+            },
+            admin_stopped,
+        ));
+        Ok(Server {
+            state,
+            api_addr,
+            admin_addr,
+            api_stop,
+            admin_stop,
+            api_task,
+            api_closed,
+            admin_task,
+            tasks,
+            reload_interval: options.reload_interval,
+            purge_interval: options.purge_interval,
+        })
+    }
+
+    /// The public listener's address (with the port the system chose for port 0).
+    pub fn api_addr(&self) -> SocketAddr {
+        self.api_addr
+    }
+
+    /// The admin listener's address.
+    pub fn admin_addr(&self) -> SocketAddr {
+        self.admin_addr
+    }
+
+    /// The shared state (sites, limiter, metrics).
+    pub fn state(&self) -> &Arc<AppState> {
+        &self.state
+    }
+
+    /// Reads and compiles every site's config once (the server is ready afterwards, whether
+    /// each config was valid or not) and starts polling config files for changes.
+    pub async fn load(&mut self) {
+        let state = self.state.clone();
+        let _ = tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics)).await;
+        refresh_from_store(&self.state).await;
+        let state = self.state.clone();
+        let interval = self.reload_interval;
+        self.tasks.spawn_poller(async move {
+            loop {
+                tokio::time::sleep(interval).await;
+                let files = state.clone();
+                let _ =
+                    tokio::task::spawn_blocking(move || files.sites.refresh_all(&files.metrics))
+                        .await;
+                refresh_from_store(&state).await;
+            }
+        });
+        if self.state.store.is_some() {
+            let state = self.state.clone();
+            let interval = self.purge_interval;
+            self.tasks.spawn_poller(async move {
+                loop {
+                    purge(&state).await;
+                    tokio::time::sleep(interval).await;
+                }
+            });
+        }
+    }
+
+    /// Drains (SPEC 7): the public listener stops accepting connections, then `/readyz` turns
+    /// 503 (so a 503 there means no new connection is taken), requests in flight finish (at
+    /// most the drain timeout), idle connections close; then the admin listener closes.
+    pub async fn shutdown(self) {
+        tracing::info!("shutting down: draining in-flight requests");
+        self.tasks.begin_drain();
+        // The listener closes first, so that once `/readyz` answers 503 no new connection is
+        // accepted.
+        let _ = self.api_stop.send(true);
+        let _ = self.api_closed.await;
+        self.state.begin_shutdown();
+        let _ = self.api_task.await;
+        let _ = self.admin_stop.send(true);
+        let _ = self.admin_task.await;
+        // No request is left: the store's workers stop, and every task is awaited.
+        self.tasks.stop_and_wait().await;
+        tracing::info!("drained; bye");
+    }
+}
+
+/// Installs the latest published version of every API-managed site (SPEC 13 "Propagation"); a
+/// store that does not answer is logged and tried again at the next poll.
+async fn refresh_from_store(state: &AppState) {
+    if let Some(store) = &state.store
+        && let Err(e) = state.sites.refresh_from_store(store, &state.metrics).await
+    {
+        state.metrics.store_up.set(0);
+        tracing::warn!(error = %e, "cannot read published config versions; serving the ones installed");
+    }
+}
+
+/// Deletes every site's sessions older than its retention window plus the grace (SPEC 9), with
+/// their events and nudges.
+pub async fn purge(state: &AppState) {
+    let Some(store) = &state.store else {
+        return;
+    };
+    let now = crate::domain::time::now_ms();
+    for site in state.sites.iter() {
+        match store
+            .purge(&site.id, site.retention.purge_before_ms(now))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => {
+                state.metrics.purged_sessions.inc_by(n);
+                tracing::info!(site = %site.id, sessions = n, "purged sessions past retention");
+            }
+            Err(e) => {
+                tracing::warn!(site = %site.id, error = %e, "purge failed; retried at the next interval")
+            }
+        }
+    }
+}

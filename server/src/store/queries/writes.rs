@@ -1,0 +1,261 @@
+//! The writes: batches of events with the derived fields of the sessions they touch (one
+//! transaction, the group commit's unit), and the purge past retention.
+
+macro_rules! writes {
+    ($db:ty, $row:ty, $group:literal, $array:literal, $json_pages:literal) => {
+        /// Batches of events in one transaction: each batch's events (a `message_id` already
+        /// stored, or twice in a batch, is a duplicate) and the derived fields of every session
+        /// it touches; all committed by one commit, or none. One batch on PostgreSQL; on SQLite
+        /// the batches queued together (a group commit, `group.rs`).
+        pub(crate) async fn insert_groups(
+            pool: &Pool<$db>,
+            batches: &[(&Scope, &[NewEvent], i64, Option<i64>)],
+        ) -> Result<Vec<InsertOutcome>, StoreError> {
+            let mut tx = pool.begin().await?;
+            let mut outcomes = Vec::with_capacity(batches.len());
+            for (scope, events, received_at_ms, max_session_age_ms) in batches {
+                outcomes.push(insert_batch(&mut tx, scope, events, *received_at_ms, *max_session_age_ms).await?);
+            }
+            tx.commit().await?;
+            Ok(outcomes)
+        }
+
+        /// One batch inside the caller's transaction: with `max_session_age_ms`, the events more
+        /// than that after their session's start (the stored start, or the batch's earliest
+        /// event of the session, whichever is first) are refused, read in this transaction so
+        /// that no other batch changes the start in between (SPEC 10 "Clocks"); then the
+        /// events (a `message_id` already stored, or twice in the batch, is a duplicate), then
+        /// the derived fields of every session it touches.
+        async fn insert_batch(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            events: &[NewEvent],
+            received_at_ms: i64,
+            max_session_age_ms: Option<i64>,
+        ) -> Result<InsertOutcome, StoreError> {
+            let mode = scope.mode.as_str();
+            let mut outcome = InsertOutcome::default();
+            if let Some(max_age) = max_session_age_ms {
+                let mut ids: Vec<&str> = events.iter().map(|e| e.session_id.as_str()).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let mut starts: HashMap<String, i64> = session_starts(&mut **tx, scope, &ids).await?;
+                for e in events {
+                    let start = starts.entry(e.session_id.clone()).or_insert(e.occurred_at_ms);
+                    *start = (*start).min(e.occurred_at_ms);
+                }
+                for (index, e) in events.iter().enumerate() {
+                    let start = starts.get(&e.session_id).copied().unwrap_or(e.occurred_at_ms);
+                    if e.occurred_at_ms.saturating_sub(start) > max_age {
+                        outcome.too_late.push(index);
+                    }
+                }
+            }
+            let refused: HashSet<usize> = outcome.too_late.iter().copied().collect();
+            // A message id twice in one batch: the later ones are duplicates.
+            let mut first_index: HashMap<&str, usize> = HashMap::new();
+            for (index, e) in events.iter().enumerate() {
+                if !refused.contains(&index) {
+                    first_index.entry(e.message_id.as_str()).or_insert(index);
+                }
+            }
+            let unique: Vec<&NewEvent> = events
+                .iter()
+                .enumerate()
+                .filter(|(index, e)| first_index.get(e.message_id.as_str()) == Some(index))
+                .map(|(_, e)| e)
+                .collect();
+            let mut stored: HashSet<String> = HashSet::new();
+            for chunk in unique.chunks(EVENTS_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO events (site, mode, message_id, session_id, visitor_id, type, occurred_at, url, path_key, intent_score, nudge_id, nudge_type, rule_id, outcome, received_at) ",
+                );
+                insert.push_values(chunk, |mut row, e| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(e.message_id.as_str())
+                        .push_bind(e.session_id.as_str())
+                        .push_bind(e.visitor_id.as_deref())
+                        .push_bind(e.kind.as_str())
+                        .push_bind(e.occurred_at_ms)
+                        .push_bind(e.url.as_deref())
+                        .push_bind(e.path_key.as_deref())
+                        .push_bind(e.intent_score.map(i64::from))
+                        .push_bind(e.nudge_id.as_deref())
+                        .push_bind(e.nudge_type.as_deref())
+                        .push_bind(e.rule_id.as_deref())
+                        .push_bind(e.outcome.as_deref())
+                        .push_bind(received_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, message_id) DO NOTHING RETURNING message_id");
+                for row in insert.build().fetch_all(&mut **tx).await? {
+                    stored.insert(row.try_get("message_id")?);
+                }
+            }
+            let mut touched: Vec<&str> = Vec::new();
+            let mut touched_set: HashSet<&str> = HashSet::new();
+            for (index, e) in events.iter().enumerate() {
+                if refused.contains(&index) {
+                    continue;
+                }
+                let first = first_index.get(e.message_id.as_str()) == Some(&index);
+                if first && stored.contains(&e.message_id) {
+                    outcome.accepted += 1;
+                    if touched_set.insert(e.session_id.as_str()) {
+                        touched.push(e.session_id.as_str());
+                    }
+                } else {
+                    outcome.duplicates.push(index);
+                }
+            }
+            for sessions in touched.chunks(SESSIONS_PER_STATEMENT) {
+                recompute(tx, scope, sessions).await?;
+            }
+            Ok(outcome)
+        }
+
+        /// Recomputes the derived fields of `sessions` from all their stored events, and
+        /// writes their session rows and nudge rows.
+        async fn recompute(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            sessions: &[&str],
+        ) -> Result<(), StoreError> {
+            let mode = scope.mode.as_str();
+            let mut select = QueryBuilder::<$db>::new(format!("SELECT {EVENT_COLUMNS} FROM events WHERE site = "));
+            select.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+            let mut ids = select.separated(", ");
+            for id in sessions {
+                ids.push_bind(*id);
+            }
+            ids.push_unseparated(") ORDER BY session_id, occurred_at, seq");
+            let rows = select.build().fetch_all(&mut **tx).await?;
+            let mut by_session: HashMap<String, Vec<StoredEvent>> = HashMap::new();
+            for row in &rows {
+                let event = read_event(row)?;
+                by_session.entry(event.event.session_id.clone()).or_default().push(event);
+            }
+            let mut summaries = Vec::new();
+            let mut nudges = Vec::new();
+            let mut exposed = Vec::new();
+            for id in sessions {
+                if let Some(events) = by_session.get(*id) {
+                    exposed.extend(exposures(events).into_iter().map(|x| (*id, x)));
+                }
+                if let Some((summary, mut shown)) = by_session.get(*id).and_then(|events| derive(id, events)) {
+                    nudges.extend(shown.drain(..).map(|n| (n, summary.started_at_ms)));
+                    summaries.push(summary);
+                }
+            }
+            if !summaries.is_empty() {
+                let mut upsert = QueryBuilder::<$db>::new(
+                    "INSERT INTO sessions (site, mode, id, started_at, ended_at, page_count, intent_score, converted, nudge_count) ",
+                );
+                upsert.push_values(&summaries, |mut row, s| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(s.id.as_str())
+                        .push_bind(s.started_at_ms)
+                        .push_bind(s.ended_at_ms)
+                        .push_bind(s.page_count)
+                        .push_bind(s.intent_score)
+                        .push_bind(i64::from(s.converted))
+                        .push_bind(s.nudge_count);
+                });
+                upsert.push(
+                    " ON CONFLICT (site, mode, id) DO UPDATE SET started_at = excluded.started_at, ended_at = excluded.ended_at, \
+                     page_count = excluded.page_count, intent_score = excluded.intent_score, converted = excluded.converted, \
+                     nudge_count = excluded.nudge_count",
+                );
+                upsert.build().execute(&mut **tx).await?;
+            }
+            // The sessions' nudges and exposures are derived again whole: the old rows go first.
+            for table in ["nudges", "exposures"] {
+                let mut delete = QueryBuilder::<$db>::new(format!("DELETE FROM {table} WHERE site = "));
+                delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
+                let mut ids = delete.separated(", ");
+                for id in sessions {
+                    ids.push_bind(*id);
+                }
+                ids.push_unseparated(")");
+                delete.build().execute(&mut **tx).await?;
+            }
+            for chunk in nudges.chunks(NUDGES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) ",
+                );
+                insert.push_values(chunk, |mut row, (n, started_at_ms)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(n.id.as_str())
+                        .push_bind(n.session_id.as_str())
+                        .push_bind(n.nudge_type.as_str())
+                        .push_bind(n.shown_at_ms)
+                        .push_bind(n.outcome.as_str())
+                        .push_bind(i64::from(n.influenced_conversion))
+                        .push_bind(*started_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, id) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
+            for chunk in exposed.chunks(EXPOSURES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO exposures (site, mode, session_id, rule_id, treated, exposed_at, converted, session_started_at) ",
+                );
+                insert.push_values(chunk, |mut row, (session_id, x)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(*session_id)
+                        .push_bind(x.rule_id.as_str())
+                        .push_bind(i64::from(x.treated))
+                        .push_bind(x.exposed_at_ms)
+                        .push_bind(i64::from(x.converted))
+                        .push_bind(x.session_started_at_ms);
+                });
+                insert.push(" ON CONFLICT (site, mode, session_id, rule_id) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
+            Ok(())
+        }
+
+        pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "DELETE FROM events WHERE site = $1 AND session_id IN \
+                 (SELECT s.id FROM sessions s WHERE s.site = $1 AND s.mode = events.mode AND s.started_at < $2)",
+            )
+            .bind(site)
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            // Sessions of held-out events alone have no sessions row: their events go by their
+            // exposures.
+            sqlx::query(
+                "DELETE FROM events WHERE site = $1 AND session_id IN \
+                 (SELECT x.session_id FROM exposures x WHERE x.site = $1 AND x.mode = events.mode AND x.session_started_at < $2)",
+            )
+            .bind(site)
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM exposures WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
+            let deleted = sqlx::query("DELETE FROM sessions WHERE site = $1 AND started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(deleted)
+        }
+    };
+}
