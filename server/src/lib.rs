@@ -26,7 +26,8 @@
 //! - [`sites`]: what a site is, the sites file, the registry of served configs, API keys.
 //! - [`store`]: SQLite and PostgreSQL behind one query text: a new query, a migration.
 //! - [`domain`]: the session model, pure: events, ids, derived fields, retention, times,
-//!   cursors: a new field of a stored event or a derived value.
+//!   cursors, and webhooks' event types, signatures, address rules and retry ladder: a new
+//!   field of a stored event or a derived value.
 //! - [`config`], [`metrics`] and [`tasks`]: leaves every floor may use: how the server runs
 //!   ([`config::ServeConfig`], the one place its defaults live), the Prometheus metrics, and the
 //!   one owner of every background task.
