@@ -19,8 +19,10 @@
 //!   (lifecycle, key, limit, metrics, the store's 503), bodies, pages and cursors on the wire,
 //!   CORS, [`http::error::ApiError`], and `http/routes/`, one file per resource: a new
 //!   endpoint, a new header, a new error status.
-//! - [`app`]: what the server does with no HTTP in it: the state requests share, the import of
-//!   recorded sessions, the demo's data, the uplift statistics: a rule that the relay, the
+//! - [`app`]: what the server does with no HTTP in it, called by `http`, the import and `--demo`
+//!   alike: the state requests share, storing events ([`app::ingest`], the relay's 24-hour rule
+//!   inside the write transaction), publishing a config version ([`app::versions`]), the import
+//!   of recorded sessions, the demo's data, the uplift statistics: a rule that the relay, the
 //!   import and `--demo` must all follow.
 //! - [`limiter`]: the rolling-minute limit, local or through Redis.
 //! - [`sites`]: what a site is, the sites file, the registry of served configs, API keys.
