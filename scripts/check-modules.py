@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that no modules of src/ (and of server/src/) depend on each other in a cycle, at every
-level of folders; in server/src/, also that no top-level module names one on its own floor or a
-floor above (FLOORS), and that no file is longer than 700 lines.
+level of folders, and that no file of either is longer than 700 lines; in server/src/, also that
+no top-level module names one on its own floor or a floor above (FLOORS).
 
 src/ holds two crates: the library (root src/lib.rs) and the program (src/bin/nudge-rules/, root
 main.rs). Each is checked on its own: a `crate::` path resolves within the crate of the file
@@ -44,9 +44,8 @@ FLOORS = {
         {"config", "domain", "metrics", "tasks"},
     ],
 }
-# The longest source file of a tree, in lines (the server crate's; the root crate's longest
-# file is not yet under it).
-MAX_LINES = {REPO / "server" / "src": 700}
+# The longest source file of a tree, in lines (issue 34: either crate).
+MAX_LINES = {REPO / "src": 700, REPO / "server" / "src": 700}
 # The programs' crates: src/bin/NAME/, each with its root main.rs.
 BIN = SRC / "bin"
 # The roots of the library and of the binaries: crate roots, not nodes.
