@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::Response;
 use serde::Serialize;
 
 use crate::app::ingest::{self, Rejected};
@@ -44,7 +44,7 @@ pub async fn events(
     Extension(options): Extension<ApiOptions>,
     request: Request,
 ) -> Response {
-    let mut response = if request.method() == Method::OPTIONS {
+    let response = if request.method() == Method::OPTIONS {
         preflight()
     } else {
         let (result, decision) = match relay(&app, request, &options).await {
@@ -57,37 +57,15 @@ pub async fn events(
         }
         response
     };
-    let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(
-            "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
-        ),
-    );
-    response
+    super::allow_any_origin(
+        response,
+        "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+    )
 }
 
 /// The CORS preflight: any origin may send events (storefront pages do).
 fn preflight() -> Response {
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("POST, OPTIONS"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("Authorization, Content-Type"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static("86400"),
-    );
-    response
+    super::any_origin_preflight("POST, OPTIONS", "Authorization, Content-Type")
 }
 
 /// The 202's body (SPEC 10 "Answer").

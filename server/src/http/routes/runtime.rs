@@ -49,42 +49,19 @@ pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 /// `GET`, `HEAD` and `OPTIONS /v1/runtime/config`.
 pub async fn runtime_config(State(app): State<Arc<AppState>>, request: Request) -> Response {
     let method = request.method().clone();
-    let mut response = if method == Method::OPTIONS {
+    let response = if method == Method::OPTIONS {
         preflight()
     } else {
         // GET or HEAD: the router answers the other methods.
         answer(&app, request.headers(), request.uri().query())
             .unwrap_or_else(IntoResponse::into_response)
     };
-    let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static("ETag, Retry-After"),
-    );
-    response
+    super::allow_any_origin(response, "ETag, Retry-After")
 }
 
 /// The CORS preflight: any origin, with `Authorization` or `If-None-Match`.
 fn preflight() -> Response {
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, HEAD, OPTIONS"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("Authorization, If-None-Match"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static("86400"),
-    );
-    response
+    super::any_origin_preflight("GET, HEAD, OPTIONS", "Authorization, If-None-Match")
 }
 
 /// Why a request gets no config.
