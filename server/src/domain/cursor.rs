@@ -62,12 +62,77 @@ pub struct CursorState {
     /// The last record of the previous page: its id.
     #[serde(rename = "i")]
     pub last_id: String,
+    /// The store's walk revision when the walk began ([`Walk::rev`]); 0 in cursors written
+    /// before walks had one.
+    #[serde(rename = "w", default)]
+    pub walk_rev: i64,
 }
 
 impl CursorState {
     /// The last record of the previous page, where the next page starts.
     pub fn position(&self) -> Position {
         Position::new(self.last_at_ms, self.last_id.clone())
+    }
+
+    /// Where the next page of this walk starts.
+    pub fn walk(&self) -> Walk {
+        Walk {
+            after: Some(self.position()),
+            rev: Some(self.walk_rev),
+        }
+    }
+}
+
+/// Where a page of a keyset walk starts (SPEC 9 "Pagination"): after the previous page's last
+/// position, in the walk that began at the store's walk revision `rev`.
+///
+/// A record's time can move during a walk (a late event with an earlier time moves a session's
+/// start). The store counts the transactions that move records in a walk revision, one per
+/// site and mode, and keeps where each moved record stood; a walk is over the positions records
+/// had at its first page: a record moved after `rev` is walked at the position it left then.
+/// So each position is fixed for the walk's life, and each record comes once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// The previous page's last position; `None` on the first page.
+    pub after: Option<Position>,
+    /// The walk revision of the walk's first page; `None` on the first page (the page read
+    /// fixes it).
+    pub rev: Option<i64>,
+}
+
+/// A page of a keyset walk: each record with its position in the walk, and the walk revision
+/// the next page's cursor carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkPage<T> {
+    /// The records, in walk order (newest position first), each with its position.
+    pub rows: Vec<(T, Position)>,
+    /// The walk revision of the walk's first page.
+    pub rev: i64,
+}
+
+impl<T> WalkPage<T> {
+    /// A page whose records stand at their own positions (`position`).
+    pub fn at_own_positions(rows: Vec<T>, rev: i64, position: impl Fn(&T) -> Position) -> Self {
+        let rows = rows
+            .into_iter()
+            .map(|row| {
+                let at = position(&row);
+                (row, at)
+            })
+            .collect();
+        WalkPage { rows, rev }
+    }
+
+    /// A page whose records stand at the walk times read with them (Unix ms), with their ids.
+    pub fn at_walk_times(rows: Vec<(T, i64)>, rev: i64, id: impl Fn(&T) -> &str) -> Self {
+        let rows = rows
+            .into_iter()
+            .map(|(row, at_ms)| {
+                let at = Position::new(at_ms, id(&row));
+                (row, at)
+            })
+            .collect();
+        WalkPage { rows, rev }
     }
 }
 
@@ -319,6 +384,7 @@ mod tests {
             },
             last_at_ms: i64::MIN,
             last_id: format!("nudg_{}", "y".repeat(64)),
+            walk_rev: i64::MAX,
         }
     }
 

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::app::state::AppState;
-use crate::domain::cursor::Position;
+use crate::domain::cursor::{Position, Walk, WalkPage};
 use crate::domain::time::ExactTime;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
@@ -47,7 +47,7 @@ pub(crate) fn resolve_window(
 /// page's cursor will carry.
 pub(crate) struct ListPage {
     pub window: crate::store::ListWindow,
-    pub after: Option<Position>,
+    pub walk: Walk,
     pub limit: u32,
     pub filters: crate::domain::cursor::Filters,
 }
@@ -68,7 +68,7 @@ impl ListPage {
         filters.to = params.time("to")?;
         let now = now_ms();
         let visible_from_ms = caller.site.retention.visible_from_ms(now);
-        let (from_ms, to_ms, after, filters) = match params.get("cursor") {
+        let (from_ms, to_ms, walk, filters) = match params.get("cursor") {
             Some(cursor) => {
                 let state = app
                     .cursor_key
@@ -83,16 +83,11 @@ impl ListPage {
                         "cursor: {name} differs from the {name} of the request that began this walk; keep the filters, or start again without a cursor"
                     )));
                 }
-                (
-                    state.from_ms,
-                    state.to_ms,
-                    Some(state.position()),
-                    state.filters,
-                )
+                (state.from_ms, state.to_ms, state.walk(), state.filters)
             }
             None => {
                 let window = resolve_window(caller, filters.from, filters.to, now)?;
-                (window.from_ms, window.to_ms, None, filters)
+                (window.from_ms, window.to_ms, Walk::default(), filters)
             }
         };
         Ok(ListPage {
@@ -101,46 +96,46 @@ impl ListPage {
                 to_ms,
                 visible_from_ms,
             },
-            after,
+            walk,
             limit,
             filters,
         })
     }
 
-    /// The list envelope (API document section 1) of `rows` fetched with `limit + 1`: at most
-    /// `limit` items, `has_more`, and a signed `next_cursor` at the last item.
+    /// The list envelope (API document section 1) of a walk's page fetched with `limit + 1`:
+    /// at most `limit` items, `has_more`, and a signed `next_cursor` at the last item's
+    /// position, with the walk's revision.
     pub(crate) fn envelope<'r, T, I: Serialize>(
         &self,
         app: &AppState,
         caller: &Caller,
         endpoint: crate::domain::cursor::Endpoint,
-        rows: &'r mut Vec<T>,
-        key: impl Fn(&T) -> Position,
+        page: &'r mut WalkPage<T>,
         item: impl Fn(&'r T) -> I,
     ) -> String {
         let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
-        let has_more = rows.len() > limit;
-        rows.truncate(limit);
-        let next_cursor = match rows.last() {
-            Some(last) if has_more => {
-                let Position { at_ms, id } = key(last);
+        let has_more = page.rows.len() > limit;
+        page.rows.truncate(limit);
+        let next_cursor = match page.rows.last() {
+            Some((_, Position { at_ms, id })) if has_more => {
                 let state = crate::domain::cursor::CursorState {
                     from_ms: self.window.from_ms,
                     to_ms: self.window.to_ms,
                     filters: self.filters.clone(),
-                    last_at_ms: at_ms,
-                    last_id: id,
+                    last_at_ms: *at_ms,
+                    last_id: id.clone(),
+                    walk_rev: page.rev,
                 };
                 Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
             }
             _ => None,
         };
-        let rows: &'r Vec<T> = rows;
+        let rows: &'r Vec<(T, Position)> = &page.rows;
         // Sized for the page up front (a listed session is about 200 bytes), so that the text
         // is not copied again and again as it grows.
         to_body_sized(
             &ListEnvelope {
-                data: rows.iter().map(item).collect(),
+                data: rows.iter().map(|(row, _)| item(row)).collect(),
                 next_cursor,
                 has_more,
             },

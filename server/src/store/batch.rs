@@ -38,10 +38,14 @@ pub const BATCHES_IN_FLIGHT: usize = 2;
 /// Requests that may wait for a batch before senders wait too.
 const QUEUE: usize = 1024;
 
+/// A page as read: its sessions, and the walk revision read with them (`None` for an empty
+/// page; queries/walks.rs).
+pub(crate) type PageRead = (Vec<SessionSummary>, Option<i64>);
+
 /// One request and where its page goes.
 struct Job {
     page: SessionPageQuery,
-    reply: oneshot::Sender<Result<Vec<SessionSummary>, StoreError>>,
+    reply: oneshot::Sender<Result<PageRead, StoreError>>,
 }
 
 /// The handle of the batching task: cheap to clone.
@@ -64,10 +68,7 @@ impl SessionPages {
     /// # Errors
     ///
     /// [`StoreError`] when the batch's read failed or the task stopped.
-    pub(crate) async fn read(
-        &self,
-        page: SessionPageQuery,
-    ) -> Result<Vec<SessionSummary>, StoreError> {
+    pub(crate) async fn read(&self, page: SessionPageQuery) -> Result<PageRead, StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job { page, reply };
         let stopped = || StoreError::new("the store's list reader stopped");

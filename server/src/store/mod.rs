@@ -23,6 +23,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
+use crate::domain::cursor::{Position, Walk, WalkPage};
 use crate::domain::derive::{NudgeSummary, SessionSummary};
 use crate::domain::event::{NewEvent, Scope};
 use crate::tasks::Tasks;
@@ -361,8 +362,9 @@ impl Store {
         }
     }
 
-    /// A page of sessions that started in `window`, newest first (ties: id descending), after
-    /// the cursor position `after` (its `(started_at, id)`), at most `limit`.
+    /// A page of the walk `walk` over the sessions that started in `window`, newest first
+    /// (ties: id descending), at most `limit`: each session with its position in the walk,
+    /// exactly once however records move during the walk (queries/walks.rs).
     ///
     /// # Errors
     ///
@@ -371,10 +373,11 @@ impl Store {
         &self,
         scope: &Scope,
         window: &ListWindow,
-        after: Option<(i64, &str)>,
+        walk: &Walk,
         limit: u32,
-    ) -> Result<Vec<SessionSummary>, StoreError> {
-        match &self.backend {
+    ) -> Result<WalkPage<SessionSummary>, StoreError> {
+        let after = walk.after.as_ref().map(Position::as_key);
+        let (rows, read_rev) = match &self.backend {
             Backend::Postgres { pages, .. } => {
                 let page = queries::SessionPageQuery {
                     scope: scope.clone(),
@@ -382,14 +385,31 @@ impl Store {
                     after: after.map(|(at, id)| (at, id.to_owned())),
                     limit,
                 };
-                pages.read(page).await
+                pages.read(page).await?
             }
-            Backend::Sqlite { reader, .. } => {
-                leased!(
-                    reader,
-                    queries::sqlite::list_sessions(scope, window, after, limit)
-                )
+            Backend::Sqlite { reader, .. } => leased!(
+                reader,
+                queries::sqlite::list_sessions(scope, window, after, limit)
+            )?,
+        };
+        let rev = match read_rev {
+            Some(rev) => rev,
+            None => dispatch!(self, read, walk_rev(scope))?,
+        };
+        match walk.rev {
+            Some(walk_rev) if rev > walk_rev => {
+                let rows = dispatch!(
+                    self,
+                    read,
+                    list_sessions_moved(scope, window, after, walk_rev, limit)
+                )?;
+                Ok(WalkPage::at_walk_times(rows, walk_rev, |s| s.id.as_str()))
             }
+            _ => Ok(WalkPage::at_own_positions(
+                rows,
+                walk.rev.unwrap_or(rev),
+                |s| Position::new(s.started_at_ms, s.id.clone()),
+            )),
         }
     }
 
@@ -408,8 +428,9 @@ impl Store {
         dispatch!(self, read, session(scope, id, visible_from_ms))
     }
 
-    /// A page of nudge events shown in `window` whose session is visible (started at or after
-    /// `window.visible_from_ms`), newest first (ties: id descending), after `after`.
+    /// A page of the walk `walk` over the nudge events shown in `window` whose session is
+    /// visible (started at or after `window.visible_from_ms`), newest first (ties: id
+    /// descending), as [`Store::list_sessions`].
     ///
     /// # Errors
     ///
@@ -419,10 +440,31 @@ impl Store {
         scope: &Scope,
         window: &ListWindow,
         filter: &NudgeFilter,
-        after: Option<(i64, &str)>,
+        walk: &Walk,
         limit: u32,
-    ) -> Result<Vec<NudgeSummary>, StoreError> {
-        dispatch!(self, read, list_nudges(scope, window, filter, after, limit))
+    ) -> Result<WalkPage<NudgeSummary>, StoreError> {
+        let after = walk.after.as_ref().map(Position::as_key);
+        let (rows, read_rev) =
+            dispatch!(self, read, list_nudges(scope, window, filter, after, limit))?;
+        let rev = match read_rev {
+            Some(rev) => rev,
+            None => dispatch!(self, read, walk_rev(scope))?,
+        };
+        match walk.rev {
+            Some(walk_rev) if rev > walk_rev => {
+                let rows = dispatch!(
+                    self,
+                    read,
+                    list_nudges_moved(scope, window, filter, after, walk_rev, limit)
+                )?;
+                Ok(WalkPage::at_walk_times(rows, walk_rev, |n| n.id.as_str()))
+            }
+            _ => Ok(WalkPage::at_own_positions(
+                rows,
+                walk.rev.unwrap_or(rev),
+                |n| Position::new(n.shown_at_ms, n.id.clone()),
+            )),
+        }
     }
 
     /// Per rule and arm, the sessions of `scope` that started in `window` (retention applied)

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;
-use crate::store::scope;
+use crate::store::{scope, walk_sessions};
 
 const SESSIONS: &str = include_str!("../../../examples/sessions.jsonl");
 
@@ -411,22 +411,12 @@ async fn stored_held_out_events_count_for_caps_in_the_backtest() {
             to_ms: i64::MAX / 2,
             visible_from_ms: 0,
         };
-        let mut sessions = Vec::new();
-        let mut after: Option<(i64, String)> = None;
-        loop {
-            let page = store
-                .list_sessions(
-                    &scope("shop", Mode::Test),
-                    &window,
-                    after.as_ref().map(|(at, id)| (*at, id.as_str())),
-                    200,
-                )
+        let sessions: Vec<(String, i64)> =
+            walk_sessions(&store, &scope("shop", Mode::Test), &window, 200)
                 .await
-                .unwrap();
-            let Some(last) = page.last() else { break };
-            after = Some((last.started_at_ms, last.id.clone()));
-            sessions.extend(page.into_iter().map(|s| (s.id, s.started_at_ms)));
-        }
+                .into_iter()
+                .map(|s| (s.id, s.started_at_ms))
+                .collect();
         assert_eq!(sessions.len(), imported);
         let held: Vec<NewEvent> = sessions
             .iter()

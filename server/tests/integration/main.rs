@@ -17,4 +17,5 @@ mod reload;
 mod runtime_config;
 mod schemathesis;
 mod store;
+mod walks;
 mod webhook_signature;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::pg::TestStore;
-use crate::store::{Rng, scope};
+use crate::store::{Rng, scope, walk_sessions};
 
 /// A publishable key, distinct per `n`.
 fn pk(n: u32) -> String {
@@ -230,33 +230,19 @@ async fn a_hundred_thousand_events_from_eight_clients_each_stored_once() {
             to_ms: i64::MAX / 2,
             visible_from_ms: i64::MIN / 2,
         };
-        let mut after: Option<(i64, String)> = None;
         let mut got = BTreeMap::new();
-        loop {
-            let page = store
-                .list_sessions(
-                    &s,
-                    &window,
-                    after.as_ref().map(|(a, i)| (*a, i.as_str())),
-                    200,
-                )
-                .await
-                .unwrap();
-            let Some(last) = page.last() else { break };
-            after = Some((last.started_at_ms, last.id.clone()));
-            for summary in page {
-                got.insert(
-                    summary.id.clone(),
-                    (
-                        summary.started_at_ms,
-                        summary.ended_at_ms,
-                        summary.page_count,
-                        summary.intent_score,
-                        summary.converted,
-                        summary.nudge_count,
-                    ),
-                );
-            }
+        for summary in walk_sessions(&store, &s, &window, 200).await {
+            got.insert(
+                summary.id.clone(),
+                (
+                    summary.started_at_ms,
+                    summary.ended_at_ms,
+                    summary.page_count,
+                    summary.intent_score,
+                    summary.converted,
+                    summary.nudge_count,
+                ),
+            );
         }
         let want_summaries: BTreeMap<String, _> = want
             .into_iter()

@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use nudge_rules_server::app::import::{ImportOptions, import};
+use nudge_rules_server::domain::cursor::{Position, Walk, WalkPage};
+use nudge_rules_server::domain::derive::SessionSummary;
 use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent, Scope};
 use nudge_rules_server::store::{ListWindow, NudgeFilter, Store};
 
@@ -74,52 +76,38 @@ async fn stored(store: &Store, scope: &Scope) -> Derived {
         visible_from_ms: i64::MIN / 2,
     };
     let mut out = Derived::new();
-    let mut after: Option<(i64, String)> = None;
-    loop {
-        let page = store
-            .list_sessions(
-                scope,
-                &window,
-                after.as_ref().map(|(a, i)| (*a, i.as_str())),
-                100,
-            )
+    for s in &walk_sessions(store, scope, &window, 100).await {
+        let detail = store
+            .session(scope, &s.id, i64::MIN / 2)
             .await
+            .unwrap()
             .unwrap();
-        let Some(last) = page.last() else { break };
-        after = Some((last.started_at_ms, last.id.clone()));
-        for s in &page {
-            let detail = store
-                .session(scope, &s.id, i64::MIN / 2)
-                .await
-                .unwrap()
-                .unwrap();
-            let nudges = detail
-                .nudges
-                .iter()
-                .map(|n| {
-                    (
-                        n.id.clone(),
-                        n.shown_at_ms,
-                        n.outcome.clone(),
-                        n.influenced_conversion,
-                    )
-                })
-                .collect();
-            out.insert(
-                s.id.clone(),
+        let nudges = detail
+            .nudges
+            .iter()
+            .map(|n| {
                 (
-                    (
-                        s.started_at_ms,
-                        s.ended_at_ms,
-                        s.page_count,
-                        s.intent_score,
-                        s.converted,
-                        s.nudge_count,
-                    ),
-                    nudges,
+                    n.id.clone(),
+                    n.shown_at_ms,
+                    n.outcome.clone(),
+                    n.influenced_conversion,
+                )
+            })
+            .collect();
+        out.insert(
+            s.id.clone(),
+            (
+                (
+                    s.started_at_ms,
+                    s.ended_at_ms,
+                    s.page_count,
+                    s.intent_score,
+                    s.converted,
+                    s.nudge_count,
                 ),
-            );
-        }
+                nudges,
+            ),
+        );
     }
     out
 }
@@ -468,9 +456,10 @@ async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_yo
             };
             assert!(
                 store
-                    .list_nudges(&s, &window, &NudgeFilter::default(), None, 10)
+                    .list_nudges(&s, &window, &NudgeFilter::default(), &Walk::default(), 10)
                     .await
                     .unwrap()
+                    .rows
                     .is_empty()
             );
             // The purged events are gone: their message ids are free again.
@@ -595,6 +584,41 @@ fn key_ref(key: &Option<(i64, String)>) -> Option<(i64, &str)> {
     key.as_ref().map(|(at, id)| (*at, id.as_str()))
 }
 
+/// A walk from the position `key` (its revision left to the page read).
+fn walk_from(key: &Option<(i64, String)>) -> Walk {
+    Walk {
+        after: key.as_ref().map(|(at, id)| Position::new(*at, id.clone())),
+        rev: None,
+    }
+}
+
+/// Every session of `scope` in `window`, walked `limit` at a time as a client walks the list
+/// (each page after the previous one's last position, in the walk's revision).
+pub async fn walk_sessions(
+    store: &Store,
+    scope: &Scope,
+    window: &ListWindow,
+    limit: u32,
+) -> Vec<SessionSummary> {
+    let mut walk = Walk::default();
+    let mut out = Vec::new();
+    loop {
+        let page = store
+            .list_sessions(scope, window, &walk, limit)
+            .await
+            .unwrap();
+        let Some((_, last)) = page.rows.last() else {
+            break;
+        };
+        walk = Walk {
+            after: Some(last.clone()),
+            rev: Some(page.rev),
+        };
+        out.extend(page.rows.into_iter().map(|(s, _)| s));
+    }
+    out
+}
+
 /// Reads keep their connections between uses (`store/lease.rs`): more reads at once than the
 /// store has read connections all answer, and reads cancelled at every point of their query
 /// (a client that left) leave no connection in the middle of a query for the next read.
@@ -613,13 +637,17 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
             visible_from_ms: 0,
         };
         let expected: Vec<String> = (0..60).rev().map(|i| format!("sess_{i:03}")).collect();
-        let ids = |page: Vec<nudge_rules_server::domain::derive::SessionSummary>| {
-            page.into_iter().map(|s| s.id).collect::<Vec<_>>()
+        let ids = |page: WalkPage<SessionSummary>| {
+            page.rows.into_iter().map(|(s, _)| s.id).collect::<Vec<_>>()
         };
         let reads: Vec<_> = (0..64)
             .map(|_| {
                 let (store, s) = (store.clone(), s.clone());
-                tokio::spawn(async move { store.list_sessions(&s, &window, None, 100).await })
+                tokio::spawn(async move {
+                    store
+                        .list_sessions(&s, &window, &Walk::default(), 100)
+                        .await
+                })
             })
             .collect();
         for read in reads {
@@ -633,7 +661,7 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
         for wait_us in (0..400).step_by(7) {
             let cancelled = tokio::time::timeout(
                 std::time::Duration::from_micros(wait_us),
-                store.list_sessions(&s, &window, None, 100),
+                store.list_sessions(&s, &window, &Walk::default(), 100),
             )
             .await;
             if let Ok(page) = cancelled {
@@ -641,7 +669,10 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
             }
             let detail = store.session(&s, "sess_007", 0).await.unwrap().unwrap();
             assert_eq!(detail.summary.id, "sess_007", "{}", test_store.backend);
-            let page = store.list_sessions(&s, &window, None, 5).await.unwrap();
+            let page = store
+                .list_sessions(&s, &window, &Walk::default(), 5)
+                .await
+                .unwrap();
             assert_eq!(ids(page), expected[..5], "{}", test_store.backend);
         }
     }
@@ -711,12 +742,12 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
                 .collect();
             store.insert_events(s, &events, 0).await.unwrap();
         }
-        let ids = |page: Vec<nudge_rules_server::domain::derive::SessionSummary>| {
-            page.into_iter().map(|s| s.id).collect::<Vec<_>>()
+        let ids = |page: WalkPage<SessionSummary>| {
+            page.rows.into_iter().map(|(s, _)| s.id).collect::<Vec<_>>()
         };
         for (i, (k, window, after, limit)) in requests.iter().enumerate() {
             let page = store
-                .list_sessions(&scopes[*k], window, key_ref(after), *limit)
+                .list_sessions(&scopes[*k], window, &walk_from(after), *limit)
                 .await
                 .unwrap();
             assert_eq!(
@@ -738,7 +769,7 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
                 );
                 tokio::spawn(async move {
                     store
-                        .list_sessions(&s, &window, key_ref(&after), limit)
+                        .list_sessions(&s, &window, &walk_from(&after), limit)
                         .await
                 })
             })
@@ -1040,7 +1071,7 @@ fn held_out(message_id: &str, session_id: &str, at: i64, rule: &str) -> NewEvent
     }
 }
 
-fn shown_by(message_id: &str, session_id: &str, at: i64, nudge: &str, rule: &str) -> NewEvent {
+pub fn shown_by(message_id: &str, session_id: &str, at: i64, nudge: &str, rule: &str) -> NewEvent {
     NewEvent {
         nudge_id: Some(nudge.into()),
         nudge_type: Some("toast".into()),
@@ -1209,10 +1240,16 @@ async fn the_holdout_migration_keeps_stored_data_and_derives_exposures_from_show
             visible_from_ms: i64::MIN / 2,
         };
         let nudges = store
-            .list_nudges(&test, &window, &NudgeFilter::default(), None, 100)
+            .list_nudges(
+                &test,
+                &window,
+                &NudgeFilter::default(),
+                &Walk::default(),
+                100,
+            )
             .await
             .unwrap();
-        assert_eq!(nudges.len(), 4, "{backend}");
+        assert_eq!(nudges.rows.len(), 4, "{backend}");
         assert!(
             store
                 .session(&test, "sess_d", i64::MIN / 2)

@@ -263,6 +263,7 @@ pub async fn versions(
                     filters: Filters::default(),
                     last_at_ms: last.version,
                     last_id: String::new(),
+                    walk_rev: 0,
                 },
             )),
             _ => None,

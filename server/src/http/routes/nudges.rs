@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use crate::app::state::AppState;
-use crate::domain::cursor::{Endpoint, Filters, Position};
+use crate::domain::cursor::{Endpoint, Filters};
 use crate::domain::derive::NudgeSummary;
 use crate::domain::time::WireTime;
 use crate::http::page::ListPage;
@@ -37,19 +37,17 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             nudge_type: page.filters.nudge_type.clone(),
         };
         let store = store_of(app)?;
-        let after = page.after.as_ref().map(Position::as_key);
         let mut rows = store
-            .list_nudges(&caller.scope, &page.window, &filter, after, page.limit + 1)
+            .list_nudges(
+                &caller.scope,
+                &page.window,
+                &filter,
+                &page.walk,
+                page.limit + 1,
+            )
             .await
             .map_err(|e| unavailable(app, &e))?;
-        Ok(page.envelope(
-            app,
-            &caller,
-            Endpoint::Nudges,
-            &mut rows,
-            |n| Position::new(n.shown_at_ms, n.id.clone()),
-            NudgeItem::of,
-        ))
+        Ok(page.envelope(app, &caller, Endpoint::Nudges, &mut rows, NudgeItem::of))
     })
     .await
 }

@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use crate::app::state::AppState;
-use crate::domain::cursor::{Endpoint, Filters, Position};
+use crate::domain::cursor::{Endpoint, Filters};
 use crate::domain::derive::SessionSummary;
 use crate::domain::ids::is_session_id;
 use crate::domain::time::{WireTime, now_ms};
@@ -35,19 +35,11 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
             Filters::default(),
         )?;
         let store = store_of(app)?;
-        let after = page.after.as_ref().map(Position::as_key);
         let mut rows = store
-            .list_sessions(&caller.scope, &page.window, after, page.limit + 1)
+            .list_sessions(&caller.scope, &page.window, &page.walk, page.limit + 1)
             .await
             .map_err(|e| unavailable(app, &e))?;
-        Ok(page.envelope(
-            app,
-            &caller,
-            Endpoint::Sessions,
-            &mut rows,
-            |s| Position::new(s.started_at_ms, s.id.clone()),
-            SessionItem::of,
-        ))
+        Ok(page.envelope(app, &caller, Endpoint::Sessions, &mut rows, SessionItem::of))
     })
     .await
 }

@@ -148,6 +148,8 @@ const SESSIONS_PER_STATEMENT: usize = 500;
 const NUDGES_PER_STATEMENT: usize = 2000;
 /// Exposure rows per INSERT statement (8 parameters each).
 const EXPOSURES_PER_STATEMENT: usize = 2000;
+/// Walk moves per INSERT statement (6 parameters each).
+const MOVES_PER_STATEMENT: usize = 2000;
 
 /// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,6 +182,60 @@ fn keyset_before(to_ms: i64, cursor: Option<(i64, &str)>) -> (i64, &str) {
 /// `to_ms`, as no id sorts at or before "").
 fn keyset_upto(to_ms: i64, upto: Option<(i64, &str)>) -> (i64, &str) {
     upto.map_or((to_ms, ""), |u| u.min((to_ms, "")))
+}
+
+/// The first move of each record of `kind` (`'session'` or `'nudge'`) after the walk revision
+/// bound as `$rev_param`, with `$1` the site and `$2` the mode: the record's id (`moved_id`) and
+/// the position it left (`walk_at`), where it stood when the walk began (walks.rs).
+fn first_moves_at(kind: &str, rev_param: usize) -> String {
+    format!(
+        "SELECT m.id AS moved_id, m.old_at AS walk_at FROM walk_moves m \
+         WHERE m.site = $1 AND m.mode = $2 AND m.kind = '{kind}' AND m.rev > ${rev_param} \
+         AND NOT EXISTS (SELECT 1 FROM walk_moves e WHERE e.site = $1 AND e.mode = $2 AND e.kind = '{kind}' \
+         AND e.id = m.id AND e.rev > ${rev_param} AND e.rev < m.rev)"
+    )
+}
+
+/// [`first_moves_at`] with the revision bound as `$6`.
+fn first_moves(kind: &str) -> String {
+    first_moves_at(kind, 6)
+}
+
+/// The SQL of the nudge list's filters beyond time, their parameters numbered from `first`;
+/// and the next parameter's number.
+fn nudge_filters(filter: &NudgeFilter, first: usize) -> (String, usize) {
+    let mut sql = String::new();
+    let mut next = first;
+    if filter.session_id.is_some() {
+        sql.push_str(&format!(" AND session_id = ${next}"));
+        next += 1;
+    }
+    if filter.nudge_type.is_some() {
+        sql.push_str(&format!(" AND type = ${next}"));
+        next += 1;
+    }
+    (sql, next)
+}
+
+/// A nudge event's list columns as read ([`NUDGE_COLUMNS`]' order).
+fn nudge_summary(
+    (id, session_id, nudge_type, shown_at_ms, outcome, influenced): (
+        String,
+        String,
+        String,
+        i64,
+        String,
+        i64,
+    ),
+) -> NudgeSummary {
+    NudgeSummary {
+        id,
+        session_id,
+        nudge_type,
+        shown_at_ms,
+        outcome,
+        influenced_conversion: influenced != 0,
+    }
 }
 
 /// A session's list columns as read ([`SESSION_COLUMNS`]' order; `converted` is 0 or 1).
@@ -258,6 +314,8 @@ mod rows;
 #[macro_use]
 mod reads;
 #[macro_use]
+mod walks;
+#[macro_use]
 mod versions;
 #[macro_use]
 mod writes;
@@ -279,6 +337,13 @@ pub(crate) mod sqlite {
         true
     );
     reads!(
+        sqlx::Sqlite,
+        sqlx::sqlite::SqliteRow,
+        "json_group_array",
+        "json_array",
+        true
+    );
+    walks!(
         sqlx::Sqlite,
         sqlx::sqlite::SqliteRow,
         "json_group_array",
@@ -317,6 +382,13 @@ pub(crate) mod postgres {
         "json_build_array",
         false
     );
+    walks!(
+        sqlx::Postgres,
+        sqlx::postgres::PgRow,
+        "json_agg",
+        "json_build_array",
+        false
+    );
     versions!(
         sqlx::Postgres,
         sqlx::postgres::PgRow,
@@ -331,9 +403,12 @@ pub(crate) mod postgres {
     /// [`list_sessions`]' over `sessions_by_start`, and the only plan PostgreSQL has for a
     /// lateral subquery that reads the outer row is a nested loop over the requests in their
     /// order: each page's rows come out together, in its `ORDER BY`.
-    const SESSION_PAGES: &str = "SELECT q.n, s.id, s.started_at, s.ended_at, s.page_count, s.intent_score, s.converted, s.nudge_count \
+    /// Each row also carries its site and mode's walk revision (walks.rs), as
+    /// [`list_sessions`]' rows do.
+    const SESSION_PAGES: &str = "SELECT q.n, s.id, s.started_at, s.ended_at, s.page_count, s.intent_score, s.converted, s.nudge_count, w.rev AS walk_rev \
          FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::BIGINT[]) \
          WITH ORDINALITY AS q(site, mode, from_ms, before_at, before_id, page_limit, n) \
+         LEFT JOIN walk_revs w ON w.site = q.site AND w.mode = q.mode \
          CROSS JOIN LATERAL (SELECT id, started_at, ended_at, page_count, intent_score, converted, nudge_count FROM sessions \
          WHERE site = q.site AND mode = q.mode AND started_at >= q.from_ms AND (started_at, id) < (q.before_at, q.before_id) \
          ORDER BY started_at DESC, id DESC LIMIT q.page_limit) s";
@@ -342,7 +417,7 @@ pub(crate) mod postgres {
     pub(crate) async fn list_session_pages(
         conn: &mut sqlx::PgConnection,
         pages: &[SessionPageQuery],
-    ) -> Result<Vec<Vec<SessionSummary>>, StoreError> {
+    ) -> Result<Vec<(Vec<SessionSummary>, Option<i64>)>, StoreError> {
         let mut sites = Vec::with_capacity(pages.len());
         let mut modes = Vec::with_capacity(pages.len());
         let mut froms = Vec::with_capacity(pages.len());
@@ -367,9 +442,14 @@ pub(crate) mod postgres {
             .bind(&limits)
             .fetch_all(&mut *conn)
             .await?;
-        let mut read: Vec<Vec<SessionSummary>> = pages
+        let mut read: Vec<(Vec<SessionSummary>, Option<i64>)> = pages
             .iter()
-            .map(|page| Vec::with_capacity(usize::try_from(page.limit).unwrap_or(0)))
+            .map(|page| {
+                (
+                    Vec::with_capacity(usize::try_from(page.limit).unwrap_or(0)),
+                    None,
+                )
+            })
             .collect();
         for row in &rows {
             let (n, id, started_at, ended_at, page_count, intent_score, converted, nudge_count): (
@@ -392,7 +472,10 @@ pub(crate) mod postgres {
                         pages.len()
                     ))
                 })?;
-            page.push(session_summary((
+            if page.1.is_none() {
+                page.1 = Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0));
+            }
+            page.0.push(session_summary((
                 id,
                 started_at,
                 ended_at,

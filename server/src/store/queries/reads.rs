@@ -1,5 +1,5 @@
-//! The reads: the uplift report's counts, the keyset walks of `GET /v1/sessions` and
-//! `GET /v1/nudges`, a session's detail, the backtest's replay pages, sessions' start times.
+//! The reads: the uplift report's counts, a session's detail, the backtest's replay pages,
+//! sessions' start times. The lists' walks are in walks.rs.
 
 macro_rules! reads {
     ($db:ty, $row:ty, $group:literal, $array:literal, $json_pages:literal) => {
@@ -30,36 +30,6 @@ macro_rules! reads {
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()?)
-        }
-
-        pub(crate) async fn list_sessions(
-            conn: &mut <$db as sqlx::Database>::Connection,
-            scope: &Scope,
-            window: &ListWindow,
-            after: Option<(i64, &str)>,
-            limit: u32,
-        ) -> Result<Vec<SessionSummary>, StoreError> {
-            let from = window.visible_start_ms();
-            let (before_at, before_id) = keyset_before(window.to_ms, after);
-            let rows = sqlx::query(&page_sql(
-                SESSION_COLUMNS,
-                &format!(
-                    "(SELECT {SESSION_COLUMNS} FROM sessions \
-                     WHERE site = $1 AND mode = $2 AND started_at >= $3 AND (started_at, id) < ($4, $5) \
-                     ORDER BY started_at DESC, id DESC LIMIT $6) page"
-                ),
-                "started_at DESC, id DESC",
-            ))
-            .bind(&scope.site)
-            .bind(scope.mode.as_str())
-            .bind(from)
-            .bind(before_at)
-            .bind(before_id)
-            .bind(limit_param(limit))
-            .fetch_all(&mut *conn)
-            .await?;
-            let page: Vec<SessionColumns> = read_page(&rows)?;
-            Ok(page.into_iter().map(session_summary).collect())
         }
 
         pub(crate) async fn session(
@@ -247,61 +217,6 @@ macro_rules! reads {
                 }
             }
             Ok(details)
-        }
-
-        pub(crate) async fn list_nudges(
-            conn: &mut <$db as sqlx::Database>::Connection,
-            scope: &Scope,
-            window: &ListWindow,
-            filter: &NudgeFilter,
-            after: Option<(i64, &str)>,
-            limit: u32,
-        ) -> Result<Vec<NudgeSummary>, StoreError> {
-            let (before_at, before_id) = keyset_before(window.to_ms, after);
-            // `+session_started_at`: retention is a filter here, not a range to walk (without
-            // statistics SQLite would walk nudges_by_session_start from the window's start).
-            let mut sql = format!(
-                "(SELECT {NUDGE_COLUMNS} FROM nudges \
-                 WHERE site = $1 AND mode = $2 AND shown_at >= $3 AND (shown_at, id) < ($4, $5) \
-                 AND +session_started_at >= $6"
-            );
-            let mut next = 7;
-            if filter.session_id.is_some() {
-                sql.push_str(&format!(" AND session_id = ${next}"));
-                next += 1;
-            }
-            if filter.nudge_type.is_some() {
-                sql.push_str(&format!(" AND type = ${next}"));
-                next += 1;
-            }
-            sql.push_str(&format!(" ORDER BY shown_at DESC, id DESC LIMIT ${next}) page"));
-            let sql = page_sql(NUDGE_COLUMNS, &sql, "shown_at DESC, id DESC");
-            let mut query = sqlx::query(&sql)
-                .bind(&scope.site)
-                .bind(scope.mode.as_str())
-                .bind(window.from_ms)
-                .bind(before_at)
-                .bind(before_id)
-                .bind(window.visible_from_ms);
-            if let Some(session_id) = &filter.session_id {
-                query = query.bind(session_id);
-            }
-            if let Some(nudge_type) = &filter.nudge_type {
-                query = query.bind(nudge_type);
-            }
-            let rows = query.bind(limit_param(limit)).fetch_all(&mut *conn).await?;
-            let page: Vec<(String, String, String, i64, String, i64)> = read_page(&rows)?;
-            Ok(page
-                .into_iter()
-                .map(|(id, session_id, nudge_type, shown_at_ms, outcome, influenced)| NudgeSummary {
-                    id,
-                    session_id,
-                    nudge_type,
-                    shown_at_ms,
-                    outcome,
-                    influenced_conversion: influenced != 0,
-                })
-                .collect())
         }
 
         pub(crate) async fn session_starts(

@@ -25,6 +25,30 @@ macro_rules! rows {
             }
         }
 
+        /// [`page_sql`] for a page of a walk (`$1` the site, `$2` the mode): each row (on
+        /// SQLite the page's one row) also carries the site and mode's walk revision, read in
+        /// the page's own snapshot ([`walk_rev_of`]).
+        fn walk_page_sql(columns: &str, source: &str, order: &str) -> String {
+            const REV: &str = "(SELECT rev FROM walk_revs WHERE site = $1 AND mode = $2) AS walk_rev";
+            if $json_pages {
+                format!(
+                    "SELECT CAST({}({}({columns}) ORDER BY {order}) AS TEXT) AS page, {REV} FROM {source}",
+                    $group, $array
+                )
+            } else {
+                format!("SELECT {columns}, {REV} FROM {source} ORDER BY {order}")
+            }
+        }
+
+        /// The walk revision a [`walk_page_sql`] query read (0 before any move); `None` when
+        /// no row came back (PostgreSQL's empty page).
+        fn walk_rev_of(rows: &[$row]) -> Result<Option<i64>, StoreError> {
+            match rows.first() {
+                None => Ok(None),
+                Some(row) => Ok(Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0))),
+            }
+        }
+
         /// The rows of a page read by [`page_sql`]'s query, as tuples in its column order.
         fn read_page<T>(rows: &[$row]) -> Result<Vec<T>, StoreError>
         where

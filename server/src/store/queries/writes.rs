@@ -135,6 +135,8 @@ macro_rules! writes {
                 let event = read_event(row)?;
                 by_session.entry(event.event.session_id.clone()).or_default().push(event);
             }
+            // Where the sessions stood before (a list walk's positions, queries/walks.rs).
+            let old_starts = session_starts(&mut **tx, scope, sessions).await?;
             let mut summaries = Vec::new();
             let mut nudges = Vec::new();
             let mut exposed = Vec::new();
@@ -169,7 +171,9 @@ macro_rules! writes {
                 );
                 upsert.build().execute(&mut **tx).await?;
             }
-            // The sessions' nudges and exposures are derived again whole: the old rows go first.
+            // The sessions' nudges and exposures are derived again whole: the old rows go first
+            // (the nudges' old times kept, for the walks).
+            let mut old_shown: HashMap<String, i64> = HashMap::new();
             for table in ["nudges", "exposures"] {
                 let mut delete = QueryBuilder::<$db>::new(format!("DELETE FROM {table} WHERE site = "));
                 delete.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(mode).push(" AND session_id IN (");
@@ -178,8 +182,29 @@ macro_rules! writes {
                     ids.push_bind(*id);
                 }
                 ids.push_unseparated(")");
-                delete.build().execute(&mut **tx).await?;
+                if table == "nudges" {
+                    delete.push(" RETURNING id, shown_at");
+                    for row in delete.build().fetch_all(&mut **tx).await? {
+                        old_shown.insert(row.try_get("id")?, row.try_get("shown_at")?);
+                    }
+                } else {
+                    delete.build().execute(&mut **tx).await?;
+                }
             }
+            let mut moves: Vec<(&str, &str, i64)> = Vec::new();
+            for summary in &summaries {
+                match old_starts.get(&summary.id) {
+                    Some(&old) if old != summary.started_at_ms => moves.push(("session", summary.id.as_str(), old)),
+                    _ => {}
+                }
+            }
+            for (n, _) in &nudges {
+                match old_shown.get(&n.id) {
+                    Some(&old) if old != n.shown_at_ms => moves.push(("nudge", n.id.as_str(), old)),
+                    _ => {}
+                }
+            }
+            record_moves(tx, scope, &moves).await?;
             for chunk in nudges.chunks(NUDGES_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
                     "INSERT INTO nudges (site, mode, id, session_id, type, shown_at, outcome, influenced_conversion, session_started_at) ",
@@ -218,6 +243,41 @@ macro_rules! writes {
             Ok(())
         }
 
+        /// Writes `moves` (kind, id, the position's time the record left) under the next walk
+        /// revision of `scope`, which this transaction holds until it commits (walks.rs).
+        async fn record_moves(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            moves: &[(&str, &str, i64)],
+        ) -> Result<(), StoreError> {
+            if moves.is_empty() {
+                return Ok(());
+            }
+            let mode = scope.mode.as_str();
+            let rev: i64 = sqlx::query_scalar(
+                "INSERT INTO walk_revs (site, mode, rev) VALUES ($1, $2, 1) \
+                 ON CONFLICT (site, mode) DO UPDATE SET rev = walk_revs.rev + 1 RETURNING rev",
+            )
+            .bind(scope.site.as_str())
+            .bind(mode)
+            .fetch_one(&mut **tx)
+            .await?;
+            for chunk in moves.chunks(MOVES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new("INSERT INTO walk_moves (site, mode, kind, id, rev, old_at) ");
+                insert.push_values(chunk, |mut row, (kind, id, old_at)| {
+                    row.push_bind(scope.site.as_str())
+                        .push_bind(mode)
+                        .push_bind(*kind)
+                        .push_bind(*id)
+                        .push_bind(rev)
+                        .push_bind(*old_at);
+                });
+                insert.push(" ON CONFLICT (site, mode, kind, id, rev) DO NOTHING");
+                insert.build().execute(&mut **tx).await?;
+            }
+            Ok(())
+        }
+
         pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
             let mut tx = pool.begin().await?;
             sqlx::query(
@@ -244,6 +304,13 @@ macro_rules! writes {
                 .execute(&mut *tx)
                 .await?;
             sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
+                .bind(site)
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?;
+            // A record's moves only go earlier, so a move that left a time past retention is
+            // of a record gone (or going) with it.
+            sqlx::query("DELETE FROM walk_moves WHERE site = $1 AND old_at < $2")
                 .bind(site)
                 .bind(before_ms)
                 .execute(&mut *tx)
