@@ -37,6 +37,10 @@ pub use queries::{
 /// driver; 16 measured no faster than 4 on 2 cores).
 const SQLITE_READERS: u32 = 4;
 
+/// Sessions per mode deleted by one step of the purge ([`Store::purge`]): a few milliseconds
+/// of the writer's time with about ten events each.
+pub const PURGE_STEP_SESSIONS: u32 = 100;
+
 /// Reading connections to PostgreSQL per instance.
 const POSTGRES_READERS: u32 = 16;
 
@@ -595,11 +599,30 @@ impl Store {
     /// their events, nudges and exposures (and the sessions of held-out events alone, by their
     /// exposures); returns how many sessions (of the read API).
     ///
+    /// In steps of at most [`PURGE_STEP_SESSIONS`] sessions per mode, each its own short
+    /// transaction, with a pause as long as the step after each: writers waiting for the
+    /// store (SQLite's one writer, PostgreSQL's row locks) go between two steps, and the purge
+    /// takes at most about half of the writer's time (issue 35: one transaction over millions
+    /// of events held SQLite's writer for seconds and the relay answered 503).
+    ///
     /// # Errors
     ///
-    /// [`StoreError`].
+    /// [`StoreError`]; the steps committed before it stay done.
     pub async fn purge(&self, site: &str, before_ms: i64) -> Result<u64, StoreError> {
-        dispatch!(self, write, purge(site, before_ms))
+        let mut purged = 0;
+        loop {
+            let started = std::time::Instant::now();
+            let (deleted, more) = dispatch!(
+                self,
+                write,
+                purge_step(site, before_ms, PURGE_STEP_SESSIONS)
+            )?;
+            purged += deleted;
+            if !more {
+                return Ok(purged);
+            }
+            tokio::time::sleep(started.elapsed().max(std::time::Duration::from_millis(1))).await;
+        }
     }
 }
 

@@ -413,6 +413,78 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
     }
 }
 
+/// The purge deletes in short steps (issue 35: one transaction over a site's events held
+/// SQLite's one writer for seconds and the relay answered 503): a write sent while a purge of
+/// many steps runs is stored before the purge ends, and the purge still deletes every old
+/// session, held-out-only sessions and walk moves included, and nothing younger.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_purge_lets_writes_through_between_its_steps_and_deletes_everything_old() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let s = scope("p", Mode::Live);
+        let old = nudge_rules_server::store::PURGE_STEP_SESSIONS as usize * 8;
+        let mut events: Vec<NewEvent> = (0..old)
+            .flat_map(|i| {
+                (0..5).map(move |k| {
+                    page_view(&format!("o{i}-{k}"), &format!("sess_o{i}"), 1000 + k, "/")
+                })
+            })
+            .collect();
+        events.push(held_out("h1", "sess_h", 1000, "r"));
+        // A move past retention: sess_o0's start moves from 1000 to 900.
+        store.insert_events(&s, &events, 0).await.unwrap();
+        store
+            .insert_events(&s, &[page_view("late", "sess_o0", 900, "/")], 0)
+            .await
+            .unwrap();
+        let purge = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let purged = store.purge("p", 5000).await.unwrap();
+                (purged, std::time::Instant::now())
+            })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        store
+            .insert_events(&s, &[page_view("new", "sess_new", 9000, "/")], 0)
+            .await
+            .unwrap();
+        let written = std::time::Instant::now();
+        let (purged, purge_ended) = purge.await.unwrap();
+        assert!(
+            written < purge_ended,
+            "the write waited for the whole purge, {}",
+            test_store.backend
+        );
+        assert_eq!(purged, old as u64, "{}", test_store.backend);
+        let window = ListWindow {
+            from_ms: 0,
+            to_ms: 10_000,
+            visible_from_ms: 0,
+        };
+        let left: Vec<String> = walk_sessions(&store, &s, &window, 100)
+            .await
+            .into_iter()
+            .map(|x| x.id)
+            .collect();
+        assert_eq!(left, ["sess_new"], "{}", test_store.backend);
+        assert!(arms(&store, &s).await.is_empty(), "{}", test_store.backend);
+        let counts = [
+            "SELECT COUNT(*) FROM events WHERE occurred_at < 5000",
+            "SELECT COUNT(*) FROM walk_moves",
+            "SELECT COUNT(*) FROM exposures",
+        ];
+        for sql in counts {
+            assert_eq!(
+                count(&test_store, sql).await,
+                0,
+                "{sql}, {}",
+                test_store.backend
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_younger() {
     for test_store in TestStore::both() {
@@ -832,6 +904,23 @@ async fn raw_sql(
             sqlx::query(sql.as_str()).execute(&pool).await.unwrap();
         }
         pool.close().await;
+    }
+}
+
+/// The one number `sql` (a `SELECT COUNT(*)`) reads from the store of `test_store`.
+async fn count(test_store: &TestStore, sql: &str) -> i64 {
+    use std::str::FromStr as _;
+    if test_store.backend == "sqlite" {
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&test_store.url).unwrap();
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        let n = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap();
+        pool.close().await;
+        n
+    } else {
+        let pool = sqlx::PgPool::connect(&test_store.url).await.unwrap();
+        let n = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap();
+        pool.close().await;
+        n
     }
 }
 

@@ -11,7 +11,7 @@
 //! every row from the window's start.
 
 use crate::domain::derive::{NudgeSummary, SessionSummary, derive, exposures};
-use crate::domain::event::{EventKind, NewEvent, Scope, StoredEvent};
+use crate::domain::event::{EventKind, Mode, NewEvent, Scope, StoredEvent};
 
 use super::{InsertOutcome, StoreError};
 

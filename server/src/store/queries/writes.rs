@@ -278,50 +278,88 @@ macro_rules! writes {
             Ok(())
         }
 
-        pub(crate) async fn purge(pool: &Pool<$db>, site: &str, before_ms: i64) -> Result<u64, StoreError> {
+        /// One bounded step of the purge of `site` (both modes) before `before_ms`, in one
+        /// short transaction, so that writers waiting for the store go between two steps
+        /// ([`crate::store::Store::purge`]): up to `limit` sessions of each mode with their
+        /// events, nudges and exposures; up to `limit` sessions of held-out events alone (no
+        /// sessions row), by their exposures; up to `limit` walk moves that left a time past
+        /// retention (a record's moves only go earlier, so its record is gone or going).
+        /// Returns the sessions deleted and whether anything is left.
+        pub(crate) async fn purge_step(
+            pool: &Pool<$db>,
+            site: &str,
+            before_ms: i64,
+            limit: u32,
+        ) -> Result<(u64, bool), StoreError> {
             let mut tx = pool.begin().await?;
-            sqlx::query(
-                "DELETE FROM events WHERE site = $1 AND session_id IN \
-                 (SELECT s.id FROM sessions s WHERE s.site = $1 AND s.mode = events.mode AND s.started_at < $2)",
-            )
-            .bind(site)
-            .bind(before_ms)
-            .execute(&mut *tx)
-            .await?;
-            // Sessions of held-out events alone have no sessions row: their events go by their
-            // exposures.
-            sqlx::query(
-                "DELETE FROM events WHERE site = $1 AND session_id IN \
-                 (SELECT x.session_id FROM exposures x WHERE x.site = $1 AND x.mode = events.mode AND x.session_started_at < $2)",
-            )
-            .bind(site)
-            .bind(before_ms)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("DELETE FROM exposures WHERE site = $1 AND session_started_at < $2")
+            let (mut deleted, mut more) = (0u64, false);
+            let full = |n: usize| n >= usize::try_from(limit).unwrap_or(usize::MAX);
+            for mode in [Mode::Live.as_str(), Mode::Test.as_str()] {
+                let sessions: Vec<String> = sqlx::query_scalar(
+                    "SELECT id FROM sessions WHERE site = $1 AND mode = $2 AND started_at < $3 ORDER BY started_at LIMIT $4",
+                )
                 .bind(site)
+                .bind(mode)
                 .bind(before_ms)
-                .execute(&mut *tx)
+                .bind(limit_param(limit))
+                .fetch_all(&mut *tx)
                 .await?;
-            sqlx::query("DELETE FROM nudges WHERE site = $1 AND session_started_at < $2")
+                more |= full(sessions.len());
+                for table in ["events", "nudges", "exposures"] {
+                    delete_of_sessions(&mut tx, table, "session_id", site, mode, &sessions).await?;
+                }
+                deleted += delete_of_sessions(&mut tx, "sessions", "id", site, mode, &sessions).await?;
+                let held_out: Vec<String> = sqlx::query_scalar(
+                    "SELECT DISTINCT session_id FROM exposures WHERE site = $1 AND mode = $2 AND session_started_at < $3 LIMIT $4",
+                )
                 .bind(site)
+                .bind(mode)
                 .bind(before_ms)
-                .execute(&mut *tx)
+                .bind(limit_param(limit))
+                .fetch_all(&mut *tx)
                 .await?;
-            // A record's moves only go earlier, so a move that left a time past retention is
-            // of a record gone (or going) with it.
-            sqlx::query("DELETE FROM walk_moves WHERE site = $1 AND old_at < $2")
+                more |= full(held_out.len());
+                for table in ["events", "exposures"] {
+                    delete_of_sessions(&mut tx, table, "session_id", site, mode, &held_out).await?;
+                }
+                let moves = sqlx::query(
+                    "DELETE FROM walk_moves WHERE (site, mode, kind, id, rev) IN \
+                     (SELECT site, mode, kind, id, rev FROM walk_moves WHERE site = $1 AND mode = $2 AND old_at < $3 LIMIT $4)",
+                )
                 .bind(site)
+                .bind(mode)
                 .bind(before_ms)
-                .execute(&mut *tx)
-                .await?;
-            let deleted = sqlx::query("DELETE FROM sessions WHERE site = $1 AND started_at < $2")
-                .bind(site)
-                .bind(before_ms)
+                .bind(limit_param(limit))
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
+                more |= full(usize::try_from(moves).unwrap_or(usize::MAX));
+            }
             tx.commit().await?;
+            Ok((deleted, more))
+        }
+
+        /// Deletes the rows of `table` whose `column` is one of `ids`, of `site` and `mode`;
+        /// returns how many.
+        async fn delete_of_sessions(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            table: &str,
+            column: &str,
+            site: &str,
+            mode: &str,
+            ids: &[String],
+        ) -> Result<u64, StoreError> {
+            let mut deleted = 0;
+            for chunk in ids.chunks(SESSIONS_PER_STATEMENT) {
+                let mut delete = QueryBuilder::<$db>::new(format!("DELETE FROM {table} WHERE site = "));
+                delete.push_bind(site).push(" AND mode = ").push_bind(mode).push(format!(" AND {column} IN ("));
+                let mut list = delete.separated(", ");
+                for id in chunk {
+                    list.push_bind(id.as_str());
+                }
+                list.push_unseparated(")");
+                deleted += delete.build().execute(&mut **tx).await?.rows_affected();
+            }
             Ok(deleted)
         }
     };
