@@ -101,14 +101,16 @@ bench-node: wasm
 
 # 30 s wrk runs against the release server: the preview route and its constant-body baseline,
 # local and Redis limiter; then the read routes on SQLite and PostgreSQL stores of 10,000 and
-# 1,000,000 sessions (scripts/bench-store.py), the relay (scripts/bench-relay.py) and the uplift
-# report over a million sessions (scripts/bench-uplift.py); writes the figures in docs/PERFORMANCE.md.
+# 1,000,000 sessions (scripts/bench-store.py), the relay (scripts/bench-relay.py), the uplift
+# report over a million sessions (scripts/bench-uplift.py) and the relay during a purge of a million
+# events (scripts/bench-purge.py); writes the figures in docs/PERFORMANCE.md.
 bench-server:
 	cargo build --release -p nudge-rules-server
 	python3 scripts/bench-server.py --write
 	python3 scripts/bench-store.py --write
 	python3 scripts/bench-relay.py --write
 	python3 scripts/bench-uplift.py --write
+	python3 scripts/bench-purge.py --write
 
 # The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
 bench-levels:

@@ -131,6 +131,25 @@ def pg_floor(pg, seconds, now_ms):
     return int(out.strip()) / elapsed
 
 
+def relay_setup(tmp, now_ms=None):
+    """In `tmp`: the bench site (id `bench`, a secret key and KEYS publishable keys, 30-day
+    retention) and the wrk relay script sending events 10 s before `now_ms`; returns the sites
+    file and wrk's environment."""
+    now_ms = now_ms or int(time.time() * 1000)
+    occurred = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now_ms // 1000 - 10)) + ".000Z"
+    keys = [f"pk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
+    (tmp / "keys.txt").write_text("\n".join(keys) + "\n")
+    shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
+    secret = "sk_test_benchSecretKey0001"
+    hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
+    sites = tmp / "sites.toml"
+    sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
+                     f'keys = ["sha256:{hashlib.sha256(secret.encode()).hexdigest()}"]\nsite_keys = [{hashes}]\n')
+    (tmp / "relay.lua").write_text(WRK_SCRIPT)
+    env = {"BENCH_KEYS": str(tmp / "keys.txt"), "BENCH_TIME": occurred, "BENCH_SCRIPT": str(tmp / "relay.lua")}
+    return sites, env
+
+
 def accepted_per_s(r):
     """Events per second of the batches answered 202 (a run with other answers is reported, not hidden)."""
     seconds = r["requests"] / r["rps"] if r["rps"] else 1.0
@@ -150,19 +169,9 @@ def main():
         sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
     rows = []
     now_ms = int(time.time() * 1000)
-    occurred = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now_ms // 1000 - 10)) + ".000Z"
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        keys = [f"pk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
-        (tmp / "keys.txt").write_text("\n".join(keys) + "\n")
-        shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
-        secret = "sk_test_benchSecretKey0001"
-        hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
-        sites = tmp / "sites.toml"
-        sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
-                         f'keys = ["sha256:{hashlib.sha256(secret.encode()).hexdigest()}"]\nsite_keys = [{hashes}]\n')
-        (tmp / "relay.lua").write_text(WRK_SCRIPT)
-        env = {"BENCH_KEYS": str(tmp / "keys.txt"), "BENCH_TIME": occurred, "BENCH_SCRIPT": str(tmp / "relay.lua")}
+        sites, env = relay_setup(tmp, now_ms)
         for backend in args.backends.split(","):
             pg = None
             if backend == "sqlite":
