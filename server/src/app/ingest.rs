@@ -119,6 +119,18 @@ pub async fn relay(
             });
         }
     }
+    for i in outcome.wrong_outcome {
+        if let (Some(&index), Some(event)) = (indexes.get(i), events.get(i)) {
+            rejected.push(Rejected {
+                index,
+                error: "InvalidEvent",
+                message: format!(
+                    "outcome chat_opened is for chat bubbles only; nudge {} is not one",
+                    event.nudge_id.as_deref().unwrap_or("")
+                ),
+            });
+        }
+    }
     rejected.sort_by_key(|r| r.index);
     Ok(Ingested {
         accepted: outcome.accepted,

@@ -68,17 +68,25 @@ pub struct NudgeSummary {
 /// An event's place in time: (occurred_at, arrival seq).
 type Order = (i64, i64);
 
-/// The derived fields of one session from all its events (any order); `None` for no events.
+/// The derived fields of one session from all its events (any order); `None` when it is no
+/// session of the read API (no page, cart, purchase or shown-nudge event).
 /// The nudges are by `shown_at`, then id.
 pub fn derive(
     session_id: &str,
     events: &[StoredEvent],
 ) -> Option<(SessionSummary, Vec<NudgeSummary>)> {
     let first = events.first()?;
-    if events
-        .iter()
-        .all(|e| e.event.kind == EventKind::NudgeHeldOut)
-    {
+    // SPEC 9 "Derived fields": a session exists once it holds a page, cart, purchase or
+    // shown-nudge event (an outcome alone, or held-out events alone, make none).
+    if !events.iter().any(|e| {
+        matches!(
+            e.event.kind,
+            EventKind::PageView
+                | EventKind::AddToCart
+                | EventKind::Purchase
+                | EventKind::NudgeShown
+        )
+    }) {
         return None;
     }
     let mut started_at_ms = first.event.occurred_at_ms;
@@ -380,8 +388,10 @@ mod tests {
         assert_eq!(nudges[0].shown_at_ms, 100);
         let (_, nudges) = derive("sess_a", &[shown(1, 100, "nudg_1")]).unwrap();
         assert_eq!(nudges[0].outcome, "shown");
-        let (_, nudges) = derive("sess_a", &[outcome(1, 100, "nudg_1", "clicked")]).unwrap();
-        assert!(nudges.is_empty(), "an outcome waits for its NUDGE_SHOWN");
+        assert!(
+            derive("sess_a", &[outcome(1, 100, "nudg_1", "clicked")]).is_none(),
+            "an outcome waits for its NUDGE_SHOWN"
+        );
     }
 
     #[test]
@@ -521,6 +531,22 @@ mod tests {
             (s.started_at_ms, s.ended_at_ms, s.nudge_count, s.page_count),
             (50, 100, 0, 1)
         );
+    }
+
+    #[test]
+    fn outcomes_alone_make_no_session_until_a_page_cart_purchase_or_shown_nudge() {
+        let clicked = outcome(1, 100, "nudg_1", "clicked");
+        assert!(derive("sess_a", std::slice::from_ref(&clicked)).is_none());
+        let mixed = [clicked.clone(), held_out(2, 90, "r1")];
+        assert!(derive("sess_a", &mixed).is_none());
+        for kind in [
+            EventKind::PageView,
+            EventKind::AddToCart,
+            EventKind::Purchase,
+        ] {
+            let events = [clicked.clone(), event(3, kind, 120)];
+            assert!(derive("sess_a", &events).is_some(), "{kind:?}");
+        }
     }
 
     #[test]

@@ -152,6 +152,10 @@ pub struct InsertOutcome {
     /// `max_session_age_ms` after their session's start ([`Store::insert_events_within`]):
     /// not stored.
     pub too_late: Vec<usize>,
+    /// Indexes (in the batch, ascending) of `chat_opened` outcomes of a nudge whose type is
+    /// known (its NUDGE_SHOWN stored or in the batch) and is not a chat bubble (SPEC 10): not
+    /// stored.
+    pub wrong_outcome: Vec<usize>,
 }
 
 impl Store {

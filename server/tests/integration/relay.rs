@@ -669,3 +669,84 @@ async fn held_out_events_and_visitor_ids_are_stored_and_never_shown_as_nudges() 
         r.server.shutdown().await;
     }
 }
+
+/// SPEC 9 "Derived fields" and SPEC 10 (issue 35): an outcome whose NUDGE_SHOWN has not come
+/// makes no session (404, not listed) until the NUDGE_SHOWN comes; `chat_opened` on a nudge
+/// whose type is known and is not a chat bubble is rejected at the door with its index (known
+/// from the same batch or from the store), and allowed when the type is not known yet or is a
+/// chat bubble.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outcome_alone_makes_no_session_and_chat_opened_needs_a_chat_bubble() {
+    for test_store in TestStore::both() {
+        let r = relay(Some(&test_store.url), Arc::new(SystemClock::new())).await;
+        let now = now_ms();
+        let outcome = |m: &str, nudge: &str, outcome: &str, at: i64| json!({"message_id": m, "session_id": "sess_o", "type": "NUDGE_OUTCOME", "occurred_at": format_ms(at), "nudge_id": nudge, "outcome": outcome});
+        let shown = |m: &str, nudge: &str, nudge_type: &str, at: i64| json!({"message_id": m, "session_id": "sess_o", "type": "NUDGE_SHOWN", "occurred_at": format_ms(at), "nudge_id": nudge, "nudge_type": nudge_type, "rule_id": "r"});
+        let get = |path: String| {
+            let base = r.base.clone();
+            async move {
+                let response = client()
+                    .get(format!("{base}{path}"))
+                    .bearer_auth(key(1))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = response.status().as_u16();
+                (status, response.json::<Value>().await.unwrap())
+            }
+        };
+        // An outcome alone, of a nudge not shown yet (chat_opened allowed: its type is unknown).
+        let batch = json!({"events": [outcome("o1", "nudg_a", "chat_opened", now - 50_000)]});
+        let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(
+            (status, &body["data"]["accepted"]),
+            (202, &json!(1)),
+            "{body}"
+        );
+        assert_eq!(
+            get("/v1/sessions/sess_o".into()).await.0,
+            404,
+            "{}",
+            test_store.backend
+        );
+        let (_, list) = get("/v1/sessions".into()).await;
+        assert_eq!(list["data"], json!([]), "{}", test_store.backend);
+        // Its NUDGE_SHOWN (a chat bubble) comes: the session exists, with the outcome.
+        let batch = json!({"events": [shown("s1", "nudg_a", "chat_bubble", now - 60_000)]});
+        let (status, _, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(status, 202);
+        let (status, session) = get("/v1/sessions/sess_o".into()).await;
+        assert_eq!(status, 200, "{}", test_store.backend);
+        assert_eq!(session["data"]["nudges"][0]["outcome"], "chat_opened");
+        // A toast shown in this batch, and a chat_opened of it and of the stored chat bubble.
+        let batch = json!({"events": [
+            shown("s2", "nudg_t", "toast", now - 40_000),
+            outcome("o2", "nudg_t", "chat_opened", now - 30_000),
+            outcome("o3", "nudg_a", "chat_opened", now - 30_000),
+        ]});
+        let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(
+            (status, &body["data"]["accepted"]),
+            (202, &json!(2)),
+            "{body}"
+        );
+        let rejected = body["data"]["rejected"].as_array().unwrap();
+        assert_eq!(rejected.len(), 1, "{body}");
+        assert_eq!(rejected[0]["index"], 1);
+        let message = rejected[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains("chat_opened") && message.contains("nudg_t"),
+            "{message}"
+        );
+        // The toast now stored: a later chat_opened of it is rejected too.
+        let batch = json!({"events": [outcome("o4", "nudg_t", "chat_opened", now - 20_000)]});
+        let (status, body, _) = send(&r.base, Some(PK), "application/json", &batch).await;
+        assert_eq!(
+            (status, &body["data"]["accepted"]),
+            (202, &json!(0)),
+            "{body}"
+        );
+        assert_eq!(body["data"]["rejected"][0]["index"], 0, "{body}");
+        r.server.shutdown().await;
+    }
+}

@@ -123,6 +123,19 @@ pub fn recompute(events: &[NewEvent]) -> Derived {
             .enumerate()
             .filter(|(_, e)| e.session_id == sid)
             .collect();
+        // SPEC 9: a session exists once it holds a page, cart, purchase or shown-nudge event.
+        let exists = mine.iter().any(|(_, e)| {
+            matches!(
+                e.kind,
+                EventKind::PageView
+                    | EventKind::AddToCart
+                    | EventKind::Purchase
+                    | EventKind::NudgeShown
+            )
+        });
+        if !exists {
+            continue;
+        }
         let started = mine.iter().map(|(_, e)| e.occurred_at_ms).min().unwrap();
         let ended = mine.iter().map(|(_, e)| e.occurred_at_ms).max().unwrap();
         let pages: BTreeSet<&str> = mine

@@ -51,7 +51,8 @@ macro_rules! writes {
                     }
                 }
             }
-            let refused: HashSet<usize> = outcome.too_late.iter().copied().collect();
+            outcome.wrong_outcome = chat_opened_of_other_types(&mut **tx, scope, events, &outcome.too_late).await?;
+            let refused: HashSet<usize> = outcome.too_late.iter().chain(&outcome.wrong_outcome).copied().collect();
             // A message id twice in one batch: the later ones are duplicates.
             let mut first_index: HashMap<&str, usize> = HashMap::new();
             for (index, e) in events.iter().enumerate() {
@@ -112,6 +113,59 @@ macro_rules! writes {
                 recompute(tx, scope, sessions).await?;
             }
             Ok(outcome)
+        }
+
+        /// Indexes (ascending) of the `chat_opened` outcomes in `events` (those not in
+        /// `refused`) whose nudge's type is known and is not a chat bubble (SPEC 10): known
+        /// when its NUDGE_SHOWN is in the batch or stored.
+        async fn chat_opened_of_other_types(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            events: &[NewEvent],
+            refused: &[usize],
+        ) -> Result<Vec<usize>, StoreError> {
+            let is_chat_opened = |e: &NewEvent| e.kind == EventKind::NudgeOutcome && e.outcome.as_deref() == Some("chat_opened");
+            if !events.iter().any(is_chat_opened) {
+                return Ok(Vec::new());
+            }
+            let mut types: HashMap<String, String> = HashMap::new();
+            for (index, e) in events.iter().enumerate() {
+                if e.kind == EventKind::NudgeShown && !refused.contains(&index) {
+                    if let (Some(id), Some(nudge_type)) = (&e.nudge_id, &e.nudge_type) {
+                        types.entry(id.clone()).or_insert_with(|| nudge_type.clone());
+                    }
+                }
+            }
+            let unknown: Vec<&str> = events
+                .iter()
+                .filter(|e| is_chat_opened(e))
+                .filter_map(|e| e.nudge_id.as_deref())
+                .filter(|id| !types.contains_key(*id))
+                .collect();
+            for chunk in unknown.chunks(SESSIONS_PER_STATEMENT) {
+                let mut select = QueryBuilder::<$db>::new("SELECT id, type FROM nudges WHERE site = ");
+                select.push_bind(scope.site.as_str()).push(" AND mode = ").push_bind(scope.mode.as_str()).push(" AND id IN (");
+                let mut list = select.separated(", ");
+                for id in chunk {
+                    list.push_bind(*id);
+                }
+                list.push_unseparated(")");
+                for row in select.build().fetch_all(&mut *conn).await? {
+                    types.insert(row.try_get("id")?, row.try_get("type")?);
+                }
+            }
+            Ok(events
+                .iter()
+                .enumerate()
+                .filter(|(index, e)| is_chat_opened(e) && !refused.contains(index))
+                .filter(|(_, e)| {
+                    e.nudge_id
+                        .as_ref()
+                        .and_then(|id| types.get(id))
+                        .is_some_and(|t| t != "chat_bubble")
+                })
+                .map(|(index, _)| index)
+                .collect())
         }
 
         /// Recomputes the derived fields of `sessions` from all their stored events, and
