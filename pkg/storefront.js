@@ -43,6 +43,32 @@ function mark(name) {
   }
 }
 
+/**
+ * Resolves in a new task, so that the work before and after it are two main-thread tasks:
+ * `scheduler.yield()` where the browser has it, else a MessageChannel message (not clamped like
+ * a nested setTimeout).
+ */
+function yieldToPage() {
+  try {
+    const scheduler = globalThis.scheduler;
+    if (typeof scheduler?.yield === 'function') return scheduler.yield();
+  } catch {
+    // fall through
+  }
+  return new Promise((resolve) => {
+    try {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        resolve(undefined);
+      };
+      channel.port2.postMessage(null);
+    } catch {
+      setTimeout(resolve, 0);
+    }
+  });
+}
+
 /** An error given to `onError`; never thrown into the page. */
 export class NudgesError extends Error {
   /**
@@ -69,7 +95,9 @@ export function builtInIntentScore({ pages, addedToCart, returning }) {
   return Math.min(score, 100);
 }
 
-// The engine's module (its glue finds the .wasm beside itself), compiled once per page.
+// The engine's module (its glue finds the .wasm beside itself), compiled once per page: with
+// `WebAssembly.instantiateStreaming` (the glue's path for a URL), which compiles while the bytes
+// arrive and off the main thread.
 let engineReady = null;
 function loadEngine(wasmUrl) {
   if (typeof URL.canParse !== 'function') {
@@ -280,16 +308,39 @@ function start(o, report) {
 
   // --- the config: sessionStorage for its cache time, revalidated with its ETag -------------
   const cacheKey = `${CONFIG_KEY}.${siteKey}`;
-  const install = (text, source) => {
+  // The engine's module, loading beside the config's fetch (begin); false when it failed.
+  let engineLoaded = Promise.resolve(false);
+  const ENGINE_DOWN = new Error('engine down'); // said once by begin, not again per config
+  const install = async (text, source) => {
     const body = JSON.parse(text);
     const cfg = body?.data?.config;
     if (!cfg || typeof cfg !== 'object') throw new TypeError(`the ${source} config answer has no data.config`);
+    await installConfig(cfg);
+  };
+  const installConfig = async (cfg) => {
+    if (!(await engineLoaded)) throw ENGINE_DOWN;
+    // The config's compile gets a main-thread task of its own (SPEC 14's 50 ms budget): apart
+    // from the module's instantiation before it and the first decision after it.
+    await yieldToPage();
     const next = new NudgeEngine(cfg);
     engine?.free?.();
     engine = next;
     config = cfg;
   };
   const fetchConfig = async () => {
+    if (o.previewConfig !== undefined) {
+      // A draft config to preview (docs/STOREFRONT.md, "Preview a draft"): neither fetched nor
+      // cached, compiled once.
+      if (engine) return;
+      try {
+        await installConfig(o.previewConfig);
+        configAt = Number.POSITIVE_INFINITY;
+      } catch (e) {
+        if (e === ENGINE_DOWN) return;
+        fail('config_invalid', `the preview config is unusable (${e instanceof Error ? e.message : String(e)}); no nudges`, e);
+      }
+      return;
+    }
     let raw = null;
     try {
       raw = session ? session.getItem(cacheKey) : null;
@@ -309,10 +360,11 @@ function start(o, report) {
     }
     if (cached && !engine) {
       try {
-        install(cached.body, 'cached');
+        await install(cached.body, 'cached');
         configEtag = typeof cached.etag === 'string' ? cached.etag : null;
         configAt = cached.at;
       } catch (e) {
+        if (e === ENGINE_DOWN) return;
         fail('config_cache', `the cached config is unusable (${e instanceof Error ? e.message : String(e)}); fetching it again`, e);
         try {
           session?.removeItem(cacheKey);
@@ -349,8 +401,9 @@ function start(o, report) {
     }
     const text = await response.text();
     try {
-      install(text, 'fetched');
+      await install(text, 'fetched');
     } catch (e) {
+      if (e === ENGINE_DOWN) return;
       fail('config_invalid', `the fetched config is unusable (${e instanceof Error ? e.message : String(e)})`, e);
       return;
     }
@@ -595,15 +648,15 @@ function start(o, report) {
     if (!running) return;
     mark('start');
     listen();
-    await Promise.all([
-      loadEngine(o.wasmUrl).catch((e) => {
-        fail('engine', `the engine could not be loaded (${e instanceof Error ? e.message : String(e)}); no nudges`, e);
-        throw e;
-      }),
-    ]).then(() => fetchConfig(), () => undefined);
-    // The config was compiled in this task: the first decision gets a task of its own, so that
-    // neither keeps the main thread long (SPEC 14's 50 ms budget).
-    await new Promise((r) => setTimeout(r, 0));
+    // The module compiles (streaming, off the main thread) while the config is fetched; the
+    // config's compile waits for it (install), in a task of its own.
+    engineLoaded = loadEngine(o.wasmUrl).then(() => true, (e) => {
+      fail('engine', `the engine could not be loaded (${e instanceof Error ? e.message : String(e)}); no nudges`, e);
+      return false;
+    });
+    await fetchConfig();
+    // The first decision gets a task of its own too, apart from the compile.
+    await yieldToPage();
     if (!running) return;
     guard('page view', pageView)();
   };
