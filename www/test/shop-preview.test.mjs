@@ -6,13 +6,13 @@
 //
 //   node --test www/test/shop-preview.test.mjs   (after make wasm and cargo build -p nudge-rules-server)
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { startShop } from '../../examples/shop/serve.mjs';
-import { launch, open, setConfig, setState } from './helpers.mjs';
+import { SHOTS, freshPage, launch, open, setConfig, setState } from './helpers.mjs';
 import { BINARY, startServer } from './nudge-server.mjs';
 
 const DEMO_PK = 'pk_test_nudgeRulesDemoKey0001';
@@ -80,4 +80,21 @@ test('a draft that is not JSON opens nothing and says why', async () => {
   assert.match(await page.locator('#shop-preview [role="alert"]').textContent(), /not valid JSON/);
   await page.waitForTimeout(300);
   assert.equal(env.context.pages().length, pages, 'no tab opened');
+});
+
+test('the panel at 390 px: it fits, and its screenshot for docs/EDITOR.md', async () => {
+  const page = await freshPage(env);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, env.server);
+  await setConfig(page, JSON.stringify(DRAFT, null, 2));
+  await page.locator('#shop-preview summary').click();
+  const panel = page.locator('#shop-preview');
+  await panel.scrollIntoViewIfNeeded();
+  const box = await panel.boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box));
+  const link = await page.locator('#shop-preview .sp-open').boundingBox();
+  assert.ok(link && link.x + link.width <= 390 && link.height >= 24, JSON.stringify(link));
+  mkdirSync(SHOTS, { recursive: true });
+  await panel.screenshot({ path: path.join(SHOTS, 'shop-preview.png'), animations: 'disabled' });
+  await page.close();
 });
