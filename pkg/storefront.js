@@ -579,12 +579,15 @@ function start(o, report) {
     }
     shown = { nudgeId, ruleId: decision.rule_id, type: nudge.type, ui };
     mark('shown');
-    // A shop whose CSS hides <body> or <html> hides the nudge too: said, not thrown.
-    try {
-      if (!ui.visible()) fail('hidden', `the ${nudge.type} of rule ${decision.rule_id} is not rendered: the page's CSS hides its container`);
-    } catch {
-      // layout unavailable
-    }
+    // A shop whose CSS hides <body> or <html> hides the nudge too: said, not thrown. Checked in
+    // a later task, so that the layout it asks for is not added to the drawing's task.
+    void yieldToPage().then(() => {
+      try {
+        if (shown?.nudgeId === nudgeId && !ui.visible()) fail('hidden', `the ${nudge.type} of rule ${decision.rule_id} is not rendered: the page's CSS hides its container`);
+      } catch {
+        // layout unavailable
+      }
+    });
   };
 
   const close = () => {
