@@ -10,6 +10,11 @@
 // when called (so they may be defined after the tag). The handle is `window.nudgeRules`, and a
 // `nudge-rules:ready` event is dispatched on `window` with it as `detail`. Importing this module
 // from a script without data-site-key starts nothing: call `startNudges` yourself.
+//
+// data-preview="fragment" (a preview shop only, never a live one: it lets a link choose the
+// nudges) takes a draft config from the page's `#nudge-preview=BASE64URL` fragment (the editor's
+// "Open the test shop with this draft"), keeps it for the tab's later pages and removes the
+// fragment; `#nudge-preview=off` ends it. docs/STOREFRONT.md, "Preview a draft".
 import { startNudges } from './storefront.js';
 
 export { startNudges, builtInIntentScore, NudgesError, CONFIG_MAX_AGE_MS } from './storefront.js';
@@ -23,6 +28,62 @@ function ownTag() {
     return tags.find((s) => new URL(s.getAttribute('src'), doc.baseURI).href === here) ?? null;
   } catch {
     return null;
+  }
+}
+
+const PREVIEW_KEY = 'nudge-rules.preview';
+
+/**
+ * The draft config of `#nudge-preview=...` (or the tab's kept one): the parsed config, or its text
+ * when it is not JSON (the engine then refuses it through onError); undefined without a preview.
+ */
+function previewConfig(siteKey) {
+  const key = `${PREVIEW_KEY}.${siteKey}`;
+  let store = null;
+  try {
+    store = globalThis.sessionStorage ?? null;
+  } catch {
+    store = null;
+  }
+  const m = /(?:^#|&)nudge-preview=([^&]*)/.exec(globalThis.location?.hash ?? '');
+  let text = null;
+  if (m) {
+    try {
+      globalThis.history.replaceState(globalThis.history.state, '', `${location.pathname}${location.search}`);
+    } catch {
+      // the fragment stays
+    }
+    if (m[1] === 'off') {
+      try {
+        store?.removeItem(key);
+      } catch {
+        // ignored
+      }
+      return undefined;
+    }
+    try {
+      const b64 = m[1].replace(/-/g, '+').replace(/_/g, '/');
+      text = new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    } catch {
+      text = m[1];
+    }
+    try {
+      store?.setItem(key, text);
+    } catch {
+      // this page only
+    }
+  } else {
+    try {
+      text = store?.getItem(key) ?? null;
+    } catch {
+      text = null;
+    }
+  }
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 
@@ -42,6 +103,7 @@ if (tag) {
   const handle = startNudges({
     endpoint: d.endpoint,
     siteKey: d.siteKey,
+    previewConfig: d.preview === 'fragment' ? previewConfig(d.siteKey) : undefined,
     intentScore: named(d.intentScore),
     onChatOpen: named(d.onChatOpen),
     onError,

@@ -31,6 +31,13 @@ export interface NudgesOptions {
   wasmUrl?: string | URL;
   /** The relay's flush interval in ms (default 5000). */
   flushIntervalMs?: number;
+  /**
+   * Preview only (a test shop, never a live page): this site config (an object, or its JSON
+   * text) instead of the published one; neither fetched nor cached. A config the engine refuses
+   * goes to onError and no nudge shows. The tag's `data-preview="fragment"` takes it from the
+   * page's `#nudge-preview=` fragment (docs/STOREFRONT.md, "Preview a draft").
+   */
+  previewConfig?: object | string;
 }
 
 export interface NudgesHandle {

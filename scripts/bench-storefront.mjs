@@ -4,7 +4,8 @@
 // - bytes downloaded before the first decision: the runtime's JS and WASM as transferred (gzip),
 //   the config aside (target: at most 90 KB);
 // - the longest main-thread task from `load` to the nudge on screen, CPU throttled 4x (target: at
-//   most 50 ms);
+//   most 50 ms): tasks that start at or after `load` (the runtime starts after it); the task in
+//   which `load` fires is the page's own loading, reported apart (`loadTaskMs`);
 // - the delay from the moment the nudge's conditions hold (the page view plus the rule's
 //   min_idle_ms, real time) to the nudge in the DOM and painted (target: at most 100 ms);
 // - one decision in the browser (`engine.decide` with a visitor id and a 5-entry history), median
@@ -66,7 +67,7 @@ const shop = await startShop({ endpoint: server.base, siteKey: PK });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
 
-const out = { runs, bytes: [], longestTaskMs: [], delayMs: [], decideUsMedian: null, rps: null };
+const out = { runs, bytes: [], longestTaskMs: [], loadTaskMs: [], delayMs: [], decideUsMedian: null, rps: null };
 try {
   for (let i = 0; i < runs; i++) {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -93,9 +94,11 @@ try {
     const timing = await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(() => {
       const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
       const load = performance.getEntriesByType('navigation')[0]?.loadEventStart ?? 0;
-      const tasks = window.__longTasks.filter((t) => t.start + t.duration >= load);
+      const tasks = window.__longTasks.filter((t) => t.start >= load);
+      const loading = window.__longTasks.filter((t) => t.start < load && t.start + t.duration >= load);
       done({ load, pageView: at('nudge-rules:page-view'), decided: at('nudge-rules:decided'), shown: at('nudge-rules:shown'),
-        painted: performance.now(), longest: Math.max(0, ...tasks.map((t) => t.duration)) });
+        painted: performance.now(), longest: Math.max(0, ...tasks.map((t) => t.duration)),
+        loadTask: Math.max(0, ...loading.map((t) => t.duration)) });
     }, 0))));
     // Transferred before the first decision: the runtime's files (the config aside).
     const firstDecision = await page.evaluate(() => performance.timeOrigin + performance.getEntriesByName('nudge-rules:decided')[0].startTime);
@@ -107,6 +110,7 @@ try {
     }
     out.bytes.push(bytes);
     out.longestTaskMs.push(Math.round(timing.longest));
+    out.loadTaskMs.push(Math.round(timing.loadTask));
     out.delayMs.push(Math.round((timing.shown - (timing.pageView + IDLE_MS)) * 10) / 10);
     void firstDecision;
     if (i === 0) {
@@ -176,7 +180,7 @@ try {
 
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 console.log(`bytes before the first decision (JS + WASM, gzip): ${kb(median(out.bytes))} (target 90 KB)`);
-console.log(`longest main-thread task, load to nudge, CPU 4x: median ${median(out.longestTaskMs)} ms, max ${Math.max(...out.longestTaskMs)} ms (target 50 ms)`);
+console.log(`longest main-thread task, load to nudge, CPU 4x: median ${median(out.longestTaskMs)} ms, max ${Math.max(...out.longestTaskMs)} ms (target 50 ms); the page's own task spanning load: median ${median(out.loadTaskMs)} ms`);
 console.log(`conditions hold -> nudge in the DOM: median ${median(out.delayMs)} ms, max ${Math.max(...out.delayMs)} ms (target 100 ms)`);
 console.log(`one decision in the browser: median ${out.decideUsMedian.batched.toFixed(2)} us (batches of 100; performance.now() is too coarse for one) (target 20 us)`);
 if (out.rps) console.log(`config endpoint ${out.rps.config} req/s, preview ${out.rps.preview} req/s: ${out.rps.ratio}x (target 0.8x)`);

@@ -10,7 +10,6 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 
 use crate::code::DiagnosticCode;
@@ -26,18 +25,24 @@ extern "C" {
     fn url_can_parse(url: &str) -> bool;
 }
 
-/// Runs when the module is instantiated: hands the platform's URL parser to the engine.
-#[cfg(not(feature = "url"))]
+/// Runs when the module is instantiated: hands the platform's URL parser and NFKC to the engine.
 #[wasm_bindgen(start)]
 fn start() {
+    #[cfg(not(feature = "url"))]
     crate::host::use_whatwg_parser(url_can_parse);
+    #[cfg(target_arch = "wasm32")]
+    crate::normalize::use_platform_unicode(crate::normalize::PlatformUnicode {
+        nfkc: |text| String::from(js_sys::JsString::from(text).normalize("NFKC")),
+        lowercase: |text| String::from(js_sys::JsString::from(text).to_lower_case()),
+    });
 }
 
-/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
+/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`, as the
+/// first module's `serde-wasm-bindgen` gives it; here through its JSON text and `JSON.parse`, so
+/// that this module carries no second serializer (serde_json's is linked anyway).
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&Serializer::json_compatible())
-        .map_err(|e| js_sys::Error::new(&e.to_string()).into())
+    let text = serde_json::to_string(value).map_err(|e| js_sys::Error::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws.

@@ -71,6 +71,9 @@ function layout(title, main, { endpoint, siteKey, tag }) {
     'data-site-key': siteKey,
     'data-on-chat-open': 'openShopChat',
     'data-on-error': 'shopNudgeError',
+    // A preview shop: the editor's "Open the test shop with this draft" link (its
+    // #nudge-preview= fragment) chooses the config. Never on a live shop (docs/STOREFRONT.md).
+    'data-preview': 'fragment',
     ...tag,
   };
   const tagAttrs = Object.entries(attrs).filter(([, v]) => v !== undefined && v !== null)

@@ -502,6 +502,8 @@ describe('failures leave the shop working, onError told, nothing thrown', () => 
     await visit(page, '/products/linen-shirt');
     await page.clock.fastForward(8500);
     await page.waitForFunction(() => document.querySelector('[data-nudge-rules]'));
+    // Checked in the task after the drawing.
+    await page.waitForFunction(() => window.nudgeErrors.some((e) => e.code === 'hidden'), null, { timeout: 5000 }).catch(() => {});
     assert.ok((await errorsOf(page)).includes('hidden'), JSON.stringify(await page.evaluate(() => window.nudgeErrors)));
     // The shop's own script still runs.
     await page.evaluate(() => document.getElementById('add-to-cart').click());

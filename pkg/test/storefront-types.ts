@@ -24,3 +24,8 @@ const error = new NudgesError('config_fetch', 'down');
 void [score, maxAge, error.code];
 // @ts-expect-error: the key is required
 startNudges({ endpoint: 'https://api.example.com' });
+// A draft to preview (a test shop only): a config object or its JSON text.
+startNudges({ endpoint: 'https://api.example.com', siteKey: 'pk_test_0123456789abcdef', previewConfig: { version: 1, rules: [] } });
+startNudges({ endpoint: 'https://api.example.com', siteKey: 'pk_test_0123456789abcdef', previewConfig: '{"version": 1}' });
+// @ts-expect-error: a config, not a number
+startNudges({ endpoint: 'https://api.example.com', siteKey: 'pk_test_0123456789abcdef', previewConfig: 1 });

@@ -449,7 +449,16 @@ pub fn suggest_name(key: &str, known: &[&'static str]) -> Option<&'static str> {
     closest(key, known)
 }
 
+/// The known name closest to a misspelled one, if it is close enough to be a likely typo. None in
+/// the slim WASM module for storefront pages (SPEC 14), whose configs the server validated and
+/// whose states the runtime writes: no "did you mean", and no string-distance code in its `.wasm`.
+#[cfg(all(feature = "slim", target_arch = "wasm32"))]
+fn closest(_key: &str, _known: &[&'static str]) -> Option<&'static str> {
+    None
+}
+
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo.
+#[cfg(not(all(feature = "slim", target_arch = "wasm32")))]
 fn closest(key: &str, known: &[&'static str]) -> Option<&'static str> {
     known
         .iter()

@@ -48,6 +48,8 @@ use crate::limits::MAX_PAGE_URL_BYTES;
 
 pub use error::UrlError;
 pub(crate) use unicode::normalize_pattern_text;
+#[cfg(all(feature = "slim", target_arch = "wasm32"))]
+pub(crate) use unicode::{PlatformUnicode, use_platform_unicode};
 
 use browser::{browser_resolved, parameter_only_error};
 use canonical::is_canonical;

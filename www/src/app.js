@@ -20,6 +20,7 @@
 //   connect.js       a server: backtest (real-sessions.js), publish (publish-panel.js), history,
 //                    results (results-panel.js: measured uplift)
 //   storefront-relay.js  the storefront's visitor sent to a server's relay (POST /v1/events)
+//   shop-preview.js      the draft opened in the test shop (examples/shop) by the real runtime
 
 import { benchUrls } from './bench.js';
 import { boot } from './boot.js';
@@ -46,6 +47,7 @@ import { ShareLink } from './share-link.js';
 import { initialState, reduce } from './store.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
+import { ShopPreview } from './shop-preview.js';
 import { $ } from './util.js';
 import { pageViews } from './views.js';
 import { WhyPanel } from './why.js';
@@ -191,6 +193,8 @@ const results = new ResultsPanel($('#results-body'), {
 });
 // The storefront's visitor sent to a server's relay (issue 21): the pk_ key in memory only.
 const visitorRelay = new StorefrontRelay($('#visitor-relay'), { intent: () => session.state.intent, connection });
+// The draft in the test shop, drawn by the real storefront runtime (issue 36).
+new ShopPreview($('#shop-preview'), { text: () => editor.value, pageUrl: () => session.state.url });
 
 const { views, redrawWhy } = pageViews({
   els, session, storefront, visitorRelay, why, map, editor, rulesEditor, scenarios, replay, results, notes, metrics,
