@@ -373,7 +373,9 @@ export class ResultsPanel {
     const reachText = reach
       ? predicted === undefined
         ? 'Your draft has no rule with this id.'
-        : `Backtest: of ${plural(reach.sessions, 'session')} of this window, your draft would show it in ${formatInt(predicted.shown)} and hold the visitor out (control group) in ${formatInt(predicted.heldOut)} (holdout and caps applied).`
+        : `Backtest: of ${plural(reach.sessions, 'session')} of this window, your draft would show it in ${formatInt(predicted.shown)}${predicted.heldOut
+          ? ` and hold the visitor out (its control group) in ${formatInt(predicted.heldOut)}`
+          : ', holding no visitor out'} (holdout and caps applied).`
       : null;
     return h('li', { class: `up-row up-${verdict.kind}`, dataset: { rule: rule.rule_id, verdict: verdict.kind } },
       h('div', { class: 'up-head' },

@@ -186,7 +186,10 @@ test('connected to the demo: each rule\'s verdict, both groups, the interval whe
     assert.match(row.label, /^Uplift [+−]?\d+\.\d points?, 95 % interval /);
     // The backtest's predicted reach of the draft in the same window: treated and held out.
     const predicted = backtest.rules.find((x) => x.rule_id === r.rule_id);
-    assert.equal(row.reach, `Backtest: of ${backtest.sessions.toLocaleString('en-US')} sessions of this window, your draft would show it in ${predicted.sessions.toLocaleString('en-US')} and hold the visitor out (control group) in ${predicted.held_out_sessions.toLocaleString('en-US')} (holdout and caps applied).`);
+    const heldOut = predicted.held_out_sessions
+      ? ` and hold the visitor out (its control group) in ${predicted.held_out_sessions.toLocaleString('en-US')}`
+      : ', holding no visitor out';
+    assert.equal(row.reach, `Backtest: of ${backtest.sessions.toLocaleString('en-US')} sessions of this window, your draft would show it in ${predicted.sessions.toLocaleString('en-US')}${heldOut} (holdout and caps applied).`);
   }
   assert.ok(report.rules.find((r) => r.rule_id === 'sale-toast').uplift.ci95[0] > 0);
   assert.ok(by['sale-toast'].bar.left > 0.5, 'the lifting rule\'s interval is right of zero');
@@ -263,6 +266,9 @@ for (const width of [1440, 390]) {
     await page.locator('#results-body button[data-days="30"]').click();
     assert.equal(await waitState(page, 'ready'), 'ready');
     await page.waitForFunction(() => document.querySelector('#results-body button[data-days="30"]').getAttribute('aria-pressed') === 'true');
+    // The whole panel in the viewport (no sticky bar over it), and the connection's toast gone.
+    await page.setViewportSize({ width, height: 2000 });
+    await page.evaluate(() => { document.querySelector('#toast').hidden = true; });
     await page.locator('#results-panel').scrollIntoViewIfNeeded();
     mkdirSync(IMG, { recursive: true });
     await page.locator('#results-panel').screenshot({ path: path.join(IMG, `results-${width}.png`), animations: 'disabled' });
@@ -306,8 +312,20 @@ test('at 390 px, a rule\'s control group is set from its row with the keyboard, 
   // Nothing in the row is wider than the screen.
   const overflow = await page.locator('#results-panel').evaluate((el) => el.scrollWidth - el.clientWidth);
   assert.ok(overflow <= 1, `the panel overflows by ${overflow} px`);
-  // Tab went on to Publish…: Enter opens the editor's publish dialog; publishing makes it live.
+  // Tab went on to Publish….
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.act), 'publish');
+  // Refresh: the backtest of the draft now holds sale-toast's control group out of its reach
+  // (the demo's sessions carry visitor ids), as the server says for the same draft.
+  await page.locator('#results-body [data-act=refresh]').click();
+  assert.equal(await waitState(page, 'ready'), 'ready');
+  const config = await page.evaluate(() => window.nudgePlayground.editor.value);
+  const { backtest } = await serverSays(30, config);
+  const predicted = backtest.rules.find((x) => x.rule_id === 'sale-toast');
+  assert.ok(predicted.held_out_sessions > 0, `held out ${predicted.held_out_sessions}`);
+  assert.equal(await row.locator('.up-reach').textContent(), `Backtest: of ${backtest.sessions.toLocaleString('en-US')} sessions of this window, your draft would show it in ${predicted.sessions.toLocaleString('en-US')} and hold the visitor out (its control group) in ${predicted.held_out_sessions.toLocaleString('en-US')} (holdout and caps applied).`);
+  assert.equal(await input.inputValue(), '10', 'the redrawn row shows the draft\'s control group');
+  // Publish… with the keyboard opens the editor's publish dialog; publishing makes it live.
+  await row.locator('[data-act=publish]').focus();
   await page.keyboard.press('Enter');
   const dialog = page.locator('.pub-dialog');
   await dialog.waitFor();
