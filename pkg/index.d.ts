@@ -498,6 +498,8 @@ export interface RecordedSession {
   intent_score: number;
   converted?: boolean;
   nudge_count?: number;
+  /** SPEC 15: the visitor (`vis_` then 1 to 64 of `A-Za-z0-9_-`); the replay holds them out of the rules whose control group they are in. Absent: no one is held out. */
+  visitor_id?: string;
   /** A `NUDGE_HELD_OUT` event (SPEC 15) needs `rule_id`; it is no page view and counts for the rule's caps. */
   events: { type: string; url: string; occurred_at: string; intent_score?: number; rule_id?: string }[];
   nudges?: {
@@ -517,6 +519,8 @@ export type NudgeOutcome = "shown" | "clicked" | "dismissed" | "chat_opened";
 /** What fires on a page view. */
 export type PageOutcome =
   | { kind: "fired"; rule_id: string; rule_index: number; nudge_type: NudgeType; at_ms: number }
+  /** SPEC 15: the rule would fire but the session's `visitor_id` is in its control group: nothing shown; counts for caps. */
+  | { kind: "held_out"; rule_id: string; rule_index: number; nudge_type: NudgeType; at_ms: number }
   | { kind: "quiet_zone"; quiet_zone: QuietZoneRef }
   | { kind: "no_nudge" }
   | { kind: "rejected"; url_error: UrlRejection };
@@ -571,7 +575,10 @@ export interface RuleReach {
   rule_id: string;
   nudge_type: NudgeType;
   enabled: boolean;
+  /** Predicted treated reach: sessions in which it would show its nudge, caps and holdouts applied (SPEC 15). */
   sessions: number;
+  /** SPEC 15: sessions in which it would fire but the session's `visitor_id` is in its control group (0 without visitor ids). */
+  held_out_sessions: number;
   converted_sessions: number;
   page_views: number;
   /** The nudges of the rule's type really shown on the page views it reaches. */

@@ -213,7 +213,7 @@ pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option
 }
 
 /// `visitor_id` (SPEC 15): `vis_` then 1 to 64 of `A-Za-z0-9_-`.
-fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
+pub(crate) fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
     let rest = id.strip_prefix("vis_");
     let len = rest.map_or(0, |r| r.chars().count());
     let bad = rest.and_then(|r| {

@@ -426,10 +426,11 @@ async fn publish_demo_config(store: &Store) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago.
+/// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago, each
+/// session with a visitor id (`nudge_rules_server::app::demo::with_visitors`).
 async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
-    let sessions =
-        nudge_rules::replay::Sessions::from_text(DEMO_SESSIONS).map_err(|e| e.to_string())?;
+    let text = nudge_rules_server::app::demo::with_visitors(DEMO_SESSIONS);
+    let sessions = nudge_rules::replay::Sessions::from_text(&text).map_err(|e| e.to_string())?;
     let latest = sessions
         .records()
         .flat_map(|r| {
@@ -449,7 +450,7 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
         site: "demo".to_owned(),
         mode: Mode::Test,
     };
-    let report = import(store, &scope, DEMO_SESSIONS, &options, &mut |_, _| {})
+    let report = import(store, &scope, &text, &options, &mut |_, _| {})
         .await
         .map_err(|e| e.to_string())?;
     // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,

@@ -185,6 +185,18 @@ impl<'e> Backtest<'e> {
                 a == b && x == y && nudge(self.live, *i) == nudge(self.draft, *j)
             }
             (PageOutcome::Fired { .. }, _) | (_, PageOutcome::Fired { .. }) => false,
+            (
+                PageOutcome::HeldOut {
+                    rule_id: a,
+                    at_ms: x,
+                    ..
+                },
+                PageOutcome::HeldOut {
+                    rule_id: b,
+                    at_ms: y,
+                    ..
+                },
+            ) => a == b && x == y,
             _ => before == after,
         }
     }

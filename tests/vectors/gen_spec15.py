@@ -256,6 +256,11 @@ REPLAY_CONFIG = {"version": 1, "rules": [
      "when": {"exit_intent": True, "pages": ["/products/**"]}},
     {"id": "size-help", "nudge": {"type": "chat_bubble", "message": "Size?", "cta": "Chat"},
      "when": {"min_idle_ms": 5000, "pages": ["/products/**"]}}]}
+HOLD_CONFIG = {"version": 1, "rules": [
+    {"id": "size-help", "holdout_percent": 30, "nudge": {"type": "chat_bubble", "message": "Size?", "cta": "Chat"},
+     "when": {"min_idle_ms": 5000, "pages": ["/products/**"]}}]}
+HOLD_IN, _ = find_vis('size-help', True, 30)
+HOLD_OUT, _ = find_vis('size-help', False, 30)
 def ev(t, url, s, **kw): return dict(type=t, url=url, occurred_at=f"2026-03-01T12:00:{s:02d}Z", **kw)
 merge('replay.json', [
   {"name": "spec15: the default cap fires a rule once per session; exit-intent rules are tried at the end of the last page",
@@ -284,6 +289,27 @@ merge('replay.json', [
    "sessions": [{"id": "sess_c", "intent_score": 50, "ended_at": "2026-03-01T12:00:30Z", "events": [
        ev("PAGE_VIEW", "/blog/a", 0), ev("NUDGE_HELD_OUT", "/blog/a", 2)]}],
    "expect_error": {"kind": "InvalidSessions", "diagnostics": [{"code": "missing_field", "path": "[0].events[1].rule_id"}]}},
+  {"name": "spec15: a session's visitor_id is bucketed: the control group is held out (counted for caps), the rest reached",
+   "config": HOLD_CONFIG,
+   "sessions": [
+     {"id": "sess_h", "visitor_id": HOLD_IN, "intent_score": 50, "ended_at": "2026-03-01T12:00:20Z", "events": [
+       ev("PAGE_VIEW", "/products/a", 0), ev("PAGE_VIEW", "/products/b", 10)]},
+     {"id": "sess_t", "visitor_id": HOLD_OUT, "intent_score": 50, "ended_at": "2026-03-01T12:00:20Z", "events": [
+       ev("PAGE_VIEW", "/products/a", 0), ev("PAGE_VIEW", "/products/b", 10)]},
+     {"id": "sess_n", "intent_score": 50, "ended_at": "2026-03-01T12:00:20Z", "events": [
+       ev("PAGE_VIEW", "/products/a", 0)]}],
+   "expect": {"sessions": [
+       {"pages": [{"outcome": {"kind": "held_out", "rule_id": "size-help", "at_ms": 5000}},
+                  {"outcome": {"kind": "no_nudge"}, "capped_rule_id": "size-help"}]},
+       {"pages": [{"outcome": {"kind": "fired", "rule_id": "size-help", "at_ms": 5000}},
+                  {"outcome": {"kind": "no_nudge"}, "capped_rule_id": "size-help"}]},
+       {"pages": [{"outcome": {"kind": "fired", "rule_id": "size-help", "at_ms": 5000}}]}],
+     "summary": {"page_views": 5, "page_views_with_nudge": 2, "rules": [
+       {"rule_id": "size-help", "sessions": 2, "held_out_sessions": 1, "page_views": 2, "capped_page_views": 2}]}}},
+  {"name": "spec15: a session's visitor_id must be vis_ then 1 to 64 of A-Za-z0-9_-",
+   "config": HOLD_CONFIG,
+   "sessions": [{"id": "sess_v", "visitor_id": "visitor-1", "intent_score": 50, "ended_at": "2026-03-01T12:00:20Z", "events": []}],
+   "expect_error": {"kind": "InvalidSessions", "diagnostics": [{"code": "invalid_visitor_id", "path": "[0].visitor_id"}]}},
 ])
 
 # --- history order ---------------------------------------------------------------------------

@@ -190,6 +190,8 @@ new HistoryDialog(connection, { notify });
 // Results (issue 32): the measured uplift per rule, from the connected server.
 const results = new ResultsPanel($('#results-body'), {
   connection, dispatch, getState, text: () => editor.value, editRule: (index) => actions.editRule(index),
+  // As the rule card sets it (rule-card.js): an edit of the draft's text, 0 removing the field.
+  setHoldout: (index, percent) => rulesEditor.setValueAt(['rules', index, 'holdout_percent'], percent === 0 ? undefined : percent),
 });
 // The storefront's visitor sent to a server's relay (issue 21): the pk_ key in memory only.
 const visitorRelay = new StorefrontRelay($('#visitor-relay'), { intent: () => session.state.intent, connection });

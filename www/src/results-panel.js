@@ -4,7 +4,11 @@
 // control group), how many of each bought, the difference with its 95 % interval drawn as a bar
 // on one axis shared by every rule with zero marked, and in words: sells more, no clear
 // difference, sells less, or not enough data yet (and what is missing). Beside it, the backtest's
-// predicted reach of the draft for the same window (POST /v1/nudges/backtest, per rule).
+// predicted reach of the draft for the same window (POST /v1/nudges/backtest, per rule: the
+// sessions it would be shown in and those whose visitor it would hold out, caps and holdout
+// applied), and the rule's control group set right there (0 to 50 %, the lint's "costly" over
+// 20 % said in words): the draft changes as from the rule's card (rules-editor.js, then the
+// store's `text`), and "Publish…" opens the connected editor's publish dialog (publish-panel.js).
 //
 // The report and its state (not connected, loading, an error, the answer) are the store's
 // (store.js `results`); this file asks the server, dispatches what it found, and draws the
@@ -18,6 +22,25 @@ const DAY_MS = 86_400_000;
 /** SPEC 15: the uplift is "enough data" from 100 sessions and 5 conversions in each arm. */
 const MIN_SESSIONS = 100;
 const MIN_CONVERTED = 5;
+/** SPEC 15: a rule's control group is 0 to 50 % of its visitors; over 20 % the lint calls it costly. */
+export const MAX_HOLDOUT = 50;
+export const COSTLY_HOLDOUT = 20;
+
+/**
+ * What a control group of `value` (the input's text) means, in words: `{ percent, text, costly }`,
+ * `percent` null when it is not a whole number from 0 to 50 (then nothing is set).
+ */
+export function holdoutWords(value) {
+  const n = Number(value);
+  if (String(value).trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_HOLDOUT) {
+    return { percent: null, costly: false, text: `A control group is a whole percentage from 0 to ${MAX_HOLDOUT}.` };
+  }
+  if (n === 0) return { percent: 0, costly: false, text: 'No control group: every visitor it reaches can see the nudge, and nothing measures it.' };
+  if (n > COSTLY_HOLDOUT) {
+    return { percent: n, costly: true, text: `Costly: ${n} % of the visitors it reaches never see the nudge. Over ${COSTLY_HOLDOUT} % the check of your config warns; 5 to 10 % is usually enough to measure it.` };
+  }
+  return { percent: n, costly: false, text: `${n} % of the visitors it reaches are held out and never see the nudge: they are what it is compared with.` };
+}
 
 /** "12.0 %" of a rate (0 to 1). */
 export function percent(rate) {
@@ -100,7 +123,8 @@ export class ResultsPanel {
   /**
    * @param {HTMLElement} root `#results-body`
    * @param {{ connection: import('./connect.js').Connection, dispatch: (action: import('./store.js').Action) => unknown,
-   *   getState: () => import('./store.js').State, text: () => string, editRule: (index: number) => void }} host
+   *   getState: () => import('./store.js').State, text: () => string, editRule: (index: number) => void,
+   *   setHoldout: (index: number, percent: number) => void }} host
    */
   constructor(root, host) {
     this.root = root;
@@ -181,7 +205,10 @@ export class ResultsPanel {
     let reachError = null;
     if (backtest.status === 'fulfilled') {
       const data = backtest.value;
-      reach = { sessions: data.sessions, rules: Object.fromEntries((data.rules ?? []).map((r) => [r.rule_id, r.sessions])) };
+      reach = {
+        sessions: data.sessions,
+        rules: Object.fromEntries((data.rules ?? []).map((r) => [r.rule_id, { shown: r.sessions, heldOut: r.held_out_sessions ?? 0 }])),
+      };
     } else {
       const err = backtest.reason;
       reachError = err?.kind === 'invalid_config'
@@ -287,6 +314,58 @@ export class ResultsPanel {
       h('span', { class: 'up-dot', style: `left:${ResultsPanel.at(rule.uplift.absolute, axis)}` }));
   }
 
+  /**
+   * The draft's control group of the rule at `index`, set from the row: a number field (0 to 50),
+   * what it means in words (the lint's "costly" over 20 %), and Publish (the publish dialog).
+   */
+  holdoutControl(rule, index) {
+    const draft = this.host.getState().config?.rules?.[index];
+    const id = `up-hold-${index}`;
+    const words = h('p', { class: 'up-hold-words', id: `${id}-words`, 'aria-live': 'polite' });
+    const input = h('input', {
+      type: 'number', id, min: '0', max: String(MAX_HOLDOUT), step: '1', inputmode: 'numeric', class: 'num-small up-hold-input',
+      dataset: { rule: rule.rule_id }, 'aria-describedby': `${id}-words`,
+    });
+    input.value = String(draft?.holdout_percent ?? 0);
+    const say = (set) => {
+      const w = holdoutWords(input.value);
+      words.textContent = set && w.percent !== null ? `${w.text} Set in your draft: publish it for the storefront to use it; Refresh shows the backtest of the draft.` : w.text;
+      words.classList.toggle('up-hold-costly', w.costly);
+      input.setAttribute('aria-invalid', String(w.percent === null));
+      return w;
+    };
+    say(false);
+    input.addEventListener('change', () => {
+      const w = say(true);
+      if (w.percent !== null) this.host.setHoldout(index, w.percent);
+    });
+    input.addEventListener('input', () => say(false));
+    const publish = h('button', {
+      type: 'button', class: 'btn up-publish', 'data-act': 'publish',
+      onclick: () => this.host.connection.actions.publish?.(),
+    }, 'Publish…');
+    return h('div', { class: 'up-hold', role: 'group', 'aria-label': `Control group of ${rule.rule_id}` },
+      h('label', { for: id }, 'Control group'), input, h('span', { class: 'up-hold-unit', 'aria-hidden': 'true' }, '% of its visitors'),
+      publish, words);
+  }
+
+  /**
+   * The draft changed (views.js): each row's control group shows the draft's, unless the
+   * merchant is typing in it.
+   */
+  syncHoldouts(config) {
+    for (const input of this.list.querySelectorAll('.up-hold-input')) {
+      if (input === document.activeElement) continue;
+      const index = (config?.rules ?? []).findIndex((x) => x.id === input.dataset.rule);
+      if (index < 0) continue;
+      const value = String(config.rules[index].holdout_percent ?? 0);
+      if (input.value !== value) {
+        input.value = value;
+        input.dispatchEvent(new Event('input'));
+      }
+    }
+  }
+
   row(rule, verdict, axis, reach) {
     const rate = rule.conversion_rate;
     const index = (this.host.getState().config?.rules ?? []).findIndex((x) => x.id === rule.rule_id);
@@ -294,7 +373,9 @@ export class ResultsPanel {
     const reachText = reach
       ? predicted === undefined
         ? 'Your draft has no rule with this id.'
-        : `Backtest: your draft would show it in ${formatInt(predicted)} of ${plural(reach.sessions, 'session')} of this window (holdout and caps applied).`
+        : `Backtest: of ${plural(reach.sessions, 'session')} of this window, your draft would show it in ${formatInt(predicted.shown)}${predicted.heldOut
+          ? ` and hold the visitor out (its control group) in ${formatInt(predicted.heldOut)}`
+          : ', holding no visitor out'} (holdout and caps applied).`
       : null;
     return h('li', { class: `up-row up-${verdict.kind}`, dataset: { rule: rule.rule_id, verdict: verdict.kind } },
       h('div', { class: 'up-head' },
@@ -307,6 +388,7 @@ export class ResultsPanel {
       this.plot(rule, verdict, axis),
       h('p', { class: 'up-words' }, explanation(rule, verdict)),
       rule.p_value !== null ? h('p', { class: 'up-eng eng' }, `absolute ${rule.uplift.absolute}, ci95 [${rule.uplift.ci95?.join(', ')}], relative ${rule.uplift.relative}, p = ${rule.p_value}`) : null,
-      reachText ? h('p', { class: 'hint up-reach' }, reachText) : null);
+      reachText ? h('p', { class: 'hint up-reach' }, reachText) : null,
+      index >= 0 ? this.holdoutControl(rule, index) : null);
   }
 }

@@ -10,10 +10,11 @@ import { downloadText, esc, fetchExample, formatInt, onTextFileChosen } from './
 const STORAGE_KEY = 'nudge-rules:scenarios';
 const GAPS_SHOWN = 100;
 
-/** An expectation in plain words: `{ rule }`, `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
+/** An expectation in plain words: `{ rule }`, `{ held_out }` (SPEC 15), `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
 export function describeExpectation(e) {
   if (!e || typeof e !== 'object') return 'nothing';
   if (e.rule !== undefined) return `rule “${e.rule}” fires`;
+  if (e.held_out !== undefined) return `held out from rule “${e.held_out}” (its control group)`;
   if (e.quiet_zone) return 'a quiet zone (no nudge)';
   if (e.no_nudge) return 'no nudge';
   if (e.error) return 'the request is refused';

@@ -81,8 +81,9 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {number} days the window: the sessions of the last `days` days
  * @property {'idle' | 'loading' | 'ready' | 'error'} status
  * @property {{ from: string, to: string, rules: object[] } | null} report GET /v1/reports/uplift's `data`
- * @property {{ sessions: number, rules: Record<string, number> } | null} reach the backtest's
- *   sessions of the window, and the sessions each rule of the draft reaches
+ * @property {{ sessions: number, rules: Record<string, { shown: number, heldOut: number }> } | null} reach
+ *   the backtest's sessions of the window, and per rule of the draft the sessions it would be
+ *   shown in and those whose visitor it would hold out (SPEC 15)
  * @property {string | null} reachError why there is no predicted reach, in words
  * @property {string | null} error why there is no report, in words
  */

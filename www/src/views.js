@@ -238,6 +238,8 @@ export function pageViews(p) {
     { name: 'replay', reads: (s) => [s.replay], draw: (s) => replay.render(s.replay) },
     { name: 'replay changes', reads: (s) => [s.diff], draw: (s) => replay.renderDiff(s.diff) },
     { name: 'results', reads: (s) => [s.results], draw: (s) => p.results.draw(s.results) },
+    // The rows' control groups follow the draft (set on a card, or undone).
+    { name: 'resultsHoldouts', reads: (s) => [s.results, s.config], draw: (s) => p.results.syncHoldouts(s.config) },
     {
       name: 'engine ready',
       reads: (s) => [isReady(s)],

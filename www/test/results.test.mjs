@@ -14,7 +14,9 @@
 // merchant: the view before connecting, connected (each rule's verdict, both groups in words, the
 // interval drawn on the shared axis where the API puts it, the backtest's predicted reach), the 7
 // days window, a server that stops answering, an empty store, disconnecting; axe-core; screenshots
-// at 1440 and 390 px (docs/img/).
+// at 1440 and 390 px (docs/img/); a rule's control group set from its row with the keyboard at
+// 390 px (the draft changes, "costly" over 20 % said in words, 60 refused) and published with the
+// editor's publish dialog (the live config read back over the API).
 //
 //   node --test www/test/results.test.mjs
 import assert from 'node:assert/strict';
@@ -182,9 +184,12 @@ test('connected to the demo: each rule\'s verdict, both groups, the interval whe
     assert.ok(Math.abs(row.bar.right - at(r.uplift.ci95[1])) < 0.01, `${r.rule_id}: bar to ${row.bar.right}, want ${at(r.uplift.ci95[1])}`);
     assert.ok(Math.abs(row.dot.center - at(r.uplift.absolute)) < 0.01, `${r.rule_id}: dot at ${row.dot.center}`);
     assert.match(row.label, /^Uplift [+−]?\d+\.\d points?, 95 % interval /);
-    // The backtest's predicted reach of the draft in the same window.
-    const predicted = backtest.rules.find((x) => x.rule_id === r.rule_id).sessions;
-    assert.equal(row.reach, `Backtest: your draft would show it in ${predicted.toLocaleString('en-US')} of ${backtest.sessions.toLocaleString('en-US')} sessions of this window (holdout and caps applied).`);
+    // The backtest's predicted reach of the draft in the same window: treated and held out.
+    const predicted = backtest.rules.find((x) => x.rule_id === r.rule_id);
+    const heldOut = predicted.held_out_sessions
+      ? ` and hold the visitor out (its control group) in ${predicted.held_out_sessions.toLocaleString('en-US')}`
+      : ', holding no visitor out';
+    assert.equal(row.reach, `Backtest: of ${backtest.sessions.toLocaleString('en-US')} sessions of this window, your draft would show it in ${predicted.sessions.toLocaleString('en-US')}${heldOut} (holdout and caps applied).`);
   }
   assert.ok(report.rules.find((r) => r.rule_id === 'sale-toast').uplift.ci95[0] > 0);
   assert.ok(by['sale-toast'].bar.left > 0.5, 'the lifting rule\'s interval is right of zero');
@@ -261,9 +266,76 @@ for (const width of [1440, 390]) {
     await page.locator('#results-body button[data-days="30"]').click();
     assert.equal(await waitState(page, 'ready'), 'ready');
     await page.waitForFunction(() => document.querySelector('#results-body button[data-days="30"]').getAttribute('aria-pressed') === 'true');
+    // The whole panel in the viewport (no sticky bar over it), and the connection's toast gone.
+    await page.setViewportSize({ width, height: 2000 });
+    await page.evaluate(() => { document.querySelector('#toast').hidden = true; });
     await page.locator('#results-panel').scrollIntoViewIfNeeded();
     mkdirSync(IMG, { recursive: true });
     await page.locator('#results-panel').screenshot({ path: path.join(IMG, `results-${width}.png`), animations: 'disabled' });
     await page.close();
   });
 }
+
+test('at 390 px, a rule\'s control group is set from its row with the keyboard, said in words, and published', async () => {
+  const page = await editorPage(390);
+  await connect(page, demo.base, DEMO_SK);
+  assert.equal(await waitState(page, 'ready'), 'ready');
+  const draftHoldout = () => page.evaluate(() => JSON.parse(window.nudgePlayground.editor.value).rules.find((r) => r.id === 'sale-toast').holdout_percent ?? 0);
+  const row = page.locator('#results-body .up-row[data-rule="sale-toast"]');
+  // Named for a screen reader, and described by its words.
+  const input = row.getByRole('spinbutton', { name: 'Control group' });
+  assert.equal(await input.inputValue(), String(await draftHoldout()));
+  const words = row.locator('.up-hold-words');
+  assert.equal(await input.getAttribute('aria-describedby'), await words.getAttribute('id'));
+  const typeIn = async (value) => {
+    await input.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(value);
+    await page.keyboard.press('Tab');
+  };
+  // 30 %: set in the draft (as from the card), and called costly in words.
+  await typeIn('30');
+  await page.waitForFunction(() => JSON.parse(window.nudgePlayground.editor.value).rules.find((r) => r.id === 'sale-toast').holdout_percent === 30);
+  assert.equal(await page.evaluate(() => JSON.parse(window.nudgePlayground.store.text).rules.find((r) => r.id === 'sale-toast').holdout_percent), 30, 'the store has the draft');
+  assert.match(await words.textContent(), /^Costly: 30 % of the visitors it reaches never see the nudge\. Over 20 % /);
+  assert.equal(await words.evaluate((el) => el.classList.contains('up-hold-costly')), true);
+  // Over 50 %: refused in words, the draft keeps 30.
+  await typeIn('60');
+  assert.match(await words.textContent(), /whole percentage from 0 to 50/);
+  assert.equal(await input.getAttribute('aria-invalid'), 'true');
+  assert.equal(await draftHoldout(), 30);
+  // 10 %: no warning.
+  await typeIn('10');
+  await page.waitForFunction(() => JSON.parse(window.nudgePlayground.editor.value).rules.find((r) => r.id === 'sale-toast').holdout_percent === 10);
+  assert.match(await words.textContent(), /^10 % of the visitors it reaches are held out/);
+  assert.equal(await input.getAttribute('aria-invalid'), 'false');
+  // Nothing in the row is wider than the screen.
+  const overflow = await page.locator('#results-panel').evaluate((el) => el.scrollWidth - el.clientWidth);
+  assert.ok(overflow <= 1, `the panel overflows by ${overflow} px`);
+  // Tab went on to Publish….
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.act), 'publish');
+  // Refresh: the backtest of the draft now holds sale-toast's control group out of its reach
+  // (the demo's sessions carry visitor ids), as the server says for the same draft.
+  await page.locator('#results-body [data-act=refresh]').click();
+  assert.equal(await waitState(page, 'ready'), 'ready');
+  const config = await page.evaluate(() => window.nudgePlayground.editor.value);
+  const { backtest } = await serverSays(30, config);
+  const predicted = backtest.rules.find((x) => x.rule_id === 'sale-toast');
+  assert.ok(predicted.held_out_sessions > 0, `held out ${predicted.held_out_sessions}`);
+  assert.equal(await row.locator('.up-reach').textContent(), `Backtest: of ${backtest.sessions.toLocaleString('en-US')} sessions of this window, your draft would show it in ${predicted.sessions.toLocaleString('en-US')} and hold the visitor out (its control group) in ${predicted.held_out_sessions.toLocaleString('en-US')} (holdout and caps applied).`);
+  assert.equal(await input.inputValue(), '10', 'the redrawn row shows the draft\'s control group');
+  // Publish… with the keyboard opens the editor's publish dialog; publishing makes it live.
+  await row.locator('[data-act=publish]').focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.locator('.pub-dialog');
+  await dialog.waitFor();
+  await page.waitForFunction(() => !/Backtesting/.test(document.querySelector('.pub-backtest')?.textContent ?? ''), null, { timeout: 30_000 });
+  await page.locator('#pub-message').fill('sale-toast: 10 % control group');
+  await dialog.locator('[data-act=publish]').click();
+  await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+  const live = await api(demo.base, 'GET', '/v1/config', { key: DEMO_SK });
+  assert.equal(live.status, 200);
+  assert.equal(live.json.data.message, 'sale-toast: 10 % control group');
+  assert.equal(live.json.data.config.rules.find((r) => r.id === 'sale-toast').holdout_percent, 10);
+  await page.close();
+});

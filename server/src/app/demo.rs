@@ -15,6 +15,33 @@
 
 use crate::domain::event::{EventKind, NewEvent};
 
+/// The demo's recorded sessions (`examples/sessions.jsonl`, one per line) with a visitor on
+/// each, `vis_` then the session id's hex, as a storefront sends it on every event: imported,
+/// every event carries it, and a backtest of a draft with a holdout holds that visitor's share
+/// out of the predicted reach (SPEC 15). A line that is not a session object is kept as it is.
+pub fn with_visitors(jsonl: &str) -> String {
+    jsonl
+        .lines()
+        .map(|line| {
+            let Ok(serde_json::Value::Object(mut session)) = serde_json::from_str(line) else {
+                return line.to_owned();
+            };
+            let visitor = session
+                .get("id")
+                .and_then(serde_json::Value::as_str)
+                .map(|id| format!("vis_{}", id.trim_start_matches("sess_")));
+            match visitor {
+                Some(v) if crate::domain::ingest::is_visitor_id(&v) => {
+                    session.insert("visitor_id".to_owned(), serde_json::Value::String(v));
+                    serde_json::Value::Object(session).to_string()
+                }
+                _ => line.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// One arm of a demo rule: `(rule_id, nudge_type, treated, sessions, converted)`.
 type DemoArm = (&'static str, &'static str, bool, u32, u32);
 
@@ -94,6 +121,21 @@ mod tests {
     use crate::domain::derive::exposures;
     use crate::domain::event::StoredEvent;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn the_demo_sessions_each_get_their_visitor_and_stay_the_same_otherwise() {
+        let plain = nudge_rules::replay::Sessions::from_text(crate::DEMO_SESSIONS).unwrap();
+        let text = with_visitors(crate::DEMO_SESSIONS);
+        let with = nudge_rules::replay::Sessions::from_text(&text).unwrap();
+        assert_eq!(plain.len(), with.len());
+        for (a, b) in plain.records().zip(with.records()) {
+            assert_eq!(a.id(), b.id());
+            assert_eq!(a.events().len(), b.events().len());
+            assert_eq!(a.visitor_id(), None);
+            let visitor = format!("vis_{}", a.id().trim_start_matches("sess_"));
+            assert_eq!(b.visitor_id(), Some(visitor.as_str()));
+        }
+    }
 
     #[test]
     fn the_demo_shows_a_lift_no_lift_and_not_enough_data() {

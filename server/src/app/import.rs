@@ -9,6 +9,7 @@
 //!   NUDGE_OUTCOME at the same time (the document records no interaction time);
 //! - the session's `intent_score` goes on its latest page event (or latest nudge when it has
 //!   no page event), so the stored session keeps it;
+//! - a session's `visitor_id` (SPEC 15) goes on every one of its events, as a storefront sends it;
 //! - `ended_at` is derived (the latest event); a recorded `ended_at` after every event is not
 //!   kept. docs/DECISIONS.md (SPEC 11) lists these.
 
@@ -107,6 +108,12 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
     };
     if let Some(event) = carrier.and_then(|i| events.get_mut(i)) {
         event.intent_score = Some(record.intent_score());
+    }
+    // The session's visitor (SPEC 15), on every event as a storefront sends it.
+    if let Some(visitor) = record.visitor_id() {
+        for e in &mut events {
+            e.visitor_id = Some(visitor.to_owned());
+        }
     }
     events
 }

@@ -388,6 +388,9 @@ pub(crate) fn page_side(engine: &Engine, outcome: &PageOutcome) -> Side {
         PageOutcome::Fired { rule_id, at_ms, .. } => {
             (Expectation::Rule(rule_id.clone()), Some(*at_ms))
         }
+        PageOutcome::HeldOut { rule_id, at_ms, .. } => {
+            (Expectation::HeldOut(rule_id.clone()), Some(*at_ms))
+        }
         PageOutcome::QuietZone { .. } => (Expectation::QuietZone, None),
         PageOutcome::NoNudge => (Expectation::NoNudge, None),
         PageOutcome::Rejected { .. } => (Expectation::InvalidRequest, None),

@@ -17,14 +17,19 @@
 //! - SPEC 15: each session keeps its own simulated history: a rule that fires counts for its
 //!   `cap.per_session` and `max_nudges_per_session` on the session's later pages (a rule with the
 //!   default cap fires once per session), and so does a recorded `NUDGE_HELD_OUT` event (with
-//!   its `rule_id`; no page view) from the first page after it; no visitor id is known, so no one
-//!   is held out; `exit_intent: true` rules are tried at the end of the last page (the visitor
-//!   left), when nothing fired on it before.
+//!   its `rule_id`; no page view) from the first page after it; `exit_intent: true` rules are
+//!   tried at the end of the last page (the visitor left), when nothing fired on it before;
+//! - SPEC 15 holdouts: with the session's `visitor_id`, the engine buckets the visitor as a
+//!   storefront would, and a page whose rule holds the visitor out is a `held_out` outcome (no
+//!   nudge shown, no later rule tried), which counts for caps like a shown nudge; without a
+//!   visitor id no one is held out.
 
 mod read;
 mod record;
 mod session;
 mod summary;
+#[cfg(test)]
+mod tests;
 mod timestamp;
 
 use crate::as_code::ConfigAsCode;
@@ -67,6 +72,18 @@ pub enum PageOutcome {
         /// The quiet zone.
         quiet_zone: QuietZoneRef,
     },
+    /// SPEC 15: the rule that would fire holds the visitor out (the session's `visitor_id` is in
+    /// its control group): no nudge is shown, and it counts for caps as a shown nudge.
+    HeldOut {
+        /// The rule id.
+        rule_id: String,
+        /// The rule's index in config order.
+        rule_index: usize,
+        /// The rule's nudge type (not shown).
+        nudge_type: NudgeType,
+        /// Idle time in ms at which the rule would fire.
+        at_ms: u32,
+    },
     /// No rule becomes true within the dwell time.
     NoNudge,
     /// SPEC 4 rejects the page URL: nothing is evaluated.
@@ -81,6 +98,14 @@ impl PageOutcome {
     pub fn rule_id(&self) -> Option<&str> {
         match self {
             PageOutcome::Fired { rule_id, .. } => Some(rule_id),
+            _ => None,
+        }
+    }
+
+    /// The rule that holds the visitor out on this page, if any (SPEC 15).
+    pub fn held_out_rule_id(&self) -> Option<&str> {
+        match self {
+            PageOutcome::HeldOut { rule_id, .. } => Some(rule_id),
             _ => None,
         }
     }
@@ -230,14 +255,24 @@ impl ConfigAsCode<'_> {
                 e.occurred_at.at.millis_since(first.occurred_at.at)
             });
             let last = i + 1 == s.events.len();
+            let visit = Visit {
+                visitor_id: s.visitor_id.as_deref(),
+                history: &history,
+                ..Visit::NONE
+            };
             let (path, outcome, capped) =
-                self.page_outcome(&e.url, intent_score, dwell_ms, &history, last);
-            if let PageOutcome::Fired { rule_index, .. } = &outcome
-                && let Some(rule) = rules.get(*rule_index)
-            {
+                self.page_outcome(&e.url, intent_score, dwell_ms, &visit, last);
+            // A held-out page counts for caps as a shown nudge (SPEC 15).
+            let (fired, held_out) = match &outcome {
+                PageOutcome::Fired { rule_index, .. } => (Some(*rule_index), false),
+                PageOutcome::HeldOut { rule_index, .. } => (Some(*rule_index), true),
+                _ => (None, false),
+            };
+            if let Some(rule) = fired.and_then(|r| rules.get(r)) {
                 history.push(HistoryEntry {
                     rule_id: rule.id.clone(),
                     this_session: true,
+                    held_out,
                     ..HistoryEntry::default()
                 });
             }
@@ -277,16 +312,16 @@ impl ConfigAsCode<'_> {
         }
     }
 
-    /// What fires on a page visited for `dwell_ms` at `intent_score`, given the session's
-    /// history so far (SPEC 15 caps); `last`: the session's last page, at whose end exit intent
-    /// is tried. Returns the normalized path (or `None`), the outcome, and the rule that would
-    /// have fired without the caps but did not (capped).
+    /// What fires on a page visited for `dwell_ms` at `intent_score`, given the visitor and
+    /// the session's history so far (SPEC 15 caps and holdouts); `last`: the session's last
+    /// page, at whose end exit intent is tried. Returns the normalized path (or `None`), the
+    /// outcome, and the rule that would have fired without the caps but did not (capped).
     pub(crate) fn page_outcome<'u>(
         &self,
         page_url: &'u str,
         intent_score: u8,
         dwell_ms: u64,
-        history: &[HistoryEntry],
+        visit: &Visit<'_>,
         last: bool,
     ) -> (Option<Cow<'u, str>>, PageOutcome, Option<(usize, String)>) {
         let path = match self.engine.normalize(page_url) {
@@ -296,11 +331,7 @@ impl ConfigAsCode<'_> {
                 return (None, PageOutcome::Rejected { url_error }, None);
             }
         };
-        let visit = Visit {
-            history,
-            ..Visit::NONE
-        };
-        let fired = match self.first_within(&path, intent_score, dwell_ms, &visit, last) {
+        let fired = match self.first_within(&path, intent_score, dwell_ms, visit, last) {
             Ok(fired) => fired,
             Err(z) => {
                 let outcome = QuietZoneRef::new(self.engine, z)
@@ -311,24 +342,34 @@ impl ConfigAsCode<'_> {
             }
         };
         // Without a history nothing is capped; with one, what the page gives without it.
-        let capped = if history.is_empty() {
+        let capped = if visit.history.is_empty() {
             None
         } else {
             self.first_within(&path, intent_score, dwell_ms, &Visit::NONE, last)
                 .ok()
                 .flatten()
-                .map(|(_, r)| r)
-                .filter(|&r| fired.is_none_or(|(_, f)| f != r))
+                .map(|(_, r, _)| r)
+                .filter(|&r| fired.is_none_or(|(_, f, _)| f != r))
                 .and_then(|r| Some((r, self.engine.config().rules.get(r)?.id.clone())))
         };
         let outcome = fired
-            .and_then(|(at_ms, r)| {
+            .and_then(|(at_ms, r, held_out)| {
                 let rule = self.engine.config().rules.get(r)?;
-                Some(PageOutcome::Fired {
-                    rule_id: rule.id.clone(),
-                    rule_index: r,
-                    nudge_type: rule.nudge.nudge_type,
-                    at_ms,
+                let (rule_id, rule_index, nudge_type) = (rule.id.clone(), r, rule.nudge.nudge_type);
+                Some(if held_out {
+                    PageOutcome::HeldOut {
+                        rule_id,
+                        rule_index,
+                        nudge_type,
+                        at_ms,
+                    }
+                } else {
+                    PageOutcome::Fired {
+                        rule_id,
+                        rule_index,
+                        nudge_type,
+                        at_ms,
+                    }
                 })
             })
             .unwrap_or(PageOutcome::NoNudge);
@@ -336,8 +377,9 @@ impl ConfigAsCode<'_> {
     }
 
     /// The first rule to fire on a normalized path as idle time grows from 0 to `dwell_ms`, with
-    /// the idle time at which it fires, for a visit without exit intent; on the `last` page, then
-    /// with exit intent at the end of the dwell. `Err(zone)` for a quiet page.
+    /// the idle time at which it fires and whether it holds the visitor out (SPEC 15), for a
+    /// visit without exit intent; on the `last` page, then with exit intent at the end of the
+    /// dwell. `Err(zone)` for a quiet page.
     fn first_within(
         &self,
         path: &str,
@@ -345,17 +387,26 @@ impl ConfigAsCode<'_> {
         dwell_ms: u64,
         visit: &Visit<'_>,
         last: bool,
-    ) -> Result<Option<(u32, usize)>, usize> {
+    ) -> Result<Option<(u32, usize, bool)>, usize> {
         let fired = match self.engine.decide_with_page(path, intent_score, 0, visit).0 {
             Outcome::Quiet(z) => return Err(z),
-            Outcome::Fired(r) => Some((0, r)),
-            // Not without a visitor id, which a replay does not give.
-            Outcome::HeldOut(_) => None,
+            Outcome::Fired(r) => Some((0, r, false)),
+            Outcome::HeldOut(r) => Some((0, r, true)),
             Outcome::NoMatch => earliest_idle(
                 self.engine,
                 &enabled_checks(self.engine, path, intent_score, 0, visit),
             )
-            .filter(|&(at, _)| u64::from(at) <= dwell_ms),
+            .filter(|&(at, _)| u64::from(at) <= dwell_ms)
+            .map(|(at, r)| {
+                // The rule that becomes true first holds the visitor out as it would at once.
+                let held_out = self
+                    .engine
+                    .config()
+                    .rules
+                    .get(r)
+                    .is_some_and(|rule| visit.held_out(rule).is_some());
+                (at, r, held_out)
+            }),
         };
         if fired.is_some() || !last {
             return Ok(fired);
@@ -372,7 +423,8 @@ impl ConfigAsCode<'_> {
                 .decide_with_page(path, intent_score, end, &leaving)
                 .0
             {
-                Outcome::Fired(r) => Some((end, r)),
+                Outcome::Fired(r) => Some((end, r, false)),
+                Outcome::HeldOut(r) => Some((end, r, true)),
                 _ => None,
             },
         )

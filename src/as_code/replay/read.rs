@@ -38,6 +38,7 @@ const SESSION_FIELDS: &[&str] = &[
     "nudge_count",
     "events",
     "nudges",
+    "visitor_id",
 ];
 const EVENT_FIELDS: &[&str] = &["type", "url", "occurred_at", "intent_score", "rule_id"];
 
@@ -228,6 +229,13 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         .and_then(|(v, p)| intent(v, &p, f));
     let ended_at = r.required("ended_at", f).and_then(|(v, p)| stamp(v, &p, f));
     let started_at = r.get("started_at").map(|(v, p)| (stamp(v, &p, f), p));
+    // SPEC 15: the visitor, whose holdout buckets the replay computes; absent, no one is held out.
+    let visitor_id = match r.get("visitor_id") {
+        Some((v, p)) => json::string(v, &p, f)
+            .and_then(|s| crate::request::visitor_id(s, &p, f))
+            .map(Some),
+        None => Some(None),
+    };
     let converted = match r.get("converted") {
         Some((v, p)) => json::boolean(v, &p, f).map(Some),
         None => Some(None),
@@ -297,6 +305,7 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         events,
         nudges,
         held_out,
+        visitor_id: visitor_id?,
     })
 }
 

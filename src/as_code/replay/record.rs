@@ -99,4 +99,7 @@ pub(crate) struct Session {
     pub(crate) nudges: Vec<RecordedNudge>,
     /// The `NUDGE_HELD_OUT` events (SPEC 15), sorted by time; not in `events`.
     pub(crate) held_out: Vec<HeldOut>,
+    /// The visitor's `visitor_id` (SPEC 15), when known: the replay evaluates with it, so a
+    /// visitor in a rule's control group is held out from that rule.
+    pub(crate) visitor_id: Option<String>,
 }

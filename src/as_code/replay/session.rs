@@ -10,6 +10,7 @@ use super::timestamp::sort_by_time;
 use crate::code::DiagnosticCode;
 use crate::config::NudgeType;
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::json::{Findings, Path};
 use crate::limits::MAX_INTENT_SCORE;
 
 /// A recorded nudge's outcome (API document 2.2, 3): the engine's own (SPEC 15 history uses it
@@ -107,6 +108,7 @@ impl Sessions {
     ///                                occurred_at_ms: 1_772_366_400_000, intent_score: None,
     ///                                rule_id: None }],
     ///     nudges: vec![],
+    ///     visitor_id: Some("vis_abc"),
     /// }).unwrap();
     /// assert_eq!(sessions.records().next().unwrap().events().next().unwrap().url, "/products/linen-shirt");
     /// ```
@@ -116,7 +118,8 @@ impl Sessions {
     /// `InvalidSessions`, the session not added, when (paths count from this session):
     ///
     /// - `intent_score` or an event's `intent_score` is over 100 (`out_of_range`);
-    /// - a nudge's type is not one of the four nudge types (`unknown_nudge_type`).
+    /// - a nudge's type is not one of the four nudge types (`unknown_nudge_type`);
+    /// - `visitor_id` is not `vis_` then 1 to 64 of `A-Za-z0-9_-` (`invalid_visitor_id`).
     pub fn push(&mut self, parts: SessionParts<'_>) -> Result<(), Error> {
         let mut problems = Vec::new();
         let max = MAX_INTENT_SCORE;
@@ -153,6 +156,12 @@ impl Sessions {
                 )),
             }
         }
+        if let Some(id) = parts.visitor_id {
+            let mut f = Findings::default();
+            if crate::request::visitor_id(id, &Path::root().key("visitor_id"), &mut f).is_none() {
+                problems.extend(f.into_diagnostics(None));
+            }
+        }
         if !problems.is_empty() {
             return Err(Error::new(ErrorKind::InvalidSessions, problems));
         }
@@ -176,6 +185,7 @@ impl Sessions {
             events,
             nudges: sort_by_time(nudges, |n| n.shown_at.at),
             held_out,
+            visitor_id: parts.visitor_id.map(str::to_owned),
         });
         Ok(())
     }
@@ -245,6 +255,9 @@ pub struct SessionParts<'a> {
     pub events: Vec<EventRecord<'a>>,
     /// The nudges shown (API document 2.2 "Session nudge").
     pub nudges: Vec<NudgeRecord<'a>>,
+    /// The visitor's `visitor_id` (SPEC 15), when known: the replay holds the visitor out of
+    /// the rules whose control group they are in; `None`: no one is held out.
+    pub visitor_id: Option<&'a str>,
 }
 
 /// One recorded session as read (API document 2.2), for a program that stores it. Times are
@@ -305,6 +318,11 @@ impl<'a> SessionRecord<'a> {
     /// `converted`, when the input has it.
     pub fn converted(&self) -> Option<bool> {
         self.session.converted
+    }
+
+    /// `visitor_id` (SPEC 15), when the input has it.
+    pub fn visitor_id(&self) -> Option<&'a str> {
+        self.session.visitor_id.as_deref()
     }
 
     /// `events`, by `occurred_at`.

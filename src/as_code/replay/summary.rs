@@ -49,7 +49,8 @@ pub struct RuleReach {
     pub nudge_type: NudgeType,
     /// False for a disabled rule (it reaches nothing).
     pub enabled: bool,
-    /// Sessions in which it fires on at least one page.
+    /// Sessions in which it fires on at least one page: its predicted treated reach, with caps
+    /// and holdouts applied (SPEC 15).
     pub sessions: usize,
     /// Of those, sessions that converted.
     pub converted_sessions: usize,
@@ -62,6 +63,10 @@ pub struct RuleReach {
     pub capped_page_views: usize,
     /// Recorded `NUDGE_HELD_OUT` events of the rule (SPEC 15: visitors of its control group).
     pub held_out_events: usize,
+    /// Sessions in which the rule would have fired but the session's `visitor_id` is in its
+    /// control group (SPEC 15), on at least one page: its predicted control reach. Always 0 for
+    /// sessions without a visitor id.
+    pub held_out_sessions: usize,
 }
 
 /// One nudge type's predicted reach against the nudges of that type really shown.
@@ -134,6 +139,7 @@ impl ReplaySummary {
                     recorded_same_type: OutcomeCounts::default(),
                     capped_page_views: 0,
                     held_out_events: 0,
+                    held_out_sessions: 0,
                 })
                 .collect(),
             nudge_types: NudgeType::ALL
@@ -158,6 +164,7 @@ impl ReplaySummary {
         self.unplaced_nudges += s.unplaced.len();
         // Per session: which rules and types were reached, which types were recorded.
         let mut rules_reached = vec![false; self.rules.len()];
+        let mut rules_held_out = vec![false; self.rules.len()];
         let mut types_reached = [false; 4];
         let mut types_recorded = [false; 4];
         let slot = |t: NudgeType| NudgeType::ALL.iter().position(|&x| x == t).unwrap_or(0);
@@ -203,6 +210,12 @@ impl ReplaySummary {
                     self.page_views_rejected += 1;
                     continue;
                 }
+                PageOutcome::HeldOut { rule_index, .. } => {
+                    if let Some(seen) = rules_held_out.get_mut(*rule_index) {
+                        *seen = true;
+                    }
+                    continue;
+                }
                 PageOutcome::NoNudge => continue,
             };
             self.page_views_with_nudge += 1;
@@ -231,6 +244,14 @@ impl ReplaySummary {
         for (rule, _) in self.rules.iter_mut().zip(rules_reached).filter(|(_, r)| *r) {
             rule.sessions += 1;
             rule.converted_sessions += usize::from(converted);
+        }
+        for (rule, _) in self
+            .rules
+            .iter_mut()
+            .zip(rules_held_out)
+            .filter(|(_, r)| *r)
+        {
+            rule.held_out_sessions += 1;
         }
         for ((t, reached), recorded) in self
             .nudge_types

@@ -242,10 +242,19 @@ async fn read_range(
 }
 
 /// A stored session as replay reads it: the same session as `GET /v1/sessions/{id}` writes,
-/// with its NUDGE_HELD_OUT events besides (type and `rule_id`), which count for caps.
+/// with its NUDGE_HELD_OUT events besides (type and `rule_id`), which count for caps, and its
+/// visitor: the `visitor_id` of its earliest event that has one (a storefront sends one id on
+/// every event of a visit), so the replay holds that visitor out as the storefront would
+/// (SPEC 15). A malformed stored id (never, the relay checks it) replays with no visitor.
 fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
     let s = &detail.summary;
+    let visitor_id = detail
+        .events
+        .iter()
+        .find_map(|e| e.visitor_id.as_deref())
+        .filter(|id| crate::domain::ingest::is_visitor_id(id));
     SessionParts {
+        visitor_id,
         id: &s.id,
         ended_at_ms: s.ended_at_ms,
         intent_score: u8::try_from(s.intent_score).unwrap_or(u8::MAX),

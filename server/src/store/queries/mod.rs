@@ -59,6 +59,9 @@ pub struct SessionEvent {
     /// The rule of a `NUDGE_HELD_OUT` event, which a backtest page carries for the replay's
     /// caps (SPEC 15); `None` on page events (the only events of a session's detail).
     pub rule_id: Option<String>,
+    /// The event's `visitor_id` (SPEC 15), when the storefront sent one: a backtest replays
+    /// the session with its visitor, so holdouts apply.
+    pub visitor_id: Option<String>,
 }
 
 /// One session with its log (API document 2.2).

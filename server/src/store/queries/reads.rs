@@ -53,7 +53,7 @@ macro_rules! reads {
             };
             let summary = read_session(&row)?;
             let rows = sqlx::query(
-                "SELECT type, url, occurred_at, intent_score FROM events \
+                "SELECT type, url, occurred_at, intent_score, visitor_id FROM events \
                  WHERE site = $1 AND mode = $2 AND session_id = $3 AND type IN ('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE') \
                  ORDER BY occurred_at, seq",
             )
@@ -71,6 +71,7 @@ macro_rules! reads {
                         occurred_at_ms: row.try_get("occurred_at")?,
                         intent_score: row.try_get("intent_score")?,
                         rule_id: None,
+                        visitor_id: row.try_get("visitor_id")?,
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()?;
@@ -135,7 +136,7 @@ macro_rules! reads {
                 "started_at, id",
             );
             let events_sql = page_sql(
-                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score, e.rule_id",
+                "e.session_id, e.type, e.url, e.occurred_at, e.intent_score, e.rule_id, e.visitor_id",
                 &format!(
                     "({REPLAY_PAGE}) p JOIN events e ON e.site = $1 AND e.mode = $2 AND e.session_id = p.id \
                      WHERE e.type IN {REPLAY_EVENT_TYPES}"
@@ -179,7 +180,8 @@ macro_rules! reads {
                 .fetch_all(&mut *tx)
                 .await?;
             tx.commit().await?;
-            let events: Vec<(String, String, Option<String>, i64, Option<i64>, Option<String>)> = read_page(&events)?;
+            type EventColumns = (String, String, Option<String>, i64, Option<i64>, Option<String>, Option<String>);
+            let events: Vec<EventColumns> = read_page(&events)?;
             let nudges: Vec<(String, String, String, i64, String, i64)> = read_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
             let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
@@ -199,9 +201,9 @@ macro_rules! reads {
                     nudges: Vec::new(),
                 });
             }
-            for (session_id, event_type, url, occurred_at_ms, intent_score, rule_id) in events {
+            for (session_id, event_type, url, occurred_at_ms, intent_score, rule_id, visitor_id) in events {
                 if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
-                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score, rule_id });
+                    d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score, rule_id, visitor_id });
                 }
             }
             for (session_id, id, nudge_type, shown_at_ms, outcome, influenced) in nudges {

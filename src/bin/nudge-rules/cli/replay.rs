@@ -96,6 +96,9 @@ fn outcome(o: &PageOutcome) -> String {
             "{rule_id} ({nudge_type}) at {}",
             duration(u64::from(*at_ms))
         ),
+        PageOutcome::HeldOut { rule_id, at_ms, .. } => {
+            format!("held out from {rule_id} at {}", duration(u64::from(*at_ms)))
+        }
         PageOutcome::QuietZone { quiet_zone } => format!("quiet zone {}", quiet_zone.pattern),
         PageOutcome::Rejected { url_error } => format!("rejected URL ({})", url_error.code),
         _ => "-".to_owned(),
@@ -155,6 +158,7 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
                 } else {
                     "disabled".to_owned()
                 },
+                r.held_out_sessions.to_string(),
                 r.converted_sessions.to_string(),
                 r.page_views.to_string(),
                 r.capped_page_views.to_string(),
@@ -169,10 +173,11 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
             "rule",
             "type",
             "sessions",
+            "held-out sessions",
             "converted",
             "page views",
             "capped",
-            "held out",
+            "held-out events",
             "recorded there",
             "shown",
             "clicked",
@@ -181,10 +186,10 @@ pub(crate) fn summary(s: &ReplaySummary) -> String {
             "influenced",
         ],
         &rows,
-        "llrrrrrrrrrrr",
+        "llrrrrrrrrrrrr",
     ));
     out.push_str(
-        "(capped: page views on which the rule would have fired but had reached its cap in the session; held out: recorded NUDGE_HELD_OUT events, its control group)\n",
+        "(sessions: where the rule would show its nudge; held-out sessions: where it would fire but the session's visitor_id is in its control group; capped: page views on which the rule would have fired but had reached its cap in the session; held-out events: recorded NUDGE_HELD_OUT events, its control group)\n",
     );
     out.push_str("\npredicted against recorded, per nudge type:\n");
     let rows: Vec<Vec<String>> = s
