@@ -10,3 +10,4 @@ pub mod ingest;
 pub mod retention;
 pub mod time;
 pub mod webhook;
+pub mod wire;

@@ -13,6 +13,7 @@
 mod group;
 mod lease;
 mod queries;
+mod webhooks;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub use queries::{
     ArmCount, ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail,
     SessionEvent,
 };
+pub use queries::MAX_IN_FLIGHT as MAX_WEBHOOK_IN_FLIGHT;
 
 /// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
 /// driver; 16 measured no faster than 4 on 2 cores).

@@ -4,9 +4,11 @@
 //! - [`event_type`]: the six event types and their names;
 //! - [`signature`]: Standard Webhooks v1 secrets and signatures;
 //! - [`address`]: which URLs and addresses a delivery may reach (the SSRF rules);
-//! - [`schedule`]: the retry ladder, its jitter and `Retry-After`.
+//! - [`schedule`]: the retry ladder, its jitter and `Retry-After`;
+//! - [`endpoint`]: endpoints, messages and attempts, and their wire forms.
 
 pub mod address;
+pub mod endpoint;
 pub mod event_type;
 pub mod schedule;
 pub mod signature;

@@ -34,7 +34,8 @@ use crate::http::pipeline::{ApiOptions, serve, store_of, unavailable};
 use crate::http::query::Params;
 use crate::sites::def::ConfigSource;
 use crate::sites::registry::{Served, Site};
-use crate::store::{ConfigVersion, Published};
+use crate::domain::wire::{ConfigVersion, VersionItem};
+use crate::store::Published;
 
 /// `GET /v1/config`.
 pub const CONFIG_PATH: &str = "/v1/config";
@@ -96,36 +97,6 @@ pub(crate) fn compile_sent(raw: &RawValue) -> Result<(Engine, String), ApiError>
     let text = sent_text(raw)?;
     let engine = Engine::compile(&text).map_err(ApiError::Sent)?;
     Ok((engine, text.into_owned()))
-}
-
-/// A version as the API writes it (SPEC 13).
-#[derive(Serialize)]
-struct VersionItem<'a> {
-    version: i64,
-    published_at: String,
-    message: Option<&'a str>,
-    published_by: &'a str,
-    sha256: &'a str,
-    restores: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    config: Option<&'a RawValue>,
-}
-
-impl<'a> VersionItem<'a> {
-    fn of(v: &'a ConfigVersion) -> VersionItem<'a> {
-        VersionItem {
-            version: v.version,
-            published_at: format_ms(v.published_at_ms),
-            message: v.message.as_deref(),
-            published_by: &v.published_by,
-            sha256: &v.sha256,
-            restores: v.restores,
-            config: v
-                .config
-                .as_deref()
-                .and_then(|text| serde_json::from_str::<&RawValue>(text).ok()),
-        }
-    }
 }
 
 /// `GET /v1/config`'s data: a version with `managed_by`.

@@ -4,12 +4,10 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::response::Response;
-use serde::Serialize;
 
 use crate::app::state::AppState;
 use crate::domain::cursor::{Endpoint, Filters};
-use crate::domain::derive::NudgeSummary;
-use crate::domain::time::WireTime;
+use crate::domain::wire::NudgeItem;
 use crate::http::page::ListPage;
 use crate::http::pipeline::{serve_read, store_of, unavailable};
 use crate::http::query::Params;
@@ -52,28 +50,3 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
     .await
 }
 
-/// A nudge event as a list item (API document 2.3).
-#[derive(Serialize)]
-pub struct NudgeItem<'a> {
-    id: &'a str,
-    session_id: &'a str,
-    #[serde(rename = "type")]
-    nudge_type: &'a str,
-    shown_at: WireTime,
-    outcome: &'a str,
-    influenced_conversion: bool,
-}
-
-impl<'a> NudgeItem<'a> {
-    /// The wire form of a shown nudge.
-    pub fn of(n: &'a NudgeSummary) -> NudgeItem<'a> {
-        NudgeItem {
-            id: &n.id,
-            session_id: &n.session_id,
-            nudge_type: &n.nudge_type,
-            shown_at: WireTime(n.shown_at_ms),
-            outcome: &n.outcome,
-            influenced_conversion: n.influenced_conversion,
-        }
-    }
-}

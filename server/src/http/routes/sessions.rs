@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::app::state::AppState;
 use crate::domain::cursor::{Endpoint, Filters};
-use crate::domain::derive::SessionSummary;
+use crate::domain::wire::SessionItem;
 use crate::domain::ids::is_session_id;
 use crate::domain::time::{WireTime, now_ms};
 use crate::http::error::ApiError;
@@ -73,33 +73,6 @@ pub async fn detail(
         }))
     })
     .await
-}
-
-/// A session as a list item (API document 2.1).
-#[derive(Serialize)]
-pub struct SessionItem<'a> {
-    id: &'a str,
-    started_at: WireTime,
-    ended_at: WireTime,
-    page_count: i64,
-    intent_score: i64,
-    converted: bool,
-    nudge_count: i64,
-}
-
-impl<'a> SessionItem<'a> {
-    /// The wire form of a session's derived fields.
-    pub fn of(s: &'a SessionSummary) -> SessionItem<'a> {
-        SessionItem {
-            id: &s.id,
-            started_at: WireTime(s.started_at_ms),
-            ended_at: WireTime(s.ended_at_ms),
-            page_count: s.page_count,
-            intent_score: s.intent_score,
-            converted: s.converted,
-            nudge_count: s.nudge_count,
-        }
-    }
 }
 
 /// A session with its log (API document 2.2).

@@ -10,7 +10,10 @@
 //! starts its range from the first bound it is given: with two lower bounds a deep page read
 //! every row from the window's start.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::domain::derive::{NudgeSummary, SessionSummary, derive, exposures};
+pub use crate::domain::wire::ConfigVersion;
 use crate::domain::event::{EventKind, Mode, NewEvent, Scope, StoredEvent};
 
 use super::{InsertOutcome, StoreError};
@@ -75,25 +78,6 @@ pub struct SessionDetail {
     pub nudges: Vec<NudgeSummary>,
 }
 
-/// One published config version (SPEC 13).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigVersion {
-    /// 1, 2, 3, ... per site and mode.
-    pub version: i64,
-    /// When it was published, Unix milliseconds.
-    pub published_at_ms: i64,
-    /// The first 8 hex digits of the publishing key's SHA-256.
-    pub published_by: String,
-    /// The publisher's message, at most 500 characters.
-    pub message: Option<String>,
-    /// SHA-256 of the config text, hex.
-    pub sha256: String,
-    /// The earlier version this one publishes again (a rollback).
-    pub restores: Option<i64>,
-    /// The config text; `None` when a list was read without the bodies.
-    pub config: Option<String>,
-}
-
 /// A version to publish ([`crate::store::Store::publish`]).
 #[derive(Clone, Copy, Debug)]
 pub struct NewVersion<'a> {
@@ -153,6 +137,26 @@ const NUDGES_PER_STATEMENT: usize = 2000;
 const EXPOSURES_PER_STATEMENT: usize = 2000;
 /// Walk moves per INSERT statement (6 parameters each).
 const MOVES_PER_STATEMENT: usize = 2000;
+/// Webhook messages (or deliveries) per INSERT statement (6 parameters each).
+const MESSAGES_PER_STATEMENT: usize = 1000;
+
+/// Most deliveries to one endpoint in flight at a time, across every instance (SPEC 16).
+pub const MAX_IN_FLIGHT: i64 = 8;
+
+const ENDPOINT_COLUMNS: &str = "id, url, event_types, description, status, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at";
+
+/// What recomputing a batch's sessions found, for the batch's webhook messages (SPEC 16).
+#[derive(Debug, Default)]
+struct Recomputed {
+    /// The sessions' derived fields.
+    sessions: Vec<SessionSummary>,
+    /// Their nudges.
+    nudges: Vec<NudgeSummary>,
+    /// The ids of the nudges that were not stored before.
+    new_nudges: HashSet<String>,
+    /// PURCHASE events per session, all stored ones.
+    purchases: HashMap<String, usize>,
+}
 
 /// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -322,6 +326,8 @@ mod walks;
 mod versions;
 #[macro_use]
 mod writes;
+#[macro_use]
+mod webhooks;
 
 /// The queries on SQLite.
 pub(crate) mod sqlite {
@@ -360,6 +366,9 @@ pub(crate) mod sqlite {
         "json_array",
         true
     );
+    /// No row locks: SQLite's one writer orders every claim.
+    const ROW_LOCKS: &str = "";
+    webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
 }
 
 /// The queries on PostgreSQL.
@@ -399,6 +408,9 @@ pub(crate) mod postgres {
         "json_build_array",
         false
     );
+    /// Each due row (and the endpoint's row) is taken by one instance (SPEC 16).
+    const ROW_LOCKS: &str = " FOR UPDATE SKIP LOCKED";
+    webhooks!(sqlx::Postgres, sqlx::postgres::PgRow);
 
     /// The list pages of several `GET /v1/sessions` requests (`batch.rs`), in one query: the
     /// requests' parameters go in as arrays, and each row says whose page it belongs to

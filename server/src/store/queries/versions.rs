@@ -121,8 +121,7 @@ macro_rules! versions {
                 let winner = winner.as_ref().map(|r| read_version(r, false)).transpose()?;
                 return Ok(Published::Stale { current: winner });
             }
-            tx.commit().await?;
-            Ok(Published::Version(ConfigVersion {
+            let published = ConfigVersion {
                 version,
                 published_at_ms: new.published_at_ms,
                 published_by: new.published_by.to_owned(),
@@ -130,7 +129,10 @@ macro_rules! versions {
                 sha256: new.sha256.to_owned(),
                 restores: new.restores,
                 config: Some(new.config.to_owned()),
-            }))
+            };
+            outbox_of_version(&mut tx, scope, &published).await?;
+            tx.commit().await?;
+            Ok(Published::Version(published))
         }
     };
 }

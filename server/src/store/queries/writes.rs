@@ -109,8 +109,13 @@ macro_rules! writes {
                     outcome.duplicates.push(index);
                 }
             }
+            let mut recomputed = Recomputed::default();
             for sessions in touched.chunks(SESSIONS_PER_STATEMENT) {
-                recompute(tx, scope, sessions).await?;
+                recompute(tx, scope, sessions, &mut recomputed).await?;
+            }
+            if outcome.accepted > 0 {
+                let stored: Vec<&NewEvent> = unique.iter().copied().filter(|e| stored.contains(&e.message_id)).collect();
+                outbox_of_batch(tx, scope, &stored, &recomputed, received_at_ms).await?;
             }
             Ok(outcome)
         }
@@ -169,11 +174,12 @@ macro_rules! writes {
         }
 
         /// Recomputes the derived fields of `sessions` from all their stored events, and
-        /// writes their session rows and nudge rows.
+        /// writes their session rows and nudge rows; what it found goes to `found`.
         async fn recompute(
             tx: &mut sqlx::Transaction<'_, $db>,
             scope: &Scope,
             sessions: &[&str],
+            found: &mut Recomputed,
         ) -> Result<(), StoreError> {
             let mode = scope.mode.as_str();
             let mut select = QueryBuilder::<$db>::new(format!("SELECT {EVENT_COLUMNS} FROM events WHERE site = "));
@@ -294,6 +300,15 @@ macro_rules! writes {
                 insert.push(" ON CONFLICT (site, mode, session_id, rule_id) DO NOTHING");
                 insert.build().execute(&mut **tx).await?;
             }
+            for (id, events) in &by_session {
+                let purchases = events.iter().filter(|e| e.event.kind == EventKind::Purchase).count();
+                if purchases > 0 {
+                    found.purchases.insert(id.clone(), purchases);
+                }
+            }
+            found.new_nudges.extend(nudges.iter().filter(|(n, _)| !old_shown.contains_key(&n.id)).map(|(n, _)| n.id.clone()));
+            found.nudges.extend(nudges.into_iter().map(|(n, _)| n));
+            found.sessions.extend(summaries);
             Ok(())
         }
 

@@ -1,0 +1,674 @@
+//! Webhooks (SPEC 16): endpoints, the outbox (messages written in the transaction of the change
+//! that causes them), the worker's claims and each attempt's result.
+//!
+//! A delivery (one message to one endpoint) is `pending` with a due time, `succeeded` or
+//! `failed`. The worker claims due deliveries for a lease: `claimed_until` ahead of now and a
+//! token in `claim`; the result is written only while the claim is still that token, so an
+//! instance that outlived its lease (killed, or stalled past it) writes nothing over another's
+//! claim. On PostgreSQL the claim locks the endpoint's row (`SKIP LOCKED`: an endpoint another
+//! instance is claiming for is skipped this round), counts the endpoint's claims in flight, and
+//! claims at most the rest of [`MAX_IN_FLIGHT`] due rows, themselves locked with `SKIP LOCKED`:
+//! one instance per due attempt, at most 8 at a time per endpoint across every instance. On
+//! SQLite the one writer makes the same statements exact.
+
+macro_rules! webhooks {
+    ($db:ty, $row:ty) => {
+        use crate::domain::webhook::EventType;
+        use crate::domain::webhook::endpoint::{
+            Attempt, AttemptResult, Due, Endpoint, EndpointItem, Message, Status, Verdict,
+            parse_types_text, types_text,
+        };
+        use crate::domain::wire::{NudgeItem, SessionItem, VersionItem};
+
+        fn read_endpoint(row: &$row) -> Result<Endpoint, StoreError> {
+            let types: String = row.try_get("event_types")?;
+            let status: String = row.try_get("status")?;
+            Ok(Endpoint {
+                id: row.try_get("id")?,
+                url: row.try_get("url")?,
+                event_types: parse_types_text(&types).map_err(|e| StoreError::new(format!("a stored endpoint: {e}")))?,
+                description: row.try_get("description")?,
+                status: Status::parse(&status).map_err(StoreError::new)?,
+                secret: row.try_get("secret")?,
+                previous_secret: row.try_get("previous_secret")?,
+                previous_secret_until_ms: row.try_get("previous_secret_until")?,
+                failing_since_ms: row.try_get("failing_since")?,
+                created_at_ms: row.try_get("created_at")?,
+                updated_at_ms: row.try_get("updated_at")?,
+            })
+        }
+
+        /// Stores `endpoint` in `scope` unless the scope has `max` endpoints already; returns
+        /// whether it was stored.
+        pub(crate) async fn create_endpoint(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            endpoint: &Endpoint,
+            max: usize,
+        ) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            let count: i64 = sqlx::query_scalar("SELECT count(*) FROM webhook_endpoints WHERE site = $1 AND mode = $2")
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+            if usize::try_from(count).unwrap_or(usize::MAX) >= max {
+                return Ok(false);
+            }
+            sqlx::query(&format!(
+                "INSERT INTO webhook_endpoints (site, mode, {ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(&endpoint.id)
+            .bind(&endpoint.url)
+            .bind(types_text(&endpoint.event_types))
+            .bind(endpoint.description.as_deref())
+            .bind(endpoint.status.as_str())
+            .bind(&endpoint.secret)
+            .bind(endpoint.previous_secret.as_deref())
+            .bind(endpoint.previous_secret_until_ms)
+            .bind(endpoint.failing_since_ms)
+            .bind(endpoint.created_at_ms)
+            .bind(endpoint.updated_at_ms)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// The endpoints of `scope`, newest first (ties: id descending), after `after`'s
+        /// `(created_at, id)`, at most `limit`.
+        pub(crate) async fn list_endpoints(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            after: Option<(i64, &str)>,
+            limit: u32,
+        ) -> Result<Vec<Endpoint>, StoreError> {
+            let (at, id) = after.unwrap_or((i64::MAX, ""));
+            let rows = sqlx::query(&format!(
+                "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE site = $1 AND mode = $2 AND (created_at, id) < ($3, $4) \
+                 ORDER BY created_at DESC, id DESC LIMIT $5"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(at)
+            .bind(if after.is_some() { id } else { "\u{10ffff}" })
+            .bind(limit_param(limit))
+            .fetch_all(&mut *conn)
+            .await?;
+            rows.iter().map(read_endpoint).collect()
+        }
+
+        /// The endpoint `id` of `scope`.
+        pub(crate) async fn endpoint(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            id: &str,
+        ) -> Result<Option<Endpoint>, StoreError> {
+            let row = sqlx::query(&format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE site = $1 AND mode = $2 AND id = $3"))
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .bind(id)
+                .fetch_optional(&mut *conn)
+                .await?;
+            row.as_ref().map(read_endpoint).transpose()
+        }
+
+        /// Writes `endpoint`'s url, types, description, status and secrets (an update or a
+        /// rotation, read and changed by the caller); a status that goes to disabled fails
+        /// its pending deliveries, one that goes to enabled starts the 5-day rule afresh.
+        /// `false` when it is no longer there.
+        pub(crate) async fn save_endpoint(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            endpoint: &Endpoint,
+        ) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            let row = sqlx::query(
+                "UPDATE webhook_endpoints SET url = $4, event_types = $5, description = $6, status = $7, secret = $8, \
+                 previous_secret = $9, previous_secret_until = $10, updated_at = $11, \
+                 failing_since = CASE WHEN $7 = 'enabled' AND status = 'disabled' THEN NULL ELSE failing_since END \
+                 WHERE site = $1 AND mode = $2 AND id = $3 RETURNING id",
+            )
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(&endpoint.id)
+            .bind(&endpoint.url)
+            .bind(types_text(&endpoint.event_types))
+            .bind(endpoint.description.as_deref())
+            .bind(endpoint.status.as_str())
+            .bind(&endpoint.secret)
+            .bind(endpoint.previous_secret.as_deref())
+            .bind(endpoint.previous_secret_until_ms)
+            .bind(endpoint.updated_at_ms)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if row.is_none() {
+                return Ok(false);
+            }
+            if endpoint.status == Status::Disabled {
+                fail_pending(&mut tx, &endpoint.id).await?;
+            }
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// Deletes the endpoint `id` of `scope` with its deliveries and attempts; `false` when
+        /// there is none.
+        pub(crate) async fn delete_endpoint(pool: &Pool<$db>, scope: &Scope, id: &str) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            let deleted = sqlx::query("DELETE FROM webhook_endpoints WHERE site = $1 AND mode = $2 AND id = $3")
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if deleted == 0 {
+                return Ok(false);
+            }
+            for table in ["webhook_deliveries", "webhook_attempts"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE endpoint_id = $1"))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// Fails every pending delivery of endpoint `id` (it was disabled).
+        async fn fail_pending(tx: &mut sqlx::Transaction<'_, $db>, id: &str) -> Result<(), StoreError> {
+            sqlx::query(
+                "UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, claimed_until = 0, claim = NULL \
+                 WHERE endpoint_id = $1 AND state = 'pending'",
+            )
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
+        /// The enabled endpoints of `scope` (read in the caller's transaction).
+        async fn subscribers(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+        ) -> Result<Vec<Endpoint>, StoreError> {
+            let rows = sqlx::query(&format!(
+                "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE site = $1 AND mode = $2 AND status = 'enabled'"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .fetch_all(&mut *conn)
+            .await?;
+            rows.iter().map(read_endpoint).collect()
+        }
+
+        /// Writes `messages` to the outbox, each with a pending delivery to each endpoint of
+        /// its list, due at `now_ms` (in the caller's transaction).
+        async fn enqueue(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            messages: &[(Message, Vec<String>)],
+            now_ms: i64,
+        ) -> Result<(), StoreError> {
+            for chunk in messages.chunks(MESSAGES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new("INSERT INTO webhook_messages (id, site, mode, type, created_at, body) ");
+                insert.push_values(chunk, |mut row, (m, _)| {
+                    row.push_bind(m.id.as_str())
+                        .push_bind(scope.site.as_str())
+                        .push_bind(scope.mode.as_str())
+                        .push_bind(m.event_type.as_str())
+                        .push_bind(m.created_at_ms)
+                        .push_bind(m.body.as_str());
+                });
+                insert.build().execute(&mut *conn).await?;
+            }
+            let deliveries: Vec<(&str, &str)> = messages
+                .iter()
+                .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m.id.as_str(), e.as_str())))
+                .collect();
+            for chunk in deliveries.chunks(MESSAGES_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO webhook_deliveries (message_id, endpoint_id, state, attempts, next_attempt_at, claimed_until, created_at) ",
+                );
+                insert.push_values(chunk, |mut row, (message, endpoint)| {
+                    row.push_bind(*message)
+                        .push_bind(*endpoint)
+                        .push_bind("pending")
+                        .push_bind(0i64)
+                        .push_bind(now_ms)
+                        .push_bind(0i64)
+                        .push_bind(now_ms);
+                });
+                insert.build().execute(&mut *conn).await?;
+            }
+            Ok(())
+        }
+
+        /// `(message, the endpoints of `endpoints` subscribed to its type)` for each message
+        /// made by `make` for a type some endpoint subscribes to.
+        fn addressed(
+            endpoints: &[Endpoint],
+            event_type: EventType,
+            make: impl FnOnce() -> Result<Message, String>,
+        ) -> Result<Option<(Message, Vec<String>)>, StoreError> {
+            let to: Vec<String> = endpoints.iter().filter(|e| e.subscribes(event_type)).map(|e| e.id.clone()).collect();
+            if to.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some((make().map_err(StoreError::new)?, to)))
+        }
+
+        /// The messages of one stored batch (SPEC 16): `nudge.shown` for each nudge it made,
+        /// `nudge.outcome` for each outcome it stored (of a nudge the store has), and
+        /// `session.converted` for each session whose first PURCHASE it stored; written to the
+        /// outbox in the batch's transaction. Nothing is read or made when no endpoint of
+        /// `scope` is enabled.
+        async fn outbox_of_batch(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            stored: &[&NewEvent],
+            recomputed: &Recomputed,
+            now_ms: i64,
+        ) -> Result<(), StoreError> {
+            let endpoints = subscribers(&mut **tx, scope).await?;
+            if endpoints.is_empty() {
+                return Ok(());
+            }
+            let nudges: HashMap<&str, &NudgeSummary> = recomputed.nudges.iter().map(|n| (n.id.as_str(), n)).collect();
+            let mut messages = Vec::new();
+            let mut purchases: HashMap<&str, usize> = HashMap::new();
+            for e in stored {
+                match e.kind {
+                    EventKind::NudgeShown | EventKind::NudgeOutcome => {
+                        let (event_type, new) = if e.kind == EventKind::NudgeShown {
+                            (EventType::NudgeShown, true)
+                        } else {
+                            (EventType::NudgeOutcome, false)
+                        };
+                        let Some(n) = e.nudge_id.as_deref().and_then(|id| nudges.get(id)) else {
+                            continue;
+                        };
+                        if new && !recomputed.new_nudges.contains(&n.id) {
+                            continue;
+                        }
+                        let message = addressed(&endpoints, event_type, || Message::new(event_type, now_ms, NudgeItem::of(n)))?;
+                        messages.extend(message);
+                    }
+                    EventKind::Purchase => *purchases.entry(e.session_id.as_str()).or_default() += 1,
+                    _ => {}
+                }
+            }
+            for s in &recomputed.sessions {
+                let new = purchases.get(s.id.as_str()).copied().unwrap_or(0);
+                if s.converted && new > 0 && recomputed.purchases.get(&s.id).copied() == Some(new) {
+                    let event_type = EventType::SessionConverted;
+                    messages.extend(addressed(&endpoints, event_type, || Message::new(event_type, now_ms, SessionItem::of(s)))?);
+                }
+            }
+            enqueue(&mut **tx, scope, &messages, now_ms).await
+        }
+
+        /// The `config.published` message of `version` (without its config body), in the
+        /// publish's transaction.
+        async fn outbox_of_version(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            version: &ConfigVersion,
+        ) -> Result<(), StoreError> {
+            let endpoints = subscribers(&mut **tx, scope).await?;
+            let event_type = EventType::ConfigPublished;
+            let bare = ConfigVersion { config: None, ..version.clone() };
+            let message = addressed(&endpoints, event_type, || Message::new(event_type, version.published_at_ms, VersionItem::of(&bare)))?;
+            enqueue(&mut **tx, scope, &message.into_iter().collect::<Vec<_>>(), version.published_at_ms).await
+        }
+
+        /// Writes `message` with one delivery to endpoint `id` of `scope` (a test message);
+        /// `false` when there is no such endpoint.
+        pub(crate) async fn enqueue_to(
+            pool: &Pool<$db>,
+            scope: &Scope,
+            id: &str,
+            message: &Message,
+        ) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            if endpoint(&mut *tx, scope, id).await?.is_none() {
+                return Ok(false);
+            }
+            enqueue(&mut *tx, scope, &[(message.clone(), vec![id.to_owned()])], message.created_at_ms).await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// The attempts to endpoint `id` of `scope`, newest first, before `before_seq`, at
+        /// most `limit`; `None` when there is no such endpoint.
+        pub(crate) async fn list_attempts(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            scope: &Scope,
+            id: &str,
+            before_seq: Option<i64>,
+            limit: u32,
+        ) -> Result<Option<Vec<Attempt>>, StoreError> {
+            if endpoint(&mut *conn, scope, id).await?.is_none() {
+                return Ok(None);
+            }
+            let rows = sqlx::query(
+                "SELECT seq, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at \
+                 FROM webhook_attempts WHERE endpoint_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3",
+            )
+            .bind(id)
+            .bind(before_seq.unwrap_or(i64::MAX))
+            .bind(limit_param(limit))
+            .fetch_all(&mut *conn)
+            .await?;
+            let attempts = rows
+                .iter()
+                .map(|r| {
+                    Ok(Attempt {
+                        seq: r.try_get("seq")?,
+                        message_id: r.try_get("message_id")?,
+                        event_type: r.try_get("event_type")?,
+                        attempt: r.try_get("attempt")?,
+                        attempted_at_ms: r.try_get("attempted_at")?,
+                        status: r.try_get("status")?,
+                        error: r.try_get("error")?,
+                        duration_ms: r.try_get("duration_ms")?,
+                        body: r.try_get("body")?,
+                        next_attempt_at_ms: r.try_get("next_attempt_at")?,
+                    })
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()?;
+            Ok(Some(attempts))
+        }
+
+        /// Makes the deliveries of message `id` of `scope` due again at `now_ms`, from attempt 1
+        /// (those to enabled endpoints, and not in flight); `None` when there is no such
+        /// message, else how many.
+        pub(crate) async fn resend(pool: &Pool<$db>, scope: &Scope, id: &str, now_ms: i64) -> Result<Option<u64>, StoreError> {
+            let mut tx = pool.begin().await?;
+            let found: Option<String> = sqlx::query_scalar("SELECT id FROM webhook_messages WHERE id = $1 AND site = $2 AND mode = $3")
+                .bind(id)
+                .bind(&scope.site)
+                .bind(scope.mode.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if found.is_none() {
+                return Ok(None);
+            }
+            let n = sqlx::query(
+                "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $2, claimed_until = 0, claim = NULL \
+                 WHERE message_id = $1 AND NOT (state = 'pending' AND claimed_until > $2) \
+                 AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE status = 'enabled')",
+            )
+            .bind(id)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            Ok(Some(n))
+        }
+
+        /// Makes every failed delivery to endpoint `id` of `scope` of a message created at or
+        /// after `since_ms` due again at `now_ms`, from attempt 1; `None` when there is no such
+        /// endpoint, else how many.
+        pub(crate) async fn recover(pool: &Pool<$db>, scope: &Scope, id: &str, since_ms: i64, now_ms: i64) -> Result<Option<u64>, StoreError> {
+            let mut tx = pool.begin().await?;
+            if endpoint(&mut *tx, scope, id).await?.is_none() {
+                return Ok(None);
+            }
+            let n = sqlx::query(
+                "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $3, claimed_until = 0, claim = NULL \
+                 WHERE endpoint_id = $1 AND state = 'failed' AND message_id IN (SELECT id FROM webhook_messages WHERE created_at >= $2)",
+            )
+            .bind(id)
+            .bind(since_ms)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            Ok(Some(n))
+        }
+
+        /// When the earliest pending delivery of an enabled endpoint is due, Unix ms.
+        pub(crate) async fn next_due(conn: &mut <$db as sqlx::Database>::Connection) -> Result<Option<i64>, StoreError> {
+            Ok(sqlx::query_scalar("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE state = 'pending'")
+                .fetch_one(&mut *conn)
+                .await?)
+        }
+
+        /// Claims due deliveries until `now_ms + lease_ms`: for up to `endpoints` endpoints
+        /// with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each (module docs), `max`
+        /// in all. Each claim has its own token.
+        pub(crate) async fn claim_due(
+            pool: &Pool<$db>,
+            now_ms: i64,
+            lease_ms: i64,
+            max: usize,
+        ) -> Result<Vec<Due>, StoreError> {
+            let candidates: Vec<String> = sqlx::query_scalar(
+                "SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $1 AND claimed_until <= $1 \
+                 GROUP BY endpoint_id LIMIT 64",
+            )
+            .bind(now_ms)
+            .fetch_all(pool)
+            .await?;
+            let mut claimed = Vec::new();
+            for endpoint_id in candidates {
+                let room = max.saturating_sub(claimed.len());
+                if room == 0 {
+                    break;
+                }
+                let mut tx = pool.begin().await?;
+                let row = sqlx::query(&format!(
+                    "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status = 'enabled'{ROW_LOCKS}"
+                ))
+                .bind(&endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else { continue };
+                let endpoint = read_endpoint(&row)?;
+                let in_flight: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND claimed_until > $2",
+                )
+                .bind(&endpoint_id)
+                .bind(now_ms)
+                .fetch_one(&mut *tx)
+                .await?;
+                let take = (MAX_IN_FLIGHT - in_flight).min(i64::try_from(room).unwrap_or(i64::MAX));
+                if take <= 0 {
+                    continue;
+                }
+                let claim = crate::domain::webhook::endpoint::random_id("clm_", 12).map_err(StoreError::new)?;
+                let rows = sqlx::query(&format!(
+                    "UPDATE webhook_deliveries SET claimed_until = $3, claim = $4 WHERE endpoint_id = $1 AND message_id IN \
+                     (SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at <= $2 \
+                     AND claimed_until <= $2 ORDER BY next_attempt_at LIMIT $5{ROW_LOCKS}) RETURNING message_id, attempts"
+                ))
+                .bind(&endpoint_id)
+                .bind(now_ms)
+                .bind(now_ms.saturating_add(lease_ms))
+                .bind(&claim)
+                .bind(take)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut ids: Vec<(String, i64)> = Vec::with_capacity(rows.len());
+                for r in &rows {
+                    ids.push((r.try_get("message_id")?, r.try_get("attempts")?));
+                }
+                let mut bodies: HashMap<String, (String, String)> = HashMap::new();
+                if !ids.is_empty() {
+                    let mut select = QueryBuilder::<$db>::new("SELECT id, type, body FROM webhook_messages WHERE id IN (");
+                    let mut list = select.separated(", ");
+                    for (id, _) in &ids {
+                        list.push_bind(id.as_str());
+                    }
+                    list.push_unseparated(")");
+                    for r in select.build().fetch_all(&mut *tx).await? {
+                        bodies.insert(r.try_get("id")?, (r.try_get("type")?, r.try_get("body")?));
+                    }
+                }
+                tx.commit().await?;
+                let secrets: Vec<String> = endpoint.signing_secrets(now_ms).iter().map(ToString::to_string).collect();
+                for (message_id, attempts) in ids {
+                    let Some((event_type, body)) = bodies.remove(&message_id) else { continue };
+                    claimed.push(Due {
+                        message_id,
+                        event_type,
+                        body,
+                        endpoint_id: endpoint.id.clone(),
+                        url: endpoint.url.clone(),
+                        secrets: secrets.clone(),
+                        attempt: attempts.saturating_add(1),
+                        claim: claim.clone(),
+                    });
+                }
+            }
+            Ok(claimed)
+        }
+
+        /// Writes an attempt's result in one transaction: the attempts log; the delivery
+        /// (succeeded, due again, or failed) while the claim is still this attempt's; the
+        /// endpoint's 5-day rule (`disable_after_ms` of failures since the last success) and
+        /// a 410's disable, which fails its pending deliveries and sends
+        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns whether the
+        /// endpoint was disabled.
+        pub(crate) async fn finish_attempt(
+            pool: &Pool<$db>,
+            result: &AttemptResult,
+            disable_after_ms: i64,
+        ) -> Result<bool, StoreError> {
+            let due = &result.due;
+            let next = match result.verdict {
+                Verdict::Failed { next_attempt_at_ms } => next_attempt_at_ms,
+                _ => None,
+            };
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )
+            .bind(&due.endpoint_id)
+            .bind(&due.message_id)
+            .bind(&due.event_type)
+            .bind(due.attempt)
+            .bind(result.attempted_at_ms)
+            .bind(result.status)
+            .bind(result.error.as_deref())
+            .bind(result.duration_ms)
+            .bind(&result.body)
+            .bind(next)
+            .execute(&mut *tx)
+            .await?;
+            let state = match (&result.verdict, next) {
+                (Verdict::Delivered, _) => "succeeded",
+                (Verdict::Failed { .. }, Some(_)) => "pending",
+                _ => "failed",
+            };
+            let held = sqlx::query(
+                "UPDATE webhook_deliveries SET state = $4, attempts = $5, next_attempt_at = $6, claimed_until = 0, claim = NULL \
+                 WHERE message_id = $1 AND endpoint_id = $2 AND claim = $3",
+            )
+            .bind(&due.message_id)
+            .bind(&due.endpoint_id)
+            .bind(&due.claim)
+            .bind(state)
+            .bind(due.attempt)
+            .bind(next)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            let mut disabled = false;
+            if held > 0 {
+                let disable = match result.verdict {
+                    Verdict::Delivered => {
+                        sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1")
+                            .bind(&due.endpoint_id)
+                            .execute(&mut *tx)
+                            .await?;
+                        false
+                    }
+                    Verdict::Gone => true,
+                    Verdict::Failed { .. } => {
+                        let since: Option<i64> = sqlx::query_scalar(
+                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since",
+                        )
+                        .bind(&due.endpoint_id)
+                        .bind(result.attempted_at_ms)
+                        .fetch_optional(&mut *tx)
+                        .await?
+                        .flatten();
+                        since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
+                    }
+                };
+                if disable {
+                    disabled = disable_endpoint(&mut tx, &due.endpoint_id, result.attempted_at_ms).await?;
+                }
+            }
+            tx.commit().await?;
+            Ok(disabled)
+        }
+
+        /// Disables endpoint `id` if enabled: its pending deliveries fail, and the other
+        /// enabled endpoints of its scope subscribed to `webhook_endpoint.disabled` get the
+        /// message. Returns whether it was enabled.
+        async fn disable_endpoint(tx: &mut sqlx::Transaction<'_, $db>, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+            let row = sqlx::query(&format!(
+                "UPDATE webhook_endpoints SET status = 'disabled', updated_at = $2 WHERE id = $1 AND status = 'enabled' RETURNING site, mode, {ENDPOINT_COLUMNS}"
+            ))
+            .bind(id)
+            .bind(now_ms)
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(row) = row else { return Ok(false) };
+            let endpoint = read_endpoint(&row)?;
+            let mode: String = row.try_get("mode")?;
+            let scope = Scope {
+                site: row.try_get("site")?,
+                mode: Mode::parse(&mode).map_err(StoreError::new)?,
+            };
+            fail_pending(tx, id).await?;
+            let others: Vec<Endpoint> = subscribers(&mut **tx, &scope).await?.into_iter().filter(|e| e.id != id).collect();
+            let event_type = EventType::EndpointDisabled;
+            let message = addressed(&others, event_type, || Message::new(event_type, now_ms, EndpointItem::of(&endpoint)))?;
+            enqueue(&mut **tx, &scope, &message.into_iter().collect::<Vec<_>>(), now_ms).await?;
+            Ok(true)
+        }
+
+        /// Deletes up to `limit` webhook messages created before `before_ms` with their
+        /// deliveries, and the attempts logged before it; returns whether more are left.
+        pub(crate) async fn purge_webhooks_step(pool: &Pool<$db>, before_ms: i64, limit: u32) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM webhook_messages WHERE created_at < $1 LIMIT $2")
+                .bind(before_ms)
+                .bind(limit_param(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+            for chunk in ids.chunks(SESSIONS_PER_STATEMENT) {
+                for (table, column) in [("webhook_deliveries", "message_id"), ("webhook_messages", "id")] {
+                    let mut delete = QueryBuilder::<$db>::new(format!("DELETE FROM {table} WHERE {column} IN ("));
+                    let mut list = delete.separated(", ");
+                    for id in chunk {
+                        list.push_bind(id.as_str());
+                    }
+                    list.push_unseparated(")");
+                    delete.build().execute(&mut *tx).await?;
+                }
+            }
+            let attempts = sqlx::query(
+                "DELETE FROM webhook_attempts WHERE seq IN (SELECT seq FROM webhook_attempts WHERE attempted_at < $1 LIMIT $2)",
+            )
+            .bind(before_ms)
+            .bind(limit_param(limit))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            let full = |n: usize| n >= usize::try_from(limit).unwrap_or(usize::MAX);
+            Ok(full(ids.len()) || full(usize::try_from(attempts).unwrap_or(usize::MAX)))
+        }
+    };
+}

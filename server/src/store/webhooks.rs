@@ -1,0 +1,234 @@
+//! The store's webhook part (SPEC 16): endpoints, test messages, attempts, resend and recover
+//! for the API; claims and results for the delivery worker (`queries/webhooks.rs` has the
+//! statements and the claim's rules). The outbox itself is written inside the event batches'
+//! and the publishes' transactions.
+
+use crate::domain::event::Scope;
+use crate::domain::webhook::endpoint::{Attempt, AttemptResult, Due, Endpoint, Message};
+
+use super::{Backend, Store, StoreError, queries};
+
+/// Calls `queries::{sqlite,postgres}::$f` on the write pool.
+macro_rules! on_writer {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match &$store.backend {
+            Backend::Sqlite { writer, .. } => queries::sqlite::$f(writer, $($arg),*).await,
+            Backend::Postgres { pool, .. } => queries::postgres::$f(pool, $($arg),*).await,
+        }
+    };
+}
+
+/// Calls `queries::{sqlite,postgres}::$f` on a read connection.
+macro_rules! on_reader {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match &$store.backend {
+            Backend::Sqlite { reader, .. } => {
+                let mut lease = reader.take().await?;
+                let read = queries::sqlite::$f(lease.connection(), $($arg),*).await;
+                if read.is_ok() {
+                    lease.finish();
+                }
+                read
+            }
+            Backend::Postgres { reader, .. } => {
+                let mut lease = reader.take().await?;
+                let read = queries::postgres::$f(lease.connection(), $($arg),*).await;
+                if read.is_ok() {
+                    lease.finish();
+                }
+                read
+            }
+        }
+    };
+}
+
+impl Store {
+    /// Stores a new endpoint of `scope` unless it has `max` already (then `false`).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn create_webhook_endpoint(
+        &self,
+        scope: &Scope,
+        endpoint: &Endpoint,
+        max: usize,
+    ) -> Result<bool, StoreError> {
+        on_writer!(self, create_endpoint(scope, endpoint, max))
+    }
+
+    /// The endpoints of `scope`, newest first, after `after` (`(created_at_ms, id)`), at most
+    /// `limit`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn webhook_endpoints(
+        &self,
+        scope: &Scope,
+        after: Option<(i64, &str)>,
+        limit: u32,
+    ) -> Result<Vec<Endpoint>, StoreError> {
+        on_reader!(self, list_endpoints(scope, after, limit))
+    }
+
+    /// The endpoint `id` of `scope`, read on the write pool (an update reads what it changes
+    /// there).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn webhook_endpoint(
+        &self,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<Endpoint>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => {
+                let mut conn = writer.acquire().await?;
+                queries::sqlite::endpoint(&mut conn, scope, id).await
+            }
+            Backend::Postgres { pool, .. } => {
+                let mut conn = pool.acquire().await?;
+                queries::postgres::endpoint(&mut conn, scope, id).await
+            }
+        }
+    }
+
+    /// Writes an endpoint read by [`Store::webhook_endpoint`] and changed (an update, a
+    /// rotation); disabling fails its pending deliveries. `false` when it is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn save_webhook_endpoint(
+        &self,
+        scope: &Scope,
+        endpoint: &Endpoint,
+    ) -> Result<bool, StoreError> {
+        on_writer!(self, save_endpoint(scope, endpoint))
+    }
+
+    /// Deletes the endpoint `id` of `scope` with its deliveries and attempts.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn delete_webhook_endpoint(&self, scope: &Scope, id: &str) -> Result<bool, StoreError> {
+        on_writer!(self, delete_endpoint(scope, id))
+    }
+
+    /// Writes `message` with one delivery, due now, to endpoint `id` of `scope`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn enqueue_webhook_to(
+        &self,
+        scope: &Scope,
+        id: &str,
+        message: &Message,
+    ) -> Result<bool, StoreError> {
+        on_writer!(self, enqueue_to(scope, id, message))
+    }
+
+    /// The attempts to endpoint `id` of `scope`, newest first, before `before_seq`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn webhook_attempts(
+        &self,
+        scope: &Scope,
+        id: &str,
+        before_seq: Option<i64>,
+        limit: u32,
+    ) -> Result<Option<Vec<Attempt>>, StoreError> {
+        on_reader!(self, list_attempts(scope, id, before_seq, limit))
+    }
+
+    /// Makes message `id`'s deliveries due again now (SPEC 16 resend).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn resend_webhook_message(
+        &self,
+        scope: &Scope,
+        id: &str,
+        now_ms: i64,
+    ) -> Result<Option<u64>, StoreError> {
+        on_writer!(self, resend(scope, id, now_ms))
+    }
+
+    /// Makes the failed deliveries to endpoint `id` of messages since `since_ms` due again.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn recover_webhook_endpoint(
+        &self,
+        scope: &Scope,
+        id: &str,
+        since_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<u64>, StoreError> {
+        on_writer!(self, recover(scope, id, since_ms, now_ms))
+    }
+
+    /// When the earliest pending delivery is due (Unix ms).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn next_webhook_due(&self) -> Result<Option<i64>, StoreError> {
+        on_reader!(self, next_due())
+    }
+
+    /// Claims at most `max` due deliveries until `now_ms + lease_ms` (queries/webhooks.rs).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn claim_webhook_deliveries(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        max: usize,
+    ) -> Result<Vec<Due>, StoreError> {
+        on_writer!(self, claim_due(now_ms, lease_ms, max))
+    }
+
+    /// Writes an attempt's result; whether the endpoint was disabled by it.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`].
+    pub async fn finish_webhook_attempt(
+        &self,
+        result: &AttemptResult,
+        disable_after_ms: i64,
+    ) -> Result<bool, StoreError> {
+        on_writer!(self, finish_attempt(result, disable_after_ms))
+    }
+
+    /// Deletes webhook messages created, and attempts made, before `before_ms`, in steps of
+    /// [`super::PURGE_STEP_SESSIONS`] with a pause as long as each step (as [`Store::purge`]).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]; the steps committed before it stay done.
+    pub async fn purge_webhooks(&self, before_ms: i64) -> Result<(), StoreError> {
+        loop {
+            let started = std::time::Instant::now();
+            let more = on_writer!(
+                self,
+                purge_webhooks_step(before_ms, super::PURGE_STEP_SESSIONS)
+            )?;
+            if !more {
+                return Ok(());
+            }
+            tokio::time::sleep(started.elapsed().max(std::time::Duration::from_millis(1))).await;
+        }
+    }
+}
