@@ -64,6 +64,13 @@ pub struct ServeConfig {
     /// How often sessions past retention plus grace are deleted. Default 1 hour (SPEC 9: at
     /// least once a day).
     pub purge_interval: Duration,
+    /// The webhook retry delays (`--webhook-schedule`); `None`: SPEC 16's ladder (5 s, 5 min,
+    /// 30 min, 2 h, 5 h, 10 h, 10 h; `domain::webhook::schedule::DEFAULT_DELAYS`).
+    pub webhook_delays: Option<Vec<Duration>>,
+    /// Accept `http:` endpoint URLs (`--webhook-allow-http`; tests, private networks).
+    pub webhook_allow_http: bool,
+    /// Address ranges endpoints may reach though special-purpose (`--webhook-allow-private`).
+    pub webhook_allow_private: Vec<ipnet::IpNet>,
 }
 
 impl Default for ServeConfig {
@@ -82,6 +89,9 @@ impl Default for ServeConfig {
             store: None,
             cursor_secret: None,
             purge_interval: DEFAULT_PURGE_INTERVAL,
+            webhook_delays: None,
+            webhook_allow_http: false,
+            webhook_allow_private: Vec::new(),
         }
     }
 }

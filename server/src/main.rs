@@ -146,6 +146,17 @@ struct ServeArgs {
     /// load benchmark's baseline).
     #[arg(long)]
     constant_route: bool,
+    /// The webhook retry delays (SPEC 16), comma-separated, each a whole number and a unit (ms,
+    /// s, m, h, d). Default: 5s,5m,30m,2h,5h,10h,10h (8 attempts). Tests compress it.
+    #[arg(long, value_name = "DELAYS")]
+    webhook_schedule: Option<nudge_rules_server::domain::webhook::Schedule>,
+    /// Accept http: webhook endpoint URLs as well as https: (tests, private networks).
+    #[arg(long)]
+    webhook_allow_http: bool,
+    /// Let webhook endpoints reach this address range though it is loopback, private,
+    /// link-local, CGNAT or unique-local (e.g. 127.0.0.0/8, 10.0.0.0/8); repeat for several.
+    #[arg(long, value_name = "CIDR")]
+    webhook_allow_private: Vec<ipnet::IpNet>,
 }
 
 fn main() -> ExitCode {
@@ -265,6 +276,9 @@ fn serve(args: ServeArgs) -> ExitCode {
         drain_timeout: Duration::from_millis(args.drain_timeout_ms),
         reload_interval: Duration::from_millis(args.reload_interval_ms),
         constant_route: args.constant_route,
+        webhook_delays: args.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
+        webhook_allow_http: args.webhook_allow_http,
+        webhook_allow_private: args.webhook_allow_private.clone(),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

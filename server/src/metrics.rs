@@ -104,6 +104,16 @@ pub struct Metrics {
     /// `nudge_relay_events_total{outcome}`: events of relay batches answered 202, counted once
     /// the batch is committed: `accepted`, `duplicate`, `rejected`.
     pub relay_events: Family<RelayEventLabels, Counter>,
+    /// `nudge_webhook_attempts_total{outcome}`: webhook delivery attempts (SPEC 16) by outcome:
+    /// `delivered`, `failed`, `gone`.
+    pub webhook_attempts: Family<OutcomeLabels, Counter>,
+}
+
+/// The outcome of a webhook attempt.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    /// `delivered`, `failed` or `gone`.
+    pub outcome: &'static str,
 }
 
 impl Metrics {
@@ -207,6 +217,12 @@ impl Metrics {
             "Events of relay batches answered 202, once committed, by outcome (accepted, duplicate, rejected)",
             relay_events.clone(),
         );
+        let webhook_attempts = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "webhook_attempts",
+            "Webhook delivery attempts by outcome (delivered, failed, gone)",
+            webhook_attempts.clone(),
+        );
         // Each outcome from the start, at 0, so that a rate is defined before the first batch.
         for labels in [
             RelayEventLabels::ACCEPTED,
@@ -224,6 +240,7 @@ impl Metrics {
             store_errors,
             store_up,
             purged_sessions,
+            webhook_attempts,
             requests,
             request_duration,
             engine_duration,

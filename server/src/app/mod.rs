@@ -2,6 +2,7 @@
 //! import, the demo's data, the uplift report's statistics, publishing a config version, the
 //! storefront's config answers.
 
+pub mod delivery;
 pub mod demo;
 pub mod import;
 pub mod ingest;
@@ -9,3 +10,4 @@ pub mod runtime_config;
 pub mod state;
 pub mod uplift;
 pub mod versions;
+pub mod webhooks;

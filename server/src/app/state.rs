@@ -31,6 +31,9 @@ pub struct AppState {
     pub tasks: Tasks,
     /// The runtime config answers made so far (SPEC 14), one per site, mode and version.
     pub runtime_cache: crate::app::runtime_config::RuntimeCache,
+    /// Webhook delivery (SPEC 16): the URL policy, the schedule, the client; its worker runs
+    /// when the server has a store.
+    pub delivery: Arc<crate::app::delivery::Delivery>,
     /// Set once every site was loaded; a site never goes back to loading.
     loaded: AtomicBool,
     shutting_down: AtomicBool,
@@ -55,6 +58,7 @@ impl AppState {
         store: Option<Store>,
         cursor_key: CursorKey,
         tasks: Tasks,
+        delivery: Arc<crate::app::delivery::Delivery>,
     ) -> AppState {
         AppState {
             sites,
@@ -65,6 +69,7 @@ impl AppState {
             cursor_key,
             tasks,
             runtime_cache: Default::default(),
+            delivery,
             loaded: AtomicBool::new(false),
             shutting_down: AtomicBool::new(false),
         }

@@ -30,6 +30,11 @@ pub enum Endpoint {
     Nudges,
     /// `GET /v1/config/versions`.
     ConfigVersions,
+    /// `GET /v1/webhook_endpoints`.
+    WebhookEndpoints,
+    /// `GET /v1/webhook_endpoints/{id}/attempts` (the endpoint's id is the cursor's `last_id`'s
+    /// partner: the walk is over one endpoint's log).
+    WebhookAttempts,
 }
 
 impl Endpoint {
@@ -38,6 +43,8 @@ impl Endpoint {
             Endpoint::Sessions => "sessions",
             Endpoint::Nudges => "nudges",
             Endpoint::ConfigVersions => "config_versions",
+            Endpoint::WebhookEndpoints => "webhook_endpoints",
+            Endpoint::WebhookAttempts => "webhook_attempts",
         }
     }
 }

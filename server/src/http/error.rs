@@ -102,6 +102,9 @@ pub enum ApiError {
     Sent(nudge_rules::Error),
     /// 409 ConfigManagedByFile: the site's config is a file on the server (SPEC 13).
     ConfigManagedByFile(String),
+    /// 409 Conflict: the request cannot be done in the resource's state (a site and mode with
+    /// the most webhook endpoints, SPEC 16).
+    Conflict(String),
     /// 412 PreconditionFailed: `If-Match` names a version that is no longer the latest.
     PreconditionFailed(String),
     /// 428 PreconditionRequired: a publish without `If-Match` or `If-None-Match: *`.
@@ -156,7 +159,7 @@ impl ApiError {
             ApiError::Unavailable(_) | ApiError::StoreUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            ApiError::ConfigManagedByFile(_) => StatusCode::CONFLICT,
+            ApiError::ConfigManagedByFile(_) | ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PreconditionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
             ApiError::ScenariosFailed { .. } => StatusCode::UNPROCESSABLE_ENTITY,
@@ -179,6 +182,7 @@ impl ApiError {
             ApiError::Engine(e) | ApiError::Sent(e) => e.kind().name(),
             ApiError::Unavailable(_) | ApiError::StoreUnavailable => "ServiceUnavailable",
             ApiError::ConfigManagedByFile(_) => "ConfigManagedByFile",
+            ApiError::Conflict(_) => "Conflict",
             ApiError::PreconditionFailed(_) => "PreconditionFailed",
             ApiError::PreconditionRequired(_) => "PreconditionRequired",
             ApiError::ScenariosFailed { .. } => "ScenariosFailed",
@@ -198,6 +202,7 @@ impl std::fmt::Display for ApiError {
             | ApiError::UnsupportedMediaType(m)
             | ApiError::InvalidConfig(m)
             | ApiError::ConfigManagedByFile(m)
+            | ApiError::Conflict(m)
             | ApiError::PreconditionFailed(m)
             | ApiError::PreconditionRequired(m)
             | ApiError::MethodNotAllowed { message: m, .. }

@@ -52,7 +52,7 @@ use crate::http::error::ApiError;
 use crate::http::pipeline::{ApiOptions, BodyRead, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
 use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
-use routes::{backtest, config, events, nudges, preview, reports, runtime, sessions};
+use routes::{backtest, config, events, nudges, preview, reports, runtime, sessions, webhooks};
 
 /// The public router.
 pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
@@ -79,6 +79,33 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
             only("GET, POST", get(config::versions).post(config::versions)),
         )
         .route(config::VERSION_PATH, only("GET", get(config::version)))
+        .route(
+            webhooks::ENDPOINTS_PATH,
+            only(
+                "GET, POST",
+                get(webhooks::endpoints).post(webhooks::endpoints),
+            ),
+        )
+        .route(
+            webhooks::ENDPOINT_PATH,
+            only(
+                "GET, PATCH, DELETE",
+                get(webhooks::endpoint)
+                    .patch(webhooks::endpoint)
+                    .delete(webhooks::endpoint),
+            ),
+        )
+        .route(webhooks::ROTATE_PATH, only("POST", post(webhooks::rotate)))
+        .route(webhooks::TEST_PATH, only("POST", post(webhooks::test)))
+        .route(
+            webhooks::ATTEMPTS_PATH,
+            only("GET", get(webhooks::attempts)),
+        )
+        .route(
+            webhooks::RECOVER_PATH,
+            only("POST", post(webhooks::recover)),
+        )
+        .route(webhooks::RESEND_PATH, only("POST", post(webhooks::resend)))
         .route(
             runtime::RUNTIME_PATH,
             with_allow(
@@ -158,6 +185,13 @@ fn route_of(request: &Request) -> &'static str {
         Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
         Some(config::VERSION_PATH) => config::VERSION_PATH,
         Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
+        Some(webhooks::ENDPOINTS_PATH) => webhooks::ENDPOINTS_PATH,
+        Some(webhooks::ENDPOINT_PATH) => webhooks::ENDPOINT_PATH,
+        Some(webhooks::ROTATE_PATH) => webhooks::ROTATE_PATH,
+        Some(webhooks::TEST_PATH) => webhooks::TEST_PATH,
+        Some(webhooks::ATTEMPTS_PATH) => webhooks::ATTEMPTS_PATH,
+        Some(webhooks::RECOVER_PATH) => webhooks::RECOVER_PATH,
+        Some(webhooks::RESEND_PATH) => webhooks::RESEND_PATH,
         _ => "unmatched",
     }
 }

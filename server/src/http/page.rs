@@ -144,6 +144,66 @@ impl ListPage {
     }
 }
 
+/// Where a page of a plain keyset list starts (a list without a time window: webhook
+/// endpoints, attempts): the `(at, id)` its `cursor` carries, `None` without one.
+///
+/// # Errors
+///
+/// 400 InvalidCursor for a cursor this server did not sign for `endpoint` and the caller.
+pub(crate) fn keyset_after(
+    app: &AppState,
+    caller: &Caller,
+    endpoint: crate::domain::cursor::Endpoint,
+    params: &query::Params,
+) -> Result<Option<(i64, String)>, ApiError> {
+    let Some(cursor) = params.get("cursor") else {
+        return Ok(None);
+    };
+    let state = app
+        .cursor_key
+        .verify(endpoint, &caller.scope, cursor)
+        .map_err(|why| {
+            ApiError::InvalidCursor(format!("cursor: {why}; start again without a cursor"))
+        })?;
+    Ok(Some((state.last_at_ms, state.last_id)))
+}
+
+/// The list envelope of a plain keyset list whose `rows` were read with `limit + 1`: at most
+/// `limit` items, `has_more`, and a cursor at the last item's `position`.
+pub(crate) fn keyset_envelope<'r, T, I: Serialize>(
+    app: &AppState,
+    caller: &Caller,
+    endpoint: crate::domain::cursor::Endpoint,
+    rows: &'r [T],
+    limit: u32,
+    position: impl Fn(&T) -> (i64, String),
+    item: impl Fn(&'r T) -> I,
+) -> String {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let has_more = rows.len() > limit;
+    let rows = rows.get(..limit.min(rows.len())).unwrap_or_default();
+    let next_cursor = match rows.last() {
+        Some(last) if has_more => {
+            let (last_at_ms, last_id) = position(last);
+            let state = crate::domain::cursor::CursorState {
+                from_ms: 0,
+                to_ms: 0,
+                filters: crate::domain::cursor::Filters::default(),
+                last_at_ms,
+                last_id,
+                walk_rev: 0,
+            };
+            Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
+        }
+        _ => None,
+    };
+    to_body(&ListEnvelope {
+        data: rows.iter().map(item).collect(),
+        next_cursor,
+        has_more,
+    })
+}
+
 /// API document section 1: the list envelope.
 #[derive(Serialize)]
 struct ListEnvelope<I> {

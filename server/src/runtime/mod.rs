@@ -12,9 +12,11 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::JoinHandle;
 
+use crate::app::delivery::Delivery;
 use crate::app::state::AppState;
 use crate::config::ServeConfig;
 use crate::domain::cursor::CursorKey;
+use crate::domain::webhook::{Policy, Schedule};
 use crate::http::{self, pipeline::ApiOptions};
 use crate::limiter::Limiter;
 use crate::limiter::redis::RedisLimiter;
@@ -35,6 +37,8 @@ pub enum StartError {
     Redis(String),
     /// `docs/openapi.yaml` does not convert (a build defect; its test catches it).
     OpenApi(String),
+    /// The webhook options are unusable (a schedule, the HTTP client).
+    Webhooks(String),
     /// The store cannot be opened or migrated.
     Store(String),
     /// The cursor secret is unusable.
@@ -48,6 +52,7 @@ impl std::fmt::Display for StartError {
             StartError::Redis(e) => write!(f, "--redis: {e}"),
             StartError::OpenApi(e) => write!(f, "{e}"),
             StartError::Store(e) => write!(f, "{e}"),
+            StartError::Webhooks(e) => write!(f, "webhooks: {e}"),
             StartError::Secret(e) => write!(f, "--secret-file: {e}"),
         }
     }
@@ -128,6 +133,17 @@ impl Server {
                 CursorKey::random().map_err(StartError::Secret)?
             }
         };
+        let schedule = match &options.webhook_delays {
+            Some(delays) => {
+                Schedule::new(delays.clone()).map_err(|e| StartError::Webhooks(e.to_string()))?
+            }
+            None => Schedule::default(),
+        };
+        let policy = Policy {
+            allow_http: options.webhook_allow_http,
+            allow_private: options.webhook_allow_private.clone(),
+        };
+        let delivery = Arc::new(Delivery::new(policy, schedule).map_err(StartError::Webhooks)?);
         let state = Arc::new(AppState::new(
             sites,
             limiter,
@@ -136,6 +152,7 @@ impl Server {
             store,
             cursor_key,
             tasks.clone(),
+            delivery,
         ));
 
         let api_listener = bind(options.listen).await?;
@@ -226,7 +243,13 @@ impl Server {
                 refresh_from_store(&state).await;
             }
         });
-        if self.state.store.is_some() {
+        if let Some(store) = &self.state.store {
+            let worker = Arc::clone(&self.state.delivery).run(
+                store.clone(),
+                self.tasks.clone(),
+                Arc::clone(&self.state.metrics),
+            );
+            self.tasks.spawn_poller(worker);
             let state = self.state.clone();
             let interval = self.purge_interval;
             self.tasks.spawn_poller(async move {
@@ -276,6 +299,10 @@ pub async fn purge(state: &AppState) {
         return;
     };
     let now = crate::domain::time::now_ms();
+    let webhooks_before = now.saturating_sub(crate::app::webhooks::RECOVER_WINDOW_MS);
+    if let Err(e) = store.purge_webhooks(webhooks_before).await {
+        tracing::warn!(error = %e, "purge of webhook messages failed; retried at the next interval");
+    }
     for site in state.sites.iter() {
         match store
             .purge(&site.id, site.retention.purge_before_ms(now))

@@ -29,11 +29,11 @@ use crate::domain::derive::{NudgeSummary, SessionSummary};
 use crate::domain::event::{NewEvent, Scope};
 use crate::tasks::Tasks;
 
+pub use queries::MAX_IN_FLIGHT as MAX_WEBHOOK_IN_FLIGHT;
 pub use queries::{
     ArmCount, ConfigVersion, ListWindow, NewVersion, NudgeFilter, Published, SessionDetail,
     SessionEvent,
 };
-pub use queries::MAX_IN_FLIGHT as MAX_WEBHOOK_IN_FLIGHT;
 
 /// Reading connections of a SQLite store (each runs on a thread of its own in sqlx's SQLite
 /// driver; 16 measured no faster than 4 on 2 cores).

@@ -114,7 +114,11 @@ impl Store {
     /// # Errors
     ///
     /// [`StoreError`].
-    pub async fn delete_webhook_endpoint(&self, scope: &Scope, id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_webhook_endpoint(
+        &self,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<bool, StoreError> {
         on_writer!(self, delete_endpoint(scope, id))
     }
 

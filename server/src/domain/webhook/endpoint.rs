@@ -366,10 +366,7 @@ mod tests {
     #[test]
     fn types_are_read_in_order_without_repeats_and_unknown_ones_named() {
         let types = parse_types(&["nudge.shown", "session.converted", "nudge.shown"]).unwrap();
-        assert_eq!(
-            types,
-            [EventType::SessionConverted, EventType::NudgeShown]
-        );
+        assert_eq!(types, [EventType::SessionConverted, EventType::NudgeShown]);
         assert_eq!(parse_types_text(&types_text(&types)).unwrap(), types);
         let e = parse_types(&["nudge.clicked"]).unwrap_err();
         assert!(e.contains("\"nudge.clicked\""), "{e}");

@@ -106,6 +106,21 @@ fn parse_delay(part: &str) -> Option<Duration> {
 }
 
 impl Schedule {
+    /// A schedule of `delays` (the default: [`DEFAULT_DELAYS`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ScheduleError`] for more than [`MAX_DELAYS`].
+    pub fn new(delays: Vec<Duration>) -> Result<Schedule, ScheduleError> {
+        if delays.len() > MAX_DELAYS {
+            return Err(ScheduleError {
+                value: format!("{} delays", delays.len()),
+                reason: format!("at most {MAX_DELAYS}"),
+            });
+        }
+        Ok(Schedule { delays })
+    }
+
     /// Attempts in all: the first and one per delay (8 by default).
     pub fn attempts(&self) -> u32 {
         u32::try_from(self.delays.len())

@@ -26,6 +26,7 @@ use crate::app::state::AppState;
 use crate::app::versions::{self, Publish};
 use crate::domain::cursor::{CursorState, Endpoint, Filters};
 use crate::domain::time::format_ms;
+use crate::domain::wire::{ConfigVersion, VersionItem};
 use crate::http::auth::Caller;
 use crate::http::body::{read_json_body, refuse_nulls};
 use crate::http::error::{ApiError, json};
@@ -34,7 +35,6 @@ use crate::http::pipeline::{ApiOptions, serve, store_of, unavailable};
 use crate::http::query::Params;
 use crate::sites::def::ConfigSource;
 use crate::sites::registry::{Served, Site};
-use crate::domain::wire::{ConfigVersion, VersionItem};
 use crate::store::Published;
 
 /// `GET /v1/config`.

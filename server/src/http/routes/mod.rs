@@ -9,6 +9,7 @@ pub mod preview;
 pub mod reports;
 pub mod runtime;
 pub mod sessions;
+pub mod webhooks;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

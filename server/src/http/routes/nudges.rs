@@ -49,4 +49,3 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
     })
     .await
 }
-

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use crate::app::state::AppState;
 use crate::domain::cursor::{Endpoint, Filters};
-use crate::domain::wire::SessionItem;
 use crate::domain::ids::is_session_id;
 use crate::domain::time::{WireTime, now_ms};
+use crate::domain::wire::SessionItem;
 use crate::http::error::ApiError;
 use crate::http::page::{DataEnvelope, ListPage, to_body};
 use crate::http::pipeline::{serve_read, store_of, unavailable};

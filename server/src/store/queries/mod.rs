@@ -13,8 +13,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::domain::derive::{NudgeSummary, SessionSummary, derive, exposures};
-pub use crate::domain::wire::ConfigVersion;
 use crate::domain::event::{EventKind, Mode, NewEvent, Scope, StoredEvent};
+pub use crate::domain::wire::ConfigVersion;
 
 use super::{InsertOutcome, StoreError};
 

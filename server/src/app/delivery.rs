@@ -1,0 +1,373 @@
+//! Webhook delivery (SPEC 16 "Delivery", "Safe by construction", "Many instances"): the
+//! worker that claims due deliveries from the outbox and makes each attempt.
+//!
+//! - The HTTP client is reqwest's: 15 s for the whole attempt (connect, request, response
+//!   body), no redirects (a 3xx is a failure, its `Location` never fetched), no proxy, TLS by
+//!   rustls with the Mozilla roots.
+//! - Its resolver is [`CheckedResolver`]: every address a name resolves to is judged by the
+//!   [`Policy`], and the connection goes only to the addresses judged (no second lookup that a
+//!   rebinding name could answer differently). A URL naming an address skips resolvers, so
+//!   [`Policy::check_url`] judges it before each attempt.
+//! - A response body is read to at most [`MAX_RESPONSE_BYTES`]; its first 4 KiB are logged.
+//! - Claims last [`LEASE`]: longer than an attempt can take, so a claim outlives its attempt
+//!   only when its instance died or stalled, and the delivery is then due again.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use tokio::sync::{Notify, Semaphore};
+
+use crate::domain::time::now_ms;
+use crate::domain::webhook::endpoint::{AttemptResult, Due, LOGGED_BODY_BYTES, Verdict};
+use crate::domain::webhook::schedule::DISABLE_AFTER;
+use crate::domain::webhook::signature::{
+    HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Secret, signature_header,
+};
+use crate::domain::webhook::{Policy, Refused, Schedule};
+use crate::metrics::Metrics;
+use crate::store::Store;
+use crate::tasks::Tasks;
+
+/// How long one attempt may take, whole (SPEC 16: a 2xx within 15 s).
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How long a claim lasts: the attempt's 15 s and 5 s to write its result.
+pub const LEASE: Duration = Duration::from_secs(20);
+
+/// The most of a response body read (SPEC 16: 64 KiB); the rest is never read.
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
+
+/// Attempts in flight per instance, all endpoints together.
+const MAX_ATTEMPTS_IN_FLIGHT: usize = 64;
+
+/// The longest the worker sleeps between two looks at the outbox (a message written by another
+/// instance is seen within it).
+const POLL: Duration = Duration::from_millis(250);
+
+/// The shortest sleep between two looks (a due row it cannot claim yet, such as an endpoint at
+/// its 8 attempts in flight, is looked at again after it).
+const MIN_POLL: Duration = Duration::from_millis(20);
+
+/// The delivery side of webhooks: the policy, the schedule and the client.
+pub struct Delivery {
+    policy: Arc<Policy>,
+    schedule: Schedule,
+    client: reqwest::Client,
+    wake: Notify,
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delivery")
+            .field("policy", &self.policy)
+            .field("schedule", &self.schedule)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The resolver of every attempt: a name's addresses, each judged by the policy; one refused
+/// address refuses the name.
+#[derive(Debug)]
+pub struct CheckedResolver {
+    policy: Arc<Policy>,
+}
+
+impl Resolve for CheckedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let policy = Arc::clone(&self.policy);
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|e| {
+                    Box::new(Refused::Unresolved {
+                        host: host.clone(),
+                        reason: e.to_string(),
+                    }) as Box<dyn std::error::Error + Send + Sync>
+                })?
+                .collect();
+            let checked = policy
+                .check_resolved(&host, found)
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            let addrs: Addrs = Box::new(checked.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+impl Delivery {
+    /// The delivery side with `policy` and `schedule`.
+    ///
+    /// # Errors
+    ///
+    /// A message when the HTTP client cannot be built (no TLS roots).
+    pub fn new(policy: Policy, schedule: Schedule) -> Result<Delivery, String> {
+        let policy = Arc::new(policy);
+        let client = reqwest::Client::builder()
+            .timeout(ATTEMPT_TIMEOUT)
+            .connect_timeout(ATTEMPT_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .user_agent(concat!("nudge-rules-webhooks/", env!("CARGO_PKG_VERSION")))
+            .dns_resolver(Arc::new(CheckedResolver {
+                policy: Arc::clone(&policy),
+            }))
+            .build()
+            .map_err(|e| format!("the webhook client: {e}"))?;
+        Ok(Delivery {
+            policy,
+            schedule,
+            client,
+            wake: Notify::new(),
+        })
+    }
+
+    /// The URL policy (registration checks with it too).
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Judges an endpoint URL as an attempt would: the URL, then every address its name
+    /// resolves to (SPEC 16: refused at registration before any connection).
+    ///
+    /// # Errors
+    ///
+    /// [`Refused`] naming the URL, the host, the address and its range.
+    pub async fn check_endpoint_url(&self, url: &str) -> Result<String, Refused> {
+        let target = self.policy.check_url(url)?;
+        if let Some(name) = &target.name {
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), target.port))
+                .await
+                .map_err(|e| Refused::Unresolved {
+                    host: name.clone(),
+                    reason: e.to_string(),
+                })?
+                .collect();
+            self.policy.check_resolved(name, found)?;
+        }
+        Ok(target.url.to_string())
+    }
+
+    /// Tells the worker to look at the outbox now (a message was written here).
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// The worker: claims due deliveries and attempts each on a task of `tasks`, until the
+    /// drain (attempts in flight are dropped with it; their claims end with the lease and they
+    /// are due again, on this instance after a restart or on another).
+    pub async fn run(self: Arc<Self>, store: Store, tasks: Tasks, metrics: Arc<Metrics>) {
+        let permits = Arc::new(Semaphore::new(MAX_ATTEMPTS_IN_FLIGHT));
+        let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
+        loop {
+            let room = permits.available_permits();
+            if room > 0 {
+                match store
+                    .claim_webhook_deliveries(now_ms(), lease_ms, room)
+                    .await
+                {
+                    Ok(claimed) => {
+                        for due in claimed {
+                            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                                return;
+                            };
+                            let (me, store, metrics) =
+                                (Arc::clone(&self), store.clone(), Arc::clone(&metrics));
+                            tasks.spawn_poller(async move {
+                                let result = me.attempt(due).await;
+                                me.record(&store, &metrics, &result).await;
+                                drop(permit);
+                            });
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "webhooks: cannot claim due deliveries; trying again")
+                    }
+                }
+            }
+            let wait = match store.next_webhook_due().await {
+                Ok(Some(due_ms)) => Duration::from_millis(
+                    u64::try_from(due_ms.saturating_sub(now_ms())).unwrap_or(0),
+                )
+                .clamp(MIN_POLL, POLL),
+                _ => POLL,
+            };
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = self.wake.notified() => {}
+            }
+        }
+    }
+
+    /// Writes an attempt's result, retrying a store that does not answer until the lease is
+    /// nearly over (then the delivery is due again anyway).
+    async fn record(&self, store: &Store, metrics: &Metrics, result: &AttemptResult) {
+        let disable_after_ms = i64::try_from(DISABLE_AFTER.as_millis()).unwrap_or(i64::MAX);
+        let outcome = match result.verdict {
+            Verdict::Delivered => "delivered",
+            Verdict::Gone => "gone",
+            Verdict::Failed { .. } => "failed",
+        };
+        metrics
+            .webhook_attempts
+            .get_or_create(&crate::metrics::OutcomeLabels { outcome })
+            .inc();
+        for _ in 0..5 {
+            match store.finish_webhook_attempt(result, disable_after_ms).await {
+                Ok(disabled) => {
+                    if disabled {
+                        tracing::warn!(endpoint = %result.due.endpoint_id, "webhook endpoint disabled");
+                        self.wake();
+                    }
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhooks: cannot record an attempt; trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+
+    /// One attempt of `due`: signed, sent, its answer judged (SPEC 16 "Delivery").
+    pub async fn attempt(&self, due: Due) -> AttemptResult {
+        let attempted_at_ms = now_ms();
+        let started = Instant::now();
+        let sent = self.send(&due, attempted_at_ms / 1000).await;
+        let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let (status, error, body, retry_after) = match sent {
+            Ok(answer) => (
+                Some(answer.status),
+                answer.error,
+                answer.body,
+                answer.retry_after,
+            ),
+            Err(error) => (None, Some(error), String::new(), None),
+        };
+        let verdict = match status {
+            Some(s) if (200..300).contains(&s) && error.is_none() => Verdict::Delivered,
+            Some(410) => Verdict::Gone,
+            _ => {
+                let failed = u32::try_from(due.attempt).unwrap_or(u32::MAX);
+                let honoured = retry_after.filter(|_| matches!(status, Some(429 | 503)));
+                let next = self
+                    .schedule
+                    .next_delay(failed, jitter(), honoured)
+                    .map(|d| {
+                        attempted_at_ms
+                            .saturating_add(i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+                    });
+                Verdict::Failed {
+                    next_attempt_at_ms: next,
+                }
+            }
+        };
+        AttemptResult {
+            due,
+            verdict,
+            attempted_at_ms,
+            duration_ms,
+            status: status.map(i64::from),
+            error,
+            body,
+        }
+    }
+
+    async fn send(&self, due: &Due, timestamp_s: i64) -> Result<Answer, String> {
+        self.policy.check_url(&due.url).map_err(|e| e.to_string())?;
+        let secrets: Vec<Secret> = due
+            .secrets
+            .iter()
+            .filter_map(|s| Secret::parse(s).ok())
+            .collect();
+        let signature =
+            signature_header(&secrets, &due.message_id, timestamp_s, due.body.as_bytes());
+        let mut response = self
+            .client
+            .post(&due.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(HEADER_ID, &due.message_id)
+            .header(HEADER_TIMESTAMP, timestamp_s.to_string())
+            .header(HEADER_SIGNATURE, signature)
+            .body(due.body.clone())
+            .send()
+            .await
+            .map_err(|e| describe(&e))?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let mut body: Vec<u8> = Vec::new();
+        let mut error = None;
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    let room = MAX_RESPONSE_BYTES.saturating_sub(body.len());
+                    body.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+                    if body.len() >= MAX_RESPONSE_BYTES {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    error = Some(format!("reading the response body: {}", describe(&e)));
+                    break;
+                }
+            }
+        }
+        let logged = String::from_utf8_lossy(
+            body.get(..LOGGED_BODY_BYTES.min(body.len()))
+                .unwrap_or_default(),
+        )
+        .into_owned();
+        Ok(Answer {
+            status,
+            error,
+            body: logged,
+            retry_after,
+        })
+    }
+}
+
+/// A response: its status, the first 4 KiB of its body, `Retry-After` in seconds, and an
+/// error when its body failed to arrive (in time).
+struct Answer {
+    status: u16,
+    error: Option<String>,
+    body: String,
+    retry_after: Option<Duration>,
+}
+
+/// A failed request in words: time-out, refused address, connection, with reqwest's causes.
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return format!("timed out after {} s", ATTEMPT_TIMEOUT.as_secs());
+    }
+    let mut text = String::new();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(refused) = s.downcast_ref::<Refused>() {
+            return format!("refused: {refused}");
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// A uniform draw in [-1, 1] (the schedule's jitter); 0 when the system has no random source.
+fn jitter() -> f64 {
+    let mut bytes = [0u8; 4];
+    if getrandom::fill(&mut bytes).is_err() {
+        return 0.0;
+    }
+    f64::from(u32::from_le_bytes(bytes)) / f64::from(u32::MAX) * 2.0 - 1.0
+}
