@@ -19,3 +19,4 @@ mod schemathesis;
 mod store;
 mod walks;
 mod webhook_signature;
+mod webhooks;

@@ -6,7 +6,7 @@ use std::process::Command;
 use nudge_rules_server::domain::webhook::{Secret, signature_header};
 
 /// Runs the PyPI verifier on one delivery; `Ok(())` when it accepts it, else its message.
-fn python_verifies(
+pub(crate) fn python_verifies(
     secret: &Secret,
     id: &str,
     timestamp: i64,

@@ -1,0 +1,574 @@
+//! Webhooks over real HTTP (SPEC 16) on both stores: a real receiver on the loopback scripted
+//! per attempt, deliveries checked by the independent verifier (PyPI `standardwebhooks`),
+//! registration refusals before any connection, rotation, the 5-day rule, kill -9 between the
+//! commit and the delivery, and two instances on one PostgreSQL.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use nudge_rules_server::config::ServeConfig;
+use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::domain::webhook::Secret;
+use nudge_rules_server::limiter::SystemClock;
+use nudge_rules_server::runtime::Server;
+use nudge_rules_server::sites::keys::KeyHash;
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::pg::TestStore;
+use crate::webhook_signature::python_verifies;
+
+const PK: &str = "pk_test_hookKey00000000001";
+
+/// What the receiver answers on a path, attempt after attempt (the last one repeats).
+#[derive(Clone, Debug)]
+enum Answer {
+    Status(u16),
+    Redirect,
+    Slow(Duration),
+    Big,
+}
+
+/// One request the receiver got.
+#[derive(Clone, Debug)]
+struct Got {
+    path: String,
+    id: String,
+    timestamp: String,
+    signature: String,
+    body: String,
+}
+
+#[derive(Default)]
+struct Script {
+    answers: HashMap<String, VecDeque<Answer>>,
+    got: Vec<Got>,
+}
+
+/// A scripted receiver on 127.0.0.1.
+#[derive(Clone)]
+struct Receiver {
+    addr: SocketAddr,
+    script: Arc<Mutex<Script>>,
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let script = Arc::new(Mutex::new(Script::default()));
+        let app = axum::Router::new()
+            .route("/{path}", axum::routing::any(receive))
+            .with_state(script.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Receiver { addr, script }
+    }
+
+    fn on(&self, path: &str, answers: &[Answer]) -> String {
+        self.script
+            .lock()
+            .unwrap()
+            .answers
+            .insert(path.to_owned(), answers.iter().cloned().collect());
+        format!("http://{}/{path}", self.addr)
+    }
+
+    fn got(&self, path: &str) -> Vec<Got> {
+        let script = self.script.lock().unwrap();
+        script
+            .got
+            .iter()
+            .filter(|g| g.path == path)
+            .cloned()
+            .collect()
+    }
+
+    /// Waits until `path` got `n` requests (at most 30 s).
+    async fn wait_for(&self, path: &str, n: usize) -> Vec<Got> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let got = self.got(path);
+            if got.len() >= n || Instant::now() > deadline {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+async fn receive(
+    State(script): State<Arc<Mutex<Script>>>,
+    UrlPath(path): UrlPath<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let answer = {
+        let mut script = script.lock().unwrap();
+        script.got.push(Got {
+            path: path.clone(),
+            id: header("webhook-id"),
+            timestamp: header("webhook-timestamp"),
+            signature: header("webhook-signature"),
+            body: String::from_utf8_lossy(&body).into_owned(),
+        });
+        let answers = script.answers.entry(path).or_default();
+        if answers.len() > 1 {
+            answers.pop_front()
+        } else {
+            answers.front().cloned()
+        }
+        .unwrap_or(Answer::Status(200))
+    };
+    match answer {
+        Answer::Status(s) => {
+            (StatusCode::from_u16(s).unwrap(), format!("status {s}")).into_response()
+        }
+        Answer::Redirect => {
+            (StatusCode::FOUND, [("location", "/never-fetched")], "").into_response()
+        }
+        Answer::Slow(wait) => {
+            tokio::time::sleep(wait).await;
+            "late".into_response()
+        }
+        Answer::Big => "x".repeat(10 * 1024 * 1024).into_response(),
+    }
+}
+
+struct Hooked {
+    _dir: tempfile::TempDir,
+    server: Server,
+    base: String,
+}
+
+/// A server on `store` with an API-managed site, its publishable key for the relay, and a
+/// compressed retry ladder (3 attempts), `http:` and the loopback allowed.
+async fn hooked(store: &str, open: bool) -> Hooked {
+    let dir = tempfile::tempdir().unwrap();
+    let sites = write_sites(
+        dir.path(),
+        &[TestSite::api_managed("shop", 100_000, &[key(1)])
+            .with(&format!("site_keys = [\"{}\"]", KeyHash::of_key(PK)))],
+    );
+    let options = ServeConfig {
+        store: Some(store.to_owned()),
+        cursor_secret: Some(vec![7; 32]),
+        webhook_delays: Some(vec![Duration::from_millis(200), Duration::from_millis(200)]),
+        webhook_allow_http: open,
+        webhook_allow_private: if open {
+            vec!["127.0.0.0/8".parse().unwrap()]
+        } else {
+            Vec::new()
+        },
+        ..options()
+    };
+    let server = start(&sites, options, Arc::new(SystemClock::new())).await;
+    let base = format!("http://{}", server.api_addr());
+    Hooked {
+        _dir: dir,
+        server,
+        base,
+    }
+}
+
+async fn call(base: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut request = client()
+        .request(method.parse().unwrap(), format!("{base}{path}"))
+        .bearer_auth(key(1));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+async fn register(base: &str, url: &str, types: &[&str]) -> (String, String) {
+    let (status, body) = call(
+        base,
+        "POST",
+        "/v1/webhook_endpoints",
+        Some(json!({"url": url, "event_types": types, "description": "test"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let data = &body["data"];
+    assert_eq!(data["status"], "enabled");
+    (
+        data["id"].as_str().unwrap().to_owned(),
+        data["secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn relay(base: &str, events: Value) {
+    let response = client()
+        .post(format!("{base}/v1/events"))
+        .bearer_auth(PK)
+        .json(&json!({ "events": events }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+}
+
+fn verify(secret: &str, got: &Got) -> Result<(), String> {
+    let secret = Secret::parse(secret).unwrap();
+    let t: i64 = got.timestamp.parse().unwrap();
+    python_verifies(&secret, &got.id, t, &got.signature, &got.body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
+    for store in TestStore::both() {
+        let receiver = Receiver::start().await;
+        let h = hooked(&store.url, true).await;
+        let all = [
+            "nudge.shown",
+            "nudge.outcome",
+            "session.converted",
+            "config.published",
+        ];
+        let (_, ok_secret) = register(&h.base, &receiver.on("ok", &[]), &all).await;
+        let (flaky, flaky_secret) = register(
+            &h.base,
+            &receiver.on("flaky", &[Answer::Status(500), Answer::Status(200)]),
+            &["nudge.shown"],
+        )
+        .await;
+        let (gone, _) = register(
+            &h.base,
+            &receiver.on("gone", &[Answer::Status(410)]),
+            &["nudge.shown"],
+        )
+        .await;
+        let (redirect, _) = register(
+            &h.base,
+            &receiver.on("redirect", &[Answer::Redirect]),
+            &["nudge.shown"],
+        )
+        .await;
+        let (big, _) = register(
+            &h.base,
+            &receiver.on("big", &[Answer::Big]),
+            &["nudge.shown"],
+        )
+        .await;
+        let (_, watcher_secret) = register(
+            &h.base,
+            &receiver.on("watcher", &[]),
+            &["webhook_endpoint.disabled"],
+        )
+        .await;
+        let (slow, _) = register(
+            &h.base,
+            &receiver.on("slow", &[Answer::Slow(Duration::from_secs(17))]),
+            &["session.converted"],
+        )
+        .await;
+
+        let now = now_ms();
+        relay(
+            &h.base,
+            json!([
+                {"message_id": "e1", "session_id": "sess_w", "type": "PAGE_VIEW", "occurred_at": format_ms(now - 5000), "url": "/products/a"},
+                {"message_id": "e2", "session_id": "sess_w", "type": "NUDGE_SHOWN", "occurred_at": format_ms(now - 4000), "nudge_id": "nudg_w", "nudge_type": "toast", "rule_id": "r"},
+                {"message_id": "e3", "session_id": "sess_w", "type": "NUDGE_OUTCOME", "occurred_at": format_ms(now - 3000), "nudge_id": "nudg_w", "outcome": "clicked"},
+                {"message_id": "e4", "session_id": "sess_w", "type": "PURCHASE", "occurred_at": format_ms(now - 2000), "url": "/checkout/done"},
+            ]),
+        )
+        .await;
+        // A second purchase and a repeated NUDGE_SHOWN send nothing more.
+        relay(
+            &h.base,
+            json!([
+                {"message_id": "e5", "session_id": "sess_w", "type": "PURCHASE", "occurred_at": format_ms(now - 1000), "url": "/checkout/done"},
+                {"message_id": "e6", "session_id": "sess_w", "type": "NUDGE_SHOWN", "occurred_at": format_ms(now - 4500), "nudge_id": "nudg_w", "nudge_type": "toast", "rule_id": "r"},
+            ]),
+        )
+        .await;
+        let (status, body) = call(
+            &h.base,
+            "POST",
+            "/v1/config/versions",
+            Some(json!({"config": serde_json::from_str::<Value>(STOREFRONT).unwrap(), "message": "first"})),
+        )
+        .await;
+        assert!(status == 201 || status == 428, "{body}");
+
+        // The subscribed endpoint: one message per change, in the read API's shapes.
+        let ok = receiver.wait_for("ok", 3).await;
+        let types: Vec<String> = ok
+            .iter()
+            .map(|g| {
+                serde_json::from_str::<Value>(&g.body).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        let mut sorted = types.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            ["nudge.outcome", "nudge.shown", "session.converted"],
+            "{}",
+            store.backend
+        );
+        for g in &ok {
+            let body: Value = serde_json::from_str(&g.body).unwrap();
+            assert_eq!(body["id"], g.id.as_str());
+            match body["type"].as_str().unwrap() {
+                "nudge.shown" => {
+                    assert_eq!(body["data"]["id"], "nudg_w");
+                    assert_eq!(body["data"]["type"], "toast");
+                    // The nudge as the store has it after the batch (its outcome came in
+                    // the same batch).
+                    assert_eq!(body["data"]["outcome"], "clicked");
+                }
+                "nudge.outcome" => assert_eq!(body["data"]["outcome"], "clicked"),
+                "session.converted" => {
+                    assert_eq!(body["data"]["id"], "sess_w");
+                    assert_eq!(body["data"]["converted"], true);
+                }
+                other => panic!("{other}"),
+            }
+            // The independent verifier accepts it, and refuses one altered byte.
+            verify(&ok_secret, g).unwrap();
+            let mut altered = g.clone();
+            altered.body = altered
+                .body
+                .replacen("sess_w", "sess_x", 1)
+                .replacen("nudg_w", "nudg_x", 1);
+            assert!(verify(&ok_secret, &altered).is_err());
+        }
+
+        // 500 then 200: retried with the same webhook-id.
+        let flaky_got = receiver.wait_for("flaky", 2).await;
+        assert_eq!(flaky_got.len(), 2);
+        assert_eq!(flaky_got[0].id, flaky_got[1].id);
+        for g in &flaky_got {
+            verify(&flaky_secret, g).unwrap();
+        }
+        let attempts = wait_attempts(&h.base, &flaky, 2).await;
+        assert_eq!(attempts[0]["response_status"], 200);
+        assert_eq!(attempts[0]["attempt"], 2);
+        assert_eq!(attempts[1]["response_status"], 500);
+        assert_eq!(attempts[1]["response_body"], "status 500");
+        assert!(attempts[1]["next_attempt_at"].is_string());
+
+        // 410: disabled at once, nothing more sent; the watcher hears of it.
+        let disabled = receiver.wait_for("watcher", 1).await;
+        assert_eq!(disabled.len(), 1, "{}", store.backend);
+        let body: Value = serde_json::from_str(&disabled[0].body).unwrap();
+        assert_eq!(body["type"], "webhook_endpoint.disabled");
+        assert_eq!(body["data"]["id"], gone.as_str());
+        assert!(body["data"].get("secret").is_none());
+        verify(&watcher_secret, &disabled[0]).unwrap();
+        let (_, endpoint) = call(
+            &h.base,
+            "GET",
+            &format!("/v1/webhook_endpoints/{gone}"),
+            None,
+        )
+        .await;
+        assert_eq!(endpoint["data"]["status"], "disabled");
+        assert_eq!(receiver.got("gone").len(), 1);
+
+        // 302: a failure each time (3 attempts), the Location never fetched.
+        let redirects = receiver.wait_for("redirect", 3).await;
+        assert_eq!(redirects.len(), 3);
+        assert!(receiver.got("never-fetched").is_empty());
+        let attempts = wait_attempts(&h.base, &redirect, 3).await;
+        assert!(attempts.iter().all(|a| a["response_status"] == 302));
+        assert!(attempts[0]["next_attempt_at"].is_null());
+
+        // 10 MB: delivered; 4 KiB of it logged.
+        let attempts = wait_attempts(&h.base, &big, 1).await;
+        assert_eq!(attempts[0]["response_status"], 200);
+        assert_eq!(attempts[0]["response_body"].as_str().unwrap().len(), 4096);
+
+        // Slow past 15 s: a failure, timed out.
+        let attempts = wait_attempts(&h.base, &slow, 1).await;
+        assert!(attempts[0]["response_status"].is_null(), "{attempts:?}");
+        assert!(
+            attempts[0]["error"].as_str().unwrap().contains("timed out"),
+            "{attempts:?}"
+        );
+
+        h.server.shutdown().await;
+    }
+}
+
+/// The attempts of `endpoint`, once it has at least `n` (at most 40 s).
+async fn wait_attempts(base: &str, endpoint: &str, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        let (status, body) = call(
+            base,
+            "GET",
+            &format!("/v1/webhook_endpoints/{endpoint}/attempts"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        let data = body["data"].as_array().unwrap().clone();
+        if data.len() >= n || Instant::now() > deadline {
+            assert!(data.len() >= n, "{n} attempts expected: {data:?}");
+            return data;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registration_refuses_internal_addresses_before_any_connection() {
+    let store = TestStore::sqlite();
+    let h = hooked(&store.url, false).await;
+    // A listener on the loopback: nothing may connect to it.
+    let trap = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    trap.set_nonblocking(true).unwrap();
+    let port = trap.local_addr().unwrap().port();
+    for (url, says) in [
+        (format!("https://127.0.0.1:{port}/hook"), "loopback"),
+        ("https://10.1.2.3/hook".to_owned(), "private"),
+        ("https://192.168.0.10/hook".to_owned(), "private"),
+        ("https://169.254.169.254/latest".to_owned(), "link-local"),
+        ("https://100.64.0.1/hook".to_owned(), "CGNAT"),
+        ("https://[fc00::1]/hook".to_owned(), "unique-local"),
+        (
+            format!("https://[::ffff:127.0.0.1]:{port}/hook"),
+            "loopback",
+        ),
+        (format!("https://localhost:{port}/hook"), "loopback"),
+        (format!("http://example.com:{port}/hook"), "http"),
+        ("https://user:pw@example.com/hook".to_owned(), "password"),
+    ] {
+        let (status, body) = call(
+            &h.base,
+            "POST",
+            "/v1/webhook_endpoints",
+            Some(json!({"url": url, "event_types": ["nudge.shown"]})),
+        )
+        .await;
+        assert_eq!(status, 400, "{url}: {body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.to_lowercase().contains(&says.to_lowercase()),
+            "{url}: {message}"
+        );
+    }
+    assert!(
+        trap.accept().is_err(),
+        "something connected to the loopback"
+    );
+    // Unknown types and empty lists are named.
+    let (status, body) = call(
+        &h.base,
+        "POST",
+        "/v1/webhook_endpoints",
+        Some(json!({"url": "https://example.com/hook", "event_types": ["nudge.clicked"]})),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(body["message"].as_str().unwrap().contains("nudge.clicked"));
+    // A publishable key cannot manage endpoints.
+    let response = client()
+        .get(format!("{}/v1/webhook_endpoints", h.base))
+        .bearer_auth(PK)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    h.server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rotation_signs_with_both_secrets_and_endpoints_are_managed() {
+    let store = TestStore::sqlite();
+    let receiver = Receiver::start().await;
+    let h = hooked(&store.url, true).await;
+    let (id, old) = register(&h.base, &receiver.on("rot", &[]), &["nudge.shown"]).await;
+    let (status, body) = call(
+        &h.base,
+        "POST",
+        &format!("/v1/webhook_endpoints/{id}/rotate_secret"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let new = body["data"]["secret"].as_str().unwrap().to_owned();
+    assert_ne!(new, old);
+    let (status, body) = call(
+        &h.base,
+        "POST",
+        &format!("/v1/webhook_endpoints/{id}/test"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["data"]["type"], "webhook.test");
+    let got = receiver.wait_for("rot", 1).await;
+    assert_eq!(got[0].signature.split(' ').count(), 2);
+    verify(&new, &got[0]).unwrap();
+    verify(&old, &got[0]).unwrap();
+    // Resend: the same webhook-id again.
+    let (status, _) = call(
+        &h.base,
+        "POST",
+        &format!("/v1/webhook_messages/{}/resend", got[0].id),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202);
+    let again = receiver.wait_for("rot", 2).await;
+    assert_eq!(again[1].id, got[0].id);
+    // The list hides secrets; PATCH changes; DELETE removes.
+    let (_, list) = call(&h.base, "GET", "/v1/webhook_endpoints?limit=1", None).await;
+    assert_eq!(list["data"][0]["id"], id.as_str());
+    assert!(list["data"][0].get("secret").is_none());
+    let (status, body) = call(
+        &h.base,
+        "PATCH",
+        &format!("/v1/webhook_endpoints/{id}"),
+        Some(json!({"status": "disabled", "event_types": ["nudge.shown", "nudge.outcome"]})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["status"], "disabled");
+    assert_eq!(
+        body["data"]["event_types"],
+        json!(["nudge.shown", "nudge.outcome"])
+    );
+    let (status, _) = call(
+        &h.base,
+        "POST",
+        &format!("/v1/webhook_endpoints/{id}/test"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _) = call(
+        &h.base,
+        "DELETE",
+        &format!("/v1/webhook_endpoints/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _) = call(&h.base, "GET", &format!("/v1/webhook_endpoints/{id}"), None).await;
+    assert_eq!(status, 404);
+    h.server.shutdown().await;
+}
