@@ -8,6 +8,7 @@ mod binary;
 mod common;
 mod config_versions;
 mod hardening;
+mod import_cli;
 mod pg;
 mod read_api;
 mod redis;
