@@ -284,6 +284,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         webhook_delays: args.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
         webhook_allow_http: args.webhook_allow_http,
         webhook_allow_private: args.webhook_allow_private.clone(),
+        sites_file: args.sites.clone().filter(|_| !args.demo),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

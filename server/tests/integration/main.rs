@@ -17,6 +17,7 @@ mod relay_load;
 mod reload;
 mod runtime_config;
 mod schemathesis;
+mod sites_reload;
 mod store;
 mod walks;
 mod webhook_signature;
