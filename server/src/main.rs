@@ -592,16 +592,19 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             visible_from_ms: Some(site.retention.visible_from_ms(now)),
         };
         let mut last_line = std::time::Instant::now();
-        let mut last = import::ImportProgress::default();
+        let (mut last, mut printed) = (import::ImportProgress::default(), None);
         let mut progress = |p: import::ImportProgress| {
             last = p;
             if last_line.elapsed() >= Duration::from_secs(1) {
                 last_line = std::time::Instant::now();
+                printed = Some(p);
                 eprintln!("{}", progress_line(p, total_bytes, started));
             }
         };
         let report = import::import_reader(&store, &scope, input, &options, &mut progress).await;
-        eprintln!("{}", progress_line(last, total_bytes, started));
+        if printed != Some(last) {
+            eprintln!("{}", progress_line(last, total_bytes, started));
+        }
         report
     });
     match result {
