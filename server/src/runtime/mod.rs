@@ -244,8 +244,9 @@ impl Server {
                 tokio::time::sleep(interval).await;
                 if let Some(mut file) = watched.take() {
                     let has_store = state.store.is_some();
+                    let metrics = state.metrics.clone();
                     if let Ok((file, defs)) = tokio::task::spawn_blocking(move || {
-                        let defs = file.changed(has_store);
+                        let defs = file.changed(has_store, &metrics);
                         (file, defs)
                     })
                     .await

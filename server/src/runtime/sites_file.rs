@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 use crate::app::state::AppState;
+use crate::metrics::{Metrics, SitesFileLabels};
 use crate::sites::def::{ConfigSource, SiteDef};
 use crate::sites::registry::Sites;
 
@@ -50,7 +51,13 @@ impl SitesFile {
 
     /// The sites file's definitions if it changed since the last look and is valid; `None`
     /// when it did not change, or is refused (logged). Blocking: reads the file.
-    pub(super) fn changed(&mut self, has_store: bool) -> Option<Vec<SiteDef>> {
+    pub(super) fn changed(&mut self, has_store: bool, metrics: &Metrics) -> Option<Vec<SiteDef>> {
+        let refused = || {
+            metrics
+                .sites_file_reloads
+                .get_or_create(&SitesFileLabels { result: "refused" })
+                .inc();
+        };
         let stamp = stamp(&self.path);
         if stamp == self.stamp {
             return None;
@@ -66,6 +73,7 @@ impl SitesFile {
             Ok(defs) => defs,
             Err(e) => {
                 tracing::error!("sites file refused; the last valid one keeps serving: {e}");
+                refused();
                 return None;
             }
         };
@@ -79,6 +87,7 @@ impl SitesFile {
                 "sites file refused; the last valid one keeps serving: site {:?} has no config file, so its config is managed through the API, and this server has no store",
                 site.id
             );
+            refused();
             return None;
         }
         Some(defs)
@@ -116,6 +125,11 @@ pub(super) async fn apply(state: &std::sync::Arc<AppState>, defs: Vec<SiteDef>) 
         .set_keys(old.keys().chain(next.keys()).collect::<Vec<_>>());
     state.replace_sites(next);
     state.limiter.set_keys(state.sites().keys());
+    state
+        .metrics
+        .sites_file_reloads
+        .get_or_create(&SitesFileLabels { result: "ok" })
+        .inc();
     tracing::info!(
         sites = count,
         keys_added = added,

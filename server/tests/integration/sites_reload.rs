@@ -107,6 +107,24 @@ async fn a_rotated_key_is_refused_and_its_successor_admitted_within_2_s_on_every
         );
         assert!(text.contains("sites file reloaded"), "{log}:\n{text}");
     }
+    for admin in [a.admin, b.admin] {
+        let metrics = client
+            .get(format!("http://{admin}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for result in ["ok", "refused"] {
+            assert!(
+                metrics.contains(&format!(
+                    "nudge_sites_file_reloads_total{{result=\"{result}\"}}"
+                )),
+                "{metrics}"
+            );
+        }
+    }
 
     // Fixed again, with key 1 back (say, a mistaken rotation): admitted again.
     shop(&[key(1), key(3)], 1000);
