@@ -403,3 +403,42 @@ async fn flush(
     batch.clear();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = r#"{"id":"sess_a","ended_at":"2026-03-01T12:00:20Z","intent_score":1,"events":[{"type":"PAGE_VIEW","url":"/","occurred_at":"2026-03-01T12:00:00Z"}]}"#;
+    const B: &str = r#"{"id":"sess_b","ended_at":"2026-03-02T12:00:00Z","intent_score":1,"events":[],"nudges":[{"type":"toast","shown_at":"2026-03-02T11:00:00Z","outcome":"shown","influenced_conversion":false}]}"#;
+
+    #[test]
+    fn latest_ms_reads_lines_arrays_and_skips_what_it_cannot_read() {
+        let at = |text: &str| crate::domain::time::parse_rfc3339_ms(text, 3).unwrap();
+        let lines = format!("{A}\n\nnot json\n\u{0}\n{B}\n");
+        let mut bytes = lines.into_bytes();
+        bytes.extend_from_slice(b"\xff\xfe\n");
+        assert_eq!(
+            latest_ms(bytes.as_slice()).unwrap(),
+            Some(at("2026-03-02T11:00:00Z")),
+            "the shown nudge of b is the latest time"
+        );
+        let array = format!("  \n [{A}, {B}]");
+        assert_eq!(
+            latest_ms(array.as_bytes()).unwrap(),
+            Some(at("2026-03-02T11:00:00Z"))
+        );
+        assert_eq!(latest_ms(&b""[..]).unwrap(), None);
+        assert_eq!(latest_ms(&b"\n \n"[..]).unwrap(), None);
+    }
+
+    #[test]
+    fn an_array_is_told_from_lines_by_its_first_byte() {
+        let mut input: &[u8] = b" \n\t[1]";
+        assert!(starts_with_bracket(&mut input));
+        assert_eq!(input, b"[1]");
+        let mut input: &[u8] = b"  {\"id\": 1}";
+        assert!(!starts_with_bracket(&mut input));
+        let mut input: &[u8] = b"   ";
+        assert!(!starts_with_bracket(&mut input));
+    }
+}
