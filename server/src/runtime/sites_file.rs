@@ -63,7 +63,15 @@ impl SitesFile {
             return None;
         }
         self.stamp = stamp;
-        let bytes = std::fs::read(&self.path).ok()?;
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                // Checked again at the next poll (its stamp is gone or new).
+                tracing::error!(file = %self.path.display(), error = %e, "sites file cannot be read; the last valid one keeps serving");
+                refused();
+                return None;
+            }
+        };
         let sha256: [u8; 32] = Sha256::digest(&bytes).into();
         if self.sha256 == Some(sha256) {
             return None;
