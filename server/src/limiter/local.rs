@@ -387,4 +387,20 @@ mod tests {
                 .admitted
         );
     }
+
+    #[test]
+    fn set_keys_keeps_the_windows_of_keys_that_stay() {
+        let (a, b, c) = (
+            KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"),
+            KeyHash::of_key("sk_test_bbbbbbbbbbbbbbbb"),
+            KeyHash::of_key("sk_test_cccccccccccccccc"),
+        );
+        let limiter = LocalLimiter::new([a, b], Arc::new(ManualClock::new(T0)));
+        assert!(limiter.decide(&a, 2, 2).admitted);
+        limiter.set_keys([a, c]);
+        // a keeps its full window; b is gone; c starts empty.
+        assert!(!limiter.decide(&a, 2, 1).admitted);
+        assert!(!limiter.decide(&b, 2, 1).admitted);
+        assert!(limiter.decide(&c, 2, 2).admitted);
+    }
 }

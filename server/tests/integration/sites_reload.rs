@@ -1,14 +1,36 @@
 //! The sites file reloaded like a config (SPEC 7 "Sites and keys"): two instances of the built
 //! binary on one PostgreSQL, one sites file; a leaked key is rotated by rewriting the file and
-//! within 2 s (the default poll) every instance refuses the old key and admits the new one; a
+//! within 2 s (the default poll) every instance refuses the old key and admits the new one (the
+//! relay's publishable key too); a
 //! rate limit changes the same way; a file that does not parse keeps the last valid one, and the
 //! log names the line and column.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::sites::keys::KeyHash;
+
 use crate::common::*;
 use crate::pg::TestStore;
+
+const PK_OLD: &str = "pk_test_reloadKey00000000001";
+const PK_NEW: &str = "pk_test_reloadKey00000000002";
+
+/// The status of a one-event relay batch sent to `api` with the publishable key `pk`.
+async fn relay_status(api: SocketAddr, pk: &str) -> u16 {
+    let event = serde_json::json!({"events": [{"message_id": format!("m-{pk}-{}", now_ms()), "session_id": "sess_r", "type": "PAGE_VIEW", "occurred_at": format_ms(now_ms() - 1000), "url": "/"}]});
+    client()
+        .post(format!("http://{api}/v1/events"))
+        .bearer_auth(pk)
+        .header("content-type", "application/json")
+        .body(event.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
 
 /// The status each instance answers a preview with `key`.
 async fn statuses(apis: &[SocketAddr], key: &str) -> Vec<u16> {
@@ -41,9 +63,16 @@ async fn a_rotated_key_is_refused_and_its_successor_admitted_within_2_s_on_every
     let test_store = TestStore::postgres();
     let dir = tempfile::tempdir().unwrap();
     let shop = |keys: &[String], rate_limit: u32| {
+        // The publishable key rotates with the secret one: key 1 goes with PK_OLD.
+        let pk = if keys.contains(&key(1)) {
+            PK_OLD
+        } else {
+            PK_NEW
+        };
+        let site_keys = format!("site_keys = [\"{}\"]", KeyHash::of_key(pk));
         write_sites(
             dir.path(),
-            &[TestSite::new("shop", STOREFRONT, rate_limit, keys)],
+            &[TestSite::new("shop", STOREFRONT, rate_limit, keys).with(&site_keys)],
         )
     };
     let sites = shop(&[key(1)], 1000);
@@ -65,11 +94,20 @@ async fn a_rotated_key_is_refused_and_its_successor_admitted_within_2_s_on_every
     let apis = [a.api, b.api];
     assert_eq!(statuses(&apis, &key(1)).await, [200, 200]);
     assert_eq!(statuses(&apis, &key(2)).await, [401, 401]);
+    for api in apis {
+        assert_eq!(relay_status(api, PK_OLD).await, 202);
+        assert_eq!(relay_status(api, PK_NEW).await, 401);
+    }
 
     // Key 1 leaked: the operator replaces it with key 2.
     shop(&[key(2)], 1000);
     let took = until_rotated(&apis, &key(1), &key(2)).await;
     assert!(took < Duration::from_secs(2), "rotation took {took:?}");
+    // The relay's publishable keys came with the same file.
+    for api in apis {
+        assert_eq!(relay_status(api, PK_OLD).await, 401);
+        assert_eq!(relay_status(api, PK_NEW).await, 202);
+    }
 
     // A plan change (the rate limit) applies the same way; the key keeps its window (the
     // requests above count): 3 per minute admits at most 3 more in the minute.
