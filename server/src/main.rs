@@ -598,12 +598,18 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             if last_line.elapsed() >= Duration::from_secs(1) {
                 last_line = std::time::Instant::now();
                 printed = Some(p);
-                eprintln!("{}", progress_line(p, total_bytes, started));
+                eprintln!(
+                    "{}",
+                    import::progress_line(p, total_bytes, started.elapsed())
+                );
             }
         };
         let report = import::import_reader(&store, &scope, input, &options, &mut progress).await;
         if printed != Some(last) {
-            eprintln!("{}", progress_line(last, total_bytes, started));
+            eprintln!(
+                "{}",
+                import::progress_line(last, total_bytes, started.elapsed())
+            );
         }
         report
     });
@@ -650,29 +656,6 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// `imported N sessions, X of Y MB (P%) (T s)`: where an import is.
-fn progress_line(
-    p: import::ImportProgress,
-    total_bytes: Option<u64>,
-    started: std::time::Instant,
-) -> String {
-    let mb = |bytes: u64| bytes as f64 / 1e6;
-    let read = match total_bytes {
-        Some(total) if total > 0 => format!(
-            "{:.1} of {:.1} MB ({:.0}%)",
-            mb(p.bytes),
-            mb(total),
-            100.0 * p.bytes as f64 / total as f64
-        ),
-        _ => format!("{:.1} MB read", mb(p.bytes)),
-    };
-    format!(
-        "imported {} sessions, {read} ({:.1} s)",
-        p.sessions,
-        started.elapsed().as_secs_f64()
-    )
 }
 
 /// SIGTERM or SIGINT (Ctrl-C), listened for from the start: a signal during loading drains

@@ -261,6 +261,30 @@ pub async fn import_reader<R: BufRead>(
     Ok(run.report)
 }
 
+/// `imported N sessions, X of Y MB (P%) (T s)` (`X MB read` without `total_bytes`): the
+/// import command's progress line, `elapsed` after its start.
+pub fn progress_line(
+    p: ImportProgress,
+    total_bytes: Option<u64>,
+    elapsed: std::time::Duration,
+) -> String {
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    let read = match total_bytes {
+        Some(total) if total > 0 => format!(
+            "{:.1} of {:.1} MB ({:.0}%)",
+            mb(p.bytes),
+            mb(total),
+            100.0 * p.bytes as f64 / total as f64
+        ),
+        _ => format!("{:.1} MB read", mb(p.bytes)),
+    };
+    format!(
+        "imported {} sessions, {read} ({:.1} s)",
+        p.sessions,
+        elapsed.as_secs_f64()
+    )
+}
+
 /// The latest time (Unix ms) of any event or nudge in `input` (JSONL or an array, read as
 /// [`import_reader`] reads it, lines that cannot be read skipped), or `None` when it has none:
 /// what `--shift-to-now` moves to now. Reads the input once, in bounded memory for JSONL.
