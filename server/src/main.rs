@@ -94,7 +94,8 @@ struct ImportArgs {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// The sites file (TOML): [[site]] tables with id, config, rate_limit, keys.
+    /// The sites file (TOML): [[site]] tables with id, config, rate_limit, keys; reloaded when
+    /// it changes (a file that does not parse keeps the last valid one).
     #[arg(
         long,
         value_name = "FILE",
@@ -117,8 +118,8 @@ struct ServeArgs {
     /// limiter while it is unreachable.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
-    /// How often config files, and the store's published config versions (SPEC 13), are checked
-    /// for changes, in milliseconds.
+    /// How often the sites file, config files and the store's published config versions (SPEC
+    /// 13) are checked for changes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_RELOAD_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(10..))]
     reload_interval_ms: u64,
     /// How long a client may take to send a request head, in milliseconds (also the idle
