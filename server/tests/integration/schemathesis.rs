@@ -53,6 +53,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     let options_import = nudge_rules_server::app::import::ImportOptions {
         case_sensitive: false,
         shift_ms: shift,
+        visible_from_ms: None,
     };
     let report = nudge_rules_server::app::import::import(
         &store,
