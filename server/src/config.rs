@@ -27,6 +27,9 @@ pub const DEFAULT_BODY_TOTAL_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// How long in-flight requests may take after SIGTERM by default, in milliseconds.
 pub const DEFAULT_DRAIN_TIMEOUT_MS: u64 = 30_000;
+/// What `--demo` lets webhook endpoints reach besides public addresses: the loopback (a
+/// receiver on the same machine, docs/WEBHOOKS.md), with `http:` too.
+pub const DEMO_WEBHOOK_RANGES: [&str; 2] = ["127.0.0.0/8", "::1/128"];
 /// How often sessions past retention are purged (SPEC 9: at least once a day).
 pub const DEFAULT_PURGE_INTERVAL: Duration = Duration::from_secs(3600);
 

@@ -283,8 +283,16 @@ fn serve(args: ServeArgs) -> ExitCode {
         reload_interval: Duration::from_millis(args.reload_interval_ms),
         constant_route: args.constant_route,
         webhook_delays: args.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
-        webhook_allow_http: args.webhook_allow_http,
-        webhook_allow_private: args.webhook_allow_private.clone(),
+        // The demo listens on the loopback only: a receiver beside it may be http: on the
+        // loopback (docs/WEBHOOKS.md).
+        webhook_allow_http: args.webhook_allow_http || args.demo,
+        webhook_allow_private: if args.demo {
+            let mut ranges = args.webhook_allow_private.clone();
+            ranges.extend(config::DEMO_WEBHOOK_RANGES.iter().filter_map(|r| r.parse::<ipnet::IpNet>().ok()));
+            ranges
+        } else {
+            args.webhook_allow_private.clone()
+        },
         sites_file: args.sites.clone().filter(|_| !args.demo),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
