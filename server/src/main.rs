@@ -288,7 +288,11 @@ fn serve(args: ServeArgs) -> ExitCode {
         webhook_allow_http: args.webhook_allow_http || args.demo,
         webhook_allow_private: if args.demo {
             let mut ranges = args.webhook_allow_private.clone();
-            ranges.extend(config::DEMO_WEBHOOK_RANGES.iter().filter_map(|r| r.parse::<ipnet::IpNet>().ok()));
+            ranges.extend(
+                config::DEMO_WEBHOOK_RANGES
+                    .iter()
+                    .filter_map(|r| r.parse::<ipnet::IpNet>().ok()),
+            );
             ranges
         } else {
             args.webhook_allow_private.clone()

@@ -51,10 +51,11 @@ CREATE TABLE webhook_deliveries (
     created_at      INTEGER NOT NULL,
     PRIMARY KEY (message_id, endpoint_id)
 );
--- The worker's scan: pending deliveries by due time.
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
--- An endpoint's deliveries (recover, the in-flight count, delete).
-CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, state, created_at);
+-- An endpoint's deliveries by state and due time: the worker's claims (the due ones, oldest
+-- first), recover (the failed ones), delete.
+CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, state, next_attempt_at);
+-- An endpoint's claims in flight (at most 8), counted without reading its backlog.
+CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries (endpoint_id, claimed_until) WHERE state = 'pending';
 
 -- Every attempt, newest last: the first 4 KiB of the response body, or the error.
 CREATE TABLE webhook_attempts (

@@ -42,13 +42,10 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 /// Attempts in flight per instance, all endpoints together.
 const MAX_ATTEMPTS_IN_FLIGHT: usize = 64;
 
-/// The longest the worker sleeps between two looks at the outbox (a message written by another
-/// instance is seen within it).
+/// How long the worker sleeps between two looks at the outbox: a message (here or on another
+/// instance) or a retry falls due within it. Each finished attempt, test, resend and recover
+/// made here wakes it at once, so a backlog drains as fast as attempts finish.
 const POLL: Duration = Duration::from_millis(250);
-
-/// The shortest sleep between two looks (a due row it cannot claim yet, such as an endpoint at
-/// its 8 attempts in flight, is looked at again after it).
-const MIN_POLL: Duration = Duration::from_millis(20);
 
 /// The delivery side of webhooks: the policy, the schedule and the client.
 pub struct Delivery {
@@ -187,15 +184,8 @@ impl Delivery {
                     }
                 }
             }
-            let wait = match store.next_webhook_due().await {
-                Ok(Some(due_ms)) => Duration::from_millis(
-                    u64::try_from(due_ms.saturating_sub(now_ms())).unwrap_or(0),
-                )
-                .clamp(MIN_POLL, POLL),
-                _ => POLL,
-            };
             tokio::select! {
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep(POLL) => {}
                 () = self.wake.notified() => {}
             }
         }
@@ -219,8 +209,9 @@ impl Delivery {
                 Ok(disabled) => {
                     if disabled {
                         tracing::warn!(endpoint = %result.due.endpoint_id, "webhook endpoint disabled");
-                        self.wake();
                     }
+                    // A place is free (this attempt's, and the endpoint's): claim the next.
+                    self.wake();
                     return;
                 }
                 Err(e) => {

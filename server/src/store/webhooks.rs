@@ -180,15 +180,6 @@ impl Store {
         on_writer!(self, recover(scope, id, since_ms, now_ms))
     }
 
-    /// When the earliest pending delivery is due (Unix ms).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError`].
-    pub async fn next_webhook_due(&self) -> Result<Option<i64>, StoreError> {
-        on_reader!(self, next_due())
-    }
-
     /// Claims at most `max` due deliveries until `now_ms + lease_ms` (queries/webhooks.rs).
     ///
     /// # Errors

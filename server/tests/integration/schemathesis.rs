@@ -142,7 +142,12 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     };
     let (endpoint_id, doomed_id) = ("we_000000000000000000000001", "we_000000000000000000000002");
     for id in [endpoint_id, doomed_id] {
-        assert!(store.create_webhook_endpoint(&scope, &hook(id), 20).await.unwrap());
+        assert!(
+            store
+                .create_webhook_endpoint(&scope, &hook(id), 20)
+                .await
+                .unwrap()
+        );
     }
     let message = nudge_rules_server::domain::webhook::endpoint::Message::new(
         nudge_rules_server::domain::webhook::EventType::Test,
@@ -150,7 +155,12 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         serde_json::json!({}),
     )
     .unwrap();
-    assert!(store.enqueue_webhook_to(&scope, endpoint_id, &message).await.unwrap());
+    assert!(
+        store
+            .enqueue_webhook_to(&scope, endpoint_id, &message)
+            .await
+            .unwrap()
+    );
     let server = start_with_store(&sites, &store_url).await;
     let url = format!("http://{}", server.api_addr());
     let work = dir.path().to_owned();
@@ -244,12 +254,18 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         "schemathesis reached the runtime config only {runtime} times"
     );
     // The webhook routes were reached on a real endpoint (SPEC 16).
-    for route in ["/v1/webhook_endpoints/{id}", "/v1/webhook_endpoints/{id}/attempts"] {
+    for route in [
+        "/v1/webhook_endpoints/{id}",
+        "/v1/webhook_endpoints/{id}/attempts",
+    ] {
         let read = metric(
             &metrics,
             &format!("nudge_http_requests_total{{route=\"{route}\",status=\"200\"}}"),
         );
-        assert!(read >= 1.0, "schemathesis reached {route} only {read} times");
+        assert!(
+            read >= 1.0,
+            "schemathesis reached {route} only {read} times"
+        );
     }
     println!("{report}");
     server.shutdown().await;

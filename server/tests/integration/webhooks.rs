@@ -404,13 +404,25 @@ async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
         // once the receiver answers 200; a `since` past 14 days is refused.
         receiver.on("redirect", &[Answer::Status(200)]);
         let since = format_ms(now - 60_000);
-        let (status, body) = call(&h.base, "POST", &format!("/v1/webhook_endpoints/{redirect}/recover"), Some(json!({"since": since}))).await;
+        let (status, body) = call(
+            &h.base,
+            "POST",
+            &format!("/v1/webhook_endpoints/{redirect}/recover"),
+            Some(json!({"since": since})),
+        )
+        .await;
         assert_eq!(status, 202, "{body}");
         assert_eq!(body["data"]["messages"], 1);
         let recovered = receiver.wait_for("redirect", 4).await;
         assert_eq!(recovered[3].id, redirects[0].id);
         let old = format_ms(now - 15 * 86_400_000);
-        let (status, body) = call(&h.base, "POST", &format!("/v1/webhook_endpoints/{redirect}/recover"), Some(json!({"since": old}))).await;
+        let (status, body) = call(
+            &h.base,
+            "POST",
+            &format!("/v1/webhook_endpoints/{redirect}/recover"),
+            Some(json!({"since": old})),
+        )
+        .await;
         assert_eq!(status, 400, "{body}");
         assert!(body["message"].as_str().unwrap().contains("14 days"));
 
@@ -516,7 +528,12 @@ async fn registration_refuses_internal_addresses_before_any_connection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotation_signs_with_both_secrets_and_endpoints_are_managed() {
-    let store = TestStore::sqlite();
+    for store in TestStore::both() {
+        rotation_on(&store).await;
+    }
+}
+
+async fn rotation_on(store: &TestStore) {
     let receiver = Receiver::start().await;
     let h = hooked(&store.url, true).await;
     let (id, old) = register(&h.base, &receiver.on("rot", &[]), &["nudge.shown"]).await;
@@ -759,6 +776,17 @@ async fn two_instances_on_one_postgres_deliver_each_message_once() {
 /// with its attempt in flight: after a restart, once the claim's lease ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_before_delivery_delivers_after_a_restart() {
+    for store in TestStore::both() {
+        let url = if store.backend == "sqlite" {
+            None
+        } else {
+            Some(store.url.clone())
+        };
+        kill_9_on(url).await;
+    }
+}
+
+async fn kill_9_on(store: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let receiver = Receiver::start().await;
     let sites = write_sites(
@@ -766,7 +794,8 @@ async fn kill_9_before_delivery_delivers_after_a_restart() {
         &[TestSite::api_managed("shop", 100_000, &[key(1)])
             .with(&format!("site_keys = [\"{}\"]", KeyHash::of_key(PK)))],
     );
-    let store_url = format!("sqlite:{}", dir.path().join("store.db").display());
+    let store_url =
+        store.unwrap_or_else(|| format!("sqlite:{}", dir.path().join("store.db").display()));
     let args = |port: u16| -> Vec<String> {
         [
             "--sites",

@@ -433,13 +433,6 @@ macro_rules! webhooks {
             Ok(Some(n))
         }
 
-        /// When the earliest pending delivery of an enabled endpoint is due, Unix ms.
-        pub(crate) async fn next_due(conn: &mut <$db as sqlx::Database>::Connection) -> Result<Option<i64>, StoreError> {
-            Ok(sqlx::query_scalar("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE state = 'pending'")
-                .fetch_one(&mut *conn)
-                .await?)
-        }
-
         /// Claims due deliveries until `now_ms + lease_ms`: for up to `endpoints` endpoints
         /// with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each (module docs), `max`
         /// in all. Each claim has its own token.
@@ -449,9 +442,11 @@ macro_rules! webhooks {
             lease_ms: i64,
             max: usize,
         ) -> Result<Vec<Due>, StoreError> {
+            // The enabled endpoints with a claimable delivery: each a short walk of its own
+            // index range (its claims in flight, then one due row), whatever its backlog.
             let candidates: Vec<String> = sqlx::query_scalar(
-                "SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $1 AND claimed_until <= $1 \
-                 GROUP BY endpoint_id LIMIT 64",
+                "SELECT id FROM webhook_endpoints e WHERE status = 'enabled' AND EXISTS (SELECT 1 FROM webhook_deliveries d \
+                 WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $1 AND d.claimed_until <= $1) LIMIT 64",
             )
             .bind(now_ms)
             .fetch_all(pool)
