@@ -13,11 +13,17 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use nudge_rules_server::config::ServeConfig;
+use nudge_rules_server::domain::event::{Mode, Scope};
+use nudge_rules_server::domain::retention::DAY_MS;
 use nudge_rules_server::domain::time::{format_ms, now_ms};
-use nudge_rules_server::domain::webhook::Secret;
+use nudge_rules_server::domain::webhook::endpoint::{
+    AttemptResult, Due, Endpoint, Message, Status, Verdict,
+};
+use nudge_rules_server::domain::webhook::{EventType, Secret};
 use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::keys::KeyHash;
+use nudge_rules_server::store::Store;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -637,4 +643,231 @@ async fn the_editors_origin_may_patch_and_delete_endpoints() {
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["access-control-allow-origin"], origin);
     server.shutdown().await;
+}
+
+/// An endpoint of `scope` for the store-level tests.
+fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
+    Endpoint {
+        id: id.to_owned(),
+        url: "https://example.com/hook".to_owned(),
+        event_types: types.to_vec(),
+        description: None,
+        status: Status::Enabled,
+        secret: Secret::generate().unwrap().to_string(),
+        previous_secret: None,
+        previous_secret_until_ms: None,
+        failing_since_ms: None,
+        created_at_ms: 0,
+        updated_at_ms: 0,
+    }
+}
+
+fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
+    AttemptResult {
+        due,
+        verdict: Verdict::Failed {
+            next_attempt_at_ms: next,
+        },
+        attempted_at_ms: at_ms,
+        duration_ms: 1,
+        status: Some(500),
+        error: None,
+        body: String::new(),
+    }
+}
+
+/// SPEC 16 "Many instances" and "Delivery": at most 8 claims in flight per endpoint, a claim
+/// taken once until its lease ends or its result is written, and the 5-day rule, which
+/// disables the endpoint and tells the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_are_bounded_and_five_days_of_failures_disable() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let scope = Scope {
+            site: "s5".to_owned(),
+            mode: Mode::Test,
+        };
+        let watcher = endpoint("we_watch", &[EventType::EndpointDisabled]);
+        let failing = endpoint("we_fail", &[EventType::NudgeShown]);
+        for e in [&watcher, &failing] {
+            assert!(store.create_webhook_endpoint(&scope, e, 20).await.unwrap());
+        }
+        let t0 = now_ms();
+        for i in 0..20 {
+            let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
+            assert!(
+                store
+                    .enqueue_webhook_to(&scope, "we_fail", &m)
+                    .await
+                    .unwrap()
+            );
+        }
+        let lease = 20_000;
+        let first = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
+        assert_eq!(first.len(), 8, "{}", test_store.backend);
+        assert!(
+            store
+                .claim_webhook_deliveries(t0, lease, 64)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let mut first = first.into_iter();
+        let one = first.next().unwrap();
+        assert_eq!(one.attempt, 1);
+        // A result frees a place; a lease that ended frees them all.
+        store
+            .finish_webhook_attempt(&failed(one, t0, Some(t0 + 1)), DAY_MS * 5)
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .claim_webhook_deliveries(t0 + 1, lease, 64)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        let after_lease = store
+            .claim_webhook_deliveries(t0 + lease + 1, lease, 64)
+            .await
+            .unwrap();
+        assert_eq!(after_lease.len(), 8);
+        // Failures for 5 days: disabled at the attempt that passes it, and the watcher is told.
+        let mut after_lease = after_lease.into_iter();
+        let a = after_lease.next().unwrap();
+        assert!(
+            !store
+                .finish_webhook_attempt(&failed(a, t0 + DAY_MS, Some(t0 + DAY_MS)), DAY_MS * 5)
+                .await
+                .unwrap()
+        );
+        let b = after_lease.next().unwrap();
+        assert!(
+            store
+                .finish_webhook_attempt(
+                    &failed(b, t0 + DAY_MS * 5, Some(t0 + DAY_MS * 5)),
+                    DAY_MS * 5
+                )
+                .await
+                .unwrap()
+        );
+        let e = store
+            .webhook_endpoint(&scope, "we_fail")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(e.status, Status::Disabled);
+        let told = store
+            .claim_webhook_deliveries(t0 + DAY_MS * 6, lease, 64)
+            .await
+            .unwrap();
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert_eq!(told[0].endpoint_id, "we_watch");
+        assert_eq!(told[0].event_type, "webhook_endpoint.disabled");
+        let body: Value = serde_json::from_str(&told[0].body).unwrap();
+        assert_eq!(body["data"]["id"], "we_fail");
+        assert_eq!(body["data"]["status"], "disabled");
+    }
+}
+
+/// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
+/// endpoint once (every attempt answered 200: one attempt each).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_on_one_postgres_deliver_each_message_once() {
+    let store = TestStore::postgres();
+    let receiver = Receiver::start().await;
+    let a = hooked(&store.url, true).await;
+    let b = hooked(&store.url, true).await;
+    register(&a.base, &receiver.on("both", &[]), &["nudge.shown"]).await;
+    let now = now_ms();
+    let n = 200;
+    for batch in 0..4 {
+        let events: Vec<Value> = (0..n / 4)
+            .map(|i| {
+                let k = batch * 1000 + i;
+                json!({"message_id": format!("m{k}"), "session_id": format!("sess_two{k}"), "type": "NUDGE_SHOWN", "occurred_at": format_ms(now - 1000), "nudge_id": format!("nudg_two{k}"), "nudge_type": "toast", "rule_id": "r"})
+            })
+            .collect();
+        relay(
+            if batch % 2 == 0 { &a.base } else { &b.base },
+            json!(events),
+        )
+        .await;
+    }
+    let got = receiver.wait_for("both", n).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let got_after = receiver.got("both");
+    let mut ids: Vec<&str> = got_after.iter().map(|g| g.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(got.len(), n);
+    assert_eq!(ids.len(), n, "distinct messages");
+    assert_eq!(got_after.len(), n, "an attempt was taken twice");
+    a.server.shutdown().await;
+    b.server.shutdown().await;
+}
+
+/// SPEC 16 "Delivery": a message committed is delivered though the server is killed (kill -9)
+/// with its attempt in flight: after a restart, once the claim's lease ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_before_delivery_delivers_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start().await;
+    let sites = write_sites(
+        dir.path(),
+        &[TestSite::api_managed("shop", 100_000, &[key(1)])
+            .with(&format!("site_keys = [\"{}\"]", KeyHash::of_key(PK)))],
+    );
+    let store_url = format!("sqlite:{}", dir.path().join("store.db").display());
+    let args = |port: u16| -> Vec<String> {
+        [
+            "--sites",
+            &sites.display().to_string(),
+            "--store",
+            &store_url,
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--admin-listen",
+            "127.0.0.1:0",
+            "--webhook-allow-http",
+            "--webhook-allow-private",
+            "127.0.0.0/8",
+            "--webhook-schedule",
+            "100ms",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let argv = args(free_port());
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let mut first = Binary::start(&argv, &[], &dir.path().join("stderr1.txt"));
+    first.wait_ready().await;
+    let base = format!("http://{}", first.api);
+    // The first attempt hangs (in flight when the server dies); the next is answered 200.
+    let url = receiver.on(
+        "k9",
+        &[Answer::Slow(Duration::from_secs(60)), Answer::Status(200)],
+    );
+    register(&base, &url, &["nudge.shown"]).await;
+    let now = now_ms();
+    relay(
+        &base,
+        json!([{"message_id": "k1", "session_id": "sess_k9", "type": "NUDGE_SHOWN", "occurred_at": format_ms(now - 1000), "nudge_id": "nudg_k9", "nudge_type": "toast", "rule_id": "r"}]),
+    )
+    .await;
+    let in_flight = receiver.wait_for("k9", 1).await;
+    assert_eq!(in_flight.len(), 1);
+    first.child.kill().unwrap(); // SIGKILL
+    first.child.wait().unwrap();
+    let argv = args(free_port());
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let second = Binary::start(&argv, &[], &dir.path().join("stderr2.txt"));
+    second.wait_ready().await;
+    let got = receiver.wait_for("k9", 2).await;
+    assert_eq!(got.len(), 2, "the message did not arrive after the restart");
+    assert_eq!(got[1].id, in_flight[0].id);
+    let body: Value = serde_json::from_str(&got[1].body).unwrap();
+    assert_eq!(body["data"]["id"], "nudg_k9");
 }
