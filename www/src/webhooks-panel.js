@@ -27,6 +27,8 @@ export const EVENT_TYPES = [
 /** How long the view waits for the attempt of a message it sent (a test, a resend), in ms. */
 const WATCH_MS = 20_000;
 const WATCH_EVERY_MS = 400;
+/** The attempts read at a time (the newest first, then older ones on demand). */
+const ATTEMPTS_PAGE = 20;
 /** SPEC 16: recover goes at most 14 days back. */
 const RECOVER_DAYS = 14;
 const HOUR_MS = 3_600_000;
@@ -378,14 +380,31 @@ export class WebhooksPanel {
     const seq = ++this.attemptsSeq;
     this.host.dispatch({ type: 'webhooksAttemptsRequested', id, ...(waitingFor === undefined ? {} : { waitingFor }) });
     try {
-      const page = await client.webhookAttempts(id, { limit: 20 });
+      const page = await client.webhookAttempts(id, { limit: ATTEMPTS_PAGE });
       if (seq !== this.attemptsSeq) return false;
-      this.host.dispatch({ type: 'webhooksAttemptsLoaded', id, items: page.data, hasMore: page.has_more });
+      this.host.dispatch({ type: 'webhooksAttemptsLoaded', id, items: page.data, hasMore: page.has_more, cursor: page.next_cursor ?? null });
       return true;
     } catch (err) {
       if (seq !== this.attemptsSeq) return false;
       this.host.dispatch({ type: 'webhooksAttemptsFailed', id, error: webhookError(err, client.base, 'Reading the attempts') });
       return false;
+    }
+  }
+
+  /** Reads the page of attempts older than those shown, and adds it to them. */
+  async loadOlder(id) {
+    const client = this.client;
+    const { cursor } = this.state.attempts;
+    if (!client || !cursor) return;
+    const seq = ++this.attemptsSeq;
+    try {
+      const page = await client.webhookAttempts(id, { limit: ATTEMPTS_PAGE, cursor });
+      if (seq !== this.attemptsSeq) return;
+      this.host.dispatch({ type: 'webhooksAttemptsLoaded', id, items: page.data, hasMore: page.has_more, cursor: page.next_cursor ?? null, older: true });
+      this.focusKey('older-attempts');
+    } catch (err) {
+      if (seq !== this.attemptsSeq) return;
+      this.host.dispatch({ type: 'webhooksNotice', ok: false, text: webhookError(err, client.base, 'Reading the older attempts') });
     }
   }
 
@@ -579,7 +598,9 @@ export class WebhooksPanel {
       h('div', { class: 'wh-tools' }, h('h3', { class: 'wh-heading', id: 'wh-attempts-title' }, `Recent attempts to ${e.url}`), h('span', { class: 'hint' }, 'newest first'), refresh),
       a.waitingFor && a.items.length ? h('p', { class: 'hint' }, `Waiting for the attempt of ${a.waitingFor}…`) : null,
       body,
-      a.hasMore ? h('p', { class: 'hint' }, `The ${a.items.length} most recent attempts; older ones are in the API (GET /v1/webhook_endpoints/${e.id}/attempts).`) : null));
+      a.hasMore && a.cursor ? h('div', { class: 'wh-form-actions wh-older' },
+        h('span', { class: 'hint' }, `The ${a.items.length} most recent attempts.`),
+        h('button', { type: 'button', class: 'btn btn-small', 'data-act': 'older-attempts', 'data-focus': 'older-attempts', onclick: () => this.loadOlder(e.id) }, 'Show older attempts')) : null));
   }
 
   /**

@@ -29,8 +29,9 @@
  * @property {string | null} error why there is no list, in words
  * @property {string | null} open the endpoint whose attempts are shown
  * @property {{ status: 'idle' | 'loading' | 'ready' | 'error', items: Attempt[], hasMore: boolean,
- *   error: string | null, waitingFor: string | null }} attempts the open endpoint's recent
- *   attempts; `waitingFor` a message sent (a test, a resend) whose attempt is not listed yet
+ *   cursor: string | null, error: string | null, waitingFor: string | null }} attempts the open
+ *   endpoint's recent attempts, newest first (`cursor` the server's, for the older ones);
+ *   `waitingFor` a message sent (a test, a resend) whose attempt is not listed yet
  * @property {{ id: string, url: string, secret: string, why: 'created' | 'rotated' } | null} secret
  *   the signing secret the server gave once, until the merchant closes it
  * @property {string | null} busy the action under way, in words
@@ -48,7 +49,7 @@
  *   | { type: 'webhooksSecretClosed' }
  *   | { type: 'webhooksOpen', id: string | null }
  *   | { type: 'webhooksAttemptsRequested', id: string, waitingFor?: string | null }
- *   | { type: 'webhooksAttemptsLoaded', id: string, items: Attempt[], hasMore: boolean }
+ *   | { type: 'webhooksAttemptsLoaded', id: string, items: Attempt[], hasMore: boolean, cursor?: string | null, older?: boolean }
  *   | { type: 'webhooksAttemptsFailed', id: string, error: string }} WebhooksAction
  *   `webhooksConnection`: the server connected or gone (its endpoints with it); `webhooksRequested`,
  *   `webhooksLoaded`, `webhooksFailed`: the list asked for, read, refused; `webhooksBusy`: an
@@ -56,10 +57,11 @@
  *   changed (put first when new); `webhooksDeleted`: one gone; `webhooksSecret`: a secret to show
  *   once, `webhooksSecretClosed` its box closed (the secret forgotten); `webhooksOpen`: the
  *   endpoint whose attempts are shown (null: none); `webhooksAttempts…`: its attempts asked for
- *   (`waitingFor` a message just sent), read, refused
+ *   (`waitingFor` a message just sent), read (`older`: the page after those shown, added to
+ *   them), refused
  */
 
-const NO_ATTEMPTS = Object.freeze({ status: 'idle', items: [], hasMore: false, error: null, waitingFor: null });
+const NO_ATTEMPTS = Object.freeze({ status: 'idle', items: [], hasMore: false, cursor: null, error: null, waitingFor: null });
 
 /** @type {Webhooks} */
 export const initialWebhooks = Object.freeze({
@@ -126,8 +128,9 @@ export function reduceWebhooks(w, action) {
     }
     case 'webhooksAttemptsLoaded': {
       if (w.open !== action.id) return w;
-      const waitingFor = action.items.some((a) => a.message_id === w.attempts.waitingFor) ? null : w.attempts.waitingFor;
-      return { ...w, attempts: { status: 'ready', items: action.items, hasMore: action.hasMore, error: null, waitingFor } };
+      const items = action.older ? [...w.attempts.items, ...action.items] : action.items;
+      const waitingFor = items.some((a) => a.message_id === w.attempts.waitingFor) ? null : w.attempts.waitingFor;
+      return { ...w, attempts: { status: 'ready', items, hasMore: action.hasMore, cursor: action.cursor ?? null, error: null, waitingFor } };
     }
     case 'webhooksAttemptsFailed':
       if (w.open !== action.id) return w;

@@ -61,6 +61,10 @@ test('attempts: a late answer for another endpoint is dropped; the message waite
   s = reduce(s, { type: 'webhooksAttemptsLoaded', id: 'we_a', items: [attempt(2, 'msg_2'), attempt(1, 'msg_1')], hasMore: true });
   assert.equal(s.webhooks.attempts.waitingFor, null);
   assert.equal(s.webhooks.attempts.hasMore, true);
+  // The older page is added after the newest.
+  const older = reduce(s, { type: 'webhooksAttemptsLoaded', id: 'we_a', items: [attempt(0, 'msg_0')], hasMore: false, cursor: null, older: true });
+  assert.deepEqual(older.webhooks.attempts.items.map((a) => a.id), ['att_2', 'att_1', 'att_0']);
+  assert.equal(older.webhooks.attempts.hasMore, false);
   // Closing them, and a list that no longer has the open endpoint, closes the attempts.
   assert.equal(reduce(s, { type: 'webhooksOpen', id: null }).webhooks.attempts.items.length, 0);
   const gone = reduce(s, { type: 'webhooksLoaded', endpoints: [endpoint('we_b')] });

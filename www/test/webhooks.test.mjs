@@ -312,6 +312,27 @@ test('a receiver answering 500: the failure, its retries and its body; resend; d
     await page.locator('#webhooks-body [data-act=refresh-attempts]').click();
     await page.waitForFunction((m) => [...document.querySelectorAll('#webhooks-body .wh-attempt')].some((a) => a.dataset.message === m && a.dataset.status === '200'), sent.json.data.id, { timeout: 20_000 });
   });
+
+  // More than a page of attempts: the 20 newest, then "Show older attempts" adds the rest.
+  receiver.on('/fail', { status: 500, body: 'down' });
+  for (let i = 0; i < 7; i++) assert.equal((await api(shop.base, 'POST', `/v1/webhook_endpoints/${id}/test`, { key: DEMO_SK })).status, 202);
+  const all = async () => (await api(shop.base, 'GET', `/v1/webhook_endpoints/${id}/attempts?limit=200`, { key: DEMO_SK })).json.data;
+  // Every retry made (3 attempts per message), so that the list stands still.
+  const until = Date.now() + 20_000;
+  let total = await all();
+  for (let last = -1; (total.length !== last || total.length < 28) && Date.now() < until; total = await all()) {
+    last = total.length;
+    await new Promise((r) => setTimeout(r, 800));
+  }
+  assert.ok(total.length >= 28 && total.length <= 40, `${total.length} attempts`);
+  await page.locator('#webhooks-body [data-act=refresh-attempts]').click();
+  await page.waitForFunction(() => document.querySelectorAll('#webhooks-body .wh-attempt').length === 20 && document.querySelector('#webhooks-body [data-act=older-attempts]'));
+  await page.locator('#webhooks-body [data-act=older-attempts]').click();
+  await page.waitForFunction((n) => document.querySelectorAll('#webhooks-body .wh-attempt').length === n, total.length);
+  const shown = await page.locator('#webhooks-body .wh-attempt').evaluateAll((els) => els.map((a) => a.dataset.id));
+  assert.deepEqual(shown, total.map((a) => a.id), 'the older page follows the newest, in the server\'s order');
+  assert.equal(await page.locator('#webhooks-body [data-act=older-attempts]').count(), 0, 'no more to show');
+  assert.equal(new Set(shown).size, shown.length, 'no attempt twice');
   await page.close();
 });
 
