@@ -7,7 +7,7 @@
 //! ([`default_store_url`]), or a fresh file in the temp folder with `--demo`.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The public listener's default address.
@@ -71,6 +71,9 @@ pub struct ServeConfig {
     pub webhook_allow_http: bool,
     /// Address ranges endpoints may reach though special-purpose (`--webhook-allow-private`).
     pub webhook_allow_private: Vec<ipnet::IpNet>,
+    /// The sites file the sites were read from: reloaded at `reload_interval` (SPEC 7), so
+    /// keys, plans and origins change without a restart. `None`: the sites never change.
+    pub sites_file: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -92,6 +95,7 @@ impl Default for ServeConfig {
             webhook_delays: None,
             webhook_allow_http: false,
             webhook_allow_private: Vec::new(),
+            sites_file: None,
         }
     }
 }

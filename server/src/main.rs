@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use nudge_rules_server::app::import::{ImportOptions, import};
+use nudge_rules_server::app::import::{self, ImportOptions};
 use nudge_rules_server::app::ingest;
 use nudge_rules_server::app::versions::{self, Publish};
 use nudge_rules_server::config::{self, ServeConfig};
@@ -83,13 +83,19 @@ struct ImportArgs {
     /// The mode the sessions are stored in.
     #[arg(long, value_name = "MODE", value_parser = ["test", "live"])]
     mode: String,
-    /// The sessions (JSONL or a JSON array); `-` reads stdin.
+    /// Move every time so the latest event is now (sample data that would otherwise fall
+    /// outside the retention window); reads FILE twice, so not with stdin.
+    #[arg(long)]
+    shift_to_now: bool,
+    /// The sessions (JSONL, streamed; or a JSON array up to 64 MiB, read whole); `-` reads
+    /// stdin.
     file: PathBuf,
 }
 
 #[derive(Args)]
 struct ServeArgs {
-    /// The sites file (TOML): [[site]] tables with id, config, rate_limit, keys.
+    /// The sites file (TOML): [[site]] tables with id, config, rate_limit, keys; reloaded when
+    /// it changes (a file that does not parse keeps the last valid one).
     #[arg(
         long,
         value_name = "FILE",
@@ -112,8 +118,8 @@ struct ServeArgs {
     /// limiter while it is unreachable.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
-    /// How often config files, and the store's published config versions (SPEC 13), are checked
-    /// for changes, in milliseconds.
+    /// How often the sites file, config files and the store's published config versions (SPEC
+    /// 13) are checked for changes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_RELOAD_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(10..))]
     reload_interval_ms: u64,
     /// How long a client may take to send a request head, in milliseconds (also the idle
@@ -279,6 +285,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         webhook_delays: args.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
         webhook_allow_http: args.webhook_allow_http,
         webhook_allow_private: args.webhook_allow_private.clone(),
+        sites_file: args.sites.clone().filter(|_| !args.demo),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -459,12 +466,13 @@ async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
     let options = ImportOptions {
         case_sensitive: false,
         shift_ms: now - 3_600_000 - latest,
+        visible_from_ms: None,
     };
     let scope = Scope {
         site: "demo".to_owned(),
         mode: Mode::Test,
     };
-    let report = import(store, &scope, &text, &options, &mut |_, _| {})
+    let report = import::import(store, &scope, &text, &options, &mut |_, _| {})
         .await
         .map_err(|e| e.to_string())?;
     // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
@@ -507,16 +515,40 @@ fn run_import(args: &ImportArgs) -> ExitCode {
     }
     .and_then(|text| nudge_rules::Engine::compile(&text).ok())
     .is_some_and(|engine| engine.config().case_sensitive);
-    let text = if args.file.as_os_str() == "-" {
-        let mut text = String::new();
-        if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-            eprintln!("nudge-rules-server import: cannot read stdin: {e}");
+    let from_stdin = args.file.as_os_str() == "-";
+    let open = || -> Result<Box<dyn BufRead>, ExitCode> {
+        if from_stdin {
+            return Ok(Box::new(std::io::stdin().lock()));
+        }
+        match std::fs::File::open(&args.file) {
+            Ok(file) => Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, file))),
+            Err(e) => {
+                eprintln!(
+                    "nudge-rules-server import: cannot read {}: {e}",
+                    args.file.display()
+                );
+                Err(ExitCode::from(2))
+            }
+        }
+    };
+    let total_bytes = (!from_stdin)
+        .then(|| std::fs::metadata(&args.file).ok())
+        .flatten()
+        .map(|m| m.len());
+    let now = nudge_rules_server::domain::time::now_ms();
+    let shift_ms = if args.shift_to_now {
+        if from_stdin {
+            eprintln!(
+                "nudge-rules-server import: --shift-to-now reads the file twice (its latest time first); give a file, not stdin"
+            );
             return ExitCode::from(2);
         }
-        text
-    } else {
-        match std::fs::read_to_string(&args.file) {
-            Ok(text) => text,
+        let input = match open() {
+            Ok(input) => input,
+            Err(code) => return code,
+        };
+        match import::latest_ms(input) {
+            Ok(latest) => latest.map_or(0, |latest| now.saturating_sub(latest)),
             Err(e) => {
                 eprintln!(
                     "nudge-rules-server import: cannot read {}: {e}",
@@ -525,6 +557,12 @@ fn run_import(args: &ImportArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    } else {
+        0
+    };
+    let input = match open() {
+        Ok(input) => input,
+        Err(code) => return code,
     };
     let scope = Scope {
         site: site.id.clone(),
@@ -551,24 +589,51 @@ fn run_import(args: &ImportArgs) -> ExitCode {
         let store = Store::open(&args.store).await?;
         let options = ImportOptions {
             case_sensitive,
-            shift_ms: 0,
+            shift_ms,
+            visible_from_ms: Some(site.retention.visible_from_ms(now)),
         };
         let mut last_line = std::time::Instant::now();
-        let mut progress = |done: usize, total: usize| {
-            if last_line.elapsed() >= Duration::from_secs(1) || done == total {
+        let (mut last, mut printed) = (import::ImportProgress::default(), None);
+        let mut progress = |p: import::ImportProgress| {
+            last = p;
+            if last_line.elapsed() >= Duration::from_secs(1) {
                 last_line = std::time::Instant::now();
+                printed = Some(p);
                 eprintln!(
-                    "imported {done} of {total} sessions ({:.1} s)",
-                    started.elapsed().as_secs_f64()
+                    "{}",
+                    import::progress_line(p, total_bytes, started.elapsed())
                 );
             }
         };
-        import(&store, &scope, &text, &options, &mut progress).await
+        let report = import::import_reader(&store, &scope, input, &options, &mut progress).await;
+        if printed != Some(last) {
+            eprintln!(
+                "{}",
+                import::progress_line(last, total_bytes, started.elapsed())
+            );
+        }
+        report
     });
     match result {
         Ok(report) => {
             for bad in &report.bad_records {
                 eprintln!("  {bad}");
+            }
+            if report.outside_retention > 0 {
+                eprintln!(
+                    "warning: {} of {} sessions start before site {:?}'s retention window ({} days): the read API does not show them, and the purge deletes them once they are {} days old (at start and hourly); --shift-to-now moves sample data so its latest event is now",
+                    report.outside_retention,
+                    report.sessions,
+                    scope.site,
+                    site.retention.days,
+                    site.retention.days + nudge_rules_server::domain::retention::GRACE_DAYS
+                );
+            }
+            if shift_ms != 0 {
+                eprintln!(
+                    "every time moved by {:.1} days (--shift-to-now)",
+                    shift_ms as f64 / 86_400_000.0
+                );
             }
             let seconds = started.elapsed().as_secs_f64().max(1e-9);
             println!(

@@ -40,6 +40,13 @@ pub struct ReloadLabels {
     pub result: &'static str,
 }
 
+/// Labels of the sites file's reloads.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SitesFileLabels {
+    /// `ok` (a changed file swapped in) or `refused` (invalid; the last valid one serves on).
+    pub result: &'static str,
+}
+
 /// Labels of the relay's events.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RelayEventLabels {
@@ -78,6 +85,8 @@ pub struct Metrics {
     pub rate_limited: Family<SiteLabels, Counter>,
     /// `nudge_config_reloads_total{site,result}`: config loads, the first one included.
     pub reloads: Family<ReloadLabels, Counter>,
+    /// `nudge_sites_file_reloads_total{result}`: changed sites files swapped in or refused.
+    pub sites_file_reloads: Family<SitesFileLabels, Counter>,
     /// `nudge_site_config_valid{site}`: 1 when the site serves a valid config, else 0.
     pub site_config_valid: Family<SiteLabels, Gauge>,
     /// `nudge_rate_limit_fallback_total`: decisions taken by the local limiter because Redis
@@ -150,6 +159,12 @@ impl Metrics {
             "config_reloads",
             "Config loads by site and result (ok, refused); the first load counts",
             reloads.clone(),
+        );
+        let sites_file_reloads = Family::<SitesFileLabels, Counter>::default();
+        registry.register(
+            "sites_file_reloads",
+            "Changed sites files by result (ok, refused); the file read at start does not count",
+            sites_file_reloads.clone(),
         );
         let site_config_valid = Family::<SiteLabels, Gauge>::default();
         registry.register(
@@ -246,6 +261,7 @@ impl Metrics {
             engine_duration,
             rate_limited,
             reloads,
+            sites_file_reloads,
             site_config_valid,
             rate_limit_fallback,
             redis_errors,

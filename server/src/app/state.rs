@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use arc_swap::ArcSwap;
+
 use crate::domain::cursor::CursorKey;
 use crate::limiter::Limiter;
 use crate::metrics::Metrics;
@@ -13,8 +15,8 @@ use crate::tasks::Tasks;
 
 /// The state shared by the public and the admin listener.
 pub struct AppState {
-    /// The sites and their configs.
-    pub sites: Sites,
+    /// The sites and their configs: replaced whole when the sites file is reloaded.
+    sites: ArcSwap<Sites>,
     /// The rate limiter.
     pub limiter: Limiter,
     /// The Prometheus metrics.
@@ -50,6 +52,7 @@ pub enum Unavailable {
 
 impl AppState {
     /// The state of a server that has loaded nothing yet.
+    #[allow(clippy::too_many_arguments)] // one per shared part; main's webhooks added the 8th
     pub fn new(
         sites: Sites,
         limiter: Limiter,
@@ -61,7 +64,7 @@ impl AppState {
         delivery: Arc<crate::app::delivery::Delivery>,
     ) -> AppState {
         AppState {
-            sites,
+            sites: ArcSwap::from_pointee(sites),
             limiter,
             metrics,
             openapi_json,
@@ -82,12 +85,23 @@ impl AppState {
             Some(Unavailable::ShuttingDown)
         } else if self.loaded.load(Ordering::Relaxed) {
             None
-        } else if self.sites.all_loaded() {
+        } else if self.sites().all_loaded() {
             self.loaded.store(true, Ordering::Relaxed);
             None
         } else {
             Some(Unavailable::Loading)
         }
+    }
+
+    /// The sites being served now. A request keeps the registry it started with, so it is
+    /// answered wholly under one sites file.
+    pub fn sites(&self) -> Arc<Sites> {
+        self.sites.load_full()
+    }
+
+    /// Serves `sites` from now on (a reloaded sites file, SPEC 7).
+    pub fn replace_sites(&self, sites: Sites) {
+        self.sites.store(Arc::new(sites));
     }
 
     /// Marks the server as draining: `/readyz` and new public requests answer 503.

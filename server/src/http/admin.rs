@@ -56,7 +56,7 @@ async fn readyz(State(app): State<Arc<AppState>>) -> Response {
         None => (StatusCode::OK, json!({ "status": "ready" })),
         Some(Unavailable::Loading) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            json!({ "status": "loading", "sites_loading": app.sites.pending() }),
+            json!({ "status": "loading", "sites_loading": app.sites().pending() }),
         ),
         Some(Unavailable::ShuttingDown) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -82,7 +82,7 @@ async fn openapi(State(app): State<Arc<AppState>>) -> Response {
 }
 
 async fn sites(State(app): State<Arc<AppState>>) -> Response {
-    let body = json!({ "sites": app.sites.reports() }).to_string();
+    let body = json!({ "sites": app.sites().reports() }).to_string();
     json_response(StatusCode::OK, body)
 }
 

@@ -2,6 +2,8 @@
 //! the server's lifecycle, the key of `Authorization: Bearer`, its site and mode, and the key's
 //! one rolling window, shared by every endpoint of the REST API.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, header};
 
 use crate::app::state::AppState;
@@ -13,9 +15,9 @@ use crate::sites::keys::{KeyHash, KeyKind, key_kind};
 use crate::sites::registry::Site;
 
 /// Who is calling: the site of the key, the records it may see, and the key's hash.
-pub struct Caller<'a> {
-    /// The key's site.
-    pub site: &'a Site,
+pub struct Caller {
+    /// The key's site, as the sites file defined it when the request arrived.
+    pub site: Arc<Site>,
     /// The key's site and mode (SPEC 9 "Modes").
     pub scope: Scope,
     /// The key's hash (log lines name it by its first 8 hex digits).
@@ -54,21 +56,18 @@ pub fn bearer_key(headers: &HeaderMap) -> Result<&str, AuthFailure> {
 /// # Errors
 ///
 /// [`ApiError::Unavailable`], [`ApiError::Unauthorized`], [`ApiError::RateLimited`].
-pub async fn admit<'a>(
-    app: &'a AppState,
-    headers: &HeaderMap,
-) -> Result<(Caller<'a>, Decision), ApiError> {
+pub async fn admit(app: &AppState, headers: &HeaderMap) -> Result<(Caller, Decision), ApiError> {
     if let Some(why) = app.unavailable() {
         return Err(ApiError::Unavailable(why));
     }
     let key = bearer_key(headers).map_err(ApiError::Unauthorized)?;
     let key_hash = KeyHash::of_key(key);
-    let Some(site) = app.sites.site_of_key(&key_hash) else {
+    let Some(site) = app.sites().site_of_key(&key_hash).cloned() else {
         tracing::debug!(key = %key_hash.log_id(), "unknown API key");
         return Err(ApiError::Unauthorized(AuthFailure::Unknown));
     };
-    record_caller(site, &key_hash);
-    let decision = decide(app, site, &key_hash, site.rate_limit, 1).await;
+    record_caller(&site, &key_hash);
+    let decision = decide(app, &site, &key_hash, site.rate_limit, 1).await;
     if !decision.admitted {
         return Err(ApiError::RateLimited(decision));
     }

@@ -43,7 +43,7 @@ pub(crate) async fn cors(
         return next.run(request).await;
     };
     let listed_anywhere = |origin: &HeaderValue| {
-        app.sites.iter().any(|s| {
+        app.sites().iter().any(|s| {
             s.allowed_origins
                 .iter()
                 .any(|o| o.as_bytes() == origin.as_bytes())
@@ -93,8 +93,9 @@ pub(crate) async fn cors(
 }
 
 /// The `allowed_origins` of the site whose secret key the request carries, if any.
-fn site_origins<'a>(app: &'a AppState, headers: &HeaderMap) -> Option<&'a [String]> {
+fn site_origins(app: &AppState, headers: &HeaderMap) -> Option<Vec<String>> {
     let key = bearer_key(headers).ok()?;
-    let site = app.sites.site_of_key(&KeyHash::of_key(key))?;
-    Some(&site.allowed_origins)
+    let sites = app.sites();
+    let site = sites.site_of_key(&KeyHash::of_key(key))?;
+    Some(site.allowed_origins.clone())
 }

@@ -44,9 +44,9 @@ pub const READ_CACHE_CONTROL: &str = "private, max-age=60";
 
 /// Runs a read handler behind the shared pipeline ([`serve`] with GET); a successful read is
 /// a 200 with `Cache-Control: private, max-age=60`.
-pub(crate) async fn serve_read<'a, F, Fut>(app: &'a AppState, request: Request, read: F) -> Response
+pub(crate) async fn serve_read<F, Fut>(app: &AppState, request: Request, read: F) -> Response
 where
-    F: FnOnce(Caller<'a>, Request) -> Fut,
+    F: FnOnce(Caller, Request) -> Fut,
     Fut: std::future::Future<Output = Result<String, ApiError>>,
 {
     serve(app, request, |caller, request| async move {
@@ -63,9 +63,9 @@ where
 /// Runs a handler behind the shared pipeline (the router has checked the method): lifecycle,
 /// key and limit (`auth.rs`), then `handle`; the answer carries the limiter's headers. A POST
 /// refused after its body was read keeps the connection open ([`BodyRead`]).
-pub(crate) async fn serve<'a, F, Fut>(app: &'a AppState, request: Request, handle: F) -> Response
+pub(crate) async fn serve<F, Fut>(app: &AppState, request: Request, handle: F) -> Response
 where
-    F: FnOnce(Caller<'a>, Request) -> Fut,
+    F: FnOnce(Caller, Request) -> Fut,
     Fut: std::future::Future<Output = Result<Response, ApiError>>,
 {
     let post = request.method() == Method::POST;

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use arc_swap::ArcSwap;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::sites::keys::KeyHash;
@@ -210,9 +211,10 @@ impl SlidingLog {
 }
 
 /// The in-process limiter: one [`SlidingLog`] per key behind its own lock. The map is built
-/// once from the sites file, so it never grows with traffic and needs no global lock.
+/// from the sites file (and again when it is reloaded: [`LocalLimiter::set_keys`]), so it
+/// never grows with traffic and needs no global lock.
 pub struct LocalLimiter {
-    logs: HashMap<KeyHash, Mutex<SlidingLog>>,
+    logs: ArcSwap<HashMap<KeyHash, Arc<Mutex<SlidingLog>>>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -220,19 +222,37 @@ impl LocalLimiter {
     /// A limiter for exactly these keys.
     pub fn new(keys: impl IntoIterator<Item = KeyHash>, clock: Arc<dyn Clock>) -> LocalLimiter {
         LocalLimiter {
-            logs: keys
-                .into_iter()
-                .map(|k| (k, Mutex::new(SlidingLog::default())))
-                .collect(),
+            logs: ArcSwap::from_pointee(
+                keys.into_iter()
+                    .map(|k| (k, Arc::new(Mutex::new(SlidingLog::default()))))
+                    .collect(),
+            ),
             clock,
         }
+    }
+
+    /// Limits exactly these keys from now on (a reloaded sites file): a key it limited already
+    /// keeps its window, a new key starts with an empty one, a key not given is refused.
+    pub fn set_keys(&self, keys: impl IntoIterator<Item = KeyHash>) {
+        let old = self.logs.load();
+        let logs = keys
+            .into_iter()
+            .map(|k| {
+                let log = old
+                    .get(&k)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(Mutex::new(SlidingLog::default())));
+                (k, log)
+            })
+            .collect();
+        self.logs.store(Arc::new(logs));
     }
 
     /// Decides one request of `key` costing `cost` admissions. A key the limiter does not know
     /// (never the case for a key that passed authentication) is refused.
     pub fn decide(&self, key: &KeyHash, limit: u32, cost: u32) -> Decision {
         let now_us = self.clock.now_us();
-        match self.logs.get(key) {
+        match self.logs.load().get(key) {
             Some(log) => log
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -366,5 +386,21 @@ mod tests {
                 .decide(&KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"), 5, 1)
                 .admitted
         );
+    }
+
+    #[test]
+    fn set_keys_keeps_the_windows_of_keys_that_stay() {
+        let (a, b, c) = (
+            KeyHash::of_key("sk_test_aaaaaaaaaaaaaaaa"),
+            KeyHash::of_key("sk_test_bbbbbbbbbbbbbbbb"),
+            KeyHash::of_key("sk_test_cccccccccccccccc"),
+        );
+        let limiter = LocalLimiter::new([a, b], Arc::new(ManualClock::new(T0)));
+        assert!(limiter.decide(&a, 2, 2).admitted);
+        limiter.set_keys([a, c]);
+        // a keeps its full window; b is gone; c starts empty.
+        assert!(!limiter.decide(&a, 2, 1).admitted);
+        assert!(!limiter.decide(&b, 2, 1).admitted);
+        assert!(limiter.decide(&c, 2, 2).admitted);
     }
 }

@@ -46,4 +46,13 @@ impl Limiter {
             Limiter::Redis(redis) => redis.decide(key, limit, cost).await,
         }
     }
+
+    /// Limits exactly these keys from now on (a reloaded sites file, SPEC 7): known keys keep
+    /// their window (Redis keeps it for every instance anyway).
+    pub fn set_keys(&self, keys: impl IntoIterator<Item = KeyHash>) {
+        match self {
+            Limiter::Local(local) => local.set_keys(keys),
+            Limiter::Redis(redis) => redis.local().set_keys(keys),
+        }
+    }
 }

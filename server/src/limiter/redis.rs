@@ -79,6 +79,11 @@ pub struct RedisLimiter {
 }
 
 impl RedisLimiter {
+    /// The local limiter it falls back to.
+    pub fn local(&self) -> &LocalLimiter {
+        &self.local
+    }
+
     /// A limiter on the Redis at `url` (`redis://host:port/db`), deciding with `local` while
     /// Redis is unreachable. Connects lazily: an instance starts even when Redis is down.
     ///

@@ -4,6 +4,7 @@
 
 pub mod conn;
 mod listen;
+mod sites_file;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -75,6 +76,8 @@ pub struct Server {
     tasks: Tasks,
     reload_interval: Duration,
     purge_interval: Duration,
+    /// The sites file, reloaded at the reload interval ([`ServeConfig::sites_file`]).
+    sites_file: Option<sites_file::SitesFile>,
 }
 
 impl Server {
@@ -207,6 +210,7 @@ impl Server {
             tasks,
             reload_interval: options.reload_interval,
             purge_interval: options.purge_interval,
+            sites_file: options.sites_file.clone().map(sites_file::SitesFile::new),
         })
     }
 
@@ -229,16 +233,33 @@ impl Server {
     /// each config was valid or not) and starts polling config files for changes.
     pub async fn load(&mut self) {
         let state = self.state.clone();
-        let _ = tokio::task::spawn_blocking(move || state.sites.refresh_all(&state.metrics)).await;
+        let _ =
+            tokio::task::spawn_blocking(move || state.sites().refresh_all(&state.metrics)).await;
         refresh_from_store(&self.state).await;
         let state = self.state.clone();
         let interval = self.reload_interval;
+        let mut watched = self.sites_file.take();
         self.tasks.spawn_poller(async move {
             loop {
                 tokio::time::sleep(interval).await;
+                if let Some(mut file) = watched.take() {
+                    let has_store = state.store.is_some();
+                    let metrics = state.metrics.clone();
+                    if let Ok((file, defs)) = tokio::task::spawn_blocking(move || {
+                        let defs = file.changed(has_store, &metrics);
+                        (file, defs)
+                    })
+                    .await
+                    {
+                        watched = Some(file);
+                        if let Some(defs) = defs {
+                            sites_file::apply(&state, defs).await;
+                        }
+                    }
+                }
                 let files = state.clone();
                 let _ =
-                    tokio::task::spawn_blocking(move || files.sites.refresh_all(&files.metrics))
+                    tokio::task::spawn_blocking(move || files.sites().refresh_all(&files.metrics))
                         .await;
                 refresh_from_store(&state).await;
             }
@@ -285,7 +306,10 @@ impl Server {
 /// store that does not answer is logged and tried again at the next poll.
 async fn refresh_from_store(state: &AppState) {
     if let Some(store) = &state.store
-        && let Err(e) = state.sites.refresh_from_store(store, &state.metrics).await
+        && let Err(e) = state
+            .sites()
+            .refresh_from_store(store, &state.metrics)
+            .await
     {
         state.metrics.store_up.set(0);
         tracing::warn!(error = %e, "cannot read published config versions; serving the ones installed");
@@ -303,7 +327,7 @@ pub async fn purge(state: &AppState) {
     if let Err(e) = store.purge_webhooks(webhooks_before).await {
         tracing::warn!(error = %e, "purge of webhook messages failed; retried at the next interval");
     }
-    for site in state.sites.iter() {
+    for site in state.sites().iter() {
         match store
             .purge(&site.id, site.retention.purge_before_ms(now))
             .await

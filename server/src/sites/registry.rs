@@ -72,12 +72,32 @@ pub struct Site {
     /// The browser origins its REST endpoints answer CORS for (SPEC 12).
     pub allowed_origins: Vec<String>,
     key_count: usize,
+    /// What it serves: kept across reloads of the sites file while the site keeps its id and
+    /// its config's source ([`Sites::reloaded`]).
+    config: Arc<SiteConfig>,
+}
+
+/// What a site serves, and its config's reload history.
+struct SiteConfig {
     /// What each mode answers with, by [`slot`]; a file-managed site holds one config in both.
     served: [ArcSwap<Served>; 2],
     /// The published version each mode serves (API-managed sites), by [`slot`]; [`NO_VERSION`]
     /// until the store was read.
     versions: [AtomicI64; 2],
     status: Mutex<SiteStatus>,
+}
+
+impl SiteConfig {
+    fn new() -> SiteConfig {
+        SiteConfig {
+            served: [
+                ArcSwap::from_pointee(Served::Loading),
+                ArcSwap::from_pointee(Served::Loading),
+            ],
+            versions: [AtomicI64::new(NO_VERSION), AtomicI64::new(NO_VERSION)],
+            status: Mutex::new(SiteStatus::default()),
+        }
+    }
 }
 
 /// The index of a mode in [`Site`]'s arrays.
@@ -134,7 +154,7 @@ impl FileStamp {
 }
 
 impl Site {
-    fn new(def: SiteDef) -> Site {
+    fn new(def: SiteDef, config: Arc<SiteConfig>) -> Site {
         Site {
             id: def.id,
             source: def.source,
@@ -142,12 +162,17 @@ impl Site {
             retention: def.retention,
             allowed_origins: def.allowed_origins,
             key_count: def.keys.len() + def.site_keys.len(),
-            served: [
-                ArcSwap::from_pointee(Served::Loading),
-                ArcSwap::from_pointee(Served::Loading),
-            ],
-            versions: [AtomicI64::new(NO_VERSION), AtomicI64::new(NO_VERSION)],
-            status: Mutex::new(SiteStatus::default()),
+            config,
+        }
+    }
+
+    /// Whether `def` reads its config from where this site does (the same file, the store).
+    fn same_source(&self, def: &SiteDef) -> bool {
+        match (&self.source, &def.source) {
+            (ConfigSource::File(a), ConfigSource::File(b)) => a == b,
+            (ConfigSource::Embedded(a), ConfigSource::Embedded(b)) => a == b,
+            (ConfigSource::Store, ConfigSource::Store) => true,
+            _ => false,
         }
     }
 
@@ -158,7 +183,7 @@ impl Site {
     }
 
     fn served_slot(&self, mode: Mode) -> &ArcSwap<Served> {
-        let [live, test] = &self.served;
+        let [live, test] = &self.config.served;
         match slot(mode) {
             0 => live,
             _ => test,
@@ -166,7 +191,7 @@ impl Site {
     }
 
     fn version_slot(&self, mode: Mode) -> &AtomicI64 {
-        let [live, test] = &self.versions;
+        let [live, test] = &self.config.versions;
         match slot(mode) {
             0 => live,
             _ => test,
@@ -237,7 +262,8 @@ impl Site {
     }
 
     fn status(&self) -> MutexGuard<'_, SiteStatus> {
-        self.status
+        self.config
+            .status
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -461,7 +487,7 @@ pub struct ServedVersions {
 
 /// Every site, and which site each key belongs to.
 pub struct Sites {
-    sites: Vec<Site>,
+    sites: Vec<Arc<Site>>,
     by_key: HashMap<KeyHash, usize>,
     by_site_key: HashMap<KeyHash, usize>,
 }
@@ -481,20 +507,46 @@ impl Sites {
             }
         }
         Sites {
-            sites: defs.into_iter().map(Site::new).collect(),
+            sites: defs
+                .into_iter()
+                .map(|def| Arc::new(Site::new(def, Arc::new(SiteConfig::new()))))
+                .collect(),
             by_key,
             by_site_key,
         }
     }
 
+    /// The registry of a reloaded sites file (SPEC 7): `defs`' keys, rate limits, plans and
+    /// origins, each site that keeps its id and its config's source keeping what it serves
+    /// (its config is not read again unless it changed); a new site, or one whose config moved,
+    /// is [`Served::Loading`] until [`Sites::refresh_all`].
+    pub fn reloaded(&self, defs: Vec<SiteDef>) -> Sites {
+        let configs: Vec<Arc<SiteConfig>> = defs
+            .iter()
+            .map(|def| {
+                self.sites
+                    .iter()
+                    .find(|s| s.id == def.id && s.same_source(def))
+                    .map_or_else(|| Arc::new(SiteConfig::new()), |s| s.config.clone())
+            })
+            .collect();
+        let mut sites = Sites::new(defs);
+        for (site, config) in sites.sites.iter_mut().zip(configs) {
+            if let Some(site) = Arc::get_mut(site) {
+                site.config = config;
+            }
+        }
+        sites
+    }
+
     /// The site a secret key belongs to.
-    pub fn site_of_key(&self, key: &KeyHash) -> Option<&Site> {
+    pub fn site_of_key(&self, key: &KeyHash) -> Option<&Arc<Site>> {
         self.site_of(KeyKind::Secret, key)
     }
 
     /// The site a key of `kind` belongs to: secret keys are looked up among the sites' `keys`,
     /// publishable keys among their `site_keys`.
-    pub fn site_of(&self, kind: KeyKind, key: &KeyHash) -> Option<&Site> {
+    pub fn site_of(&self, kind: KeyKind, key: &KeyHash) -> Option<&Arc<Site>> {
         let table = match kind {
             KeyKind::Secret => &self.by_key,
             KeyKind::Publishable => &self.by_site_key,
@@ -504,12 +556,12 @@ impl Sites {
 
     /// Every site.
     pub fn iter(&self) -> impl Iterator<Item = &Site> {
-        self.sites.iter()
+        self.sites.iter().map(|s| &**s)
     }
 
     /// The site with this id.
     pub fn by_id(&self, id: &str) -> Option<&Site> {
-        self.sites.iter().find(|s| s.id == id)
+        self.iter().find(|s| s.id == id)
     }
 
     /// Every key of every site, secret and publishable.
@@ -537,11 +589,11 @@ impl Sites {
         store: &Store,
         metrics: &Metrics,
     ) -> Result<(), StoreError> {
-        if !self.sites.iter().any(Site::api_managed) {
+        if !self.iter().any(Site::api_managed) {
             return Ok(());
         }
         let latest = store.latest_versions().await?;
-        for site in self.sites.iter().filter(|s| s.api_managed()) {
+        for site in self.iter().filter(|s| s.api_managed()) {
             for mode in [Mode::Live, Mode::Test] {
                 let want = latest
                     .iter()
@@ -590,7 +642,7 @@ impl Sites {
 
     /// What `/sites` shows.
     pub fn reports(&self) -> Vec<SiteReport> {
-        self.sites.iter().map(Site::report).collect()
+        self.iter().map(Site::report).collect()
     }
 }
 

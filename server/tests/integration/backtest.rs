@@ -51,6 +51,7 @@ async fn import_sessions(
     let options = ImportOptions {
         case_sensitive: false,
         shift_ms: now_ms() - 3_600_000 - earlier_ms - latest,
+        visible_from_ms: None,
     };
     import(store, &scope(site, mode), text, &options, &mut |_, _| {})
         .await

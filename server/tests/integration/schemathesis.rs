@@ -53,6 +53,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     let options_import = nudge_rules_server::app::import::ImportOptions {
         case_sensitive: false,
         shift_ms: shift,
+        visible_from_ms: None,
     };
     let report = nudge_rules_server::app::import::import(
         &store,
@@ -121,6 +122,35 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         config: STOREFRONT,
     };
     store.publish(&scope, None, &first).await.unwrap();
+    // Webhook endpoints and a message (SPEC 16) for the webhook routes to act on
+    // (schemathesis.toml names them); the server may deliver to neither (example.com does not
+    // resolve here, and its attempts fail).
+    let hook = |id: &str| nudge_rules_server::domain::webhook::endpoint::Endpoint {
+        id: id.to_owned(),
+        url: "https://example.com/hook".to_owned(),
+        event_types: vec![nudge_rules_server::domain::webhook::EventType::NudgeShown],
+        description: None,
+        status: nudge_rules_server::domain::webhook::endpoint::Status::Enabled,
+        secret: nudge_rules_server::domain::webhook::Secret::generate()
+            .unwrap()
+            .to_string(),
+        previous_secret: None,
+        previous_secret_until_ms: None,
+        failing_since_ms: None,
+        created_at_ms: 1,
+        updated_at_ms: 1,
+    };
+    let (endpoint_id, doomed_id) = ("we_000000000000000000000001", "we_000000000000000000000002");
+    for id in [endpoint_id, doomed_id] {
+        assert!(store.create_webhook_endpoint(&scope, &hook(id), 20).await.unwrap());
+    }
+    let message = nudge_rules_server::domain::webhook::endpoint::Message::new(
+        nudge_rules_server::domain::webhook::EventType::Test,
+        nudge_rules_server::domain::time::now_ms(),
+        serde_json::json!({}),
+    )
+    .unwrap();
+    assert!(store.enqueue_webhook_to(&scope, endpoint_id, &message).await.unwrap());
     let server = start_with_store(&sites, &store_url).await;
     let url = format!("http://{}", server.api_addr());
     let work = dir.path().to_owned();
@@ -137,6 +167,9 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
             .env("NO_COLOR", "1")
             .env("NUDGE_SECRET_KEY", key(1))
             .env("NUDGE_PUBLISHABLE_KEY", PUBLISHABLE_KEY)
+            .env("NUDGE_WEBHOOK_ENDPOINT", endpoint_id)
+            .env("NUDGE_WEBHOOK_DOOMED", doomed_id)
+            .env("NUDGE_WEBHOOK_MESSAGE", &message.id)
             .output()
             .unwrap()
     })
@@ -151,13 +184,23 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         out.status.success(),
         "schemathesis found problems:\n{report}"
     );
-    // One warning is expected: random publishes (POST /v1/config/versions) are mostly
-    // refused, since each needs `If-Match` naming the latest version (428, 412), which no
-    // schema expresses. Any other warning (an endpoint that only answers 401 or 404) fails.
+    // Three warnings are expected, each for a rule no schema expresses: random publishes (POST
+    // /v1/config/versions) are mostly refused, since each needs `If-Match` naming the latest
+    // version (428, 412); random webhook URLs (POST /v1/webhook_endpoints) are mostly refused,
+    // since an endpoint's URL must resolve to a public address (SPEC 16); a random `since` of
+    // a recover is mostly more than 14 days back (SPEC 16). Any other warning (an endpoint
+    // that only answers 401 or 404) fails.
     let warned: Vec<&str> = report
         .lines()
         .filter(|l| l.starts_with("  - "))
-        .filter(|l| *l != "  - POST /v1/config/versions")
+        .filter(|l| {
+            ![
+                "  - POST /v1/config/versions",
+                "  - POST /v1/webhook_endpoints",
+                "  - POST /v1/webhook_endpoints/{id}/recover",
+            ]
+            .contains(l)
+        })
         .collect();
     assert!(
         report.contains("No issues found") || (warned.is_empty() && !report.contains("FAILURES")),
@@ -200,6 +243,14 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         runtime >= 1.0,
         "schemathesis reached the runtime config only {runtime} times"
     );
+    // The webhook routes were reached on a real endpoint (SPEC 16).
+    for route in ["/v1/webhook_endpoints/{id}", "/v1/webhook_endpoints/{id}/attempts"] {
+        let read = metric(
+            &metrics,
+            &format!("nudge_http_requests_total{{route=\"{route}\",status=\"200\"}}"),
+        );
+        assert!(read >= 1.0, "schemathesis reached {route} only {read} times");
+    }
     println!("{report}");
     server.shutdown().await;
 }

@@ -400,6 +400,19 @@ async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
         let attempts = wait_attempts(&h.base, &redirect, 3).await;
         assert!(attempts.iter().all(|a| a["response_status"] == 302));
         assert!(attempts[0]["next_attempt_at"].is_null());
+        // Recover: the failed message is sent again (attempt 1 again, the same webhook-id),
+        // once the receiver answers 200; a `since` past 14 days is refused.
+        receiver.on("redirect", &[Answer::Status(200)]);
+        let since = format_ms(now - 60_000);
+        let (status, body) = call(&h.base, "POST", &format!("/v1/webhook_endpoints/{redirect}/recover"), Some(json!({"since": since}))).await;
+        assert_eq!(status, 202, "{body}");
+        assert_eq!(body["data"]["messages"], 1);
+        let recovered = receiver.wait_for("redirect", 4).await;
+        assert_eq!(recovered[3].id, redirects[0].id);
+        let old = format_ms(now - 15 * 86_400_000);
+        let (status, body) = call(&h.base, "POST", &format!("/v1/webhook_endpoints/{redirect}/recover"), Some(json!({"since": old}))).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body["message"].as_str().unwrap().contains("14 days"));
 
         // 10 MB: delivered; 4 KiB of it logged.
         let attempts = wait_attempts(&h.base, &big, 1).await;

@@ -380,7 +380,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&m.body).unwrap();
         assert_eq!(v["id"], m.id.as_str());
         assert_eq!(v["type"], "webhook.test");
-        assert_eq!(v["created_at"], "1970-01-01T00:00:00Z");
+        assert_eq!(v["created_at"], "1970-01-01T00:00:00.000Z");
         assert_eq!(v["data"]["a"], 1);
     }
 

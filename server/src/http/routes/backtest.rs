@@ -92,7 +92,7 @@ pub async fn backtest(
                 .transpose()
         };
         let (from, to) = (time("from", &sent.from)?, time("to", &sent.to)?);
-        let (live, live_version) = live_engine(caller.site, caller.scope.mode)?;
+        let (live, live_version) = live_engine(&caller.site, caller.scope.mode)?;
         let draft = match sent.config {
             Some(raw) => Arc::new(compile_sent(raw)?.0),
             None => live.clone(),

@@ -141,7 +141,7 @@ pub async fn current(State(app): State<Arc<AppState>>, request: Request) -> Resp
         if let ConfigSource::File(_) | ConfigSource::Embedded(_) = caller.site.source {
             let served = caller.site.served(caller.scope.mode);
             let Served::Valid { config_sha256, config_text, .. } = &**served else {
-                return Err(live_engine(caller.site, caller.scope.mode).err().unwrap_or(ApiError::StoreUnavailable));
+                return Err(live_engine(&caller.site, caller.scope.mode).err().unwrap_or(ApiError::StoreUnavailable));
             };
             let config = serde_json::from_str::<&RawValue>(config_text)
                 .map_err(|e| ApiError::InvalidRequest(format!("the config file is not JSON: {e}")))?;
@@ -348,7 +348,7 @@ fn precondition(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
 
 async fn publish(
     app: &AppState,
-    caller: &Caller<'_>,
+    caller: &Caller,
     request: Request,
     options: &ApiOptions,
 ) -> Result<Response, ApiError> {

@@ -112,7 +112,8 @@ async fn relay(
         None => return Err((ApiError::Unauthorized(AuthFailure::Malformed), None)),
     }
     let key_hash = KeyHash::of_key(&key);
-    let Some(site) = app.sites.site_of(KeyKind::Publishable, &key_hash) else {
+    let sites = app.sites();
+    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
         return Err((ApiError::Unauthorized(AuthFailure::Unknown), None));
     };
     record_caller(site, &key_hash);

@@ -68,7 +68,7 @@ async fn handle(
     };
     let mut response = match answer(
         app,
-        caller.site,
+        &caller.site,
         caller.scope.mode,
         request,
         evaluate,

@@ -179,7 +179,8 @@ fn answer(app: &AppState, headers: &HeaderMap, query: Option<&str>) -> Result<Re
         }
     }
     let key_hash = KeyHash::of_key(key);
-    let Some(site) = app.sites.site_of(KeyKind::Publishable, &key_hash) else {
+    let sites = app.sites();
+    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
         return Err(Refusal::Unauthorized {
             message: "the publishable key is not valid",
             missing: false,
