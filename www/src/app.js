@@ -18,7 +18,7 @@
 //   card-words.js    findings in the card's words      notes.js         rule descriptions
 //   colors.js        each rule's colour, by id         limits.js        the engine's limits
 //   connect.js       a server: backtest (real-sessions.js), publish (publish-panel.js), history,
-//                    results (results-panel.js: measured uplift)
+//                    results (results-panel.js: measured uplift), webhooks (webhooks-panel.js)
 //   storefront-relay.js  the storefront's visitor sent to a server's relay (POST /v1/events)
 //   shop-preview.js      the draft opened in the test shop (examples/shop) by the real runtime
 
@@ -27,7 +27,7 @@ import { boot } from './boot.js';
 import { CodeEditor } from './code-editor.js';
 import { Connection } from './connect.js';
 import { drawTable } from './draw-table.js';
-import { Drafts } from './drafts.js';
+import { Drafts, confirmDialog } from './drafts.js';
 import { elements } from './elements.js';
 import { EngineClient } from './engine-client.js';
 import { HistoryDialog } from './history-panel.js';
@@ -45,6 +45,7 @@ import { ScenariosPanel } from './scenarios-panel.js';
 import { SessionControls } from './session.js';
 import { ShareLink } from './share-link.js';
 import { initialState, reduce } from './store.js';
+import { WebhooksPanel } from './webhooks-panel.js';
 import { STORE_PAGES, StorefrontView } from './storefront.js';
 import { StorefrontRelay } from './storefront-relay.js';
 import { ShopPreview } from './shop-preview.js';
@@ -193,13 +194,17 @@ const results = new ResultsPanel($('#results-body'), {
   // As the rule card sets it (rule-card.js): an edit of the draft's text, 0 removing the field.
   setHoldout: (index, percent) => rulesEditor.setValueAt(['rules', index, 'holdout_percent'], percent === 0 ? undefined : percent),
 });
+// Webhooks (issue 33): the site's endpoints on the connected server, their attempts.
+const webhooks = new WebhooksPanel($('#webhooks-body'), {
+  connection, dispatch, getState, confirm: (options) => confirmDialog(els.dialog, options),
+});
 // The storefront's visitor sent to a server's relay (issue 21): the pk_ key in memory only.
 const visitorRelay = new StorefrontRelay($('#visitor-relay'), { intent: () => session.state.intent, connection });
 // The draft in the test shop, drawn by the real storefront runtime (issue 36).
 new ShopPreview($('#shop-preview'), { text: () => editor.value, pageUrl: () => session.state.url });
 
 const { views, redrawWhy } = pageViews({
-  els, session, storefront, visitorRelay, why, map, editor, rulesEditor, scenarios, replay, results, notes, metrics,
+  els, session, storefront, visitorRelay, why, map, editor, rulesEditor, scenarios, replay, results, webhooks, notes, metrics,
   patternWaiters, getState, dispatch, jumpTo: (line, column) => actions.jumpTo(line, column),
 });
 draw = drawTable(views, initialState);
@@ -272,6 +277,7 @@ window.nudgePlayground = {
   connection,
   realSessions,
   results,
+  webhooks,
   visitorRelay,
   session,
   setText: (text) => editor.setValue(text),

@@ -46,6 +46,8 @@ export function waitWords(seconds) {
 /**
  * A ServerError (server-client.js) in words a merchant can act on. `what` names the action that
  * failed ("The backtest", "Publishing"); `base` the server.
+ * @param {any} err
+ * @param {{ base?: string, what?: string }} [options]
  */
 export function plainError(err, { base, what = 'The request' } = {}) {
   switch (err?.kind) {

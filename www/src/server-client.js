@@ -102,8 +102,8 @@ function errorOf(status, body, headers) {
 
 /**
  * A client of the server at `address` with the secret `key`. `{ base, mode, hashPrefix(),
- * getConfig, backtest, publish, versions, version, uplift, session }`; the key is not readable
- * from it.
+ * getConfig, backtest, publish, versions, version, uplift, session, and the webhook calls }`; the
+ * key is not readable from it.
  */
 export function createClient(address, key) {
   const base = normalizeAddress(address);
@@ -112,6 +112,11 @@ export function createClient(address, key) {
   const authorization = `Bearer ${String(key).trim()}`;
   let prefix = null;
 
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {{ body?: any, headers?: Record<string, string>, signal?: AbortSignal }} [options]
+   */
   async function call(method, path, { body, headers = {}, signal } = {}) {
     let response;
     let text;
@@ -199,6 +204,8 @@ export function createClient(address, key) {
     /**
      * The measured uplift per rule over [from, to) (GET /v1/reports/uplift, SPEC 15): `{ from,
      * to, rules }`, each rule with its treated and control arms, rates, uplift and interval.
+     * @param {{ from?: string, to?: string }} [range]
+     * @param {AbortSignal} [signal]
      */
     async uplift({ from, to } = {}, signal) {
       const query = new URLSearchParams();
@@ -210,6 +217,48 @@ export function createClient(address, key) {
     /** One stored session with its events and nudges (GET /v1/sessions/{id}, SPEC 9). */
     async session(id, signal) {
       return (await call('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal })).json.data;
+    },
+    /** The webhook endpoints (SPEC 16), newest first: `{ data, next_cursor, has_more }`. */
+    async webhookEndpoints({ limit = 100, cursor = null } = {}, signal) {
+      const query = new URLSearchParams({ limit: String(limit) });
+      if (cursor) query.set('cursor', cursor);
+      return (await call('GET', `/v1/webhook_endpoints?${query}`, { signal })).json;
+    },
+    /** A new endpoint: its data with `secret`, shown only now. */
+    async createWebhookEndpoint({ url, event_types, description }) {
+      const body = { url, event_types };
+      if (description) body.description = description;
+      return (await call('POST', '/v1/webhook_endpoints', { body })).json.data;
+    },
+    /** PATCH an endpoint (`url`, `event_types`, `description`, `status`): its data. */
+    async updateWebhookEndpoint(id, change) {
+      return (await call('PATCH', `/v1/webhook_endpoints/${encodeURIComponent(id)}`, { body: change })).json.data;
+    },
+    /** DELETE an endpoint. */
+    async deleteWebhookEndpoint(id) {
+      return (await call('DELETE', `/v1/webhook_endpoints/${encodeURIComponent(id)}`)).json.data;
+    },
+    /** A new signing secret: the endpoint's data with `secret`, shown only now. */
+    async rotateWebhookSecret(id) {
+      return (await call('POST', `/v1/webhook_endpoints/${encodeURIComponent(id)}/rotate_secret`)).json.data;
+    },
+    /** A `webhook.test` message sent now: `{ id, type, created_at, data }`. */
+    async testWebhookEndpoint(id) {
+      return (await call('POST', `/v1/webhook_endpoints/${encodeURIComponent(id)}/test`)).json.data;
+    },
+    /** The endpoint's delivery attempts, newest first: `{ data, next_cursor, has_more }`. */
+    async webhookAttempts(id, { limit = 20, cursor = null } = {}, signal) {
+      const query = new URLSearchParams({ limit: String(limit) });
+      if (cursor) query.set('cursor', cursor);
+      return (await call('GET', `/v1/webhook_endpoints/${encodeURIComponent(id)}/attempts?${query}`, { signal })).json;
+    },
+    /** A message sent again to every endpoint it was for: `{ message_id, deliveries }`. */
+    async resendWebhookMessage(messageId) {
+      return (await call('POST', `/v1/webhook_messages/${encodeURIComponent(messageId)}/resend`)).json.data;
+    },
+    /** Every message that failed to reach the endpoint since `since` sent again: `{ messages, since }`. */
+    async recoverWebhookEndpoint(id, since) {
+      return (await call('POST', `/v1/webhook_endpoints/${encodeURIComponent(id)}/recover`, { body: { since } })).json.data;
     },
   };
 }

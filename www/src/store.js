@@ -14,6 +14,7 @@
 
 import { readConfig } from './config-edits.js';
 import { plainSyntaxDiagnostic } from './json-messages.js';
+import { initialWebhooks, reduceWebhooks } from './webhooks-store.js';
 
 /** @typedef {import('./protocol.js').Answer} Answer */
 /** @typedef {import('./protocol.js').Reply} Reply */
@@ -69,6 +70,8 @@ import { plainSyntaxDiagnostic } from './json-messages.js';
  * @property {object | null} replay the recorded sessions replayed before and after
  * @property {object | null} diff the page views whose outcome changes
  * @property {Results} results the Results view: the connection, the window and the uplift report
+ * @property {import('./webhooks-store.js').Webhooks} webhooks the Webhooks view: the connection,
+ *   the endpoints, the open endpoint's attempts, a secret shown once (webhooks-store.js)
  */
 
 /**
@@ -122,6 +125,7 @@ export const initialState = Object.freeze({
   replay: null,
   diff: null,
   results: /** @type {Results} */ ({ connected: false, host: '', mode: null, days: 30, status: 'idle', report: null, reach: null, reachError: null, error: null }),
+  webhooks: initialWebhooks,
 });
 
 /**
@@ -131,14 +135,15 @@ export const initialState = Object.freeze({
  *   | { type: 'resultsConnection', connected: boolean, host: string, mode: 'test' | 'live' | null }
  *   | { type: 'resultsRequested', days: number }
  *   | { type: 'resultsLoaded', days: number, report: Results['report'], reach: Results['reach'], reachError: string | null }
- *   | { type: 'resultsFailed', days: number, error: string }} Action
+ *   | { type: 'resultsFailed', days: number, error: string }
+ *   | import('./webhooks-store.js').WebhooksAction} Action
  *   `reply`: a reply of the worker, `text` the text its job compiled; `text`: the text on
  *   screen changed; `example`: the example config arrived; `hash`: the share link written or
  *   read; `undoOffered`: a destructive edit left `text`, Undo offered; `toast`: another toast
  *   replaced the Undo; `marked`: the errors and warnings of now were marked in the JSON view of `text`;
  *   `resultsConnection`: the Results view's server connected or gone (its report with it);
  *   `resultsRequested`, `resultsLoaded`, `resultsFailed`: the uplift report of `days` asked for,
- *   read, refused
+ *   read, refused; `webhooks…`: the Webhooks view's (webhooks-store.js)
  */
 
 /**
@@ -181,6 +186,23 @@ export function reduce(state, action) {
     }
     case 'resultsFailed':
       return { ...state, results: { ...state.results, days: action.days, status: 'error', report: null, reach: null, error: action.error } };
+    case 'webhooksConnection':
+    case 'webhooksRequested':
+    case 'webhooksLoaded':
+    case 'webhooksFailed':
+    case 'webhooksBusy':
+    case 'webhooksNotice':
+    case 'webhooksSaved':
+    case 'webhooksDeleted':
+    case 'webhooksSecret':
+    case 'webhooksSecretClosed':
+    case 'webhooksOpen':
+    case 'webhooksAttemptsRequested':
+    case 'webhooksAttemptsLoaded':
+    case 'webhooksAttemptsFailed': {
+      const webhooks = reduceWebhooks(state.webhooks, action);
+      return webhooks === state.webhooks ? state : { ...state, webhooks };
+    }
     default:
       return state;
   }

@@ -19,7 +19,7 @@ import { waitingFor } from './why.js';
 /**
  * The views of the page, in the order they are drawn.
  * @param {object} p the page's parts (app.js): `els`, `session`, `storefront`, `visitorRelay`,
- *   `why`, `map`, `editor`, `rulesEditor`, `scenarios`, `replay`, `results`, `notes`, `metrics`,
+ *   `why`, `map`, `editor`, `rulesEditor`, `scenarios`, `replay`, `results`, `webhooks`, `notes`, `metrics`,
  *   `patternWaiters` (the callers waiting for a pattern's check, by pattern), `getState`,
  *   `dispatch`, `jumpTo(line, column)`
  * @returns {{ views: import('./draw-table.js').View<State>[], redrawWhy: () => void }}
@@ -240,6 +240,7 @@ export function pageViews(p) {
     { name: 'results', reads: (s) => [s.results], draw: (s) => p.results.draw(s.results) },
     // The rows' control groups follow the draft (set on a card, or undone).
     { name: 'resultsHoldouts', reads: (s) => [s.results, s.config], draw: (s) => p.results.syncHoldouts(s.config) },
+    { name: 'webhooks', reads: (s) => [s.webhooks], draw: (s) => p.webhooks.draw(s.webhooks) },
     {
       name: 'engine ready',
       reads: (s) => [isReady(s)],

@@ -23,8 +23,8 @@ use crate::http::routes::events::EVENTS_PATH;
 use crate::http::routes::runtime::RUNTIME_PATH;
 use crate::sites::keys::KeyHash;
 
-/// Methods a preflight allows.
-const METHODS: &str = "GET, POST";
+/// Methods a preflight allows: `PATCH` and `DELETE` for the editor's webhook endpoints (SPEC 16).
+const METHODS: &str = "GET, POST, PATCH, DELETE";
 /// Request headers a preflight allows.
 const REQUEST_HEADERS: &str = "Authorization, Content-Type, If-Match, If-None-Match";
 /// Response headers a page may read.

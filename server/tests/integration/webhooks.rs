@@ -609,6 +609,72 @@ async fn rotation_on(store: &TestStore) {
     h.server.shutdown().await;
 }
 
+/// The editor's Webhooks view calls these routes cross-origin: a preflight for `PATCH` and
+/// `DELETE` from a listed origin is allowed, and the answers carry the origin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editors_origin_may_patch_and_delete_endpoints() {
+    let store = TestStore::sqlite();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = "http://127.0.0.1:8000";
+    let sites = write_sites(
+        dir.path(),
+        &[TestSite::api_managed("shop", 100_000, &[key(1)])
+            .with(&format!("allowed_origins = [\"{origin}\"]"))],
+    );
+    let options = ServeConfig {
+        store: Some(store.url.clone()),
+        cursor_secret: Some(vec![7; 32]),
+        webhook_allow_http: true,
+        webhook_allow_private: vec!["127.0.0.0/8".parse().unwrap()],
+        ..options()
+    };
+    let server = start(&sites, options, Arc::new(SystemClock::new())).await;
+    let base = format!("http://{}", server.api_addr());
+    let (id, _) = register(&base, "http://127.0.0.1:9/hook", &["nudge.shown"]).await;
+    for method in ["PATCH", "DELETE"] {
+        let r = client()
+            .request(
+                reqwest::Method::OPTIONS,
+                format!("{base}/v1/webhook_endpoints/{id}"),
+            )
+            .header("Origin", origin)
+            .header("Access-Control-Request-Method", method)
+            .header(
+                "Access-Control-Request-Headers",
+                "authorization, content-type",
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204, "{method}");
+        assert_eq!(r.headers()["access-control-allow-origin"], origin);
+        let allowed = r.headers()["access-control-allow-methods"]
+            .to_str()
+            .unwrap();
+        assert!(allowed.split(", ").any(|m| m == method), "{allowed}");
+    }
+    let r = client()
+        .patch(format!("{base}/v1/webhook_endpoints/{id}"))
+        .header("Origin", origin)
+        .bearer_auth(key(1))
+        .json(&json!({"status": "disabled"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["access-control-allow-origin"], origin);
+    let r = client()
+        .delete(format!("{base}/v1/webhook_endpoints/{id}"))
+        .header("Origin", origin)
+        .bearer_auth(key(1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["access-control-allow-origin"], origin);
+    server.shutdown().await;
+}
+
 /// An endpoint of `scope` for the store-level tests.
 fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
     Endpoint {
