@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::domain::time::now_ms;
 use crate::domain::webhook::endpoint::{AttemptResult, Due, LOGGED_BODY_BYTES, Verdict};
@@ -158,6 +158,8 @@ impl Delivery {
     pub async fn run(self: Arc<Self>, store: Store, tasks: Tasks, metrics: Arc<Metrics>) {
         let permits = Arc::new(Semaphore::new(MAX_ATTEMPTS_IN_FLIGHT));
         let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
+        let (results, finished) = tokio::sync::mpsc::unbounded_channel();
+        tasks.spawn_poller(Arc::clone(&self).finisher(store.clone(), finished, metrics));
         loop {
             let room = permits.available_permits();
             if room > 0 {
@@ -170,12 +172,10 @@ impl Delivery {
                             let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
                                 return;
                             };
-                            let (me, store, metrics) =
-                                (Arc::clone(&self), store.clone(), Arc::clone(&metrics));
+                            let (me, results) = (Arc::clone(&self), results.clone());
                             tasks.spawn_poller(async move {
                                 let result = me.attempt(due).await;
-                                me.record(&store, &metrics, &result).await;
-                                drop(permit);
+                                let _ = results.send((result, permit));
                             });
                         }
                     }
@@ -191,34 +191,56 @@ impl Delivery {
         }
     }
 
-    /// Writes an attempt's result, retrying a store that does not answer until the lease is
-    /// nearly over (then the delivery is due again anyway).
-    async fn record(&self, store: &Store, metrics: &Metrics, result: &AttemptResult) {
+    /// Writes the attempts' results as they come, all those waiting in one transaction (one
+    /// commit, so a backlog's deliveries cost the store's one writer little), retrying a store
+    /// that does not answer until the claims' lease is nearly over (then the deliveries are due
+    /// again anyway); each written result frees its attempt's place and wakes the worker.
+    async fn finisher(
+        self: Arc<Self>,
+        store: Store,
+        mut finished: tokio::sync::mpsc::UnboundedReceiver<(AttemptResult, OwnedSemaphorePermit)>,
+        metrics: Arc<Metrics>,
+    ) {
         let disable_after_ms = i64::try_from(DISABLE_AFTER.as_millis()).unwrap_or(i64::MAX);
-        let outcome = match result.verdict {
-            Verdict::Delivered => "delivered",
-            Verdict::Gone => "gone",
-            Verdict::Failed { .. } => "failed",
-        };
-        metrics
-            .webhook_attempts
-            .get_or_create(&crate::metrics::OutcomeLabels { outcome })
-            .inc();
-        for _ in 0..5 {
-            match store.finish_webhook_attempt(result, disable_after_ms).await {
-                Ok(disabled) => {
-                    if disabled {
-                        tracing::warn!(endpoint = %result.due.endpoint_id, "webhook endpoint disabled");
-                    }
-                    // A place is free (this attempt's, and the endpoint's): claim the next.
-                    self.wake();
-                    return;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "webhooks: cannot record an attempt; trying again");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
+        while let Some(first) = finished.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < MAX_ATTEMPTS_IN_FLIGHT {
+                match finished.try_recv() {
+                    Ok(more) => batch.push(more),
+                    Err(_) => break,
                 }
             }
+            let results: Vec<AttemptResult> = batch.iter().map(|(r, _)| r.clone()).collect();
+            for r in &results {
+                let outcome = match r.verdict {
+                    Verdict::Delivered => "delivered",
+                    Verdict::Gone => "gone",
+                    Verdict::Failed { .. } => "failed",
+                };
+                metrics
+                    .webhook_attempts
+                    .get_or_create(&crate::metrics::OutcomeLabels { outcome })
+                    .inc();
+            }
+            for _ in 0..5 {
+                match store
+                    .finish_webhook_attempts(&results, disable_after_ms)
+                    .await
+                {
+                    Ok(disabled) => {
+                        for endpoint in disabled {
+                            tracing::warn!(endpoint = %endpoint, "webhook endpoint disabled");
+                        }
+                        break;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "webhooks: cannot record attempts; trying again");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+            drop(batch);
+            self.wake();
         }
     }
 

@@ -194,17 +194,17 @@ impl Store {
         on_writer!(self, claim_due(now_ms, lease_ms, max))
     }
 
-    /// Writes an attempt's result; whether the endpoint was disabled by it.
+    /// Writes attempts' results in one transaction; the endpoints they disabled.
     ///
     /// # Errors
     ///
-    /// [`StoreError`].
-    pub async fn finish_webhook_attempt(
+    /// [`StoreError`]; then none is written.
+    pub async fn finish_webhook_attempts(
         &self,
-        result: &AttemptResult,
+        results: &[AttemptResult],
         disable_after_ms: i64,
-    ) -> Result<bool, StoreError> {
-        on_writer!(self, finish_attempt(result, disable_after_ms))
+    ) -> Result<Vec<String>, StoreError> {
+        on_writer!(self, finish_attempts(results, disable_after_ms))
     }
 
     /// Deletes webhook messages created, and attempts made, before `before_ms`, in steps of

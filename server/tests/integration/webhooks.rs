@@ -747,7 +747,7 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
         assert_eq!(one.attempt, 1);
         // A result frees a place; a lease that ended frees them all.
         store
-            .finish_webhook_attempt(&failed(one, t0, Some(t0 + 1)), DAY_MS * 5)
+            .finish_webhook_attempts(&[failed(one, t0, Some(t0 + 1))], DAY_MS * 5)
             .await
             .unwrap();
         assert_eq!(
@@ -767,20 +767,22 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
         let mut after_lease = after_lease.into_iter();
         let a = after_lease.next().unwrap();
         assert!(
-            !store
-                .finish_webhook_attempt(&failed(a, t0 + DAY_MS, Some(t0 + DAY_MS)), DAY_MS * 5)
+            store
+                .finish_webhook_attempts(&[failed(a, t0 + DAY_MS, Some(t0 + DAY_MS))], DAY_MS * 5)
                 .await
                 .unwrap()
+                .is_empty()
         );
         let b = after_lease.next().unwrap();
-        assert!(
+        assert_eq!(
             store
-                .finish_webhook_attempt(
-                    &failed(b, t0 + DAY_MS * 5, Some(t0 + DAY_MS * 5)),
+                .finish_webhook_attempts(
+                    &[failed(b, t0 + DAY_MS * 5, Some(t0 + DAY_MS * 5))],
                     DAY_MS * 5
                 )
                 .await
-                .unwrap()
+                .unwrap(),
+            ["we_fail"]
         );
         let e = store
             .webhook_endpoint(&scope, "we_fail")

@@ -525,14 +525,32 @@ macro_rules! webhooks {
             Ok(claimed)
         }
 
-        /// Writes an attempt's result in one transaction: the attempts log; the delivery
+        /// Writes attempts' results in one transaction (the worker's finisher gathers them), each:
+        /// the attempts log; the delivery
         /// (succeeded, due again, or failed) while the claim is still this attempt's; the
         /// endpoint's 5-day rule (`disable_after_ms` of failures since the last success) and
         /// a 410's disable, which fails its pending deliveries and sends
-        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns whether the
-        /// endpoint was disabled.
-        pub(crate) async fn finish_attempt(
+        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns the endpoints
+        /// disabled.
+        pub(crate) async fn finish_attempts(
             pool: &Pool<$db>,
+            results: &[AttemptResult],
+            disable_after_ms: i64,
+        ) -> Result<Vec<String>, StoreError> {
+            let mut tx = pool.begin().await?;
+            let mut disabled = Vec::new();
+            for result in results {
+                if finish_attempt(&mut tx, result, disable_after_ms).await? {
+                    disabled.push(result.due.endpoint_id.clone());
+                }
+            }
+            tx.commit().await?;
+            Ok(disabled)
+        }
+
+        /// One attempt's result inside the caller's transaction ([`finish_attempts`]).
+        async fn finish_attempt(
+            tx: &mut sqlx::Transaction<'_, $db>,
             result: &AttemptResult,
             disable_after_ms: i64,
         ) -> Result<bool, StoreError> {
@@ -541,7 +559,6 @@ macro_rules! webhooks {
                 Verdict::Failed { next_attempt_at_ms } => next_attempt_at_ms,
                 _ => None,
             };
-            let mut tx = pool.begin().await?;
             sqlx::query(
                 "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -556,7 +573,7 @@ macro_rules! webhooks {
             .bind(result.duration_ms)
             .bind(&result.body)
             .bind(next)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
             let state = match (&result.verdict, next) {
                 (Verdict::Delivered, _) => "succeeded",
@@ -573,7 +590,7 @@ macro_rules! webhooks {
             .bind(state)
             .bind(due.attempt)
             .bind(next)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?
             .rows_affected();
             let mut disabled = false;
@@ -582,7 +599,7 @@ macro_rules! webhooks {
                     Verdict::Delivered => {
                         sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1")
                             .bind(&due.endpoint_id)
-                            .execute(&mut *tx)
+                            .execute(&mut **tx)
                             .await?;
                         false
                     }
@@ -593,17 +610,16 @@ macro_rules! webhooks {
                         )
                         .bind(&due.endpoint_id)
                         .bind(result.attempted_at_ms)
-                        .fetch_optional(&mut *tx)
+                        .fetch_optional(&mut **tx)
                         .await?
                         .flatten();
                         since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
                     }
                 };
                 if disable {
-                    disabled = disable_endpoint(&mut tx, &due.endpoint_id, result.attempted_at_ms).await?;
+                    disabled = disable_endpoint(tx, &due.endpoint_id, result.attempted_at_ms).await?;
                 }
             }
-            tx.commit().await?;
             Ok(disabled)
         }
 
