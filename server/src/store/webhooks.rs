@@ -18,6 +18,33 @@ macro_rules! on_writer {
     };
 }
 
+/// Calls `queries::{sqlite,postgres}::$f` on a write connection whose commits need not reach the
+/// disk before they return (the worker's claims and results: one lost in a crash leaves its
+/// delivery due, which at-least-once allows). On SQLite the connection's `synchronous` is
+/// NORMAL for the call and FULL again after it (a connection that cannot be set back is
+/// closed, so no acknowledged write ever commits on it relaxed); on PostgreSQL each transaction
+/// sets `synchronous_commit = off` (`queries/webhooks.rs`).
+macro_rules! on_relaxed_writer {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match &$store.backend {
+            Backend::Sqlite { writer, .. } => {
+                let mut conn = writer.acquire().await?;
+                sqlx::query("PRAGMA synchronous = NORMAL").execute(&mut *conn).await?;
+                let done = queries::sqlite::$f(&mut conn, $($arg),*).await;
+                if let Err(e) = sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await {
+                    conn.close_on_drop();
+                    return Err(e.into());
+                }
+                done
+            }
+            Backend::Postgres { pool, .. } => {
+                let mut conn = pool.acquire().await?;
+                queries::postgres::$f(&mut conn, $($arg),*).await
+            }
+        }
+    };
+}
+
 /// Calls `queries::{sqlite,postgres}::$f` on a read connection.
 macro_rules! on_reader {
     ($store:expr, $f:ident($($arg:expr),*)) => {
@@ -191,7 +218,7 @@ impl Store {
         lease_ms: i64,
         max: usize,
     ) -> Result<Vec<Due>, StoreError> {
-        on_writer!(self, claim_due(now_ms, lease_ms, max))
+        on_relaxed_writer!(self, claim_due(now_ms, lease_ms, max))
     }
 
     /// Writes attempts' results in one transaction; the endpoints they disabled.
@@ -204,7 +231,7 @@ impl Store {
         results: &[AttemptResult],
         disable_after_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
-        on_writer!(self, finish_attempts(results, disable_after_ms))
+        on_relaxed_writer!(self, finish_attempts(results, disable_after_ms))
     }
 
     /// Deletes webhook messages created, and attempts made, before `before_ms`, in steps of

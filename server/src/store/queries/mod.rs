@@ -368,6 +368,8 @@ pub(crate) mod sqlite {
     );
     /// No row locks: SQLite's one writer orders every claim.
     const ROW_LOCKS: &str = "";
+    /// SQLite's commits are relaxed per connection, around the call (`store/webhooks.rs`).
+    const RELAXED_COMMIT: &str = "";
     webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
 }
 
@@ -410,6 +412,8 @@ pub(crate) mod postgres {
     );
     /// Each due row (and the endpoint's row) is taken by one instance (SPEC 16).
     const ROW_LOCKS: &str = " FOR UPDATE SKIP LOCKED";
+    /// The worker's claims and results need not wait for the WAL's flush.
+    const RELAXED_COMMIT: &str = "SET LOCAL synchronous_commit = off";
     webhooks!(sqlx::Postgres, sqlx::postgres::PgRow);
 
     /// The list pages of several `GET /v1/sessions` requests (`batch.rs`), in one query: the

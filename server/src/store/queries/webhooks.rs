@@ -190,6 +190,18 @@ macro_rules! webhooks {
             Ok(())
         }
 
+        /// Lets this transaction's commit return before it reaches the disk, where the backend
+        /// decides that per transaction (PostgreSQL's `synchronous_commit`; SQLite's is the
+        /// connection's `synchronous`, set around the call by `store/webhooks.rs`). For the
+        /// worker's claims and results only: one lost in a crash leaves its delivery due
+        /// (again), which at-least-once allows; the durable writes that follow sync it anyway.
+        async fn relax_commit(tx: &mut sqlx::Transaction<'_, $db>) -> Result<(), StoreError> {
+            if !RELAXED_COMMIT.is_empty() {
+                sqlx::query(RELAXED_COMMIT).execute(&mut **tx).await?;
+            }
+            Ok(())
+        }
+
         /// The enabled endpoints of `scope` (read in the caller's transaction).
         async fn subscribers(
             conn: &mut <$db as sqlx::Database>::Connection,
@@ -437,7 +449,7 @@ macro_rules! webhooks {
         /// with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each (module docs), `max`
         /// in all. Each claim has its own token.
         pub(crate) async fn claim_due(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             now_ms: i64,
             lease_ms: i64,
             max: usize,
@@ -449,7 +461,7 @@ macro_rules! webhooks {
                  WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $1 AND d.claimed_until <= $1) LIMIT 64",
             )
             .bind(now_ms)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
             let mut claimed = Vec::new();
             for endpoint_id in candidates {
@@ -457,7 +469,8 @@ macro_rules! webhooks {
                 if room == 0 {
                     break;
                 }
-                let mut tx = pool.begin().await?;
+                let mut tx = conn.begin().await?;
+                relax_commit(&mut tx).await?;
                 let row = sqlx::query(&format!(
                     "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status = 'enabled'{ROW_LOCKS}"
                 ))
@@ -533,11 +546,12 @@ macro_rules! webhooks {
         /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns the endpoints
         /// disabled.
         pub(crate) async fn finish_attempts(
-            pool: &Pool<$db>,
+            conn: &mut <$db as sqlx::Database>::Connection,
             results: &[AttemptResult],
             disable_after_ms: i64,
         ) -> Result<Vec<String>, StoreError> {
-            let mut tx = pool.begin().await?;
+            let mut tx = conn.begin().await?;
+            relax_commit(&mut tx).await?;
             let mut disabled = Vec::new();
             for result in results {
                 if finish_attempt(&mut tx, result, disable_after_ms).await? {
