@@ -61,7 +61,8 @@ fn check_description(description: Option<String>) -> Result<Option<String>, Webh
     }
 }
 
-fn not_found(id: &str) -> WebhookError {
+/// The 404 of an endpoint id that the caller's site and mode do not have.
+pub fn not_found(id: &str) -> WebhookError {
     let shown: String = id.chars().take(80).collect();
     WebhookError::NotFound(format!("no webhook endpoint {shown:?}"))
 }

@@ -13,7 +13,6 @@
 mod group;
 mod lease;
 mod queries;
-mod webhooks;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -135,6 +134,9 @@ macro_rules! dispatch {
         }
     };
 }
+
+// After `dispatch!`, which it calls.
+mod webhooks;
 
 /// The store: cheap to clone (the pools are shared).
 #[derive(Clone, Debug)]

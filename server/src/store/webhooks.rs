@@ -8,16 +8,6 @@ use crate::domain::webhook::endpoint::{Attempt, AttemptResult, Due, Endpoint, Me
 
 use super::{Backend, Store, StoreError, queries};
 
-/// Calls `queries::{sqlite,postgres}::$f` on the write pool.
-macro_rules! on_writer {
-    ($store:expr, $f:ident($($arg:expr),*)) => {
-        match &$store.backend {
-            Backend::Sqlite { writer, .. } => queries::sqlite::$f(writer, $($arg),*).await,
-            Backend::Postgres { pool, .. } => queries::postgres::$f(pool, $($arg),*).await,
-        }
-    };
-}
-
 /// Calls `queries::{sqlite,postgres}::$f` on a write connection whose commits need not reach the
 /// disk before they return (the worker's claims and results: one lost in a crash leaves its
 /// delivery due, which at-least-once allows). On SQLite the connection's `synchronous` is
@@ -45,30 +35,6 @@ macro_rules! on_relaxed_writer {
     };
 }
 
-/// Calls `queries::{sqlite,postgres}::$f` on a read connection.
-macro_rules! on_reader {
-    ($store:expr, $f:ident($($arg:expr),*)) => {
-        match &$store.backend {
-            Backend::Sqlite { reader, .. } => {
-                let mut lease = reader.take().await?;
-                let read = queries::sqlite::$f(lease.connection(), $($arg),*).await;
-                if read.is_ok() {
-                    lease.finish();
-                }
-                read
-            }
-            Backend::Postgres { reader, .. } => {
-                let mut lease = reader.take().await?;
-                let read = queries::postgres::$f(lease.connection(), $($arg),*).await;
-                if read.is_ok() {
-                    lease.finish();
-                }
-                read
-            }
-        }
-    };
-}
-
 impl Store {
     /// Stores a new endpoint of `scope` unless it has `max` already (then `false`).
     ///
@@ -81,7 +47,7 @@ impl Store {
         endpoint: &Endpoint,
         max: usize,
     ) -> Result<bool, StoreError> {
-        on_writer!(self, create_endpoint(scope, endpoint, max))
+        dispatch!(self, write, create_endpoint(scope, endpoint, max))
     }
 
     /// The endpoints of `scope`, newest first, after `after` (`(created_at_ms, id)`), at most
@@ -96,7 +62,7 @@ impl Store {
         after: Option<(i64, &str)>,
         limit: u32,
     ) -> Result<Vec<Endpoint>, StoreError> {
-        on_reader!(self, list_endpoints(scope, after, limit))
+        dispatch!(self, read, list_endpoints(scope, after, limit))
     }
 
     /// The endpoint `id` of `scope`, read on the write pool (an update reads what it changes
@@ -133,7 +99,7 @@ impl Store {
         scope: &Scope,
         endpoint: &Endpoint,
     ) -> Result<bool, StoreError> {
-        on_writer!(self, save_endpoint(scope, endpoint))
+        dispatch!(self, write, save_endpoint(scope, endpoint))
     }
 
     /// Deletes the endpoint `id` of `scope` with its deliveries and attempts.
@@ -146,7 +112,7 @@ impl Store {
         scope: &Scope,
         id: &str,
     ) -> Result<bool, StoreError> {
-        on_writer!(self, delete_endpoint(scope, id))
+        dispatch!(self, write, delete_endpoint(scope, id))
     }
 
     /// Writes `message` with one delivery, due now, to endpoint `id` of `scope`.
@@ -160,7 +126,7 @@ impl Store {
         id: &str,
         message: &Message,
     ) -> Result<bool, StoreError> {
-        on_writer!(self, enqueue_to(scope, id, message))
+        dispatch!(self, write, enqueue_to(scope, id, message))
     }
 
     /// The attempts to endpoint `id` of `scope`, newest first, before `before_seq`.
@@ -175,7 +141,7 @@ impl Store {
         before_seq: Option<i64>,
         limit: u32,
     ) -> Result<Option<Vec<Attempt>>, StoreError> {
-        on_reader!(self, list_attempts(scope, id, before_seq, limit))
+        dispatch!(self, read, list_attempts(scope, id, before_seq, limit))
     }
 
     /// Makes message `id`'s deliveries due again now (SPEC 16 resend).
@@ -189,7 +155,7 @@ impl Store {
         id: &str,
         now_ms: i64,
     ) -> Result<Option<u64>, StoreError> {
-        on_writer!(self, resend(scope, id, now_ms))
+        dispatch!(self, write, resend(scope, id, now_ms))
     }
 
     /// Makes the failed deliveries to endpoint `id` of messages since `since_ms` due again.
@@ -204,7 +170,7 @@ impl Store {
         since_ms: i64,
         now_ms: i64,
     ) -> Result<Option<u64>, StoreError> {
-        on_writer!(self, recover(scope, id, since_ms, now_ms))
+        dispatch!(self, write, recover(scope, id, since_ms, now_ms))
     }
 
     /// Claims at most `max` due deliveries until `now_ms + lease_ms` (queries/webhooks.rs).
@@ -243,8 +209,9 @@ impl Store {
     pub async fn purge_webhooks(&self, before_ms: i64) -> Result<(), StoreError> {
         loop {
             let started = std::time::Instant::now();
-            let more = on_writer!(
+            let more = dispatch!(
                 self,
+                write,
                 purge_webhooks_step(before_ms, super::PURGE_STEP_SESSIONS)
             )?;
             if !more {

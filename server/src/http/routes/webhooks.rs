@@ -176,7 +176,7 @@ pub async fn endpoint(
             return if store.delete_webhook_endpoint(scope, &id).await.map_err(|e| unavailable(app, &e))? {
                 Ok(json(StatusCode::OK, "{\"data\":{\"deleted\":true}}".to_owned()))
             } else {
-                Err(WebhookError::NotFound(format!("no webhook endpoint {:?}", id.chars().take(80).collect::<String>())).into_api(app))
+                Err(rules::not_found(&id).into_api(app))
             };
         }
         let endpoint = if method == axum::http::Method::PATCH {
@@ -265,13 +265,7 @@ pub async fn attempts(
             .webhook_attempts(&caller.scope, &id, before, limit + 1)
             .await
             .map_err(|e| unavailable(app, &e))?
-            .ok_or_else(|| {
-                WebhookError::NotFound(format!(
-                    "no webhook endpoint {:?}",
-                    id.chars().take(80).collect::<String>()
-                ))
-                .into_api(app)
-            })?;
+            .ok_or_else(|| rules::not_found(&id).into_api(app))?;
         Ok(json(
             StatusCode::OK,
             keyset_envelope(
