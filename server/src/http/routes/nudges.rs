@@ -32,7 +32,7 @@ pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Respons
         let page = ListPage::resolve(app, &caller, &params, Endpoint::Nudges, filters)?;
         let filter = NudgeFilter {
             session_id: page.filters.session_id.clone(),
-            nudge_type: page.filters.nudge_type.clone(),
+            nudge_type: page.filters.nudge_type,
         };
         let store = store_of(app)?;
         let mut rows = store

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::response::Response;
+use nudge_rules::{NudgeOutcome, NudgeType};
 use serde::Serialize;
 
 use crate::app::state::AppState;
@@ -104,9 +105,9 @@ impl<'a> SessionDetailItem<'a> {
                 .iter()
                 .map(|n| SessionNudgeItem {
                     nudge_id: &n.id,
-                    nudge_type: &n.nudge_type,
+                    nudge_type: n.nudge_type,
                     shown_at: WireTime(n.shown_at_ms),
-                    outcome: &n.outcome,
+                    outcome: n.outcome,
                     influenced_conversion: n.influenced_conversion,
                 })
                 .collect(),
@@ -131,8 +132,8 @@ struct EventItem<'a> {
 struct SessionNudgeItem<'a> {
     nudge_id: &'a str,
     #[serde(rename = "type")]
-    nudge_type: &'a str,
+    nudge_type: NudgeType,
     shown_at: WireTime,
-    outcome: &'a str,
+    outcome: NudgeOutcome,
     influenced_conversion: bool,
 }
