@@ -156,29 +156,27 @@ impl Delivery {
     /// drain (attempts in flight are dropped with it; their claims end with the lease and they
     /// are due again, on this instance after a restart or on another).
     pub async fn run(self: Arc<Self>, store: Store, tasks: Tasks, metrics: Arc<Metrics>) {
-        let permits = Arc::new(Semaphore::new(MAX_ATTEMPTS_IN_FLIGHT));
-        let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
         let (results, finished) = tokio::sync::mpsc::unbounded_channel();
-        tasks.spawn_poller(Arc::clone(&self).finisher(store.clone(), finished, metrics));
+        let launcher = Launcher {
+            delivery: Arc::clone(&self),
+            permits: Arc::new(Semaphore::new(MAX_ATTEMPTS_IN_FLIGHT)),
+            tasks: tasks.clone(),
+            results,
+        };
+        tasks.spawn_poller(Arc::clone(&self).finisher(
+            store.clone(),
+            finished,
+            launcher.clone(),
+            metrics,
+        ));
         loop {
-            let room = permits.available_permits();
+            let room = launcher.permits.available_permits();
             if room > 0 {
                 match store
-                    .claim_webhook_deliveries(now_ms(), lease_ms, room)
+                    .claim_webhook_deliveries(now_ms(), lease_ms(), room)
                     .await
                 {
-                    Ok(claimed) => {
-                        for due in claimed {
-                            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-                                return;
-                            };
-                            let (me, results) = (Arc::clone(&self), results.clone());
-                            tasks.spawn_poller(async move {
-                                let result = me.attempt(due).await;
-                                let _ = results.send((result, permit));
-                            });
-                        }
-                    }
+                    Ok(claimed) => launcher.launch(claimed).await,
                     Err(e) => {
                         tracing::warn!(error = %e, "webhooks: cannot claim due deliveries; trying again")
                     }
@@ -192,13 +190,16 @@ impl Delivery {
     }
 
     /// Writes the attempts' results as they come, all those waiting in one transaction (one
-    /// commit, so a backlog's deliveries cost the store's one writer little), retrying a store
-    /// that does not answer until the claims' lease is nearly over (then the deliveries are due
-    /// again anyway); each written result frees its attempt's place and wakes the worker.
+    /// commit, so a backlog's deliveries cost the store's one writer little), and in the same
+    /// visit to the writer claims as many due deliveries as the results freed places
+    /// (`finish_webhook_attempts_and_claim`), so a backlog drains without a claim of its own
+    /// per result. A store that does not answer is tried again until the claims' lease is
+    /// nearly over (then the deliveries are due again anyway).
     async fn finisher(
         self: Arc<Self>,
         store: Store,
         mut finished: tokio::sync::mpsc::UnboundedReceiver<(AttemptResult, OwnedSemaphorePermit)>,
+        launcher: Launcher,
         metrics: Arc<Metrics>,
     ) {
         let disable_after_ms = i64::try_from(DISABLE_AFTER.as_millis()).unwrap_or(i64::MAX);
@@ -222,14 +223,29 @@ impl Delivery {
                     .get_or_create(&crate::metrics::OutcomeLabels { outcome })
                     .inc();
             }
+            // The places this batch holds are free once its results are written.
+            let room = launcher.permits.available_permits() + batch.len();
+            let mut claimed = Vec::new();
             for _ in 0..5 {
                 match store
-                    .finish_webhook_attempts(&results, disable_after_ms)
+                    .finish_webhook_attempts_and_claim(
+                        &results,
+                        disable_after_ms,
+                        now_ms(),
+                        lease_ms(),
+                        room,
+                    )
                     .await
                 {
-                    Ok(disabled) => {
+                    Ok((disabled, claim)) => {
                         for endpoint in disabled {
                             tracing::warn!(endpoint = %endpoint, "webhook endpoint disabled");
+                        }
+                        match claim {
+                            Ok(due) => claimed = due,
+                            Err(e) => {
+                                tracing::warn!(error = %e, "webhooks: cannot claim due deliveries; trying again")
+                            }
                         }
                         break;
                     }
@@ -240,7 +256,11 @@ impl Delivery {
                 }
             }
             drop(batch);
-            self.wake();
+            if claimed.is_empty() {
+                self.wake();
+            } else {
+                launcher.launch(claimed).await;
+            }
         }
     }
 
@@ -354,6 +374,37 @@ struct Answer {
     error: Option<String>,
     body: String,
     retry_after: Option<Duration>,
+}
+
+/// [`LEASE`] in milliseconds.
+fn lease_ms() -> i64 {
+    i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Starts claimed deliveries' attempts, each on a task of the tracker holding one of the
+/// instance's places; its result goes to the finisher.
+#[derive(Clone)]
+struct Launcher {
+    delivery: Arc<Delivery>,
+    permits: Arc<Semaphore>,
+    tasks: Tasks,
+    results: tokio::sync::mpsc::UnboundedSender<(AttemptResult, OwnedSemaphorePermit)>,
+}
+
+impl Launcher {
+    /// Attempts each of `claimed`, waiting for a place for each.
+    async fn launch(&self, claimed: Vec<Due>) {
+        for due in claimed {
+            let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
+                return;
+            };
+            let (delivery, results) = (Arc::clone(&self.delivery), self.results.clone());
+            self.tasks.spawn_poller(async move {
+                let result = delivery.attempt(due).await;
+                let _ = results.send((result, permit));
+            });
+        }
+    }
 }
 
 /// A failed request in words: time-out, refused address, connection, with reqwest's causes.

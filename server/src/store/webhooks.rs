@@ -200,6 +200,27 @@ impl Store {
         on_relaxed_writer!(self, finish_attempts(results, disable_after_ms))
     }
 
+    /// Writes attempts' results in one transaction, then claims at most `max` due deliveries
+    /// until `now_ms + lease_ms` on the same connection: the endpoints the results disabled,
+    /// and the claimed deliveries or the claim's own failure (the results stay written).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] of the results; then none is written.
+    pub async fn finish_webhook_attempts_and_claim(
+        &self,
+        results: &[AttemptResult],
+        disable_after_ms: i64,
+        now_ms: i64,
+        lease_ms: i64,
+        max: usize,
+    ) -> Result<(Vec<String>, Result<Vec<Due>, StoreError>), StoreError> {
+        on_relaxed_writer!(
+            self,
+            finish_and_claim(results, disable_after_ms, (now_ms, lease_ms, max))
+        )
+    }
+
     /// Deletes webhook messages created, and attempts made, before `before_ms`, in steps of
     /// [`super::PURGE_STEP_SESSIONS`] with a pause as long as each step (as [`Store::purge`]).
     ///

@@ -538,6 +538,22 @@ macro_rules! webhooks {
             Ok(claimed)
         }
 
+        /// [`finish_attempts`], then [`claim_due`] for at most `max` on the same connection: the
+        /// worker's finisher fills the places its results freed in one visit to the writer
+        /// (on SQLite, one turn of its one connection instead of two). The claim's own failure
+        /// is returned beside the results' success: those are committed and must not be
+        /// written twice.
+        pub(crate) async fn finish_and_claim(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            results: &[AttemptResult],
+            disable_after_ms: i64,
+            (now_ms, lease_ms, max): (i64, i64, usize),
+        ) -> Result<(Vec<String>, Result<Vec<Due>, StoreError>), StoreError> {
+            let disabled = finish_attempts(&mut *conn, results, disable_after_ms).await?;
+            let claimed = if max == 0 { Ok(Vec::new()) } else { claim_due(&mut *conn, now_ms, lease_ms, max).await };
+            Ok((disabled, claimed))
+        }
+
         /// Writes attempts' results in one transaction (the worker's finisher gathers them), each:
         /// the attempts log; the delivery
         /// (succeeded, due again, or failed) while the claim is still this attempt's; the
@@ -611,7 +627,9 @@ macro_rules! webhooks {
             if held > 0 {
                 let disable = match result.verdict {
                     Verdict::Delivered => {
-                        sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1")
+                        // Only a change is written: a success after a success leaves the
+                        // endpoint's row (and its page, or PostgreSQL's tuple) alone.
+                        sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
                             .bind(&due.endpoint_id)
                             .execute(&mut **tx)
                             .await?;
