@@ -5,7 +5,7 @@ PORT ?= 8000
 SERVE_PORT ?= 8080
 ADMIN_PORT ?= 9090
 
-.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser wasm bench bench-native bench-node bench-levels bench-server fuzz fuzz-smoke fuzz-beside clean
+.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser wasm bench bench-native bench-node bench-levels bench-server bench-compare fuzz fuzz-smoke fuzz-beside clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
@@ -114,6 +114,13 @@ bench-server:
 	python3 scripts/bench-relay.py --write
 	python3 scripts/bench-uplift.py --write
 	python3 scripts/bench-purge.py --write
+
+# Two server binaries in one run, route by route (scripts/bench-compare.py): BEFORE is the binary
+# before a change (e.g. built from the change's parent and copied aside), the release build the after.
+bench-compare:
+	@test -n "$(BEFORE)" || { echo "make bench-compare BEFORE=path/to/the/old/nudge-rules-server"; exit 2; }
+	cargo build --release -p nudge-rules-server
+	python3 scripts/bench-compare.py --before "$(BEFORE)" --write
 
 # The WASM build profile, chosen by measurement: size and speed at opt-level 3, 2, s and z.
 bench-levels:
