@@ -2,6 +2,7 @@
 //! import, the demo's data, the uplift report's statistics, publishing a config version, the
 //! storefront's config answers.
 
+pub mod backtest;
 pub mod delivery;
 pub mod demo;
 pub mod import;

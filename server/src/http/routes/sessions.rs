@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Request, State};
-use axum::response::Response;
+use axum::extract::{Path, State};
 use serde::Serialize;
 
 use crate::app::state::AppState;
@@ -11,10 +10,11 @@ use crate::domain::cursor::{Endpoint, Filters};
 use crate::domain::ids::is_session_id;
 use crate::domain::time::{WireTime, now_ms};
 use crate::domain::wire::SessionItem;
+use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::page::{DataEnvelope, ListPage, to_body};
-use crate::http::pipeline::{serve_read, store_of, unavailable};
-use crate::http::query::Params;
+use crate::http::pipeline::{Read, store_of, unavailable};
+use crate::http::query::{NoQuery, SessionsQuery};
 use crate::store::SessionDetail;
 
 /// The list's path.
@@ -23,56 +23,54 @@ pub const LIST_PATH: &str = "/v1/sessions";
 pub const DETAIL_PATH: &str = "/v1/sessions/{id}";
 
 /// `GET /v1/sessions`: sessions that started in `[from, to)`, newest first.
-pub async fn list(State(app): State<Arc<AppState>>, request: Request) -> Response {
-    let app = &*app;
-    serve_read(app, request, |caller, request| async move {
-        let params = Params::parse(request.uri().query(), &["from", "to", "limit", "cursor"])?;
-        let page = ListPage::resolve(
-            app,
-            &caller,
-            &params,
-            Endpoint::Sessions,
-            Filters::default(),
-        )?;
-        let store = store_of(app)?;
-        let mut rows = store
-            .list_sessions(&caller.scope, &page.window, &page.walk, page.limit + 1)
-            .await
-            .map_err(|e| unavailable(app, &e))?;
-        Ok(page.envelope(app, &caller, Endpoint::Sessions, &mut rows, SessionItem::of))
-    })
-    .await
+pub async fn list(
+    caller: Caller,
+    State(app): State<Arc<AppState>>,
+    SessionsQuery(query): SessionsQuery,
+) -> Result<Read, ApiError> {
+    let page = ListPage::resolve(
+        &app,
+        &caller,
+        &query,
+        Endpoint::Sessions,
+        Filters::default(),
+    )?;
+    let mut rows = store_of(&app)?
+        .list_sessions(&caller.scope, &page.window, &page.walk, page.limit + 1)
+        .await
+        .map_err(|e| unavailable(&app, &e))?;
+    Ok(Read(page.envelope(
+        &app,
+        &caller,
+        Endpoint::Sessions,
+        &mut rows,
+        SessionItem::of,
+    )))
 }
 
 /// `GET /v1/sessions/{id}`: one session with its events and nudges; 404 when it does not exist
 /// for the caller's site and mode or is older than the retention window.
 pub async fn detail(
+    caller: Caller,
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
-    request: Request,
-) -> Response {
-    let app = &*app;
-    serve_read(app, request, |caller, request| async move {
-        Params::parse(request.uri().query(), &[])?;
-        let not_found = || {
-            let shown: String = id.chars().take(80).collect();
-            ApiError::NotFound(format!("no session {shown:?}"))
-        };
-        if !is_session_id(&id) {
-            return Err(not_found());
-        }
-        let store = store_of(app)?;
-        let visible_from = caller.site.retention.visible_from_ms(now_ms());
-        let detail = store
-            .session(&caller.scope, &id, visible_from)
-            .await
-            .map_err(|e| unavailable(app, &e))?
-            .ok_or_else(not_found)?;
-        Ok(to_body(&DataEnvelope {
-            data: SessionDetailItem::of(&detail),
-        }))
-    })
-    .await
+    _: NoQuery,
+) -> Result<Read, ApiError> {
+    let not_found = || {
+        let shown: String = id.chars().take(80).collect();
+        ApiError::NotFound(format!("no session {shown:?}"))
+    };
+    if !is_session_id(&id) {
+        return Err(not_found());
+    }
+    let visible_from = caller.site.retention.visible_from_ms(now_ms());
+    let detail = store_of(&app)?
+        .session(&caller.scope, &id, visible_from)
+        .await
+        .map_err(|e| unavailable(&app, &e))?
+        .ok_or_else(not_found)?;
+    let data = SessionDetailItem::of(&detail);
+    Ok(Read(to_body(&DataEnvelope { data })))
 }
 
 /// A session with its log (API document 2.2).
