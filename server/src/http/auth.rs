@@ -178,6 +178,55 @@ impl FromRequestParts<Arc<AppState>> for PageCaller {
     }
 }
 
+/// Events per rolling 60 s per publishable key (API document section 8).
+pub const EVENTS_PER_MINUTE: u32 = 10_000;
+
+/// The relay's caller (SPEC 10), from `keys`: the key of `Authorization: Bearer` and the
+/// body's `site_key` (both and different, 400); a publishable key of a site (401); the key's
+/// window counting the batch's `cost` events (429, refused whole, with the decision).
+///
+/// # Errors
+///
+/// The refusal, with the decision once the window was asked.
+pub async fn admit_relay(
+    app: &AppState,
+    keys: (Option<&str>, Option<&str>),
+    cost: u32,
+) -> Result<(Arc<Site>, Scope, Decision), (ApiError, Option<Decision>)> {
+    let refuse = |failure| Err((ApiError::Unauthorized(failure), None));
+    let key = match keys {
+        (Some(a), Some(b)) if a != b => return Err((
+            ApiError::InvalidRequest(
+                "the Authorization header and the body's site_key name different keys; send one"
+                    .to_owned(),
+            ),
+            None,
+        )),
+        (Some(key), _) | (None, Some(key)) => key,
+        (None, None) => return refuse(AuthFailure::Missing),
+    };
+    match key_kind(key) {
+        Some(KeyKind::Publishable) => {}
+        Some(KeyKind::Secret) => return refuse(AuthFailure::SecretInPage),
+        None => return refuse(AuthFailure::Malformed),
+    }
+    let key_hash = KeyHash::of_key(key);
+    let sites = app.sites();
+    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
+        return refuse(AuthFailure::Unknown);
+    };
+    record_caller(site, &key_hash);
+    let decision = decide(app, site, &key_hash, EVENTS_PER_MINUTE, cost).await;
+    if !decision.admitted {
+        return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
+    }
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: Mode::of_key(key),
+    };
+    Ok((site.clone(), scope, decision))
+}
+
 /// The lifecycle (503), a secret key of a site (401), the key's one rolling window (429): the
 /// steps every endpoint of the REST API shares. An admitted request gets the caller and the
 /// decision, whose headers its answer must carry.

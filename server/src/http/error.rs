@@ -9,7 +9,9 @@ use axum::response::{IntoResponse, Response};
 use crate::app::runtime_config::NoConfig;
 use crate::app::state::Unavailable;
 use crate::app::versions::Refusal;
+use crate::app::webhooks::WebhookError;
 use crate::limiter::Decision;
+use crate::store::StoreError;
 
 /// The realm of `WWW-Authenticate`.
 const REALM: &str = "nudge-rules";
@@ -344,10 +346,32 @@ impl From<Refusal> for ApiError {
             }
             Refusal::Stale(message) => ApiError::PreconditionFailed(message),
             Refusal::NoStore => ApiError::StoreUnavailable,
-            Refusal::Store(error) => {
-                tracing::warn!(error = %error, "store unreachable: answering 503");
-                ApiError::StoreUnavailable
-            }
+            Refusal::Store(error) => error.into(),
+        }
+    }
+}
+
+/// A store that did not answer: logged (without any request data), then the 503; the
+/// admission layer counts it and the store down.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        tracing::warn!(error = %error, "store unreachable: answering 503");
+        ApiError::StoreUnavailable
+    }
+}
+
+/// A webhook request refused (SPEC 16).
+impl From<WebhookError> for ApiError {
+    fn from(error: WebhookError) -> ApiError {
+        match error {
+            WebhookError::Invalid(m) => ApiError::InvalidRequest(m),
+            WebhookError::Refused(r) => ApiError::InvalidRequest(format!("url: {r}")),
+            WebhookError::NotFound(m) => ApiError::NotFound(m),
+            WebhookError::TooMany => ApiError::Conflict(format!(
+                "this site and mode have {} webhook endpoints, the most allowed; delete one first",
+                crate::domain::webhook::endpoint::MAX_ENDPOINTS
+            )),
+            WebhookError::Store(e) => e.into(),
         }
     }
 }

@@ -56,7 +56,10 @@ use crate::http::error::ApiError;
 use crate::http::pipeline::{ApiOptions, BodyRead, admitted, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
 use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
-use routes::{backtest, config, events, nudges, preview, reports, runtime, sessions, webhooks};
+use routes::{
+    backtest, config, events, nudges, preview, reports, runtime, sessions, webhook_actions,
+    webhooks,
+};
 
 /// The public router.
 pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
@@ -103,17 +106,26 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
                     .delete(webhooks::delete),
             ),
         )
-        .route(webhooks::ROTATE_PATH, keyed("POST", post(webhooks::rotate)))
-        .route(webhooks::TEST_PATH, keyed("POST", post(webhooks::test)))
+        .route(
+            webhooks::ROTATE_PATH,
+            keyed("POST", post(webhook_actions::rotate)),
+        )
+        .route(
+            webhooks::TEST_PATH,
+            keyed("POST", post(webhook_actions::test)),
+        )
         .route(
             webhooks::ATTEMPTS_PATH,
-            keyed("GET", get(webhooks::attempts)),
+            keyed("GET", get(webhook_actions::attempts)),
         )
         .route(
             webhooks::RECOVER_PATH,
-            keyed("POST", post(webhooks::recover)),
+            keyed("POST", post(webhook_actions::recover)),
         )
-        .route(webhooks::RESEND_PATH, keyed("POST", post(webhooks::resend)))
+        .route(
+            webhooks::RESEND_PATH,
+            keyed("POST", post(webhook_actions::resend)),
+        )
         .route(
             runtime::RUNTIME_PATH,
             with_allow(

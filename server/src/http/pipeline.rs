@@ -114,10 +114,3 @@ pub(crate) fn book(app: &AppState, response: &mut Response, post: bool) {
 pub(crate) fn store_of(app: &AppState) -> Result<&Store, ApiError> {
     app.store.as_ref().ok_or(ApiError::StoreUnavailable)
 }
-
-/// Logs a store failure (without any request data) and turns it into the 503.
-pub(crate) fn unavailable(app: &AppState, error: &crate::store::StoreError) -> ApiError {
-    app.metrics.store_up.set(0);
-    tracing::warn!(error = %error, "store unreachable: answering 503");
-    ApiError::StoreUnavailable
-}

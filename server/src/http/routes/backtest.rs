@@ -9,61 +9,22 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use nudge_rules::as_code::backtest::PageChanges;
-use nudge_rules::replay::ReplaySummary;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::config::live;
+use super::forms::{BacktestAnswer, BacktestRequest};
 use crate::app::backtest::replay_window;
 use crate::app::state::AppState;
 use crate::app::versions::compile_sent;
 use crate::domain::time::{format_ms, now_ms};
 use crate::http::auth::Caller;
 use crate::http::error::{ApiError, json};
-use crate::http::extract::{BodyForm, Sent};
+use crate::http::extract::Sent;
 use crate::http::page::{DataEnvelope, resolve_window, to_body};
-use crate::http::pipeline::{store_of, unavailable};
+use crate::http::pipeline::store_of;
 use crate::http::query::read_time;
 
 /// The endpoint's path.
 pub const BACKTEST_PATH: &str = "/v1/nudges/backtest";
-
-/// The largest body: 2 MiB (SPEC 12).
-pub const MAX_BACKTEST_BODY_BYTES: usize = 2 * 1024 * 1024;
-
-/// The request body (SPEC 12).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BacktestRequest {
-    /// The draft: a config object, or its text as a string.
-    config: Option<Box<RawValue>>,
-    from: Option<String>,
-    to: Option<String>,
-}
-
-impl BodyForm for BacktestRequest {
-    const MAX_BYTES: usize = MAX_BACKTEST_BODY_BYTES;
-    const SHAPE: &'static str = "{\"config\"?: CONFIG, \"from\"?: TIME, \"to\"?: TIME}";
-}
-
-/// The answer's `data` (SPEC 12): the draft's replay summary (the names of
-/// `nudge-rules replay --summary --json`), the live config's, and the changes.
-#[derive(Serialize)]
-struct BacktestAnswer {
-    from: String,
-    to: String,
-    /// Which live config the draft was compared with (`Nudge-Config-Version`).
-    live_version: String,
-    /// The draft's summary, its fields at the top as `nudge-rules replay --summary --json`
-    /// writes them.
-    #[serde(flatten)]
-    draft: ReplaySummary,
-    /// The live config's summary, in the same shape.
-    live: ReplaySummary,
-    /// The page views whose outcome changes.
-    changes: PageChanges,
-}
 
 /// `POST /v1/nudges/backtest`.
 pub async fn backtest(
@@ -84,9 +45,7 @@ pub async fn backtest(
     };
     let window = resolve_window(&caller, from, to, now_ms())?;
     let store = store_of(&app)?;
-    let report = replay_window(store, &caller.scope, &window, live, draft, &app.tasks)
-        .await
-        .map_err(|e| unavailable(&app, &e))?;
+    let report = replay_window(store, &caller.scope, &window, live, draft, &app.tasks).await?;
     let data = BacktestAnswer {
         from: format_ms(window.from_ms),
         to: format_ms(window.to_ms),

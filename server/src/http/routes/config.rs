@@ -13,20 +13,19 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use axum::http::StatusCode;
 use serde_json::value::RawValue;
 
+use super::forms::{ConfigAnswer, PublishRequest, answer};
 use crate::app::state::AppState;
 use crate::app::versions::{self, live_engine, scope_words};
 use crate::domain::cursor::Endpoint;
 use crate::domain::wire::{LiveConfig, VersionItem};
 use crate::http::auth::Caller;
-use crate::http::error::{ApiError, json};
-use crate::http::extract::{ApiManaged, BodyForm, Precondition, Sent};
+use crate::http::error::ApiError;
+use crate::http::extract::{ApiManaged, Precondition, Sent};
 use crate::http::page::{DataEnvelope, keyset_after, keyset_envelope, to_body};
-use crate::http::pipeline::{store_of, unavailable};
+use crate::http::pipeline::store_of;
 use crate::http::query::{KeysetQuery, NoQuery};
 
 /// `GET /v1/config`.
@@ -35,50 +34,6 @@ pub const CONFIG_PATH: &str = "/v1/config";
 pub const VERSIONS_PATH: &str = "/v1/config/versions";
 /// `GET /v1/config/versions/{n}` (axum's form).
 pub const VERSION_PATH: &str = "/v1/config/versions/{n}";
-
-/// The largest publish body: 2 MiB, as a backtest's (a config is at most 1 MiB; the rest is
-/// for scenarios and the message).
-pub const MAX_PUBLISH_BODY_BYTES: usize = 2 * 1024 * 1024;
-
-/// A config read: kept, but checked again each time (`ETag`: the version, new with every
-/// publish).
-pub struct ConfigAnswer {
-    status: StatusCode,
-    body: String,
-    version: Option<i64>,
-}
-
-impl IntoResponse for ConfigAnswer {
-    fn into_response(self) -> Response {
-        let mut response = json(self.status, self.body);
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("private, no-cache"),
-        );
-        if let Some(version) = self.version {
-            let etag = HeaderValue::from_str(&format!("\"v{version}\""));
-            headers.insert(
-                header::ETAG,
-                etag.unwrap_or(HeaderValue::from_static("\"v0\"")),
-            );
-            if self.status == StatusCode::CREATED
-                && let Ok(location) = HeaderValue::from_str(&format!("{VERSIONS_PATH}/{version}"))
-            {
-                headers.insert(header::LOCATION, location);
-            }
-        }
-        response
-    }
-}
-
-fn answer(status: StatusCode, body: String, version: Option<i64>) -> ConfigAnswer {
-    ConfigAnswer {
-        status,
-        body,
-        version,
-    }
-}
 
 /// `GET /v1/config`: the config the caller's keys are served.
 pub async fn current(
@@ -99,8 +54,7 @@ pub async fn current(
     }
     let version = store_of(&app)?
         .config_version(&caller.scope, None)
-        .await
-        .map_err(|e| unavailable(&app, &e))?
+        .await?
         .ok_or_else(|| ApiError::NotFound(format!(
             "no config version published yet for {}; publish one with POST {VERSIONS_PATH} and If-None-Match: *",
             scope_words(&caller.scope)
@@ -126,8 +80,7 @@ pub async fn versions(
         let before = before.map(|(version, _)| version);
         store_of(&app)?
             .list_versions(&caller.scope, before, query.limit + 1)
-            .await
-            .map_err(|e| unavailable(&app, &e))?
+            .await?
     } else {
         Vec::new()
     };
@@ -163,28 +116,12 @@ pub async fn version(
         .ok_or_else(not_found)?;
     let version = store_of(&app)?
         .config_version(&caller.scope, Some(number))
-        .await
-        .map_err(|e| unavailable(&app, &e))?
+        .await?
         .ok_or_else(not_found)?;
     let body = to_body(&DataEnvelope {
         data: VersionItem::of(&version),
     });
     Ok(answer(StatusCode::OK, body, Some(version.version)))
-}
-
-/// The publish body (SPEC 13).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishRequest {
-    config: Box<RawValue>,
-    message: Option<String>,
-    scenarios: Option<Box<RawValue>>,
-    restores: Option<i64>,
-}
-
-impl BodyForm for PublishRequest {
-    const MAX_BYTES: usize = MAX_PUBLISH_BODY_BYTES;
-    const SHAPE: &'static str = "{\"config\": CONFIG, \"message\"?: TEXT, \"scenarios\"?: SCENARIO FILE, \"restores\"?: VERSION}";
 }
 
 /// `POST /v1/config/versions`: 201 with the new version, its `ETag` and `Location`.
@@ -208,7 +145,8 @@ pub async fn publish(
     let body = to_body(&DataEnvelope {
         data: VersionItem::of(&version),
     });
-    Ok(answer(StatusCode::CREATED, body, Some(version.version)))
+    let location = format!("{VERSIONS_PATH}/{}", version.version);
+    Ok(answer(StatusCode::CREATED, body, Some(version.version)).at(location))
 }
 
 /// The live engine of the caller's site and mode, with its `Nudge-Config-Version`.

@@ -15,28 +15,23 @@ use axum::Extension;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Serialize;
 
-use crate::app::ingest::{self, Rejected};
+use super::forms::Accepted;
+use crate::app::ingest;
 use crate::app::state::AppState;
-use crate::domain::event::{Mode, Scope};
 use crate::domain::ingest::{Clocks, MAX_BODY_BYTES, read_batch};
 use crate::domain::time::now_ms;
-use crate::http::auth::{bearer_any, decide, record_caller};
+use crate::http::auth::{admit_relay, bearer_any};
 use crate::http::body::{check_batch_type, read_body};
-use crate::http::error::{ApiError, AuthFailure, json};
+use crate::http::error::{ApiError, json};
 use crate::http::page::{DataEnvelope, to_body};
-use crate::http::pipeline::{ApiOptions, book, unavailable};
+use crate::http::pipeline::{ApiOptions, book};
 use crate::limiter::Decision;
 use crate::metrics::RelayEventLabels;
-use crate::sites::keys::{KeyHash, KeyKind, key_kind};
 use crate::sites::registry::Served;
 
 /// The relay's path.
 pub const EVENTS_PATH: &str = "/v1/events";
-
-/// Events per rolling 60 s per publishable key (API document section 8).
-pub const EVENTS_PER_MINUTE: u32 = 10_000;
 
 /// The headers a page may read.
 const EXPOSED: &str = "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset";
@@ -71,14 +66,6 @@ pub async fn preflight() -> Response {
     super::allow_any_origin(response, EXPOSED)
 }
 
-/// The 202's body (SPEC 10 "Answer").
-#[derive(Serialize)]
-struct Accepted {
-    accepted: usize,
-    duplicates: usize,
-    rejected: Vec<Rejected>,
-}
-
 type Refusal = (ApiError, Option<Decision>);
 
 /// The relay's checks in their order, then the batch stored.
@@ -100,36 +87,9 @@ async fn relay(
         .map_err(early)?;
     let received_at_ms = now_ms();
     let batch = read_batch(&body).map_err(|m| early(ApiError::InvalidRequest(m)))?;
-    let key =
-        match (header_key.as_deref(), batch.site_key.as_deref()) {
-            (Some(a), Some(b)) if a != b => return Err(early(ApiError::InvalidRequest(
-                "the Authorization header and the body's site_key name different keys; send one"
-                    .to_owned(),
-            ))),
-            (Some(key), _) | (None, Some(key)) => key.to_owned(),
-            (None, None) => return Err(early(ApiError::Unauthorized(AuthFailure::Missing))),
-        };
-    let refuse = |failure| Err(early(ApiError::Unauthorized(failure)));
-    match key_kind(&key) {
-        Some(KeyKind::Publishable) => {}
-        Some(KeyKind::Secret) => return refuse(AuthFailure::SecretInPage),
-        None => return refuse(AuthFailure::Malformed),
-    }
-    let key_hash = KeyHash::of_key(&key);
-    let sites = app.sites();
-    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
-        return refuse(AuthFailure::Unknown);
-    };
-    record_caller(site, &key_hash);
     let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
-    let decision = decide(app, site, &key_hash, EVENTS_PER_MINUTE, cost).await;
-    if !decision.admitted {
-        return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
-    }
-    let scope = Scope {
-        site: site.id.clone(),
-        mode: Mode::of_key(&key),
-    };
+    let keys = (header_key.as_deref(), batch.site_key.as_deref());
+    let (site, scope, decision) = admit_relay(app, keys, cost).await?;
     let case_sensitive = match &**site.served(scope.mode) {
         Served::Valid { engine, .. } => engine.config().case_sensitive,
         _ => false,
@@ -143,7 +103,7 @@ async fn relay(
     };
     let ingested = ingest::relay(store, &scope, &batch.events, &clocks, case_sensitive)
         .await
-        .map_err(|e| (unavailable(app, &e), Some(decision)))?;
+        .map_err(|e| (ApiError::from(e), Some(decision)))?;
     // Committed: counted now, never for a batch the store did not take.
     let count = |labels: &RelayEventLabels, n: usize| {
         let n = u64::try_from(n).unwrap_or(u64::MAX);

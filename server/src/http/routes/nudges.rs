@@ -10,7 +10,7 @@ use crate::domain::wire::NudgeItem;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::page::ListPage;
-use crate::http::pipeline::{Read, store_of, unavailable};
+use crate::http::pipeline::{Read, store_of};
 use crate::http::query::NudgesQuery;
 use crate::store::NudgeFilter;
 
@@ -36,8 +36,7 @@ pub async fn list(
     let (window, walk) = (&page.window, &page.walk);
     let mut rows = store_of(&app)?
         .list_nudges(&caller.scope, window, &filter, walk, page.limit + 1)
-        .await
-        .map_err(|e| unavailable(&app, &e))?;
+        .await?;
     Ok(Read(page.envelope(
         &app,
         &caller,

@@ -10,28 +10,19 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use serde::Serialize;
 
+use super::forms::UpliftReport;
 use crate::app::state::AppState;
-use crate::app::uplift::{RuleUplift, uplift_of};
+use crate::app::uplift::uplift_of;
 use crate::domain::time::{format_ms, now_ms};
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::page::{DataEnvelope, resolve_window, to_body};
-use crate::http::pipeline::{Read, store_of, unavailable};
+use crate::http::pipeline::{Read, store_of};
 use crate::http::query::WindowQuery;
 
 /// The endpoint's path.
 pub const UPLIFT_PATH: &str = "/v1/reports/uplift";
-
-/// The answer's `data`.
-#[derive(Serialize)]
-struct UpliftReport {
-    from: String,
-    to: String,
-    /// By `rule_id` ascending (byte order).
-    rules: Vec<RuleUplift>,
-}
 
 /// `GET /v1/reports/uplift?from&to`.
 pub async fn uplift(
@@ -42,8 +33,7 @@ pub async fn uplift(
     let window = resolve_window(&caller, query.from, query.to, now_ms())?;
     let counts = store_of(&app)?
         .uplift_counts(&caller.scope, &window)
-        .await
-        .map_err(|e| unavailable(&app, &e))?;
+        .await?;
     let data = UpliftReport {
         from: format_ms(window.from_ms),
         to: format_ms(window.to_ms),
