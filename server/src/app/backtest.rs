@@ -23,7 +23,7 @@ pub const REPLAY_PAGE_SESSIONS: u32 = 1000;
 /// Pages read from the store side by side. A page's events are a lookup per session, one
 /// database core's work (PostgreSQL: about 13 ms a page of 1,000), while the replay thread
 /// waits; with two pages read at once both cores work.
-const PAGES_IN_FLIGHT: usize = 2;
+pub const PAGES_IN_FLIGHT: usize = 2;
 
 /// Streams the sessions of `window` from the store into a replay thread, in order.
 ///

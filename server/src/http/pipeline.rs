@@ -64,8 +64,8 @@ impl IntoResponse for Read {
 /// 405 needs no key): the lifecycle (503), the key (401) and its window (429)
 /// ([`admit`]); an admitted request carries its [`Caller`](crate::http::auth::Caller) in its
 /// extensions for the handler's extractor. On the way back, every answer gets the decision's
-/// headers, and what every answer shares is booked once ([`book`]).
-pub(crate) async fn admitted(
+/// headers, and what every answer shares is booked once (`book`).
+pub async fn admitted(
     State(app): State<Arc<AppState>>,
     mut request: Request,
     next: Next,
