@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
+use nudge_rules::Engine;
 use nudge_rules::as_code::backtest::{Backtest, BacktestReport};
-use nudge_rules::replay::{EventRecord, NudgeOutcome, NudgeRecord, SessionParts, Sessions};
-use nudge_rules::{Engine, NudgeType};
+use nudge_rules::replay::{EventRecord, NudgeRecord, SessionParts, Sessions};
 
 use crate::domain::cursor::Position;
 use crate::store::SessionDetail;
@@ -184,17 +184,12 @@ fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
         nudges: detail
             .nudges
             .iter()
-            .filter_map(|n| {
-                // The store derives outcomes itself (always one of the four); a type it does
-                // not know makes `Sessions::push` refuse the session, with a warning.
-                Some(NudgeRecord {
-                    nudge_id: Some(&n.id),
-                    nudge_type: NudgeType::from_wire(&n.nudge_type)
-                        .map_or("unknown", NudgeType::as_str),
-                    shown_at_ms: n.shown_at_ms,
-                    outcome: NudgeOutcome::from_wire(&n.outcome)?,
-                    influenced_conversion: n.influenced_conversion,
-                })
+            .map(|n| NudgeRecord {
+                nudge_id: Some(&n.id),
+                nudge_type: n.nudge_type.as_str(),
+                shown_at_ms: n.shown_at_ms,
+                outcome: n.outcome,
+                influenced_conversion: n.influenced_conversion,
             })
             .collect(),
     }

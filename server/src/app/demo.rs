@@ -13,6 +13,8 @@
 //! carries the session's `visitor_id`. Conversions are spread evenly through each arm, and the
 //! sessions evenly over the 29 days before an hour ago: the data is the same on every start.
 
+use nudge_rules::NudgeType;
+
 use crate::domain::event::{EventKind, NewEvent};
 
 /// The demo's recorded sessions (`examples/sessions.jsonl`, one per line) with a visitor on
@@ -43,16 +45,16 @@ pub fn with_visitors(jsonl: &str) -> String {
 }
 
 /// One arm of a demo rule: `(rule_id, nudge_type, treated, sessions, converted)`.
-type DemoArm = (&'static str, &'static str, bool, u32, u32);
+type DemoArm = (&'static str, NudgeType, bool, u32, u32);
 
 /// The arms, in the order their sessions are made.
 const ARMS: [DemoArm; 6] = [
-    ("sale-toast", "toast", true, 1200, 144),
-    ("sale-toast", "toast", false, 130, 5),
-    ("free-shipping-bar", "sticky_bar", true, 1000, 100),
-    ("free-shipping-bar", "sticky_bar", false, 200, 20),
-    ("welcome-bar", "sticky_bar", true, 60, 3),
-    ("welcome-bar", "sticky_bar", false, 6, 0),
+    ("sale-toast", NudgeType::Toast, true, 1200, 144),
+    ("sale-toast", NudgeType::Toast, false, 130, 5),
+    ("free-shipping-bar", NudgeType::StickyBar, true, 1000, 100),
+    ("free-shipping-bar", NudgeType::StickyBar, false, 200, 20),
+    ("welcome-bar", NudgeType::StickyBar, true, 60, 3),
+    ("welcome-bar", NudgeType::StickyBar, false, 6, 0),
 ];
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -88,13 +90,13 @@ pub fn holdout_events(now_ms: i64) -> Vec<NewEvent> {
             let exposure = if treated {
                 NewEvent {
                     nudge_id: Some(format!("nudg_{name}")),
-                    nudge_type: Some(nudge_type.to_owned()),
+                    nudge_type: Some(nudge_type),
                     rule_id: Some(rule_id.to_owned()),
                     ..blank("x", EventKind::NudgeShown, at + 1000)
                 }
             } else {
                 NewEvent {
-                    nudge_type: Some(nudge_type.to_owned()),
+                    nudge_type: Some(nudge_type),
                     rule_id: Some(rule_id.to_owned()),
                     ..blank("x", EventKind::NudgeHeldOut, at + 1000)
                 }

@@ -16,6 +16,7 @@
 
 use std::io::{BufRead, Read};
 
+use nudge_rules::NudgeType;
 use nudge_rules::limits::MAX_SESSIONS_BYTES;
 use nudge_rules::replay::{NudgeOutcome, SessionRecord, Sessions};
 
@@ -87,7 +88,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
         let at = n.shown_at_ms.saturating_add(options.shift_ms);
         let shown = NewEvent {
             nudge_id: Some(nudge_id.clone()),
-            nudge_type: Some(n.nudge_type.to_owned()),
+            nudge_type: NudgeType::from_wire(n.nudge_type),
             ..NewEvent::new(
                 format!("import:{session_id}:n{j}"),
                 session_id.clone(),
@@ -99,7 +100,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
         if n.outcome != NudgeOutcome::Shown {
             events.push(NewEvent {
                 nudge_id: Some(nudge_id),
-                outcome: Some(n.outcome.as_str().to_owned()),
+                outcome: Some(n.outcome),
                 ..NewEvent::new(
                     format!("import:{session_id}:n{j}:outcome"),
                     session_id.clone(),

@@ -9,6 +9,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
+use nudge_rules::NudgeType;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
@@ -171,7 +172,7 @@ impl Position {
 
 /// The filter parameters of a list request, as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "FiltersWire", into = "FiltersWire")]
+#[serde(try_from = "FiltersWire", into = "FiltersWire")]
 pub struct Filters {
     /// `from`, parsed, to the nanosecond.
     pub from: Option<ExactTime>,
@@ -180,7 +181,7 @@ pub struct Filters {
     /// `session_id` (GET /v1/nudges).
     pub session_id: Option<String>,
     /// `type` (GET /v1/nudges).
-    pub nudge_type: Option<String>,
+    pub nudge_type: Option<NudgeType>,
 }
 
 /// [`Filters`] in a cursor: `from` and `to` as Unix milliseconds (`f`, `t`, as cursors have
@@ -210,25 +211,33 @@ impl From<Filters> for FiltersWire {
             to_ms: f.to.map(|t| t.ms),
             to_sub_ms_ns: sub(f.to),
             session_id: f.session_id,
-            nudge_type: f.nudge_type,
+            nudge_type: f.nudge_type.map(|t| t.as_str().to_owned()),
         }
     }
 }
 
-impl From<FiltersWire> for Filters {
-    fn from(w: FiltersWire) -> Filters {
+impl TryFrom<FiltersWire> for Filters {
+    type Error = String;
+
+    fn try_from(w: FiltersWire) -> Result<Filters, String> {
         let exact = |ms: Option<i64>, sub: Option<u32>| {
             ms.map(|ms| ExactTime {
                 ms,
                 sub_ms_ns: sub.unwrap_or(0),
             })
         };
-        Filters {
+        let nudge_type = match w.nudge_type {
+            None => None,
+            Some(text) => {
+                Some(NudgeType::from_wire(&text).ok_or_else(|| format!("unknown type {text:?}"))?)
+            }
+        };
+        Ok(Filters {
             from: exact(w.from_ms, w.from_sub_ms_ns),
             to: exact(w.to_ms, w.to_sub_ms_ns),
             session_id: w.session_id,
-            nudge_type: w.nudge_type,
-        }
+            nudge_type,
+        })
     }
 }
 
@@ -379,7 +388,7 @@ mod tests {
             to_ms: 2,
             filters: Filters {
                 session_id: Some(format!("sess_{}", "x".repeat(64))),
-                nudge_type: Some("sticky_bar".into()),
+                nudge_type: Some(NudgeType::StickyBar),
                 from: Some(ExactTime {
                     ms: i64::MIN,
                     sub_ms_ns: 999_999,
@@ -437,13 +446,13 @@ mod tests {
     fn filters_may_be_omitted_not_changed() {
         let carried = Filters {
             from: Some(ExactTime::from_ms(5)),
-            nudge_type: Some("toast".into()),
+            nudge_type: Some(NudgeType::Toast),
             ..Filters::default()
         };
         assert_eq!(Filters::default().first_conflict(&carried), None);
         assert_eq!(carried.first_conflict(&carried), None);
         let changed = Filters {
-            nudge_type: Some("toast2".into()),
+            nudge_type: Some(NudgeType::ExitModal),
             ..Filters::default()
         };
         assert_eq!(changed.first_conflict(&carried), Some("type"));

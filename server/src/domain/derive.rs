@@ -24,6 +24,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use nudge_rules::{NudgeOutcome, NudgeType};
+
 use super::event::{EventKind, StoredEvent};
 
 /// API document section 8: a purchase within 30 minutes of a nudge interaction.
@@ -56,11 +58,11 @@ pub struct NudgeSummary {
     /// The session it belongs to.
     pub session_id: String,
     /// One of the four nudge types.
-    pub nudge_type: String,
+    pub nudge_type: NudgeType,
     /// When it was shown (its NUDGE_SHOWN's time; the earliest if it was sent twice).
     pub shown_at_ms: i64,
     /// `shown`, `clicked`, `dismissed` or `chat_opened`.
-    pub outcome: String,
+    pub outcome: NudgeOutcome,
     /// A purchase followed the interaction within [`INFLUENCE_WINDOW_MS`].
     pub influenced_conversion: bool,
 }
@@ -96,9 +98,9 @@ pub fn derive(
     let mut intent: Option<((i64, i64), u8)> = None;
     let mut purchases: Vec<i64> = Vec::new();
     // nudge id -> (shown_at, type)
-    let mut shown: HashMap<&str, (i64, &str)> = HashMap::new();
+    let mut shown: HashMap<&str, (i64, NudgeType)> = HashMap::new();
     // nudge id -> ((time, seq), outcome) of its outcome events
-    let mut outcomes: HashMap<&str, Vec<(Order, &str)>> = HashMap::new();
+    let mut outcomes: HashMap<&str, Vec<(Order, NudgeOutcome)>> = HashMap::new();
     for stored in events {
         let e = &stored.event;
         let at = e.occurred_at_ms;
@@ -119,9 +121,7 @@ pub fn derive(
             EventKind::Purchase => purchases.push(at),
             EventKind::AddToCart | EventKind::NudgeHeldOut => {}
             EventKind::NudgeShown => {
-                if let (Some(id), Some(nudge_type)) =
-                    (e.nudge_id.as_deref(), e.nudge_type.as_deref())
-                {
+                if let (Some(id), Some(nudge_type)) = (e.nudge_id.as_deref(), e.nudge_type) {
                     let entry = shown.entry(id).or_insert((at, nudge_type));
                     if at < entry.0 {
                         *entry = (at, nudge_type);
@@ -129,7 +129,7 @@ pub fn derive(
                 }
             }
             EventKind::NudgeOutcome => {
-                if let (Some(id), Some(outcome)) = (e.nudge_id.as_deref(), e.outcome.as_deref()) {
+                if let (Some(id), Some(outcome)) = (e.nudge_id.as_deref(), e.outcome) {
                     outcomes.entry(id).or_default().push((order, outcome));
                 }
             }
@@ -144,16 +144,18 @@ pub fn derive(
                 .get(id)
                 .into_iter()
                 .flatten()
-                .filter(|(_, outcome)| *outcome != "chat_opened" || nudge_type == "chat_bubble")
+                .filter(|(_, outcome)| {
+                    *outcome != NudgeOutcome::ChatOpened || nudge_type == NudgeType::ChatBubble
+                })
                 .max_by_key(|(order, _)| *order);
-            let outcome = latest.map_or("shown", |&(_, outcome)| outcome);
+            let outcome = latest.map_or(NudgeOutcome::Shown, |&(_, outcome)| outcome);
             // The visitor acting on it: its latest click or chat opened (a dismissal is not
             // one, even after a click).
             let interaction_ms = outcomes
                 .get(id)
                 .into_iter()
                 .flatten()
-                .filter(|(_, outcome)| counts_as_interaction(outcome, nudge_type))
+                .filter(|&&(_, outcome)| counts_as_interaction(outcome, nudge_type))
                 .map(|&((at, _), _)| at)
                 .max();
             let influenced_conversion = interaction_ms.is_some_and(|interaction_ms| {
@@ -164,9 +166,9 @@ pub fn derive(
             NudgeSummary {
                 id: id.to_owned(),
                 session_id: session_id.to_owned(),
-                nudge_type: nudge_type.to_owned(),
+                nudge_type,
                 shown_at_ms,
-                outcome: outcome.to_owned(),
+                outcome,
                 influenced_conversion,
             }
         })
@@ -252,8 +254,9 @@ pub fn exposures(events: &[StoredEvent]) -> Vec<Exposure> {
 
 /// Whether an outcome event is the visitor acting on a nudge of `nudge_type` (SPEC 9
 /// "Derived fields"): `clicked`, or `chat_opened` of a chat bubble.
-fn counts_as_interaction(outcome: &str, nudge_type: &str) -> bool {
-    outcome == "clicked" || (outcome == "chat_opened" && nudge_type == "chat_bubble")
+fn counts_as_interaction(outcome: NudgeOutcome, nudge_type: NudgeType) -> bool {
+    outcome == NudgeOutcome::Clicked
+        || (outcome == NudgeOutcome::ChatOpened && nudge_type == NudgeType::ChatBubble)
 }
 
 #[cfg(test)]
@@ -291,14 +294,14 @@ mod tests {
     fn shown(seq: i64, at: i64, id: &str) -> StoredEvent {
         let mut e = event(seq, EventKind::NudgeShown, at);
         e.event.nudge_id = Some(id.into());
-        e.event.nudge_type = Some("toast".into());
+        e.event.nudge_type = Some(NudgeType::Toast);
         e
     }
 
     fn outcome(seq: i64, at: i64, id: &str, outcome: &str) -> StoredEvent {
         let mut e = event(seq, EventKind::NudgeOutcome, at);
         e.event.nudge_id = Some(id.into());
-        e.event.outcome = Some(outcome.into());
+        e.event.outcome = NudgeOutcome::from_wire(outcome);
         e
     }
 
@@ -384,10 +387,10 @@ mod tests {
         ];
         let (_, nudges) = derive("sess_a", &events).unwrap();
         assert_eq!(nudges.len(), 1);
-        assert_eq!(nudges[0].outcome, "dismissed");
+        assert_eq!(nudges[0].outcome.as_str(), "dismissed");
         assert_eq!(nudges[0].shown_at_ms, 100);
         let (_, nudges) = derive("sess_a", &[shown(1, 100, "nudg_1")]).unwrap();
-        assert_eq!(nudges[0].outcome, "shown");
+        assert_eq!(nudges[0].outcome.as_str(), "shown");
         assert!(
             derive("sess_a", &[outcome(1, 100, "nudg_1", "clicked")]).is_none(),
             "an outcome waits for its NUDGE_SHOWN"
@@ -397,20 +400,24 @@ mod tests {
     #[test]
     fn chat_opened_counts_for_chat_bubbles_only() {
         let mut bubble = shown(1, 100, "nudg_1");
-        bubble.event.nudge_type = Some("chat_bubble".into());
+        bubble.event.nudge_type = Some(NudgeType::ChatBubble);
         let (_, n) = derive(
             "sess_a",
             &[bubble, outcome(2, 200, "nudg_1", "chat_opened")],
         )
         .unwrap();
-        assert_eq!(n[0].outcome, "chat_opened");
+        assert_eq!(n[0].outcome.as_str(), "chat_opened");
         let events = [
             shown(1, 100, "nudg_1"),
             outcome(2, 150, "nudg_1", "clicked"),
             outcome(3, 200, "nudg_1", "chat_opened"),
         ];
         let (_, n) = derive("sess_a", &events).unwrap();
-        assert_eq!(n[0].outcome, "clicked", "a toast cannot open a chat");
+        assert_eq!(
+            n[0].outcome.as_str(),
+            "clicked",
+            "a toast cannot open a chat"
+        );
     }
 
     #[test]
@@ -469,7 +476,7 @@ mod tests {
         ]));
         // A chat opened on a chat bubble is an interaction; on a toast it does not count.
         let mut bubble = shown(1, 1000, "nudg_1");
-        bubble.event.nudge_type = Some("chat_bubble".into());
+        bubble.event.nudge_type = Some(NudgeType::ChatBubble);
         assert!(case(&[
             bubble.clone(),
             outcome(2, 1500, "nudg_1", "chat_opened"),
@@ -488,7 +495,7 @@ mod tests {
             purchase(4, 2000),
         ];
         let (_, n) = derive("sess_a", &events).unwrap();
-        assert_eq!(n[0].outcome, "dismissed");
+        assert_eq!(n[0].outcome.as_str(), "dismissed");
         assert!(n[0].influenced_conversion);
         // The latest click counts: a purchase after an earlier click but before the last one
         // is not after the interaction.
@@ -510,7 +517,7 @@ mod tests {
     fn held_out(seq: i64, at: i64, rule: &str) -> StoredEvent {
         let mut e = event(seq, EventKind::NudgeHeldOut, at);
         e.event.rule_id = Some(rule.into());
-        e.event.nudge_type = Some("toast".into());
+        e.event.nudge_type = Some(NudgeType::Toast);
         e
     }
 

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use nudge_rules::{NudgeOutcome, NudgeType};
+
 /// Which records a key reads and writes (SPEC 9 "Modes"): `sk_live_`/`pk_live_` keys live
 /// records, `sk_test_`/`pk_test_` keys test records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,12 +119,6 @@ impl EventKind {
     }
 }
 
-/// A nudge's outcome (API document 2.2, 3): `shown` until an outcome event says otherwise.
-pub const OUTCOMES: [&str; 4] = ["shown", "clicked", "dismissed", "chat_opened"];
-
-/// The four nudge types (SPEC 2).
-pub const NUDGE_TYPES: [&str; 4] = ["chat_bubble", "toast", "exit_modal", "sticky_bar"];
-
 /// One event, checked, ready to store. Times are Unix milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewEvent {
@@ -145,12 +141,14 @@ pub struct NewEvent {
     pub intent_score: Option<u8>,
     /// `nudg_...` (nudge events).
     pub nudge_id: Option<String>,
-    /// One of [`NUDGE_TYPES`] (NUDGE_SHOWN, NUDGE_HELD_OUT).
-    pub nudge_type: Option<String>,
+    /// The nudge's type (NUDGE_SHOWN, NUDGE_HELD_OUT), the core's enum from the relay's text
+    /// to the store's `TEXT` column ([`NudgeType::as_str`]).
+    pub nudge_type: Option<NudgeType>,
     /// The rule that fired it (NUDGE_SHOWN, optional; NUDGE_HELD_OUT, required).
     pub rule_id: Option<String>,
-    /// One of [`OUTCOMES`] but `shown` (NUDGE_OUTCOME).
-    pub outcome: Option<String>,
+    /// `clicked`, `dismissed` or `chat_opened` (NUDGE_OUTCOME; never `shown`), the core's enum
+    /// as [`nudge_type`](Self::nudge_type).
+    pub outcome: Option<NudgeOutcome>,
 }
 
 impl NewEvent {

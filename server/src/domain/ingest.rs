@@ -6,7 +6,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::event::{EventKind, NUDGE_TYPES, NewEvent};
+use nudge_rules::{NudgeOutcome, NudgeType};
+
+use super::event::{EventKind, NewEvent};
 use super::ids::path_key;
 use super::time::parse_rfc3339_ms;
 
@@ -276,13 +278,15 @@ pub fn read_event(
         EventKind::NudgeOutcome => {
             event.nudge_id = Some(nudge_id(&fields)?);
             let outcome = string(&fields, "outcome")?;
-            if !["clicked", "dismissed", "chat_opened"].contains(&outcome) {
-                return Err(format!(
-                    "outcome must be clicked, dismissed or chat_opened (chat bubbles only), got {}",
-                    shown(outcome)
-                ));
+            match NudgeOutcome::from_wire(outcome) {
+                Some(o) if o != NudgeOutcome::Shown => event.outcome = Some(o),
+                _ => {
+                    return Err(format!(
+                        "outcome must be clicked, dismissed or chat_opened (chat bubbles only), got {}",
+                        shown(outcome)
+                    ));
+                }
             }
-            event.outcome = Some(outcome.to_owned());
         }
         EventKind::PageView | EventKind::AddToCart | EventKind::Purchase => {}
     }
@@ -310,16 +314,14 @@ fn optional_string<'v>(
     }
 }
 
-fn nudge_type(fields: &Map<String, Value>) -> Result<String, String> {
+fn nudge_type(fields: &Map<String, Value>) -> Result<NudgeType, String> {
     let nudge_type = string(fields, "nudge_type")?;
-    if NUDGE_TYPES.contains(&nudge_type) {
-        Ok(nudge_type.to_owned())
-    } else {
-        Err(format!(
+    NudgeType::from_wire(nudge_type).ok_or_else(|| {
+        format!(
             "nudge_type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
             shown(nudge_type)
-        ))
-    }
+        )
+    })
 }
 
 /// 1 to 64 of `[A-Za-z0-9_-]` (SPEC 1's rule ids).
@@ -534,7 +536,7 @@ mod tests {
         assert_eq!(
             (
                 ok.rule_id.as_deref(),
-                ok.nudge_type.as_deref(),
+                ok.nudge_type.map(NudgeType::as_str),
                 ok.url.as_deref(),
                 ok.intent_score,
                 ok.visitor_id.as_deref()

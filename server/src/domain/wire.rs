@@ -2,6 +2,7 @@
 //! shape for the list and detail routes and for the webhook payloads (SPEC 16), so a receiver
 //! parses one vocabulary.
 
+use nudge_rules::{NudgeOutcome, NudgeType};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -61,9 +62,9 @@ pub struct NudgeItem<'a> {
     id: &'a str,
     session_id: &'a str,
     #[serde(rename = "type")]
-    nudge_type: &'a str,
+    nudge_type: NudgeType,
     shown_at: WireTime,
-    outcome: &'a str,
+    outcome: NudgeOutcome,
     influenced_conversion: bool,
 }
 
@@ -73,9 +74,9 @@ impl<'a> NudgeItem<'a> {
         NudgeItem {
             id: &n.id,
             session_id: &n.session_id,
-            nudge_type: &n.nudge_type,
+            nudge_type: n.nudge_type,
             shown_at: WireTime(n.shown_at_ms),
-            outcome: &n.outcome,
+            outcome: n.outcome,
             influenced_conversion: n.influenced_conversion,
         }
     }

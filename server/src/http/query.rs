@@ -6,7 +6,8 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::domain::event::NUDGE_TYPES;
+use nudge_rules::NudgeType;
+
 use crate::domain::ids::is_session_id;
 use crate::domain::time::{ExactTime, MAX_MS, MIN_MS, parse_rfc3339_exact};
 use crate::http::error::ApiError;
@@ -109,14 +110,15 @@ impl Params {
     /// # Errors
     ///
     /// 400 naming `type` and the value.
-    pub fn nudge_type(&self) -> Result<Option<String>, ApiError> {
+    pub fn nudge_type(&self) -> Result<Option<NudgeType>, ApiError> {
         match self.get("type") {
             None => Ok(None),
-            Some(t) if NUDGE_TYPES.contains(&t) => Ok(Some(t.to_owned())),
-            Some(t) => Err(ApiError::InvalidRequest(format!(
-                "type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
-                shown(t)
-            ))),
+            Some(t) => NudgeType::from_wire(t).map(Some).ok_or_else(|| {
+                ApiError::InvalidRequest(format!(
+                    "type must be one of chat_bubble, toast, exit_modal, sticky_bar, got {}",
+                    shown(t)
+                ))
+            }),
         }
     }
 
@@ -172,7 +174,7 @@ pub struct NudgesQuery {
     /// `session_id`, well formed.
     pub session_id: Option<String>,
     /// `type`, one of the four nudge types.
-    pub nudge_type: Option<String>,
+    pub nudge_type: Option<NudgeType>,
     /// `from`, `to`, `limit`, `cursor`.
     pub list: ListQuery,
 }
@@ -357,12 +359,8 @@ mod tests {
         assert!(is_nudge_id("nudg_1"));
         assert!(params("type=popup").unwrap().nudge_type().is_err());
         assert_eq!(
-            params("type=toast")
-                .unwrap()
-                .nudge_type()
-                .unwrap()
-                .as_deref(),
-            Some("toast")
+            params("type=toast").unwrap().nudge_type().unwrap(),
+            Some(NudgeType::Toast)
         );
         assert!(params("session_id=x").unwrap().session_id().is_err());
         assert!(

@@ -433,7 +433,7 @@ async fn stored_held_out_events_count_for_caps_in_the_backtest() {
                 path_key: Some("/".into()),
                 intent_score: None,
                 nudge_id: None,
-                nudge_type: Some("chat_bubble".into()),
+                nudge_type: Some(nudge_rules::NudgeType::ChatBubble),
                 rule_id: Some("sizing-help".into()),
                 outcome: None,
             })

@@ -276,7 +276,7 @@ async fn retention_per_plan_and_the_purge() {
         for site in ["shop", "big"] {
             let shown = NewEvent {
                 nudge_id: Some("nudg_old".into()),
-                nudge_type: Some("toast".into()),
+                nudge_type: Some(nudge_rules::NudgeType::Toast),
                 ..event("m2", "sess_old", EventKind::NudgeShown, old + 1000)
             };
             f.store
@@ -363,7 +363,7 @@ async fn a_key_sees_only_its_sites_records_of_its_mode_and_404s_look_alike() {
         let now = now_ms();
         let shown = |id: &str, session: &str| NewEvent {
             nudge_id: Some(id.into()),
-            nudge_type: Some("chat_bubble".into()),
+            nudge_type: Some(nudge_rules::NudgeType::ChatBubble),
             ..event(
                 &format!("n-{id}"),
                 session,
@@ -603,7 +603,7 @@ async fn from_and_to_take_nine_fraction_digits_compared_exactly() {
             events.push(page_view(&format!("p{name}"), &session, at, "/"));
             events.push(NewEvent {
                 nudge_id: Some(format!("nudg_{name}")),
-                nudge_type: Some("toast".into()),
+                nudge_type: Some(nudge_rules::NudgeType::Toast),
                 ..event(&format!("n{name}"), &session, EventKind::NudgeShown, at)
             });
         }
@@ -712,7 +712,7 @@ fn exposed_session(
     let exposure = if treated {
         NewEvent {
             nudge_id: Some(format!("nudg_{id}")),
-            nudge_type: Some("toast".into()),
+            nudge_type: Some(nudge_rules::NudgeType::Toast),
             rule_id: Some(rule.into()),
             ..event(
                 &format!("{id}x"),
@@ -724,7 +724,7 @@ fn exposed_session(
     } else {
         NewEvent {
             rule_id: Some(rule.into()),
-            nudge_type: Some("toast".into()),
+            nudge_type: Some(nudge_rules::NudgeType::Toast),
             url: Some("/".into()),
             visitor_id: Some(format!("vis_{id}")),
             ..event(
@@ -807,7 +807,7 @@ async fn the_uplift_report_counts_exposed_sessions_per_rule_and_arm() {
             let session = format!("sess_h{i}");
             events.push(NewEvent {
                 rule_id: Some("a-held".into()),
-                nudge_type: Some("exit_modal".into()),
+                nudge_type: Some(nudge_rules::NudgeType::ExitModal),
                 url: Some("/".into()),
                 ..event(&format!("h{i}"), &session, EventKind::NudgeHeldOut, day)
             });

@@ -130,13 +130,13 @@ fn events_for(rng: &mut Rng, client: usize, sessions: usize, per_session: usize)
                 5 | 6 => NewEvent {
                     kind: EventKind::NudgeShown,
                     nudge_id: Some(nudge),
-                    nudge_type: Some("toast".into()),
+                    nudge_type: Some(nudge_rules::NudgeType::Toast),
                     ..base
                 },
                 _ => NewEvent {
                     kind: EventKind::NudgeOutcome,
                     nudge_id: Some(nudge),
-                    outcome: Some("clicked".into()),
+                    outcome: Some(nudge_rules::NudgeOutcome::Clicked),
                     ..base
                 },
             });

@@ -79,7 +79,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
             path_key: Some("/".into()),
             intent_score: None,
             nudge_id: None,
-            nudge_type: Some("toast".into()),
+            nudge_type: Some(nudge_rules::NudgeType::Toast),
             rule_id: None,
             outcome: None,
         };

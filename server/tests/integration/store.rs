@@ -89,7 +89,7 @@ async fn stored(store: &Store, scope: &Scope) -> Derived {
                 (
                     n.id.clone(),
                     n.shown_at_ms,
-                    n.outcome.clone(),
+                    n.outcome.as_str().to_owned(),
                     n.influenced_conversion,
                 )
             })
@@ -175,7 +175,7 @@ pub fn recompute(events: &[NewEvent]) -> Derived {
                 })
                 .max_by_key(|(i, e)| (e.occurred_at_ms, *i));
             let outcome = match latest {
-                Some((_, e)) => e.outcome.clone().unwrap(),
+                Some((_, e)) => e.outcome.unwrap().as_str().to_owned(),
                 None => "shown".to_owned(),
             };
             // The interaction: the latest click (these nudges are toasts: a chat opened is no
@@ -185,7 +185,7 @@ pub fn recompute(events: &[NewEvent]) -> Derived {
                 .filter(|(_, e)| {
                     e.kind == EventKind::NudgeOutcome
                         && e.nudge_id.as_deref() == Some(id)
-                        && e.outcome.as_deref() == Some("clicked")
+                        && e.outcome == Some(nudge_rules::NudgeOutcome::Clicked)
                 })
                 .map(|(_, e)| e.occurred_at_ms)
                 .max();
@@ -238,12 +238,17 @@ fn random_events(rng: &mut Rng, sessions: usize) -> Vec<NewEvent> {
                 6 => event(&id, &sid, EventKind::Purchase, at),
                 7 | 8 => NewEvent {
                     nudge_id: Some(format!("nudg_{s}x{}", rng.below(3))),
-                    nudge_type: Some("toast".into()),
+                    nudge_type: Some(nudge_rules::NudgeType::Toast),
                     ..event(&id, &sid, EventKind::NudgeShown, at)
                 },
                 _ => NewEvent {
                     nudge_id: Some(format!("nudg_{s}x{}", rng.below(3))),
-                    outcome: Some(["clicked", "dismissed"][rng.below(2) as usize].into()),
+                    outcome: Some(
+                        [
+                            nudge_rules::NudgeOutcome::Clicked,
+                            nudge_rules::NudgeOutcome::Dismissed,
+                        ][rng.below(2) as usize],
+                    ),
                     ..event(&id, &sid, EventKind::NudgeOutcome, at)
                 },
             };
@@ -506,7 +511,7 @@ async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_yo
             let s = scope("p", mode);
             let shown = NewEvent {
                 nudge_id: Some("nudg_old".into()),
-                nudge_type: Some("toast".into()),
+                nudge_type: Some(nudge_rules::NudgeType::Toast),
                 ..event("m3", "sess_old", EventKind::NudgeShown, 1500)
             };
             let events = [
@@ -1052,7 +1057,10 @@ async fn the_influence_migration_recomputes_nudges_stored_under_the_earlier_rule
                 .unwrap()
                 .unwrap();
             for n in &detail.nudges {
-                got.insert(n.id.clone(), (n.outcome.clone(), n.influenced_conversion));
+                got.insert(
+                    n.id.clone(),
+                    (n.outcome.as_str().to_owned(), n.influenced_conversion),
+                );
             }
             if session == "sess_m" && mode == Mode::Test {
                 assert_eq!(
@@ -1165,7 +1173,7 @@ async fn migrator_before(
 fn held_out(message_id: &str, session_id: &str, at: i64, rule: &str) -> NewEvent {
     NewEvent {
         rule_id: Some(rule.into()),
-        nudge_type: Some("toast".into()),
+        nudge_type: Some(nudge_rules::NudgeType::Toast),
         url: Some("/p".into()),
         path_key: Some("/p".into()),
         visitor_id: Some("vis_1".into()),
@@ -1176,7 +1184,7 @@ fn held_out(message_id: &str, session_id: &str, at: i64, rule: &str) -> NewEvent
 pub fn shown_by(message_id: &str, session_id: &str, at: i64, nudge: &str, rule: &str) -> NewEvent {
     NewEvent {
         nudge_id: Some(nudge.into()),
-        nudge_type: Some("toast".into()),
+        nudge_type: Some(nudge_rules::NudgeType::Toast),
         rule_id: Some(rule.into()),
         ..event(message_id, session_id, EventKind::NudgeShown, at)
     }

@@ -6,6 +6,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use nudge_rules::as_code::backtest::PageChanges;
 use nudge_rules::replay::ReplaySummary;
+use nudge_rules::{NudgeOutcome, NudgeType};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -98,9 +99,9 @@ impl<'a> SessionDetailItem<'a> {
                 .iter()
                 .map(|n| SessionNudgeItem {
                     nudge_id: &n.id,
-                    nudge_type: &n.nudge_type,
+                    nudge_type: n.nudge_type,
                     shown_at: WireTime(n.shown_at_ms),
-                    outcome: &n.outcome,
+                    outcome: n.outcome,
                     influenced_conversion: n.influenced_conversion,
                 })
                 .collect(),
@@ -125,9 +126,9 @@ pub struct EventItem<'a> {
 pub struct SessionNudgeItem<'a> {
     pub(crate) nudge_id: &'a str,
     #[serde(rename = "type")]
-    pub(crate) nudge_type: &'a str,
+    pub(crate) nudge_type: NudgeType,
     pub(crate) shown_at: WireTime,
-    pub(crate) outcome: &'a str,
+    pub(crate) outcome: NudgeOutcome,
     pub(crate) influenced_conversion: bool,
 }
 

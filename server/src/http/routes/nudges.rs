@@ -31,7 +31,7 @@ pub async fn list(
     let page = ListPage::resolve(&app, &caller, &query.list, Endpoint::Nudges, filters)?;
     let filter = NudgeFilter {
         session_id: page.filters.session_id.clone(),
-        nudge_type: page.filters.nudge_type.clone(),
+        nudge_type: page.filters.nudge_type,
     };
     let (window, walk) = (&page.window, &page.walk);
     let mut rows = store_of(&app)?

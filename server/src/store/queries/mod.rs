@@ -12,6 +12,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use nudge_rules::{NudgeOutcome, NudgeType};
+
 use crate::domain::derive::{NudgeSummary, SessionSummary, derive, exposures};
 use crate::domain::event::{EventKind, Mode, NewEvent, Scope, StoredEvent};
 pub use crate::domain::wire::ConfigVersion;
@@ -44,7 +46,7 @@ pub struct NudgeFilter {
     /// Only this session's nudges.
     pub session_id: Option<String>,
     /// Only this nudge type.
-    pub nudge_type: Option<String>,
+    pub nudge_type: Option<NudgeType>,
 }
 
 /// An event of a session's log: a page event (API document 2.2 "Session event"), or in a
@@ -224,25 +226,47 @@ fn nudge_filters(filter: &NudgeFilter, first: usize) -> (String, usize) {
     (sql, next)
 }
 
+/// A nudge event's list columns as read ([`NUDGE_COLUMNS`]' order; the type and outcome as
+/// their `TEXT`).
+type NudgeColumns = (String, String, String, i64, String, i64);
+
 /// A nudge event's list columns as read ([`NUDGE_COLUMNS`]' order).
+///
+/// # Errors
+///
+/// A decode error for a type or outcome no version of the server writes.
 fn nudge_summary(
-    (id, session_id, nudge_type, shown_at_ms, outcome, influenced): (
-        String,
-        String,
-        String,
-        i64,
-        String,
-        i64,
-    ),
-) -> NudgeSummary {
-    NudgeSummary {
+    (id, session_id, nudge_type, shown_at_ms, outcome, influenced): NudgeColumns,
+) -> Result<NudgeSummary, sqlx::Error> {
+    Ok(NudgeSummary {
         id,
         session_id,
-        nudge_type,
+        nudge_type: stored_type(&nudge_type)?,
         shown_at_ms,
-        outcome,
+        outcome: stored_outcome(&outcome)?,
         influenced_conversion: influenced != 0,
-    }
+    })
+}
+
+/// The nudge type of a `type` or `nudge_type` column: the core's enum, written as
+/// [`NudgeType::as_str`] (the one place the store reads it back).
+///
+/// # Errors
+///
+/// A decode error naming the text, for a value no version of the server writes.
+fn stored_type(text: &str) -> Result<NudgeType, sqlx::Error> {
+    NudgeType::from_wire(text)
+        .ok_or_else(|| sqlx::Error::Decode(format!("unknown stored nudge type {text:?}").into()))
+}
+
+/// The outcome of an `outcome` column, as [`stored_type`].
+///
+/// # Errors
+///
+/// A decode error naming the text, for a value no version of the server writes.
+fn stored_outcome(text: &str) -> Result<NudgeOutcome, sqlx::Error> {
+    NudgeOutcome::from_wire(text)
+        .ok_or_else(|| sqlx::Error::Decode(format!("unknown stored outcome {text:?}").into()))
 }
 
 /// A session's list columns as read ([`SESSION_COLUMNS`]' order; `converted` is 0 or 1).

@@ -144,7 +144,7 @@ macro_rules! reads {
                 "p.started_at, p.id, e.occurred_at, e.seq",
             );
             let nudges_sql = page_sql(
-                "session_id, id, type, shown_at, outcome, influenced_conversion",
+                NUDGE_COLUMNS,
                 "nudges WHERE site = $1 AND mode = $2 \
                  AND (session_started_at, session_id) > ($3, $4) AND (session_started_at, session_id) <= ($5, $6)",
                 "session_started_at, session_id, shown_at, id",
@@ -182,7 +182,7 @@ macro_rules! reads {
             tx.commit().await?;
             type EventColumns = (String, String, Option<String>, i64, Option<i64>, Option<String>, Option<String>);
             let events: Vec<EventColumns> = read_page(&events)?;
-            let nudges: Vec<(String, String, String, i64, String, i64)> = read_page(&nudges)?;
+            let nudges: Vec<NudgeColumns> = read_page(&nudges)?;
             let mut details: Vec<SessionDetail> = Vec::with_capacity(sessions.len());
             let mut index: HashMap<String, usize> = HashMap::with_capacity(sessions.len());
             for (id, started_at_ms, ended_at_ms, intent_score, converted) in sessions {
@@ -206,16 +206,10 @@ macro_rules! reads {
                     d.events.push(SessionEvent { event_type, url: url.unwrap_or_default(), occurred_at_ms, intent_score, rule_id, visitor_id });
                 }
             }
-            for (session_id, id, nudge_type, shown_at_ms, outcome, influenced) in nudges {
-                if let Some(d) = index.get(&session_id).and_then(|&i| details.get_mut(i)) {
-                    d.nudges.push(NudgeSummary {
-                        id,
-                        session_id,
-                        nudge_type,
-                        shown_at_ms,
-                        outcome,
-                        influenced_conversion: influenced != 0,
-                    });
+            for columns in nudges {
+                let nudge = nudge_summary(columns)?;
+                if let Some(d) = index.get(&nudge.session_id).and_then(|&i| details.get_mut(i)) {
+                    d.nudges.push(nudge);
                 }
             }
             Ok(details)

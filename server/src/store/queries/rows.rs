@@ -90,9 +90,9 @@ macro_rules! rows {
                     path_key: row.try_get("path_key")?,
                     intent_score: intent.and_then(|n| u8::try_from(n).ok()),
                     nudge_id: row.try_get("nudge_id")?,
-                    nudge_type: row.try_get("nudge_type")?,
+                    nudge_type: row.try_get::<Option<&str>, _>("nudge_type")?.map(stored_type).transpose()?,
                     rule_id: row.try_get("rule_id")?,
-                    outcome: row.try_get("outcome")?,
+                    outcome: row.try_get::<Option<&str>, _>("outcome")?.map(stored_outcome).transpose()?,
                 },
             })
         }
@@ -113,9 +113,9 @@ macro_rules! rows {
             Ok(NudgeSummary {
                 id: row.try_get("id")?,
                 session_id: row.try_get("session_id")?,
-                nudge_type: row.try_get("type")?,
+                nudge_type: stored_type(row.try_get("type")?)?,
                 shown_at_ms: row.try_get("shown_at")?,
-                outcome: row.try_get("outcome")?,
+                outcome: stored_outcome(row.try_get("outcome")?)?,
                 influenced_conversion: row.try_get::<i64, _>("influenced_conversion")? != 0,
             })
         }

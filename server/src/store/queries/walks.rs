@@ -129,8 +129,9 @@ macro_rules! walks {
                 .bind(limit_param(limit))
                 .fetch_all(&mut *conn)
                 .await?;
-            let page: Vec<(String, String, String, i64, String, i64)> = read_page(&rows)?;
-            Ok((page.into_iter().map(nudge_summary).collect(), walk_rev_of(&rows)?))
+            let page: Vec<NudgeColumns> = read_page(&rows)?;
+            let nudges = page.into_iter().map(nudge_summary).collect::<Result<_, _>>()?;
+            Ok((nudges, walk_rev_of(&rows)?))
         }
 
         /// A page of nudge events in a walk that began at walk revision `rev`, after records
@@ -199,8 +200,8 @@ macro_rules! walks {
             if let Some(session_id) = &filter.session_id {
                 query = query.bind(session_id);
             }
-            if let Some(nudge_type) = &filter.nudge_type {
-                query = query.bind(nudge_type);
+            if let Some(nudge_type) = filter.nudge_type {
+                query = query.bind(nudge_type.as_str());
             }
             query
         }

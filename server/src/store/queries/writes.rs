@@ -83,9 +83,9 @@ macro_rules! writes {
                         .push_bind(e.path_key.as_deref())
                         .push_bind(e.intent_score.map(i64::from))
                         .push_bind(e.nudge_id.as_deref())
-                        .push_bind(e.nudge_type.as_deref())
+                        .push_bind(e.nudge_type.map(NudgeType::as_str))
                         .push_bind(e.rule_id.as_deref())
-                        .push_bind(e.outcome.as_deref())
+                        .push_bind(e.outcome.map(NudgeOutcome::as_str))
                         .push_bind(received_at_ms);
                 });
                 insert.push(" ON CONFLICT (site, mode, message_id) DO NOTHING RETURNING message_id");
@@ -129,15 +129,15 @@ macro_rules! writes {
             events: &[NewEvent],
             refused: &[usize],
         ) -> Result<Vec<usize>, StoreError> {
-            let is_chat_opened = |e: &NewEvent| e.kind == EventKind::NudgeOutcome && e.outcome.as_deref() == Some("chat_opened");
+            let is_chat_opened = |e: &NewEvent| e.kind == EventKind::NudgeOutcome && e.outcome == Some(NudgeOutcome::ChatOpened);
             if !events.iter().any(is_chat_opened) {
                 return Ok(Vec::new());
             }
-            let mut types: HashMap<String, String> = HashMap::new();
+            let mut types: HashMap<String, NudgeType> = HashMap::new();
             for (index, e) in events.iter().enumerate() {
                 if e.kind == EventKind::NudgeShown && !refused.contains(&index) {
                     if let (Some(id), Some(nudge_type)) = (&e.nudge_id, &e.nudge_type) {
-                        types.entry(id.clone()).or_insert_with(|| nudge_type.clone());
+                        types.entry(id.clone()).or_insert(*nudge_type);
                     }
                 }
             }
@@ -156,7 +156,7 @@ macro_rules! writes {
                 }
                 list.push_unseparated(")");
                 for row in select.build().fetch_all(&mut *conn).await? {
-                    types.insert(row.try_get("id")?, row.try_get("type")?);
+                    types.insert(row.try_get("id")?, stored_type(row.try_get("type")?)?);
                 }
             }
             Ok(events
@@ -167,7 +167,7 @@ macro_rules! writes {
                     e.nudge_id
                         .as_ref()
                         .and_then(|id| types.get(id))
-                        .is_some_and(|t| t != "chat_bubble")
+                        .is_some_and(|&t| t != NudgeType::ChatBubble)
                 })
                 .map(|(index, _)| index)
                 .collect())
