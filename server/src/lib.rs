@@ -15,13 +15,15 @@
 //!
 //! - [`runtime`]: the listeners, the drain and the server's lifecycle ([`runtime::Server`]):
 //!   a new listener, a change to how connections are accepted or how shutdown proceeds.
-//! - [`http`]: the only module that names axum: the router, the shared request pipeline
-//!   (lifecycle, key, limit, metrics, the store's 503), bodies, pages and cursors on the wire,
-//!   CORS, [`http::error::ApiError`], and `http/routes/`, one file per resource: a new
-//!   endpoint, a new header, a new error status.
+//! - [`http`]: the only module that names axum: the router, the admission layer (lifecycle,
+//!   key, limit, the limiter's headers, what every answer books), the extractors (the caller,
+//!   list queries, JSON bodies, preconditions), pages and cursors on the wire, CORS,
+//!   [`http::error::ApiError`], and `http/routes/`, handlers that extract, call and respond:
+//!   a new endpoint, a new header, a new error status.
 //! - [`app`]: what the server does with no HTTP in it, called by `http`, the import and `--demo`
 //!   alike: the state requests share, storing events ([`app::ingest`], the relay's 24-hour rule
-//!   inside the write transaction), publishing a config version ([`app::versions`]), the import
+//!   inside the write transaction), publishing a config version ([`app::versions`]), the
+//!   backtest's replay ([`app::backtest`]), the import
 //!   of recorded sessions, the demo's data, the uplift statistics: a rule that the relay, the
 //!   import and `--demo` must all follow.
 //! - [`limiter`]: the rolling-minute limit, local or through Redis.

@@ -1,7 +1,8 @@
 //! What the server does, with no HTTP in it: the state every request shares, recorded sessions'
 //! import, the demo's data, the uplift report's statistics, publishing a config version, the
-//! storefront's config answers.
+//! backtest's replay, the storefront's config answers, webhook endpoints and their delivery.
 
+pub mod backtest;
 pub mod delivery;
 pub mod demo;
 pub mod import;

@@ -151,6 +151,26 @@ pub struct Uplift {
     pub relative: Option<f64>,
 }
 
+/// The report's lines, by `rule_id` ascending (byte order), from the store's counts of each
+/// rule's arms.
+pub fn uplift_of(counts: Vec<crate::store::ArmCount>) -> Vec<RuleUplift> {
+    // rule id -> (treated, control)
+    let mut arms: std::collections::BTreeMap<String, (Arm, Arm)> = Default::default();
+    for count in counts {
+        let entry = arms.entry(count.rule_id).or_default();
+        let arm = if count.treated {
+            &mut entry.0
+        } else {
+            &mut entry.1
+        };
+        arm.sessions += count.sessions;
+        arm.converted += count.converted;
+    }
+    arms.iter()
+        .map(|(rule_id, &(treated, control))| rule_uplift(rule_id, treated, control))
+        .collect()
+}
+
 /// The report's line for `rule_id` from its arms' counts.
 pub fn rule_uplift(rule_id: &str, treated: Arm, control: Arm) -> RuleUplift {
     let (p1, p2) = (treated.rate(), control.rate());

@@ -118,3 +118,47 @@ impl<'a> VersionItem<'a> {
         }
     }
 }
+
+/// `GET /v1/config`'s data (SPEC 13): a version with `managed_by`.
+#[derive(Serialize)]
+pub struct LiveConfig<'a> {
+    managed_by: &'static str,
+    version: Option<i64>,
+    published_at: Option<String>,
+    message: Option<&'a str>,
+    published_by: Option<&'a str>,
+    sha256: &'a str,
+    restores: Option<i64>,
+    config: &'a RawValue,
+}
+
+impl<'a> LiveConfig<'a> {
+    /// The config of a file-managed site: no version.
+    pub fn of_file(sha256: &'a str, config: &'a RawValue) -> LiveConfig<'a> {
+        LiveConfig {
+            managed_by: "file",
+            version: None,
+            published_at: None,
+            message: None,
+            published_by: None,
+            sha256,
+            restores: None,
+            config,
+        }
+    }
+
+    /// A published version read with its config (`None` without it).
+    pub fn of_version(v: &'a ConfigVersion) -> Option<LiveConfig<'a>> {
+        let item = VersionItem::of(v);
+        Some(LiveConfig {
+            managed_by: "api",
+            version: Some(item.version),
+            published_at: Some(item.published_at),
+            message: item.message,
+            published_by: Some(item.published_by),
+            sha256: item.sha256,
+            restores: item.restores,
+            config: item.config?,
+        })
+    }
+}

@@ -4,17 +4,24 @@
 
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, header};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 use crate::app::state::AppState;
 use crate::domain::event::{Mode, Scope};
-use crate::http::error::{ApiError, AuthFailure};
+use crate::http::error::{ApiError, AuthFailure, error};
+use crate::http::query::Params;
 use crate::limiter::Decision;
 use crate::metrics::SiteLabels;
 use crate::sites::keys::{KeyHash, KeyKind, key_kind};
 use crate::sites::registry::Site;
 
-/// Who is calling: the site of the key, the records it may see, and the key's hash.
+/// Who is calling: the site of the key, the records it may see, and the key's hash. The
+/// admission layer (`pipeline.rs`) puts it in the request's extensions;
+/// a handler takes it as an extractor.
+#[derive(Clone)]
 pub struct Caller {
     /// The key's site, as the sites file defined it when the request arrived.
     pub site: Arc<Site>,
@@ -47,6 +54,177 @@ pub fn bearer_key(headers: &HeaderMap) -> Result<&str, AuthFailure> {
         Some(KeyKind::Publishable) => Err(AuthFailure::Publishable),
         None => Err(AuthFailure::Malformed),
     }
+}
+
+/// The key of `Authorization: Bearer <key>` as sent, any kind (`None` without the header):
+/// the relay's and the runtime config's, whose keys may come in the body or the query too.
+///
+/// # Errors
+///
+/// Two headers, or not `Bearer <key>`.
+pub fn bearer_any(headers: &HeaderMap) -> Result<Option<&str>, AuthFailure> {
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(None);
+    }
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().and_then(|v| v.to_str().ok());
+    value
+        .filter(|_| values.next().is_none())
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, key)| Some(key.trim()))
+        .ok_or(AuthFailure::Malformed)
+}
+
+/// The caller of the runtime config (SPEC 14): a publishable key's site and mode, the key
+/// given as `?key=` (so the request stays "simple": no CORS preflight) or `Authorization:
+/// Bearer`. Checks, in order: the lifecycle (503), the query (400 for another parameter or
+/// `key` twice), the key (both given and different, 400; 401 otherwise).
+pub struct PageCaller {
+    /// The key's site.
+    pub site: Arc<Site>,
+    /// The key's mode.
+    pub mode: Mode,
+}
+
+/// Why the runtime config refuses a caller.
+pub enum PageRefusal {
+    /// One of the API's errors.
+    Api(ApiError),
+    /// 401 with this message; `missing` when no key was sent at all.
+    Unauthorized {
+        /// The message.
+        message: &'static str,
+        /// No key at all.
+        missing: bool,
+    },
+}
+
+impl From<ApiError> for PageRefusal {
+    fn from(error: ApiError) -> PageRefusal {
+        PageRefusal::Api(error)
+    }
+}
+
+impl IntoResponse for PageRefusal {
+    fn into_response(self) -> Response {
+        let (message, missing) = match self {
+            PageRefusal::Api(e) => return e.into_response(),
+            PageRefusal::Unauthorized { message, missing } => (message, missing),
+        };
+        let mut response = error(StatusCode::UNAUTHORIZED, "Unauthorized", message);
+        let challenge = if missing {
+            "Bearer realm=\"nudge-rules\""
+        } else {
+            "Bearer realm=\"nudge-rules\", error=\"invalid_token\""
+        };
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
+        response
+    }
+}
+
+/// What a malformed page key is told.
+const MALFORMED: &str = "the key must be a publishable key: pk_live_ or pk_test_ followed by at least 16 letters or digits, as ?key=... or Authorization: Bearer";
+
+impl FromRequestParts<Arc<AppState>> for PageCaller {
+    type Rejection = PageRefusal;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        app: &Arc<AppState>,
+    ) -> Result<PageCaller, PageRefusal> {
+        let unauthorized = |message| PageRefusal::Unauthorized {
+            message,
+            missing: false,
+        };
+        if let Some(why) = app.unavailable() {
+            return Err(ApiError::Unavailable(why).into());
+        }
+        let params = Params::parse(parts.uri.query(), &["key"])?;
+        let header_key = bearer_any(&parts.headers).map_err(|_| unauthorized(MALFORMED))?;
+        let key = match (params.get("key"), header_key) {
+            (Some(a), Some(b)) if a != b => return Err(ApiError::InvalidRequest(
+                "the key query parameter and the Authorization header name different keys; send one"
+                    .to_owned(),
+            ).into()),
+            (Some(key), _) | (None, Some(key)) => key,
+            (None, None) => return Err(PageRefusal::Unauthorized {
+                message: "missing key; send the site's publishable key as ?key=pk_live_... or ?key=pk_test_...",
+                missing: true,
+            }),
+        };
+        match key_kind(key) {
+            Some(KeyKind::Publishable) => {}
+            Some(KeyKind::Secret) => {
+                return Err(unauthorized(
+                    "a secret key (sk_) must never be put in a page, where anyone can read it; pages fetch their config with the site's publishable key (pk_live_ or pk_test_); replace this secret key",
+                ));
+            }
+            None => return Err(unauthorized(MALFORMED)),
+        }
+        let key_hash = KeyHash::of_key(key);
+        let sites = app.sites();
+        let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
+            return Err(unauthorized("the publishable key is not valid"));
+        };
+        record_caller(site, &key_hash);
+        Ok(PageCaller {
+            site: site.clone(),
+            mode: Mode::of_key(key),
+        })
+    }
+}
+
+/// Events per rolling 60 s per publishable key (API document section 8).
+pub const EVENTS_PER_MINUTE: u32 = 10_000;
+
+/// The relay's caller (SPEC 10), from `keys`: the key of `Authorization: Bearer` and the
+/// body's `site_key` (both and different, 400); a publishable key of a site (401); the key's
+/// window counting the batch's `cost` events (429, refused whole, with the decision).
+///
+/// # Errors
+///
+/// The refusal, with the decision once the window was asked.
+pub async fn admit_relay(
+    app: &AppState,
+    keys: (Option<&str>, Option<&str>),
+    cost: u32,
+) -> Result<(Arc<Site>, Scope, Decision), (ApiError, Option<Decision>)> {
+    let refuse = |failure| Err((ApiError::Unauthorized(failure), None));
+    let key = match keys {
+        (Some(a), Some(b)) if a != b => return Err((
+            ApiError::InvalidRequest(
+                "the Authorization header and the body's site_key name different keys; send one"
+                    .to_owned(),
+            ),
+            None,
+        )),
+        (Some(key), _) | (None, Some(key)) => key,
+        (None, None) => return refuse(AuthFailure::Missing),
+    };
+    match key_kind(key) {
+        Some(KeyKind::Publishable) => {}
+        Some(KeyKind::Secret) => return refuse(AuthFailure::SecretInPage),
+        None => return refuse(AuthFailure::Malformed),
+    }
+    let key_hash = KeyHash::of_key(key);
+    let sites = app.sites();
+    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
+        return refuse(AuthFailure::Unknown);
+    };
+    record_caller(site, &key_hash);
+    let decision = decide(app, site, &key_hash, EVENTS_PER_MINUTE, cost).await;
+    if !decision.admitted {
+        return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
+    }
+    let scope = Scope {
+        site: site.id.clone(),
+        mode: Mode::of_key(key),
+    };
+    Ok((site.clone(), scope, decision))
 }
 
 /// The lifecycle (503), a secret key of a site (401), the key's one rolling window (429): the

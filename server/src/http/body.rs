@@ -129,6 +129,29 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     )))
 }
 
+/// 415 unless there is one `Content-Type`, `application/json` or `text/plain` (what
+/// `navigator.sendBeacon` sends a string as), parameters allowed: the relay's batch.
+pub(crate) fn check_batch_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let first = values.next();
+    let media_type = first
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    let ok = values.next().is_none()
+        && media_type.is_some_and(|m| {
+            m.eq_ignore_ascii_case("application/json") || m.eq_ignore_ascii_case("text/plain")
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::UnsupportedMediaType(
+            "send the batch as JSON with one Content-Type: application/json or text/plain"
+                .to_owned(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::HeaderValue;

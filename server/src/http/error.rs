@@ -6,8 +6,12 @@ use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::app::runtime_config::NoConfig;
 use crate::app::state::Unavailable;
+use crate::app::versions::Refusal;
+use crate::app::webhooks::WebhookError;
 use crate::limiter::Decision;
+use crate::store::StoreError;
 
 /// The realm of `WWW-Authenticate`.
 const REALM: &str = "nudge-rules";
@@ -235,8 +239,32 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// Marks a response made from an [`ApiError`], for what the admission layer
+/// (`pipeline.rs`) books once for every route: a store failure counted,
+/// and a refusal made after the body was read kept on the connection.
+#[derive(Clone, Copy, Debug)]
+pub struct Refused {
+    /// [`ApiError::reads_body`].
+    pub reads_body: bool,
+    /// The store did not answer ([`ApiError::StoreUnavailable`]).
+    pub store: bool,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let refused = Refused {
+            reads_body: self.reads_body(),
+            store: matches!(self, ApiError::StoreUnavailable),
+        };
+        let mut response = self.response();
+        response.extensions_mut().insert(refused);
+        response
+    }
+}
+
+impl ApiError {
+    /// The answer: status, headers and body.
+    fn response(self) -> Response {
         let status = self.status();
         let mut response = match &self {
             ApiError::InvalidConfig(body) => return json(status, body.clone()),
@@ -287,6 +315,64 @@ impl IntoResponse for ApiError {
             _ => {}
         }
         response
+    }
+}
+
+/// A site with no config to serve: 500 InvalidConfig, or 503 while it loads.
+impl From<NoConfig> for ApiError {
+    fn from(no_config: NoConfig) -> ApiError {
+        match no_config {
+            NoConfig::NeverValid(body) => ApiError::InvalidConfig(body),
+            NoConfig::Loading => ApiError::Unavailable(Unavailable::Loading),
+            NoConfig::NotJson(why) => ApiError::InvalidConfig(
+                serde_json::json!({
+                    "error": "InvalidConfig",
+                    "message": format!("the site's config is not JSON: {why}"),
+                })
+                .to_string(),
+            ),
+        }
+    }
+}
+
+/// A config the caller sent, or its publish, refused (SPEC 12, 13).
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> ApiError {
+        match refusal {
+            Refusal::Invalid(message) => ApiError::InvalidRequest(message),
+            Refusal::Sent(e) => ApiError::Sent(e),
+            Refusal::ScenariosFailed { message, failures } => {
+                ApiError::ScenariosFailed { message, failures }
+            }
+            Refusal::Stale(message) => ApiError::PreconditionFailed(message),
+            Refusal::NoStore => ApiError::StoreUnavailable,
+            Refusal::Store(error) => error.into(),
+        }
+    }
+}
+
+/// A store that did not answer: logged (without any request data), then the 503; the
+/// admission layer counts it and the store down.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        tracing::warn!(error = %error, "store unreachable: answering 503");
+        ApiError::StoreUnavailable
+    }
+}
+
+/// A webhook request refused (SPEC 16).
+impl From<WebhookError> for ApiError {
+    fn from(error: WebhookError) -> ApiError {
+        match error {
+            WebhookError::Invalid(m) => ApiError::InvalidRequest(m),
+            WebhookError::Refused(r) => ApiError::InvalidRequest(format!("url: {r}")),
+            WebhookError::NotFound(m) => ApiError::NotFound(m),
+            WebhookError::TooMany => ApiError::Conflict(format!(
+                "this site and mode have {} webhook endpoints, the most allowed; delete one first",
+                crate::domain::webhook::endpoint::MAX_ENDPOINTS
+            )),
+            WebhookError::Store(e) => e.into(),
+        }
     }
 }
 

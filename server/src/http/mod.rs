@@ -8,8 +8,11 @@
 //! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]) and the config routes
 //! ([`config`]).
 //!
-//! The order of the checks, each refusal an [`ApiError`] with the `{"error", "message"}` body
-//! (docs/SERVER.md has the whole table):
+//! Handlers extract, call and respond: the extractors are [`extract`]'s and [`query`]'s, and
+//! the routes a secret key calls sit behind the admission layer ([`pipeline::admitted`]),
+//! which admits the caller and writes the limiter's headers. The order of the checks, each
+//! refusal an [`ApiError`] with the `{"error", "message"}` body (docs/SERVER.md has the whole
+//! table):
 //!
 //! 1. HTTP rules (`connection_rules`): one `Host`, no transfer coding but `chunked` (400);
 //! 2. route and method: 404 NotFound, 405 MethodNotAllowed with `Allow` (no key needed);
@@ -26,6 +29,7 @@ pub mod auth;
 pub mod body;
 pub mod cors;
 pub mod error;
+pub mod extract;
 pub mod openapi;
 pub mod page;
 pub mod pipeline;
@@ -49,70 +53,87 @@ use tracing::field::Empty;
 
 use crate::app::state::AppState;
 use crate::http::error::ApiError;
-use crate::http::pipeline::{ApiOptions, BodyRead, method_not_allowed};
+use crate::http::pipeline::{ApiOptions, BodyRead, admitted, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
 use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
-use routes::{backtest, config, events, nudges, preview, reports, runtime, sessions, webhooks};
+use routes::{
+    backtest, config, events, nudges, preview, reports, runtime, sessions, webhook_actions,
+    webhooks,
+};
 
 /// The public router.
 pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
+    // The routes a secret key calls, behind the admission layer (after the method's 405).
+    let keyed = |allow, methods: MethodRouter<Arc<AppState>>| {
+        only(
+            allow,
+            methods.route_layer(middleware::from_fn_with_state(state.clone(), admitted)),
+        )
+    };
     let mut router = Router::new()
         .route(PREVIEW_PATH, only("POST", post(preview::preview)))
-        .route(sessions::LIST_PATH, only("GET", get(sessions::list)))
-        .route(sessions::DETAIL_PATH, only("GET", get(sessions::detail)))
-        .route(nudges::LIST_PATH, only("GET", get(nudges::list)))
+        .route(sessions::LIST_PATH, keyed("GET", get(sessions::list)))
+        .route(sessions::DETAIL_PATH, keyed("GET", get(sessions::detail)))
+        .route(nudges::LIST_PATH, keyed("GET", get(nudges::list)))
         .route(
             events::EVENTS_PATH,
             only(
                 "POST, OPTIONS",
-                post(events::events).options(events::events),
+                post(events::events).options(events::preflight),
             ),
         )
         .route(
             backtest::BACKTEST_PATH,
-            only("POST", post(backtest::backtest)),
+            keyed("POST", post(backtest::backtest)),
         )
-        .route(reports::UPLIFT_PATH, only("GET", get(reports::uplift)))
-        .route(config::CONFIG_PATH, only("GET", get(config::current)))
+        .route(reports::UPLIFT_PATH, keyed("GET", get(reports::uplift)))
+        .route(config::CONFIG_PATH, keyed("GET", get(config::current)))
         .route(
             config::VERSIONS_PATH,
-            only("GET, POST", get(config::versions).post(config::versions)),
+            keyed("GET, POST", get(config::versions).post(config::publish)),
         )
-        .route(config::VERSION_PATH, only("GET", get(config::version)))
+        .route(config::VERSION_PATH, keyed("GET", get(config::version)))
         .route(
             webhooks::ENDPOINTS_PATH,
-            only(
-                "GET, POST",
-                get(webhooks::endpoints).post(webhooks::endpoints),
-            ),
+            keyed("GET, POST", get(webhooks::list).post(webhooks::create)),
         )
         .route(
             webhooks::ENDPOINT_PATH,
-            only(
+            keyed(
                 "GET, PATCH, DELETE",
-                get(webhooks::endpoint)
-                    .patch(webhooks::endpoint)
-                    .delete(webhooks::endpoint),
+                get(webhooks::get)
+                    .patch(webhooks::update)
+                    .delete(webhooks::delete),
             ),
         )
-        .route(webhooks::ROTATE_PATH, only("POST", post(webhooks::rotate)))
-        .route(webhooks::TEST_PATH, only("POST", post(webhooks::test)))
+        .route(
+            webhooks::ROTATE_PATH,
+            keyed("POST", post(webhook_actions::rotate)),
+        )
+        .route(
+            webhooks::TEST_PATH,
+            keyed("POST", post(webhook_actions::test)),
+        )
         .route(
             webhooks::ATTEMPTS_PATH,
-            only("GET", get(webhooks::attempts)),
+            keyed("GET", get(webhook_actions::attempts)),
         )
         .route(
             webhooks::RECOVER_PATH,
-            only("POST", post(webhooks::recover)),
+            keyed("POST", post(webhook_actions::recover)),
         )
-        .route(webhooks::RESEND_PATH, only("POST", post(webhooks::resend)))
+        .route(
+            webhooks::RESEND_PATH,
+            keyed("POST", post(webhook_actions::resend)),
+        )
         .route(
             runtime::RUNTIME_PATH,
             with_allow(
                 runtime::ALLOW,
                 get(runtime::runtime_config)
                     .head(runtime::runtime_config)
-                    .options(runtime::runtime_config),
+                    .options(runtime::preflight)
+                    .route_layer(middleware::map_response(runtime::any_origin)),
             ),
         );
     if options.constant_route {

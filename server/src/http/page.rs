@@ -8,7 +8,7 @@ use crate::domain::cursor::{Position, Walk, WalkPage};
 use crate::domain::time::ExactTime;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
-use crate::http::query;
+use crate::http::query::ListQuery;
 
 /// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
 const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::domain::retention::DAY_MS;
@@ -53,22 +53,22 @@ pub(crate) struct ListPage {
 }
 
 impl ListPage {
-    /// Resolves `from`, `to`, `limit` and `cursor` of `params` for `endpoint` (SPEC 9
+    /// Resolves `from`, `to`, `limit` and `cursor` of `query` for `endpoint` (SPEC 9
     /// "Parameters", "Pagination", "Retention"); `filters` are the request's own filters.
     pub(crate) fn resolve(
         app: &AppState,
         caller: &Caller,
-        params: &query::Params,
+        query: &ListQuery,
         endpoint: crate::domain::cursor::Endpoint,
         mut filters: crate::domain::cursor::Filters,
     ) -> Result<ListPage, ApiError> {
         use crate::domain::time::now_ms;
-        let limit = params.limit()?;
-        filters.from = params.time("from")?;
-        filters.to = params.time("to")?;
+        let limit = query.limit;
+        filters.from = query.from;
+        filters.to = query.to;
         let now = now_ms();
         let visible_from_ms = caller.site.retention.visible_from_ms(now);
-        let (from_ms, to_ms, walk, filters) = match params.get("cursor") {
+        let (from_ms, to_ms, walk, filters) = match query.cursor.as_deref() {
             Some(cursor) => {
                 let state = app
                     .cursor_key
@@ -154,9 +154,9 @@ pub(crate) fn keyset_after(
     app: &AppState,
     caller: &Caller,
     endpoint: crate::domain::cursor::Endpoint,
-    params: &query::Params,
+    cursor: Option<&str>,
 ) -> Result<Option<(i64, String)>, ApiError> {
-    let Some(cursor) = params.get("cursor") else {
+    let Some(cursor) = cursor else {
         return Ok(None);
     };
     let state = app

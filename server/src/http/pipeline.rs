@@ -1,16 +1,20 @@
-//! The shared request pipeline of the REST API: the method (405 with `Allow`), then the
-//! lifecycle, key and limit ([`admit`]), then the route's handler; the answer carries the
-//! limiter's headers, and the store's failures become one 503.
+//! The shared request pipeline of the REST API: the method (405 with `Allow`, the router's),
+//! then the admission layer ([`admitted`]: lifecycle, key and limit, [`crate::http::auth`]),
+//! then the route's extractors and handler; the layer writes the limiter's headers on every
+//! answer and books what every answer shares (the store's gauge and error counter, whether
+//! the body was read).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::app::state::AppState;
-use crate::http::auth::{Caller, admit};
-use crate::http::error::{ApiError, json};
+use crate::http::auth::admit;
+use crate::http::error::{ApiError, Refused, json};
 use crate::store::Store;
 
 /// How the public listener behaves beyond the contract's fixed parts.
@@ -42,66 +46,66 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
 /// session and nudge data for 60 to 300 s).
 pub const READ_CACHE_CONTROL: &str = "private, max-age=60";
 
-/// Runs a read handler behind the shared pipeline ([`serve`] with GET); a successful read is
-/// a 200 with `Cache-Control: private, max-age=60`.
-pub(crate) async fn serve_read<F, Fut>(app: &AppState, request: Request, read: F) -> Response
-where
-    F: FnOnce(Caller, Request) -> Fut,
-    Fut: std::future::Future<Output = Result<String, ApiError>>,
-{
-    serve(app, request, |caller, request| async move {
-        let mut response = json(StatusCode::OK, read(caller, request).await?);
+/// A successful read: 200 with the JSON body and `Cache-Control: private, max-age=60`.
+pub struct Read(pub String);
+
+impl IntoResponse for Read {
+    fn into_response(self) -> Response {
+        let mut response = json(StatusCode::OK, self.0);
         response.headers_mut().insert(
             header::CACHE_CONTROL,
             HeaderValue::from_static(READ_CACHE_CONTROL),
         );
-        Ok(response)
-    })
-    .await
+        response
+    }
 }
 
-/// Runs a handler behind the shared pipeline (the router has checked the method): lifecycle,
-/// key and limit (`auth.rs`), then `handle`; the answer carries the limiter's headers. A POST
-/// refused after its body was read keeps the connection open ([`BodyRead`]).
-pub(crate) async fn serve<F, Fut>(app: &AppState, request: Request, handle: F) -> Response
-where
-    F: FnOnce(Caller, Request) -> Fut,
-    Fut: std::future::Future<Output = Result<Response, ApiError>>,
-{
+/// The admission layer of the routes a secret key calls (a `route_layer`, so that a 404 or
+/// 405 needs no key): the lifecycle (503), the key (401) and its window (429)
+/// ([`admit`]); an admitted request carries its [`Caller`](crate::http::auth::Caller) in its
+/// extensions for the handler's extractor. On the way back, every answer gets the decision's
+/// headers, and what every answer shares is booked once (`book`).
+pub async fn admitted(
+    State(app): State<Arc<AppState>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let post = request.method() == Method::POST;
-    let (caller, decision) = match admit(app, request.headers()).await {
+    let (caller, decision) = match admit(&app, request.headers()).await {
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    let mut response = respond(app, handle(caller, request).await);
-    if post && response.status().is_success() {
-        response.extensions_mut().insert(BodyRead);
-    }
+    request.extensions_mut().insert(caller);
+    let mut response = next.run(request).await;
+    book(&app, &mut response, post);
     decision.write_headers(response.headers_mut());
     response
 }
 
-/// A route's answer, with what every answer of the pipeline shares: the store counted up on
-/// success, a store failure counted, and a refusal made after the body was read marked so
-/// ([`BodyRead`], [`ApiError::reads_body`]).
-pub(crate) fn respond(app: &AppState, result: Result<Response, ApiError>) -> Response {
-    match result {
-        Ok(response) => {
+/// Books what every answer of the REST API shares, once: on success the store counted up and
+/// a POST's body marked read ([`BodyRead`]); on a refusal ([`Refused`]) a store failure
+/// counted, and the body marked read when the refusal was made after reading it
+/// ([`ApiError::reads_body`]); a store that did not answer is counted down.
+pub(crate) fn book(app: &AppState, response: &mut Response, post: bool) {
+    match response.extensions_mut().remove::<Refused>() {
+        None => {
             if app.store.is_some() {
                 app.metrics.store_up.set(1);
             }
-            response
-        }
-        Err(error) => {
-            if matches!(error, ApiError::StoreUnavailable) {
-                app.metrics.store_errors.inc();
-            }
-            let body_read = error.reads_body();
-            let mut response = error.into_response();
-            if body_read {
+            if post && response.status().is_success() {
                 response.extensions_mut().insert(BodyRead);
             }
-            response
+        }
+        Some(refused) => {
+            if refused.store {
+                app.metrics.store_errors.inc();
+                if app.store.is_some() {
+                    app.metrics.store_up.set(0);
+                }
+            }
+            if refused.reads_body {
+                response.extensions_mut().insert(BodyRead);
+            }
         }
     }
 }
@@ -109,11 +113,4 @@ pub(crate) fn respond(app: &AppState, result: Result<Response, ApiError>) -> Res
 /// The store, or 503 when the server has none.
 pub(crate) fn store_of(app: &AppState) -> Result<&Store, ApiError> {
     app.store.as_ref().ok_or(ApiError::StoreUnavailable)
-}
-
-/// Logs a store failure (without any request data) and turns it into the 503.
-pub(crate) fn unavailable(app: &AppState, error: &crate::store::StoreError) -> ApiError {
-    app.metrics.store_up.set(0);
-    tracing::warn!(error = %error, "store unreachable: answering 503");
-    ApiError::StoreUnavailable
 }

@@ -1,5 +1,10 @@
 //! Query parameters of the read endpoints (SPEC 9 "Parameters"): each known once, none
-//! unknown, each value checked and named with its value when refused, never coerced.
+//! unknown, each value checked and named with its value when refused, never coerced. Each
+//! route takes its parameters as one typed extractor ([`SessionsQuery`], [`NudgesQuery`],
+//! [`WindowQuery`], [`KeysetQuery`], [`NoQuery`]), read in the order its fields are checked.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 
 use nudge_rules::NudgeType;
 
@@ -133,6 +138,143 @@ impl Params {
         }
     }
 }
+
+/// The parameters of a list with a time window: `limit`, `from`, `to` (checked in that
+/// order) and `cursor` (verified with the list's endpoint and the caller's scope later).
+#[derive(Debug)]
+pub struct ListQuery {
+    /// `limit`, 1 to 200, default 50.
+    pub limit: u32,
+    /// `from`, exactly as given.
+    pub from: Option<ExactTime>,
+    /// `to`, exactly as given.
+    pub to: Option<ExactTime>,
+    /// `cursor`, as given.
+    pub cursor: Option<String>,
+}
+
+impl ListQuery {
+    fn read(params: &Params) -> Result<ListQuery, ApiError> {
+        Ok(ListQuery {
+            limit: params.limit()?,
+            from: params.time("from")?,
+            to: params.time("to")?,
+            cursor: params.get("cursor").map(str::to_owned),
+        })
+    }
+}
+
+/// `GET /v1/sessions`: `from`, `to`, `limit`, `cursor`.
+#[derive(Debug)]
+pub struct SessionsQuery(pub ListQuery);
+
+/// `GET /v1/nudges`: `session_id` and `type` (checked first), then the list's parameters.
+#[derive(Debug)]
+pub struct NudgesQuery {
+    /// `session_id`, well formed.
+    pub session_id: Option<String>,
+    /// `type`, one of the four nudge types.
+    pub nudge_type: Option<NudgeType>,
+    /// `from`, `to`, `limit`, `cursor`.
+    pub list: ListQuery,
+}
+
+/// A window with no list: `from` and `to` (the uplift report).
+#[derive(Debug)]
+pub struct WindowQuery {
+    /// `from`, exactly as given.
+    pub from: Option<ExactTime>,
+    /// `to`, exactly as given.
+    pub to: Option<ExactTime>,
+}
+
+/// A plain keyset list (config versions, webhook endpoints and attempts): `limit`, `cursor`.
+#[derive(Debug)]
+pub struct KeysetQuery {
+    /// `limit`, 1 to 200, default 50.
+    pub limit: u32,
+    /// `cursor`, as given.
+    pub cursor: Option<String>,
+}
+
+/// No parameters at all (a record's detail).
+#[derive(Debug)]
+pub struct NoQuery;
+
+/// A query extractor: the names a route takes, and how its values are read.
+trait QueryForm: Sized {
+    /// The parameters the route takes (the 400 for another names them).
+    const NAMES: &'static [&'static str];
+    /// Reads the values, each checked in the route's order.
+    fn read(params: &Params) -> Result<Self, ApiError>;
+}
+
+impl QueryForm for SessionsQuery {
+    const NAMES: &'static [&'static str] = &["from", "to", "limit", "cursor"];
+    fn read(params: &Params) -> Result<Self, ApiError> {
+        ListQuery::read(params).map(SessionsQuery)
+    }
+}
+
+impl QueryForm for NudgesQuery {
+    const NAMES: &'static [&'static str] = &["session_id", "type", "from", "to", "limit", "cursor"];
+    fn read(params: &Params) -> Result<Self, ApiError> {
+        Ok(NudgesQuery {
+            session_id: params.session_id()?,
+            nudge_type: params.nudge_type()?,
+            list: ListQuery::read(params)?,
+        })
+    }
+}
+
+impl QueryForm for WindowQuery {
+    const NAMES: &'static [&'static str] = &["from", "to"];
+    fn read(params: &Params) -> Result<Self, ApiError> {
+        Ok(WindowQuery {
+            from: params.time("from")?,
+            to: params.time("to")?,
+        })
+    }
+}
+
+impl QueryForm for KeysetQuery {
+    const NAMES: &'static [&'static str] = &["limit", "cursor"];
+    fn read(params: &Params) -> Result<Self, ApiError> {
+        Ok(KeysetQuery {
+            limit: params.limit()?,
+            cursor: params.get("cursor").map(str::to_owned),
+        })
+    }
+}
+
+impl QueryForm for NoQuery {
+    const NAMES: &'static [&'static str] = &[];
+    fn read(_: &Params) -> Result<Self, ApiError> {
+        Ok(NoQuery)
+    }
+}
+
+/// Each query form as an extractor: unknown or repeated names, then the values (400).
+macro_rules! query_extractor {
+    ($($form:ty),*) => {$(
+        impl<S: Send + Sync> FromRequestParts<S> for $form {
+            type Rejection = ApiError;
+
+            async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+                let params = Params::parse(parts.uri.query(), <$form as QueryForm>::NAMES)?;
+                <$form as QueryForm>::read(&params)
+            }
+        }
+    )*};
+}
+
+query_extractor!(
+    SessionsQuery,
+    NudgesQuery,
+    WindowQuery,
+    KeysetQuery,
+    NoQuery
+);
 
 /// A `from` or `to` (`name`) of the read API or the backtest, exactly (SPEC 9 "Parameters": RFC
 /// 3339, up to nine fraction digits).

@@ -13,119 +13,83 @@ use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Serialize;
 
-use crate::app::ingest::{self, Rejected};
+use super::forms::Accepted;
+use crate::app::ingest;
 use crate::app::state::AppState;
-use crate::domain::event::{Mode, Scope};
 use crate::domain::ingest::{Clocks, MAX_BODY_BYTES, read_batch};
 use crate::domain::time::now_ms;
-use crate::http::auth::{decide, record_caller};
-use crate::http::body::read_body;
-use crate::http::error::AuthFailure;
+use crate::http::auth::{admit_relay, bearer_any};
+use crate::http::body::{check_batch_type, read_body};
 use crate::http::error::{ApiError, json};
-use crate::http::pipeline::{ApiOptions, BodyRead, respond, unavailable};
+use crate::http::page::{DataEnvelope, to_body};
+use crate::http::pipeline::{ApiOptions, book};
 use crate::limiter::Decision;
 use crate::metrics::RelayEventLabels;
-use crate::sites::keys::{KeyHash, KeyKind, key_kind};
 use crate::sites::registry::Served;
 
 /// The relay's path.
 pub const EVENTS_PATH: &str = "/v1/events";
 
-/// Events per rolling 60 s per publishable key (API document section 8).
-pub const EVENTS_PER_MINUTE: u32 = 10_000;
+/// The headers a page may read.
+const EXPOSED: &str = "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset";
 
-/// `POST /v1/events` and its preflight.
+/// `POST /v1/events`.
 pub async fn events(
     State(app): State<Arc<AppState>>,
     Extension(options): Extension<ApiOptions>,
     request: Request,
 ) -> Response {
-    let response = if request.method() == Method::OPTIONS {
-        preflight()
-    } else {
-        let (result, decision) = match relay(&app, request, &options).await {
-            Ok((response, decision)) => (Ok(response), Some(decision)),
-            Err((refusal, decision)) => (Err(refusal), decision),
-        };
-        let mut response = respond(&app, result);
-        if let Some(decision) = decision {
-            decision.write_headers(response.headers_mut());
-        }
-        response
+    let (result, decision) = match relay(&app, request, &options).await {
+        Ok((accepted, decision)) => (Ok(accepted), Some(decision)),
+        Err((refusal, decision)) => (Err(refusal), decision),
     };
-    super::allow_any_origin(
-        response,
-        "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
-    )
+    let mut response = match result {
+        Ok(accepted) => json(
+            StatusCode::ACCEPTED,
+            to_body(&DataEnvelope { data: accepted }),
+        ),
+        Err(refusal) => axum::response::IntoResponse::into_response(refusal),
+    };
+    book(&app, &mut response, true);
+    if let Some(decision) = decision {
+        decision.write_headers(response.headers_mut());
+    }
+    super::allow_any_origin(response, EXPOSED)
 }
 
-/// The CORS preflight: any origin may send events (storefront pages do).
-fn preflight() -> Response {
-    super::any_origin_preflight("POST, OPTIONS", "Authorization, Content-Type")
-}
-
-/// The 202's body (SPEC 10 "Answer").
-#[derive(Serialize)]
-struct Accepted {
-    accepted: usize,
-    duplicates: usize,
-    rejected: Vec<Rejected>,
+/// `OPTIONS /v1/events`, the CORS preflight: any origin may send events (storefront pages do).
+pub async fn preflight() -> Response {
+    let response = super::any_origin_preflight("POST, OPTIONS", "Authorization, Content-Type");
+    super::allow_any_origin(response, EXPOSED)
 }
 
 type Refusal = (ApiError, Option<Decision>);
 
+/// The relay's checks in their order, then the batch stored.
 async fn relay(
     app: &AppState,
     request: Request,
     options: &ApiOptions,
-) -> Result<(Response, Decision), Refusal> {
+) -> Result<(Accepted, Decision), Refusal> {
+    let early = |e: ApiError| (e, None);
     if let Some(why) = app.unavailable() {
-        return Err((ApiError::Unavailable(why), None));
+        return Err(early(ApiError::Unavailable(why)));
     }
-    check_content_type(request.headers()).map_err(|e| (e, None))?;
-    let header_key = header_key(request.headers()).map_err(|e| (e, None))?;
+    check_batch_type(request.headers()).map_err(early)?;
+    let header_key = bearer_any(request.headers())
+        .map(|key| key.map(str::to_owned))
+        .map_err(|failure| early(ApiError::Unauthorized(failure)))?;
     let body = read_body(request, MAX_BODY_BYTES, options.body_total_timeout)
         .await
-        .map_err(|e| (e, None))?;
+        .map_err(early)?;
     let received_at_ms = now_ms();
-    let batch = read_batch(&body).map_err(|m| (ApiError::InvalidRequest(m), None))?;
-    let key = match (header_key.as_deref(), batch.site_key.as_deref()) {
-        (Some(a), Some(b)) if a != b => return Err((
-            ApiError::InvalidRequest(
-                "the Authorization header and the body's site_key name different keys; send one"
-                    .to_owned(),
-            ),
-            None,
-        )),
-        (Some(key), _) | (None, Some(key)) => key.to_owned(),
-        (None, None) => return Err((ApiError::Unauthorized(AuthFailure::Missing), None)),
-    };
-    match key_kind(&key) {
-        Some(KeyKind::Publishable) => {}
-        Some(KeyKind::Secret) => {
-            return Err((ApiError::Unauthorized(AuthFailure::SecretInPage), None));
-        }
-        None => return Err((ApiError::Unauthorized(AuthFailure::Malformed), None)),
-    }
-    let key_hash = KeyHash::of_key(&key);
-    let sites = app.sites();
-    let Some(site) = sites.site_of(KeyKind::Publishable, &key_hash) else {
-        return Err((ApiError::Unauthorized(AuthFailure::Unknown), None));
-    };
-    record_caller(site, &key_hash);
+    let batch = read_batch(&body).map_err(|m| early(ApiError::InvalidRequest(m)))?;
     let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
-    let decision = decide(app, site, &key_hash, EVENTS_PER_MINUTE, cost).await;
-    if !decision.admitted {
-        return Err((ApiError::EventsRateLimited(decision, cost), Some(decision)));
-    }
-    let scope = Scope {
-        site: site.id.clone(),
-        mode: Mode::of_key(&key),
-    };
+    let keys = (header_key.as_deref(), batch.site_key.as_deref());
+    let (site, scope, decision) = admit_relay(app, keys, cost).await?;
     let case_sensitive = match &**site.served(scope.mode) {
         Served::Valid { engine, .. } => engine.config().case_sensitive,
         _ => false,
@@ -139,64 +103,19 @@ async fn relay(
     };
     let ingested = ingest::relay(store, &scope, &batch.events, &clocks, case_sensitive)
         .await
-        .map_err(|e| (unavailable(app, &e), Some(decision)))?;
+        .map_err(|e| (ApiError::from(e), Some(decision)))?;
     // Committed: counted now, never for a batch the store did not take.
     let count = |labels: &RelayEventLabels, n: usize| {
-        app.metrics
-            .relay_events
-            .get_or_create(labels)
-            .inc_by(u64::try_from(n).unwrap_or(u64::MAX));
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        app.metrics.relay_events.get_or_create(labels).inc_by(n);
     };
     count(&RelayEventLabels::ACCEPTED, ingested.accepted);
     count(&RelayEventLabels::DUPLICATE, ingested.duplicates);
     count(&RelayEventLabels::REJECTED, ingested.rejected.len());
-    let body = crate::http::page::to_body(&crate::http::page::DataEnvelope {
-        data: Accepted {
-            accepted: ingested.accepted,
-            duplicates: ingested.duplicates,
-            rejected: ingested.rejected,
-        },
-    });
-    let mut response = json(StatusCode::ACCEPTED, body);
-    response.extensions_mut().insert(BodyRead);
-    Ok((response, decision))
-}
-
-/// 415 unless there is one `Content-Type`, `application/json` or `text/plain` (what
-/// `navigator.sendBeacon` sends a string as), parameters allowed.
-fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
-    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
-    let first = values.next();
-    let media_type = first
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map(str::trim);
-    let ok = values.next().is_none()
-        && media_type.is_some_and(|m| {
-            m.eq_ignore_ascii_case("application/json") || m.eq_ignore_ascii_case("text/plain")
-        });
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::UnsupportedMediaType(
-            "send the batch as JSON with one Content-Type: application/json or text/plain"
-                .to_owned(),
-        ))
-    }
-}
-
-/// The key of `Authorization: Bearer <key>`, if the header is there.
-fn header_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    if !headers.contains_key(header::AUTHORIZATION) {
-        return Ok(None);
-    }
-    let mut values = headers.get_all(header::AUTHORIZATION).iter();
-    let value = values.next().and_then(|v| v.to_str().ok());
-    let key = value
-        .filter(|_| values.next().is_none())
-        .and_then(|v| v.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, key)| key.trim().to_owned());
-    key.map(Some)
-        .ok_or(ApiError::Unauthorized(AuthFailure::Malformed))
+    let accepted = Accepted {
+        accepted: ingested.accepted,
+        duplicates: ingested.duplicates,
+        rejected: ingested.rejected,
+    };
+    Ok((accepted, decision))
 }

@@ -4,11 +4,13 @@
 pub mod backtest;
 pub mod config;
 pub mod events;
+pub mod forms;
 pub mod nudges;
 pub mod preview;
 pub mod reports;
 pub mod runtime;
 pub mod sessions;
+pub mod webhook_actions;
 pub mod webhooks;
 
 use axum::http::{HeaderValue, StatusCode, header};

@@ -1,5 +1,6 @@
-//! `POST /v1/nudges/preview` (API document 4.4, 2.4; SPEC 5, 7): after the shared pipeline
-//! (http/pipeline.rs), the media type (415), the body (at most 64 KiB: 413, refused on its
+//! `POST /v1/nudges/preview` (API document 4.4, 2.4; SPEC 5, 7): after the lifecycle, key and
+//! limit (`auth::admit`, called here rather than by the admission layer: a preview books
+//! nothing of the store's), the media type (415), the body (at most 64 KiB: 413, refused on its
 //! `Content-Length` before a byte is read; 408 when it does not arrive in time), the site's
 //! config (500 InvalidConfig when it never had a valid one), then the engine (200, or 400
 //! InvalidRequest).

@@ -1,0 +1,247 @@
+//! The routes' request bodies and answers (SPEC 12, 13, 15, 16; API document 2.2): each body
+//! with its largest size and its shape ([`BodyForm`], read by the [`Sent`](crate::http::extract::Sent)
+//! extractor), and the answers the routes build from the store's records.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use nudge_rules::as_code::backtest::PageChanges;
+use nudge_rules::replay::ReplaySummary;
+use nudge_rules::{NudgeOutcome, NudgeType};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::app::ingest::Rejected;
+use crate::app::uplift::RuleUplift;
+use crate::domain::time::WireTime;
+use crate::domain::wire::SessionItem;
+use crate::http::error::json;
+use crate::http::extract::BodyForm;
+use crate::store::SessionDetail;
+
+/// The largest publish body: 2 MiB, as a backtest's (a config is at most 1 MiB; the rest is
+/// for scenarios and the message).
+pub const MAX_PUBLISH_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// The largest body: 2 MiB (SPEC 12).
+pub const MAX_BACKTEST_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// The largest body of the webhook routes, in bytes.
+pub const MAX_WEBHOOK_BODY_BYTES: usize = 16 * 1024;
+
+/// `POST /v1/webhook_endpoints`'s body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Create {
+    pub(crate) url: String,
+    pub(crate) event_types: Vec<String>,
+    pub(crate) description: Option<String>,
+}
+
+impl BodyForm for Create {
+    const MAX_BYTES: usize = MAX_WEBHOOK_BODY_BYTES;
+    const SHAPE: &'static str =
+        "{\"url\": URL, \"event_types\": [TYPE, ...], \"description\"?: TEXT}";
+}
+
+/// `PATCH /v1/webhook_endpoints/{id}`'s body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    pub(crate) url: Option<String>,
+    pub(crate) event_types: Option<Vec<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) status: Option<String>,
+}
+
+impl BodyForm for Patch {
+    const MAX_BYTES: usize = MAX_WEBHOOK_BODY_BYTES;
+    const SHAPE: &'static str = "{\"url\"?: URL, \"event_types\"?: [TYPE, ...], \"description\"?: TEXT, \"status\"?: \"enabled\" | \"disabled\"}";
+}
+
+/// `POST /v1/webhook_endpoints/{id}/recover`'s body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recover {
+    pub(crate) since: String,
+}
+
+impl BodyForm for Recover {
+    const MAX_BYTES: usize = MAX_WEBHOOK_BODY_BYTES;
+    const SHAPE: &'static str = "{\"since\": RFC 3339 TIME}";
+}
+
+/// A session with its log (API document 2.2).
+#[derive(Serialize)]
+pub struct SessionDetailItem<'a> {
+    #[serde(flatten)]
+    pub(crate) session: SessionItem<'a>,
+    pub(crate) events: Vec<EventItem<'a>>,
+    pub(crate) nudges: Vec<SessionNudgeItem<'a>>,
+}
+
+impl<'a> SessionDetailItem<'a> {
+    /// The wire form of a session with its events and nudges.
+    pub fn of(d: &'a SessionDetail) -> SessionDetailItem<'a> {
+        SessionDetailItem {
+            session: SessionItem::of(&d.summary),
+            events: d
+                .events
+                .iter()
+                .map(|e| EventItem {
+                    event_type: &e.event_type,
+                    url: &e.url,
+                    occurred_at: WireTime(e.occurred_at_ms),
+                    intent_score: e.intent_score,
+                })
+                .collect(),
+            nudges: d
+                .nudges
+                .iter()
+                .map(|n| SessionNudgeItem {
+                    nudge_id: &n.id,
+                    nudge_type: n.nudge_type,
+                    shown_at: WireTime(n.shown_at_ms),
+                    outcome: n.outcome,
+                    influenced_conversion: n.influenced_conversion,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A page event (API document 2.2 "Session event"), with the SDK's intent score when it sent
+/// one (SPEC 8 replay reads it).
+#[derive(Serialize)]
+pub struct EventItem<'a> {
+    #[serde(rename = "type")]
+    pub(crate) event_type: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) occurred_at: WireTime,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) intent_score: Option<i64>,
+}
+
+/// A nudge inside a session (API document 2.2 "Session nudge").
+#[derive(Serialize)]
+pub struct SessionNudgeItem<'a> {
+    pub(crate) nudge_id: &'a str,
+    #[serde(rename = "type")]
+    pub(crate) nudge_type: NudgeType,
+    pub(crate) shown_at: WireTime,
+    pub(crate) outcome: NudgeOutcome,
+    pub(crate) influenced_conversion: bool,
+}
+
+/// A config read: kept, but checked again each time (`ETag`: the version, new with every
+/// publish).
+pub struct ConfigAnswer {
+    status: StatusCode,
+    body: String,
+    version: Option<i64>,
+    location: Option<String>,
+}
+
+impl ConfigAnswer {
+    /// With `Location: location` (a new version's address).
+    pub(crate) fn at(mut self, location: String) -> ConfigAnswer {
+        self.location = Some(location);
+        self
+    }
+}
+
+impl IntoResponse for ConfigAnswer {
+    fn into_response(self) -> Response {
+        let mut response = json(self.status, self.body);
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        );
+        if let Some(version) = self.version {
+            let etag = HeaderValue::from_str(&format!("\"v{version}\""));
+            headers.insert(
+                header::ETAG,
+                etag.unwrap_or(HeaderValue::from_static("\"v0\"")),
+            );
+        }
+        if let Some(Ok(location)) = self.location.as_deref().map(HeaderValue::from_str) {
+            headers.insert(header::LOCATION, location);
+        }
+        response
+    }
+}
+
+/// A config read or publish with `status`, of the version `version` if any.
+pub(crate) fn answer(status: StatusCode, body: String, version: Option<i64>) -> ConfigAnswer {
+    ConfigAnswer {
+        status,
+        body,
+        version,
+        location: None,
+    }
+}
+
+/// The publish body (SPEC 13).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishRequest {
+    pub(crate) config: Box<RawValue>,
+    pub(crate) message: Option<String>,
+    pub(crate) scenarios: Option<Box<RawValue>>,
+    pub(crate) restores: Option<i64>,
+}
+
+impl BodyForm for PublishRequest {
+    const MAX_BYTES: usize = MAX_PUBLISH_BODY_BYTES;
+    const SHAPE: &'static str = "{\"config\": CONFIG, \"message\"?: TEXT, \"scenarios\"?: SCENARIO FILE, \"restores\"?: VERSION}";
+}
+
+/// The request body (SPEC 12).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BacktestRequest {
+    /// The draft: a config object, or its text as a string.
+    pub(crate) config: Option<Box<RawValue>>,
+    pub(crate) from: Option<String>,
+    pub(crate) to: Option<String>,
+}
+
+impl BodyForm for BacktestRequest {
+    const MAX_BYTES: usize = MAX_BACKTEST_BODY_BYTES;
+    const SHAPE: &'static str = "{\"config\"?: CONFIG, \"from\"?: TIME, \"to\"?: TIME}";
+}
+
+/// The answer's `data` (SPEC 12): the draft's replay summary (the names of
+/// `nudge-rules replay --summary --json`), the live config's, and the changes.
+#[derive(Serialize)]
+pub struct BacktestAnswer {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    /// Which live config the draft was compared with (`Nudge-Config-Version`).
+    pub(crate) live_version: String,
+    /// The draft's summary, its fields at the top as `nudge-rules replay --summary --json`
+    /// writes them.
+    #[serde(flatten)]
+    pub(crate) draft: ReplaySummary,
+    /// The live config's summary, in the same shape.
+    pub(crate) live: ReplaySummary,
+    /// The page views whose outcome changes.
+    pub(crate) changes: PageChanges,
+}
+
+/// The answer's `data`.
+#[derive(Serialize)]
+pub struct UpliftReport {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    /// By `rule_id` ascending (byte order).
+    pub(crate) rules: Vec<RuleUplift>,
+}
+
+/// The 202's body (SPEC 10 "Answer").
+#[derive(Serialize)]
+pub struct Accepted {
+    pub(crate) accepted: usize,
+    pub(crate) duplicates: usize,
+    pub(crate) rejected: Vec<Rejected>,
+}
