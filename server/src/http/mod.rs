@@ -57,8 +57,8 @@ use crate::http::pipeline::{ApiOptions, BodyRead, admitted, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
 use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
 use routes::{
-    backtest, config, events, nudges, preview, reports, runtime, sessions, webhook_actions,
-    webhooks,
+    backtest, config, events, nudges, preview, reports, runtime, sessions, versions,
+    webhook_actions, webhooks,
 };
 
 /// The public router.
@@ -89,10 +89,10 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .route(reports::UPLIFT_PATH, keyed("GET", get(reports::uplift)))
         .route(config::CONFIG_PATH, keyed("GET", get(config::current)))
         .route(
-            config::VERSIONS_PATH,
-            keyed("GET, POST", get(config::versions).post(config::publish)),
+            versions::VERSIONS_PATH,
+            keyed("GET, POST", get(versions::versions).post(versions::publish)),
         )
-        .route(config::VERSION_PATH, keyed("GET", get(config::version)))
+        .route(versions::VERSION_PATH, keyed("GET", get(versions::version)))
         .route(
             webhooks::ENDPOINTS_PATH,
             keyed("GET, POST", get(webhooks::list).post(webhooks::create)),
@@ -203,8 +203,8 @@ fn route_of(request: &Request) -> &'static str {
         Some(backtest::BACKTEST_PATH) => backtest::BACKTEST_PATH,
         Some(reports::UPLIFT_PATH) => reports::UPLIFT_PATH,
         Some(config::CONFIG_PATH) => config::CONFIG_PATH,
-        Some(config::VERSIONS_PATH) => config::VERSIONS_PATH,
-        Some(config::VERSION_PATH) => config::VERSION_PATH,
+        Some(versions::VERSIONS_PATH) => versions::VERSIONS_PATH,
+        Some(versions::VERSION_PATH) => versions::VERSION_PATH,
         Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
         Some(webhooks::ENDPOINTS_PATH) => webhooks::ENDPOINTS_PATH,
         Some(webhooks::ENDPOINT_PATH) => webhooks::ENDPOINT_PATH,
@@ -290,8 +290,8 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
             backtest::BACKTEST_PATH,
             reports::UPLIFT_PATH,
             config::CONFIG_PATH,
-            config::VERSIONS_PATH,
-            config::VERSIONS_PATH,
+            versions::VERSIONS_PATH,
+            versions::VERSIONS_PATH,
             runtime::RUNTIME_PATH,
         ),
     ).into_response()

@@ -10,6 +10,7 @@ pub mod preview;
 pub mod reports;
 pub mod runtime;
 pub mod sessions;
+pub mod versions;
 pub mod webhook_actions;
 pub mod webhooks;
 

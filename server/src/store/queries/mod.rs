@@ -1,7 +1,7 @@
-//! The store's queries, written once: four macros (`rows!`, `reads!`, `writes!`, `versions!`,
-//! one file each) define every function for one sqlx database type, and are instantiated for
-//! SQLite ([`sqlite`]) and for PostgreSQL ([`postgres`]). Parameters are `$N`,
-//! which both read; row values `(a, b) < ($1, $2)` make each list a keyset walk over its index.
+//! The store's queries, written once: one macro per room and file (`rows!`, `reads!`, `walks!`,
+//! `writes!`, `versions!`, `webhooks!`, `deliveries!`) defines every function for one sqlx
+//! database type, instantiated for SQLite ([`sqlite`]) and for PostgreSQL ([`postgres`]).
+//! Parameters are `$N`, which both read; row values `(a, b) < ($1, $2)` make each list a keyset walk over its index.
 //!
 //! Each walk names one lower and one upper bound of its index's order: a window's edge and a
 //! cursor on the same side are folded into one row value in Rust first ([`keyset_after`],
@@ -352,6 +352,8 @@ mod versions;
 mod writes;
 #[macro_use]
 mod webhooks;
+#[macro_use]
+mod deliveries;
 
 /// The queries on SQLite.
 pub(crate) mod sqlite {
@@ -395,6 +397,7 @@ pub(crate) mod sqlite {
     /// SQLite's commits are relaxed per connection, around the call (`store/webhooks.rs`).
     const RELAXED_COMMIT: &str = "";
     webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
+    deliveries!(sqlx::Sqlite);
 }
 
 /// The queries on PostgreSQL.
@@ -439,6 +442,7 @@ pub(crate) mod postgres {
     /// The worker's claims and results need not wait for the WAL's flush.
     const RELAXED_COMMIT: &str = "SET LOCAL synchronous_commit = off";
     webhooks!(sqlx::Postgres, sqlx::postgres::PgRow);
+    deliveries!(sqlx::Postgres);
 
     /// The list pages of several `GET /v1/sessions` requests (`batch.rs`), in one query: the
     /// requests' parameters go in as arrays, and each row says whose page it belongs to

@@ -1,0 +1,243 @@
+//! Webhook deliveries (SPEC 16 "Delivery", "Many instances"): the worker's claims and each
+//! attempt's result, written while the claim is still the attempt's (the lease rules are at the
+//! top of `webhooks.rs`). Instantiated beside `webhooks!` and on its imports.
+
+macro_rules! deliveries {
+    ($db:ty) => {
+        /// Claims due deliveries until `now_ms + lease_ms`: for up to `endpoints` endpoints
+        /// with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each (module docs), `max`
+        /// in all. Each claim has its own token.
+        pub(crate) async fn claim_due(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            now_ms: i64,
+            lease_ms: i64,
+            max: usize,
+        ) -> Result<Vec<Due>, StoreError> {
+            // The enabled endpoints with a claimable delivery: each a short walk of its own
+            // index range (its claims in flight, then one due row), whatever its backlog.
+            let candidates: Vec<String> = sqlx::query_scalar(
+                "SELECT id FROM webhook_endpoints e WHERE status = 'enabled' AND EXISTS (SELECT 1 FROM webhook_deliveries d \
+                 WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $1 AND d.claimed_until <= $1) LIMIT 64",
+            )
+            .bind(now_ms)
+            .fetch_all(&mut *conn)
+            .await?;
+            let mut claimed = Vec::new();
+            for endpoint_id in candidates {
+                let room = max.saturating_sub(claimed.len());
+                if room == 0 {
+                    break;
+                }
+                let mut tx = conn.begin().await?;
+                relax_commit(&mut tx).await?;
+                let row = sqlx::query(&format!(
+                    "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status = 'enabled'{ROW_LOCKS}"
+                ))
+                .bind(&endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else { continue };
+                let endpoint = read_endpoint(&row)?;
+                let in_flight: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND claimed_until > $2",
+                )
+                .bind(&endpoint_id)
+                .bind(now_ms)
+                .fetch_one(&mut *tx)
+                .await?;
+                let take = (MAX_IN_FLIGHT - in_flight).min(i64::try_from(room).unwrap_or(i64::MAX));
+                if take <= 0 {
+                    continue;
+                }
+                let claim = crate::domain::webhook::endpoint::random_id("clm_", 12).map_err(StoreError::new)?;
+                let rows = sqlx::query(&format!(
+                    "UPDATE webhook_deliveries SET claimed_until = $3, claim = $4 WHERE endpoint_id = $1 AND message_id IN \
+                     (SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at <= $2 \
+                     AND claimed_until <= $2 ORDER BY next_attempt_at LIMIT $5{ROW_LOCKS}) RETURNING message_id, attempts"
+                ))
+                .bind(&endpoint_id)
+                .bind(now_ms)
+                .bind(now_ms.saturating_add(lease_ms))
+                .bind(&claim)
+                .bind(take)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut ids: Vec<(String, i64)> = Vec::with_capacity(rows.len());
+                for r in &rows {
+                    ids.push((r.try_get("message_id")?, r.try_get("attempts")?));
+                }
+                let mut bodies: HashMap<String, (String, String)> = HashMap::new();
+                if !ids.is_empty() {
+                    let mut select = QueryBuilder::<$db>::new("SELECT id, type, body FROM webhook_messages WHERE id IN (");
+                    let mut list = select.separated(", ");
+                    for (id, _) in &ids {
+                        list.push_bind(id.as_str());
+                    }
+                    list.push_unseparated(")");
+                    for r in select.build().fetch_all(&mut *tx).await? {
+                        bodies.insert(r.try_get("id")?, (r.try_get("type")?, r.try_get("body")?));
+                    }
+                }
+                tx.commit().await?;
+                let secrets: Vec<String> = endpoint.signing_secrets(now_ms).iter().map(ToString::to_string).collect();
+                for (message_id, attempts) in ids {
+                    let Some((event_type, body)) = bodies.remove(&message_id) else { continue };
+                    claimed.push(Due {
+                        message_id,
+                        event_type,
+                        body,
+                        endpoint_id: endpoint.id.clone(),
+                        url: endpoint.url.clone(),
+                        secrets: secrets.clone(),
+                        attempt: attempts.saturating_add(1),
+                        claim: claim.clone(),
+                    });
+                }
+            }
+            Ok(claimed)
+        }
+
+        /// [`finish_attempts`], then [`claim_due`] for at most `max` on the same connection: the
+        /// worker's finisher fills the places its results freed in one visit to the writer
+        /// (on SQLite, one turn of its one connection instead of two). The claim's own failure
+        /// is returned beside the results' success: those are committed and must not be
+        /// written twice.
+        pub(crate) async fn finish_and_claim(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            results: &[AttemptResult],
+            disable_after_ms: i64,
+            (now_ms, lease_ms, max): (i64, i64, usize),
+        ) -> Result<(Vec<String>, Result<Vec<Due>, StoreError>), StoreError> {
+            let disabled = finish_attempts(&mut *conn, results, disable_after_ms).await?;
+            let claimed = if max == 0 { Ok(Vec::new()) } else { claim_due(&mut *conn, now_ms, lease_ms, max).await };
+            Ok((disabled, claimed))
+        }
+
+        /// Writes attempts' results in one transaction (the worker's finisher gathers them), each:
+        /// the attempts log; the delivery
+        /// (succeeded, due again, or failed) while the claim is still this attempt's; the
+        /// endpoint's 5-day rule (`disable_after_ms` of failures since the last success) and
+        /// a 410's disable, which fails its pending deliveries and sends
+        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns the endpoints
+        /// disabled.
+        pub(crate) async fn finish_attempts(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            results: &[AttemptResult],
+            disable_after_ms: i64,
+        ) -> Result<Vec<String>, StoreError> {
+            let mut tx = conn.begin().await?;
+            relax_commit(&mut tx).await?;
+            let mut disabled = Vec::new();
+            for result in results {
+                if finish_attempt(&mut tx, result, disable_after_ms).await? {
+                    disabled.push(result.due.endpoint_id.clone());
+                }
+            }
+            tx.commit().await?;
+            Ok(disabled)
+        }
+
+        /// One attempt's result inside the caller's transaction ([`finish_attempts`]).
+        async fn finish_attempt(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            result: &AttemptResult,
+            disable_after_ms: i64,
+        ) -> Result<bool, StoreError> {
+            let due = &result.due;
+            let next = match result.verdict {
+                Verdict::Failed { next_attempt_at_ms } => next_attempt_at_ms,
+                _ => None,
+            };
+            sqlx::query(
+                "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )
+            .bind(&due.endpoint_id)
+            .bind(&due.message_id)
+            .bind(&due.event_type)
+            .bind(due.attempt)
+            .bind(result.attempted_at_ms)
+            .bind(result.status)
+            .bind(result.error.as_deref())
+            .bind(result.duration_ms)
+            .bind(&result.body)
+            .bind(next)
+            .execute(&mut **tx)
+            .await?;
+            let state = match (&result.verdict, next) {
+                (Verdict::Delivered, _) => "succeeded",
+                (Verdict::Failed { .. }, Some(_)) => "pending",
+                _ => "failed",
+            };
+            let held = sqlx::query(
+                "UPDATE webhook_deliveries SET state = $4, attempts = $5, next_attempt_at = $6, claimed_until = 0, claim = NULL \
+                 WHERE message_id = $1 AND endpoint_id = $2 AND claim = $3",
+            )
+            .bind(&due.message_id)
+            .bind(&due.endpoint_id)
+            .bind(&due.claim)
+            .bind(state)
+            .bind(due.attempt)
+            .bind(next)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            let mut disabled = false;
+            if held > 0 {
+                let disable = match result.verdict {
+                    Verdict::Delivered => {
+                        // Only a change is written: a success after a success leaves the
+                        // endpoint's row (and its page, or PostgreSQL's tuple) alone.
+                        sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
+                            .bind(&due.endpoint_id)
+                            .execute(&mut **tx)
+                            .await?;
+                        false
+                    }
+                    Verdict::Gone => true,
+                    Verdict::Failed { .. } => {
+                        let since: Option<i64> = sqlx::query_scalar(
+                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since",
+                        )
+                        .bind(&due.endpoint_id)
+                        .bind(result.attempted_at_ms)
+                        .fetch_optional(&mut **tx)
+                        .await?
+                        .flatten();
+                        since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
+                    }
+                };
+                if disable {
+                    disabled = disable_endpoint(tx, &due.endpoint_id, result.attempted_at_ms).await?;
+                }
+            }
+            Ok(disabled)
+        }
+
+        /// Disables endpoint `id` if enabled: its pending deliveries fail, and the other
+        /// enabled endpoints of its scope subscribed to `webhook_endpoint.disabled` get the
+        /// message. Returns whether it was enabled.
+        async fn disable_endpoint(tx: &mut sqlx::Transaction<'_, $db>, id: &str, now_ms: i64) -> Result<bool, StoreError> {
+            let row = sqlx::query(&format!(
+                "UPDATE webhook_endpoints SET status = 'disabled', updated_at = $2 WHERE id = $1 AND status = 'enabled' RETURNING site, mode, {ENDPOINT_COLUMNS}"
+            ))
+            .bind(id)
+            .bind(now_ms)
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(row) = row else { return Ok(false) };
+            let endpoint = read_endpoint(&row)?;
+            let mode: String = row.try_get("mode")?;
+            let scope = Scope {
+                site: row.try_get("site")?,
+                mode: Mode::parse(&mode).map_err(StoreError::new)?,
+            };
+            fail_pending(tx, id).await?;
+            let others: Vec<Endpoint> = subscribers(&mut **tx, &scope).await?.into_iter().filter(|e| e.id != id).collect();
+            let event_type = EventType::EndpointDisabled;
+            let message = addressed(&others, event_type, || Message::new(event_type, now_ms, EndpointItem::of(&endpoint)))?;
+            enqueue(&mut **tx, &scope, &message.into_iter().collect::<Vec<_>>(), now_ms).await?;
+            Ok(true)
+        }
+    };
+}
