@@ -9,13 +9,15 @@ use crate::domain::time::ExactTime;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::query::ListQuery;
+use crate::store::ListWindow;
 
 /// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
 const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::domain::retention::DAY_MS;
 
 /// The window of `from` and `to` (exactly as given, when given) at `now` (SPEC 9 "Parameters",
-/// "Retention"): `to` defaults to now, `from` to 30 days before; a `from` older than the
-/// caller's retention window starts at the window. `from` (inclusive) and `to` (exclusive)
+/// "Retention"): `to` defaults to now, `from` to 30 days before, and the retention window's
+/// start at `now`; the one clamp of `from` to it is [`ListWindow::visible_start_ms`], applied
+/// by the store and by the answers that show the window. `from` (inclusive) and `to` (exclusive)
 /// become the first whole millisecond at or after each ([`ExactTime::ceil_ms`]): the same
 /// records, since times are stored in whole milliseconds.
 ///
@@ -27,7 +29,7 @@ pub(crate) fn resolve_window(
     from: Option<ExactTime>,
     to: Option<ExactTime>,
     now: i64,
-) -> Result<crate::store::ListWindow, ApiError> {
+) -> Result<ListWindow, ApiError> {
     let to = to.unwrap_or(ExactTime::from_ms(now));
     let from = from.unwrap_or(ExactTime::from_ms(now - DEFAULT_LOOKBACK_MS));
     if from > to {
@@ -35,18 +37,17 @@ pub(crate) fn resolve_window(
             "from ({from}) is after to ({to}); from must be at or before to"
         )));
     }
-    let visible_from_ms = caller.site.retention.visible_from_ms(now);
-    Ok(crate::store::ListWindow {
-        from_ms: from.ceil_ms().max(visible_from_ms),
+    Ok(ListWindow {
+        from_ms: from.ceil_ms(),
         to_ms: to.ceil_ms(),
-        visible_from_ms,
+        visible_from_ms: caller.site.retention.visible_from_ms(now),
     })
 }
 
 /// A list request resolved: its window, where the page starts, its size, and what the next
 /// page's cursor will carry.
 pub(crate) struct ListPage {
-    pub window: crate::store::ListWindow,
+    pub window: ListWindow,
     pub walk: Walk,
     pub limit: u32,
     pub filters: crate::domain::cursor::Filters,
@@ -67,8 +68,7 @@ impl ListPage {
         filters.from = query.from;
         filters.to = query.to;
         let now = now_ms();
-        let visible_from_ms = caller.site.retention.visible_from_ms(now);
-        let (from_ms, to_ms, walk, filters) = match query.cursor.as_deref() {
+        let (window, walk, filters) = match query.cursor.as_deref() {
             Some(cursor) => {
                 let state = app
                     .cursor_key
@@ -83,19 +83,21 @@ impl ListPage {
                         "cursor: {name} differs from the {name} of the request that began this walk; keep the filters, or start again without a cursor"
                     )));
                 }
-                (state.from_ms, state.to_ms, state.walk(), state.filters)
+                let window = ListWindow {
+                    from_ms: state.from_ms,
+                    to_ms: state.to_ms,
+                    visible_from_ms: caller.site.retention.visible_from_ms(now),
+                };
+                (window, state.walk(), state.filters)
             }
-            None => {
-                let window = resolve_window(caller, filters.from, filters.to, now)?;
-                (window.from_ms, window.to_ms, Walk::default(), filters)
-            }
+            None => (
+                resolve_window(caller, filters.from, filters.to, now)?,
+                Walk::default(),
+                filters,
+            ),
         };
         Ok(ListPage {
-            window: crate::store::ListWindow {
-                from_ms,
-                to_ms,
-                visible_from_ms,
-            },
+            window,
             walk,
             limit,
             filters,

@@ -47,7 +47,7 @@ pub async fn backtest(
     let store = store_of(&app)?;
     let report = replay_window(store, &caller.scope, &window, live, draft, &app.tasks).await?;
     let data = BacktestAnswer {
-        from: format_ms(window.from_ms),
+        from: format_ms(window.visible_start_ms()),
         to: format_ms(window.to_ms),
         live_version,
         draft: report.draft,

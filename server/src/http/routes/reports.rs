@@ -35,7 +35,7 @@ pub async fn uplift(
         .uplift_counts(&caller.scope, &window)
         .await?;
     let data = UpliftReport {
-        from: format_ms(window.from_ms),
+        from: format_ms(window.visible_start_ms()),
         to: format_ms(window.to_ms),
         rules: uplift_of(counts),
     };
