@@ -8,13 +8,13 @@
 //! so the linker drops their code. `pkg/test/slim-parity.test.mjs` checks that both modules
 //! decide alike on 100,000 states (history, visitor ids and exit intent included).
 
-use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::code::DiagnosticCode;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::preview::Decision;
 use crate::request::SessionState;
 
 #[wasm_bindgen]
@@ -37,12 +37,72 @@ fn start() {
     });
 }
 
-/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`, as the
-/// first module's `serde-wasm-bindgen` gives it; here through its JSON text and `JSON.parse`, so
-/// that this module carries no second serializer (serde_json's is linked anyway).
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| js_sys::Error::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
+/// A plain JS object with `fields` set in order (as `JSON.stringify` then lists them).
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let out = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str(key), value);
+    }
+    out.into()
+}
+
+/// A string, or `null` for `None`.
+fn str_or_null(value: Option<&str>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from_str)
+}
+
+/// A number, or `null` for `None`.
+fn number_or_null(value: Option<f64>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from_f64)
+}
+
+/// The decision as the first module's `serde-wasm-bindgen` gives it (`Decision`'s and `Nudge`'s
+/// serde field names and order, absent values as `null`, `cta_url` only when set), built as JS
+/// objects: this module carries no serializer (docs/PERFORMANCE.md, "Bytes before the first
+/// decision, step by step").
+fn decision_js(decision: &Decision<'_>) -> JsValue {
+    let nudge = decision.nudge.map_or(JsValue::NULL, |nudge| {
+        let mut fields = vec![
+            ("type", JsValue::from_str(nudge.nudge_type.as_str())),
+            ("message", JsValue::from_str(&nudge.message)),
+            ("cta", JsValue::from_str(&nudge.cta)),
+        ];
+        if let Some(url) = &nudge.cta_url {
+            fields.push(("cta_url", JsValue::from_str(url)));
+        }
+        object(&fields)
+    });
+    object(&[
+        ("would_fire", JsValue::from_bool(decision.would_fire)),
+        ("rule_id", str_or_null(decision.rule_id)),
+        (
+            "rule_index",
+            number_or_null(decision.rule_index.map(|i| i as f64)),
+        ),
+        ("nudge", nudge),
+        ("held_out_rule_id", str_or_null(decision.held_out_rule_id)),
+        (
+            "quiet_zone",
+            str_or_null(decision.quiet_zone.map(|zone| zone.as_written())),
+        ),
+        ("path", JsValue::from_str(decision.path)),
+        (
+            "next_idle_ms",
+            number_or_null(decision.next_idle_ms.map(f64::from)),
+        ),
+    ])
+}
+
+/// A diagnostic as the first module gives it: `{ severity, code, path, message, line, column }`.
+fn diagnostic_js(d: &Diagnostic) -> JsValue {
+    object(&[
+        ("severity", JsValue::from_str(d.severity.as_str())),
+        ("code", JsValue::from_str(d.code.as_str())),
+        ("path", JsValue::from_str(&d.path)),
+        ("message", JsValue::from_str(&d.message)),
+        ("line", number_or_null(d.line.map(f64::from))),
+        ("column", number_or_null(d.column.map(f64::from))),
+    ])
 }
 
 /// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws.
@@ -52,7 +112,7 @@ fn js_error(error: &Error) -> JsValue {
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), value);
     };
     set("kind", &JsValue::from_str(error.kind().name()));
-    let diagnostics = to_js(error.diagnostics()).unwrap_or_else(|_| js_sys::Array::new().into());
+    let diagnostics: js_sys::Array = error.diagnostics().iter().map(diagnostic_js).collect();
     set("diagnostics", &diagnostics);
     js.into()
 }
@@ -127,6 +187,6 @@ impl SlimEngine {
         .map_err(|e| js_error(&e))?;
         let state = SessionState::from_json_value(&tree).map_err(|e| js_error(&e))?;
         let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
-        to_js(&preview.decision())
+        Ok(decision_js(&preview.decision()))
     }
 }
