@@ -93,21 +93,41 @@ fn decision_js(decision: &Decision<'_>) -> JsValue {
     ])
 }
 
-/// A diagnostic as the first module gives it: `{ severity, code, path, message, line, column }`.
+/// A diagnostic in the first module's shape, `{ severity, code, path, message, line, column }`,
+/// whose `message` is its code: this module carries no message texts (`msg!` in src/lib.rs;
+/// docs/DECISIONS.md, SPEC 14), and docs/CODES.md says what each code means.
 fn diagnostic_js(d: &Diagnostic) -> JsValue {
     object(&[
         ("severity", JsValue::from_str(d.severity.as_str())),
         ("code", JsValue::from_str(d.code.as_str())),
         ("path", JsValue::from_str(&d.path)),
-        ("message", JsValue::from_str(&d.message)),
+        ("message", JsValue::from_str(d.code.as_str())),
         ("line", number_or_null(d.line.map(f64::from))),
         ("column", number_or_null(d.column.map(f64::from))),
     ])
 }
 
-/// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws.
+/// `path: code` for each diagnostic (the path left out when empty), joined by `; `: the message
+/// of this module's errors, which carry codes, not message texts.
+fn error_message(error: &Error) -> String {
+    let mut out = String::new();
+    for d in error.diagnostics() {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        if !d.path.is_empty() {
+            out.push_str(&d.path);
+            out.push_str(": ");
+        }
+        out.push_str(d.code.as_str());
+    }
+    out
+}
+
+/// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws,
+/// with codes for message texts (`rules[0].nudge.type: invalid_value`).
 fn js_error(error: &Error) -> JsValue {
-    let js = js_sys::Error::new(&error.to_string());
+    let js = js_sys::Error::new(&error_message(error));
     let set = |key: &str, value: &JsValue| {
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), value);
     };
@@ -130,7 +150,7 @@ fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result
             vec![Diagnostic::error(
                 DiagnosticCode::NotJson,
                 path.to_owned(),
-                format!("{what} cannot be read as JSON: {detail}"),
+                msg!("{what} cannot be read as JSON: {detail}"),
             )],
         )
     };
