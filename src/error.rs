@@ -189,7 +189,7 @@ impl Error {
         if shown.len() < page_url.len() {
             shown.push_str("...");
         }
-        Error::request(e.code(), path, format!("{shown:?} is rejected: {e}"))
+        Error::request(e.code(), path, msg!("{shown:?} is rejected: {e}"))
     }
 
     /// Which kind of error this is: [`ErrorKind::InvalidRequest`] (a request body or a page URL,

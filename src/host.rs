@@ -48,13 +48,13 @@ pub(crate) fn check_authority(page_url: &str, authority: &str) -> Result<(), Str
             && port.trim_start_matches('0').len() <= 5
             && port.parse::<u32>().is_ok_and(|n| n <= 65_535);
         if !in_range {
-            return Err(format!("the port {port:?} is not a number from 0 to 65535"));
+            return Err(msg!("the port {port:?} is not a number from 0 to 65535"));
         }
     }
     if whatwg_accepts(page_url) {
         Ok(())
     } else {
-        Err(format!(
+        Err(msg!(
             "the host {host:?} is not valid: the WHATWG URL parser rejects it"
         ))
     }

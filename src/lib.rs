@@ -60,6 +60,29 @@
 )]
 #![deny(missing_docs)]
 
+/// A diagnostic's message text, as `format!` builds it; in the slim WASM module for storefront
+/// pages (SPEC 14, src/wasm_slim.rs) an empty string, with nothing formatted: that module reports
+/// a refusal by kind, code and path, and carries no message texts nor the formatting code they
+/// need (docs/DECISIONS.md, SPEC 14; docs/PERFORMANCE.md, "Bytes before the first decision, step
+/// by step"). Only for message texts: never for paths, fixes or anything a decision reads.
+#[cfg(all(feature = "slim", target_arch = "wasm32"))]
+macro_rules! msg {
+    ($($t:tt)*) => {{
+        // Type-checked (and the arguments count as used), never run: the optimizer drops it.
+        if false {
+            let _ = format!($($t)*);
+        }
+        String::new()
+    }};
+}
+/// A diagnostic's message text: `format!` (in the slim WASM module, an empty string).
+#[cfg(not(all(feature = "slim", target_arch = "wasm32")))]
+macro_rules! msg {
+    ($($t:tt)*) => {
+        format!($($t)*)
+    };
+}
+
 pub mod analysis;
 pub mod as_code;
 mod code;

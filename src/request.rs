@@ -81,7 +81,7 @@ impl SessionState {
             return Err(Error::request(
                 DiagnosticCode::RequestTooLarge,
                 "",
-                format!(
+                msg!(
                     "request body is {} bytes; the limit is {} ({} bytes)",
                     group(body.len() as u64),
                     binary_size(MAX_REQUEST_BYTES),
@@ -93,7 +93,7 @@ impl SessionState {
             Error::request(
                 DiagnosticCode::JsonSyntax,
                 "",
-                format!(
+                msg!(
                     "request body is not valid UTF-8 (at byte {})",
                     e.valid_up_to()
                 ),
@@ -138,14 +138,14 @@ impl SessionState {
             return Err(Error::request(
                 DiagnosticCode::OutOfRange,
                 "session_state.intent_score",
-                format!("must be an integer from 0 to {MAX_INTENT_SCORE}, got {intent_score}"),
+                msg!("must be an integer from 0 to {MAX_INTENT_SCORE}, got {intent_score}"),
             ));
         }
         if idle_ms > MAX_IDLE_MS {
             return Err(Error::request(
                 DiagnosticCode::OutOfRange,
                 "session_state.idle_ms",
-                format!(
+                msg!(
                     "must be an integer from 0 to {}, got {idle_ms}",
                     group(u64::from(MAX_IDLE_MS))
                 ),
@@ -222,10 +222,10 @@ pub(crate) fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<Stri
     });
     let problem = match (rest, bad) {
         (None, _) => Some("does not start with \"vis_\"".to_owned()),
-        (Some(_), Some(c)) => Some(format!(
+        (Some(_), Some(c)) => Some(msg!(
             "contains {c:?}; after \"vis_\" only A-Z, a-z, 0-9, '_' and '-' are allowed"
         )),
-        (Some(_), None) if len == 0 || len > MAX_VISITOR_ID_CHARS => Some(format!(
+        (Some(_), None) if len == 0 || len > MAX_VISITOR_ID_CHARS => Some(msg!(
             "has {len} characters after \"vis_\"; it must have 1 to {MAX_VISITOR_ID_CHARS}"
         )),
         _ => None,
@@ -236,7 +236,7 @@ pub(crate) fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<Stri
             f.push(
                 DiagnosticCode::InvalidVisitorId,
                 path,
-                format!(
+                msg!(
                     "{shown:?} {problem}; a visitor id is \"vis_\" then 1 to {MAX_VISITOR_ID_CHARS} of A-Za-z0-9_-"
                 ),
             );
@@ -268,9 +268,10 @@ fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<Hist
         // Newest first (SPEC 15): evaluation stops reading at the first entry too old to count.
         if let Some(before) = out.last() {
             let order = if entry.ms_ago < before.ms_ago {
-                Some(format!(
+                Some(msg!(
                     "is {} ms ago, newer than the entry before it ({} ms ago); the history is newest first",
-                    entry.ms_ago, before.ms_ago
+                    entry.ms_ago,
+                    before.ms_ago
                 ))
             } else if entry.this_session && !before.this_session {
                 Some("is of this session, after an entry of an earlier session; the history is newest first".to_owned())
@@ -281,7 +282,7 @@ fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<Hist
                 f.push(
                     DiagnosticCode::OutOfRange,
                     &path.index(i).key("ms_ago"),
-                    format!("history[{i}] {problem}"),
+                    msg!("history[{i}] {problem}"),
                 );
                 ok = false;
             }
@@ -304,7 +305,7 @@ fn read_history_entry(value: &Value, path: &Path, f: &mut Findings) -> Option<Hi
             f.push(
                 DiagnosticCode::InvalidRuleId,
                 &p,
-                format!(
+                msg!(
                     "rule id {id:?} is not 1 to {MAX_RULE_ID_CHARS} characters of A-Z, a-z, 0-9, '_' and '-'"
                 ),
             );
@@ -325,7 +326,7 @@ fn read_history_entry(value: &Value, path: &Path, f: &mut Findings) -> Option<Hi
                 f.push(
                     DiagnosticCode::UnknownOutcome,
                     &p,
-                    format!(
+                    msg!(
                         "outcome {s:?} is not one of \"shown\", \"clicked\", \"dismissed\", \"chat_opened\""
                     ),
                 );
@@ -342,7 +343,7 @@ fn read_history_entry(value: &Value, path: &Path, f: &mut Findings) -> Option<Hi
         f.push(
             DiagnosticCode::UnknownOutcome,
             &r.path().key("outcome"),
-            format!(
+            msg!(
                 "a held-out entry has no outcome (nothing was shown), got {:?}",
                 outcome.as_str()
             ),

@@ -8,13 +8,13 @@
 //! so the linker drops their code. `pkg/test/slim-parity.test.mjs` checks that both modules
 //! decide alike on 100,000 states (history, visitor ids and exit intent included).
 
-use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::code::DiagnosticCode;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::preview::Decision;
 use crate::request::SessionState;
 
 #[wasm_bindgen]
@@ -37,22 +37,153 @@ fn start() {
     });
 }
 
-/// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`, as the
-/// first module's `serde-wasm-bindgen` gives it; here through its JSON text and `JSON.parse`, so
-/// that this module carries no second serializer (serde_json's is linked anyway).
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| js_sys::Error::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
+/// A plain JS object with `fields` set in order (as `JSON.stringify` then lists them).
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let out = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str(key), value);
+    }
+    out.into()
 }
 
-/// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws.
+/// A number, or `null` for `None`.
+fn number_or_null(value: Option<f64>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from_f64)
+}
+
+/// `text` as a JSON string: quoted, `"` and `\` escaped, control characters as `\u00XX`.
+fn push_json_str(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let b = u32::from(c) as usize;
+                out.push_str("\\u00");
+                for digit in [b >> 4, b & 15] {
+                    out.push(HEX.get(digit).map_or('0', |&h| char::from(h)));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `,"key":` (without the comma for the first field).
+fn push_key(out: &mut String, key: &str) {
+    if !out.ends_with('{') {
+        out.push(',');
+    }
+    push_json_str(out, key);
+    out.push(':');
+}
+
+fn push_str_or_null(out: &mut String, key: &str, value: Option<&str>) {
+    push_key(out, key);
+    match value {
+        Some(text) => push_json_str(out, text),
+        None => out.push_str("null"),
+    }
+}
+
+fn push_number_or_null(out: &mut String, key: &str, value: Option<u64>) {
+    push_key(out, key);
+    match value {
+        Some(n) => out.push_str(itoa::Buffer::new().format(n)),
+        None => out.push_str("null"),
+    }
+}
+
+/// The decision as the first module's `serde-wasm-bindgen` gives it (`Decision`'s and `Nudge`'s
+/// serde field names and order, absent values as `null`, `cta_url` only when set): JSON text
+/// written here, then one `JSON.parse`, so that this module carries no serializer
+/// (docs/PERFORMANCE.md, "Bytes before the first decision, step by step"). One call across the
+/// boundary, not one per field: a JS object built field by field with `Reflect.set` made
+/// `decide` about 1.2 times slower.
+fn decision_js(decision: &Decision<'_>) -> Result<JsValue, JsValue> {
+    let mut out = String::with_capacity(256);
+    out.push('{');
+    push_key(&mut out, "would_fire");
+    out.push_str(if decision.would_fire { "true" } else { "false" });
+    push_str_or_null(&mut out, "rule_id", decision.rule_id);
+    push_number_or_null(
+        &mut out,
+        "rule_index",
+        decision.rule_index.and_then(|i| u64::try_from(i).ok()),
+    );
+    push_key(&mut out, "nudge");
+    match decision.nudge {
+        Some(nudge) => {
+            out.push('{');
+            push_str_or_null(&mut out, "type", Some(nudge.nudge_type.as_str()));
+            push_str_or_null(&mut out, "message", Some(&nudge.message));
+            push_str_or_null(&mut out, "cta", Some(&nudge.cta));
+            if let Some(url) = &nudge.cta_url {
+                push_str_or_null(&mut out, "cta_url", Some(url));
+            }
+            out.push('}');
+        }
+        None => out.push_str("null"),
+    }
+    push_str_or_null(&mut out, "held_out_rule_id", decision.held_out_rule_id);
+    push_str_or_null(
+        &mut out,
+        "quiet_zone",
+        decision.quiet_zone.map(|zone| zone.as_written()),
+    );
+    push_str_or_null(&mut out, "path", Some(decision.path));
+    push_number_or_null(
+        &mut out,
+        "next_idle_ms",
+        decision.next_idle_ms.map(u64::from),
+    );
+    out.push('}');
+    js_sys::JSON::parse(&out)
+}
+
+/// A diagnostic in the first module's shape, `{ severity, code, path, message, line, column }`,
+/// whose `message` is its code: this module carries no message texts (`msg!` in src/lib.rs;
+/// docs/DECISIONS.md, SPEC 14), and docs/CODES.md says what each code means.
+fn diagnostic_js(d: &Diagnostic) -> JsValue {
+    object(&[
+        ("severity", JsValue::from_str(d.severity.as_str())),
+        ("code", JsValue::from_str(d.code.as_str())),
+        ("path", JsValue::from_str(&d.path)),
+        ("message", JsValue::from_str(d.code.as_str())),
+        ("line", number_or_null(d.line.map(f64::from))),
+        ("column", number_or_null(d.column.map(f64::from))),
+    ])
+}
+
+/// `path: code` for each diagnostic (the path left out when empty), joined by `; `: the message
+/// of this module's errors, which carry codes, not message texts.
+fn error_message(error: &Error) -> String {
+    let mut out = String::new();
+    for d in error.diagnostics() {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        if !d.path.is_empty() {
+            out.push_str(&d.path);
+            out.push_str(": ");
+        }
+        out.push_str(d.code.as_str());
+    }
+    out
+}
+
+/// A native error as a thrown JS `Error` with `kind` and `diagnostics`, as `src/wasm.rs` throws,
+/// with codes for message texts (`rules[0].nudge.type: unknown_nudge_type`).
 fn js_error(error: &Error) -> JsValue {
-    let js = js_sys::Error::new(&error.to_string());
+    let js = js_sys::Error::new(&error_message(error));
     let set = |key: &str, value: &JsValue| {
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), value);
     };
     set("kind", &JsValue::from_str(error.kind().name()));
-    let diagnostics = to_js(error.diagnostics()).unwrap_or_else(|_| js_sys::Array::new().into());
+    let diagnostics: js_sys::Array = error.diagnostics().iter().map(diagnostic_js).collect();
     set("diagnostics", &diagnostics);
     js.into()
 }
@@ -70,7 +201,7 @@ fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result
             vec![Diagnostic::error(
                 DiagnosticCode::NotJson,
                 path.to_owned(),
-                format!("{what} cannot be read as JSON: {detail}"),
+                msg!("{what} cannot be read as JSON: {detail}"),
             )],
         )
     };
@@ -127,6 +258,6 @@ impl SlimEngine {
         .map_err(|e| js_error(&e))?;
         let state = SessionState::from_json_value(&tree).map_err(|e| js_error(&e))?;
         let preview = self.engine.preview(&state).map_err(|e| js_error(&e))?;
-        to_js(&preview.decision())
+        decision_js(&preview.decision())
     }
 }

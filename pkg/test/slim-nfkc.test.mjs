@@ -47,7 +47,8 @@ function readVectors(Engine, normalize, configs) {
     try {
       return { path: engineFor(c.case_sensitive === true).decide({ intent_score: 0, page_url: c.input }).path };
     } catch (e) {
-      return { error: `${e.kind} ${e.message}` };
+      // The slim module's errors carry codes, not message texts (docs/DECISIONS.md, SPEC 14).
+      return { error: `${e.kind} ${JSON.stringify(e.diagnostics.map((d) => [d.severity, d.code, d.path]))}` };
     }
   });
   const compiled = configs.map((c) => {
@@ -93,7 +94,7 @@ test('over every code point, NFKC and lowercase differ only on characters the pl
       try {
         return engine.decide(state).path;
       } catch (e) {
-        return `error ${e.message}`;
+        return `error ${e.kind} ${JSON.stringify(e.diagnostics.map((d) => [d.code, d.path]))}`;
       }
     };
     if (read(a) !== read(b)) differing.push(cp);
@@ -110,7 +111,7 @@ test('over every code point, NFKC and lowercase differ only on characters the pl
       try {
         return engine.decide(state).path;
       } catch (e) {
-        return `error ${e.message}`;
+        return `error ${e.kind} ${JSON.stringify(e.diagnostics.map((d) => [d.code, d.path]))}`;
       }
     };
     if (read(a) !== read(b)) differing.push(cp);

@@ -2,7 +2,10 @@
 // exactly as the package's first module: 100,000 generated session states (SPEC 15's history,
 // visitor ids and exit intent included, bad ones too) against four configs (the storefront's,
 // examples/caps.json with holdouts, caps, cooldowns and exit intent, and two generated ones give
-// the same `decide` result, or throw the same error, from both.
+// the same `decide` result, or throw the same error, from both. The slim module's errors carry
+// codes, not message texts (docs/DECISIONS.md, SPEC 14): the same kind and the same diagnostics
+// (severity, code, path) as the full module's, each `message` its code, and the error's message
+// `path: code` per diagnostic (no line and column either: the runtime hands configs as objects).
 //
 //   node --test pkg/test/slim-parity.test.mjs      (after scripts/build-wasm.sh)
 import assert from 'node:assert/strict';
@@ -75,11 +78,23 @@ function generated(seed) {
   return { version: 1, max_nudges_per_session: 3, quiet_zones: ['/checkout/**', '/cart'], rules };
 }
 
-const outcome = (engine, s) => {
+/** What the slim module's error says for these diagnostics: `path: code`, joined by `; `. */
+const codesMessage = (diagnostics) => diagnostics.map((d) => (d.path ? `${d.path}: ${d.code}` : d.code)).join('; ');
+/** A refusal as both modules must agree on it: the kind and the diagnostics but their texts. */
+const refusal = (e) => ({
+  kind: e.kind,
+  diagnostics: e.diagnostics.map(({ severity, code, path }) => ({ severity, code, path })),
+});
+
+const outcome = (engine, s, isSlim) => {
   try {
     return JSON.stringify(engine.decide(s));
   } catch (e) {
-    return `throws ${e.kind} ${e.message}`;
+    if (isSlim) {
+      assert.equal(e.message, codesMessage(e.diagnostics));
+      for (const d of e.diagnostics) assert.equal(d.message, d.code);
+    }
+    return `throws ${JSON.stringify(refusal(e))}`;
   }
 };
 
@@ -90,8 +105,8 @@ test('the slim module decides as the full one on 100,000 states', () => {
   for (let i = 0; i < STATES; i++) {
     const [a, b] = pairs[i % pairs.length];
     const s = state();
-    const x = outcome(a, s);
-    const y = outcome(b, s);
+    const x = outcome(a, s, false);
+    const y = outcome(b, s, true);
     if (x !== y) assert.fail(`state ${i} differs:\n${JSON.stringify(s)}\nfull: ${x}\nslim: ${y}`);
     if (x.startsWith('throws')) seen.errors++;
     else {
@@ -106,16 +121,28 @@ test('the slim module decides as the full one on 100,000 states', () => {
   for (const [kind, n] of Object.entries(seen)) assert.ok(n > 500, `${kind}: only ${n} of ${STATES}`);
   // A config the engine refuses is refused alike, with the same diagnostics.
   const bad = { version: 1, rules: [{ id: 'x', nudge: { type: 'popup', message: 'm', cta: 'c' } }] };
-  const refusal = (Engine) => {
+  const refused = (Engine, config) => {
     try {
-      new Engine(bad);
+      new Engine(config);
       return null;
     } catch (e) {
-      return { kind: e.kind, message: e.message, diagnostics: e.diagnostics };
+      return e;
     }
   };
-  assert.deepEqual(refusal(slim.NudgeEngine), refusal(full.NudgeEngine));
-  assert.notEqual(refusal(slim.NudgeEngine), null);
+  const badConfigs = [
+    bad,
+    JSON.stringify(bad),
+    '{"version": 1, "rules": [',
+    { version: 1, rules: [{ id: 'x', id2: 1, nudge: { type: 'toast', message: '', cta: 'c' }, when: { pages: ['products/*'], min_intent_score: 101 } }] },
+    { version: 2, quiet_zones: ['/a/'], rules: [] },
+  ];
+  for (const config of badConfigs) {
+    const [a, b] = [refused(full.NudgeEngine, config), refused(slim.NudgeEngine, config)];
+    assert.notEqual(a, null, JSON.stringify(config));
+    assert.notEqual(b, null, JSON.stringify(config));
+    assert.deepEqual(refusal(b), refusal(a), JSON.stringify(config));
+    assert.equal(b.message, codesMessage(b.diagnostics));
+  }
 });
 
 test('the slim module exports only what a page needs', () => {

@@ -40,7 +40,7 @@ fn too_large(len: usize) -> Diagnostic {
     Diagnostic::error(
         DiagnosticCode::ConfigTooLarge,
         String::new(),
-        format!(
+        msg!(
             "config text is {} bytes; the limit is {} ({} bytes)",
             group(len as u64),
             binary_size(MAX_CONFIG_BYTES),
@@ -107,7 +107,7 @@ fn read_config(value: &Value, f: &mut Findings) -> Option<Config> {
             f.push(
                 DiagnosticCode::UnsupportedVersion,
                 &path,
-                format!(
+                msg!(
                     "version must be 1, got {}; this engine reads config version 1",
                     json::show(v)
                 ),
@@ -171,7 +171,7 @@ fn read_rules(
                 f.push(
                     DiagnosticCode::DuplicateRuleId,
                     &rule_path.key("id"),
-                    format!("rule id {id:?} is already used by rules[{first}]; ids must be unique"),
+                    msg!("rule id {id:?} is already used by rules[{first}]; ids must be unique"),
                 );
                 ok = false;
             } else {
@@ -248,7 +248,7 @@ fn cta_url(url: &str, path: &Path, f: &mut Findings) -> Option<String> {
         s
     };
     let problem = if url.len() > MAX_CTA_URL_BYTES {
-        Some(format!(
+        Some(msg!(
             "is {} bytes long; the limit is {} bytes",
             group(url.len() as u64),
             group(MAX_CTA_URL_BYTES as u64)
@@ -257,7 +257,7 @@ fn cta_url(url: &str, path: &Path, f: &mut Findings) -> Option<String> {
         .chars()
         .find(|c| c.is_control() || c.is_whitespace() || *c == '\\')
     {
-        Some(format!(
+        Some(msg!(
             "contains {c:?}; control characters, spaces and '\\' are not allowed (percent-encode them)"
         ))
     } else if url.starts_with("//") {
@@ -279,7 +279,7 @@ fn cta_url(url: &str, path: &Path, f: &mut Findings) -> Option<String> {
                     .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         });
         Some(match scheme {
-            Some(s) => format!(
+            Some(s) => msg!(
                 "has the scheme \"{s}:\"; only a path starting with '/' or an absolute https: URL is allowed"
             ),
             None => {
@@ -292,7 +292,7 @@ fn cta_url(url: &str, path: &Path, f: &mut Findings) -> Option<String> {
             f.push(
                 DiagnosticCode::InvalidCtaUrl,
                 path,
-                format!("cta_url {:?} {problem}", shown()),
+                msg!("cta_url {:?} {problem}", shown()),
             );
             None
         }
@@ -306,7 +306,7 @@ fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
         f.push(
             DiagnosticCode::InvalidRuleId,
             path,
-            format!("rule id {id:?} is {len} characters long; it must be 1 to {MAX_RULE_ID_CHARS} characters"),
+            msg!("rule id {id:?} is {len} characters long; it must be 1 to {MAX_RULE_ID_CHARS} characters"),
         );
         return None;
     }
@@ -317,7 +317,7 @@ fn rule_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
         f.push(
             DiagnosticCode::InvalidRuleId,
             path,
-            format!("rule id {id:?} contains {c:?}; only A-Z, a-z, 0-9, '_' and '-' are allowed"),
+            msg!("rule id {id:?} contains {c:?}; only A-Z, a-z, 0-9, '_' and '-' are allowed"),
         );
         return None;
     }
@@ -333,7 +333,7 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
             f.push(
                 DiagnosticCode::UnknownNudgeType,
                 &p,
-                format!(
+                msg!(
                     "nudge type {s:?} is not one of \"chat_bubble\", \"toast\", \"exit_modal\", \"sticky_bar\""
                 ),
             );
@@ -348,7 +348,7 @@ fn read_nudge(value: &Value, path: &Path, f: &mut Findings) -> Option<Nudge> {
                 f.push(
                     DiagnosticCode::InvalidLength,
                     &p,
-                    format!("{key} is {len} characters long; it must be 1 to {max} characters"),
+                    msg!("{key} is {len} characters long; it must be 1 to {max} characters"),
                 );
                 return None;
             }
@@ -391,7 +391,7 @@ fn read_when(
         f.push(
                 DiagnosticCode::EmptyIntentRange,
                 &r.path().key("min_intent_score"),
-                format!("min_intent_score {min} is greater than max_intent_score {max}; no intent score can satisfy both"),
+                msg!("min_intent_score {min} is greater than max_intent_score {max}; no intent score can satisfy both"),
             );
     }
     let min_idle_ms = match r.get("min_idle_ms") {

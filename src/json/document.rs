@@ -72,7 +72,7 @@ impl Document {
             vec![Diagnostic::error(
                 DiagnosticCode::InputTooLarge,
                 String::new(),
-                format!(
+                msg!(
                     "{} is {} bytes; the limit is {} ({} bytes)",
                     self.what,
                     group(len as u64),

@@ -151,7 +151,7 @@ fn syntax_diagnostic(text: &str, e: &serde_json::Error) -> Diagnostic {
     let mut d = Diagnostic::error(
         DiagnosticCode::JsonSyntax,
         String::new(),
-        format!("invalid JSON: {message}"),
+        msg!("invalid JSON: {message}"),
     );
     if e.line() > 0 {
         d.line = u32::try_from(e.line()).ok();
@@ -204,7 +204,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// `an array`.
 pub(crate) fn describe(value: &Value) -> String {
     match value {
-        Value::String(_) => format!("the string {}", show(value)),
+        Value::String(_) => msg!("the string {}", show(value)),
         Value::Array(_) | Value::Object(_) => type_name(value).to_owned(),
         _ => show(value),
     }
@@ -231,7 +231,7 @@ impl<'a> Reader<'a> {
             findings.push(
                 DiagnosticCode::WrongType,
                 path,
-                format!("{what} must be an object, got {}", type_name(value)),
+                msg!("{what} must be an object, got {}", type_name(value)),
             );
             return None;
         };
@@ -243,13 +243,13 @@ impl<'a> Reader<'a> {
                 let hint = plausible
                     .then(|| closest(key, known))
                     .flatten()
-                    .map(|k| format!("; did you mean \"{k}\"?"))
+                    .map(|k| msg!("; did you mean \"{k}\"?"))
                     .unwrap_or_else(|| {
                         let mut list = String::new();
                         for (i, k) in known.iter().enumerate() {
                             let _ = write!(list, "{}\"{k}\"", if i > 0 { ", " } else { "" });
                         }
-                        format!("; expected one of {list}")
+                        msg!("; expected one of {list}")
                     });
                 let shown: String = if plausible {
                     key.clone()
@@ -260,7 +260,7 @@ impl<'a> Reader<'a> {
                     code: DiagnosticCode::UnknownField,
                     path: path.unknown(&shown),
                     at_key: true,
-                    message: format!("unknown field \"{shown}\"{hint}"),
+                    message: msg!("unknown field \"{shown}\"{hint}"),
                 });
             }
         }
@@ -290,7 +290,7 @@ impl<'a> Reader<'a> {
             findings.push(
                 DiagnosticCode::MissingField,
                 &self.path.key(key),
-                format!("missing required field \"{key}\""),
+                msg!("missing required field \"{key}\""),
             );
         }
         found
@@ -307,7 +307,7 @@ pub(crate) fn integer_in(
     findings: &mut Findings,
 ) -> Option<u64> {
     // Formatted only for a finding: this runs for every threshold of every rule.
-    let range = || format!("an integer from {} to {}", group(min), group(max));
+    let range = || msg!("an integer from {} to {}", group(min), group(max));
     match value {
         Value::Number(n) if n.is_u64() => {
             let v = n.as_u64().unwrap_or(u64::MAX);
@@ -317,18 +317,18 @@ pub(crate) fn integer_in(
             findings.push(
                 DiagnosticCode::OutOfRange,
                 path,
-                format!("must be {}, got {}", range(), show(value)),
+                msg!("must be {}, got {}", range(), show(value)),
             );
         }
         Value::Number(n) if n.is_i64() => findings.push(
             DiagnosticCode::OutOfRange,
             path,
-            format!("must be {}, got {}", range(), show(value)),
+            msg!("must be {}, got {}", range(), show(value)),
         ),
         _ => findings.push(
             DiagnosticCode::WrongType,
             path,
-            format!("must be {}, got {}", range(), describe(value)),
+            msg!("must be {}, got {}", range(), describe(value)),
         ),
     }
     None
@@ -342,7 +342,7 @@ pub(crate) fn boolean(value: &Value, path: &Path, findings: &mut Findings) -> Op
     findings.push(
         DiagnosticCode::WrongType,
         path,
-        format!("must be true or false, got {}", describe(value)),
+        msg!("must be true or false, got {}", describe(value)),
     );
     None
 }
@@ -359,7 +359,7 @@ pub(crate) fn string<'a>(
     findings.push(
         DiagnosticCode::WrongType,
         path,
-        format!("must be a string, got {}", describe(value)),
+        msg!("must be a string, got {}", describe(value)),
     );
     None
 }
@@ -377,7 +377,7 @@ pub(crate) fn array<'a>(
     findings.push(
         DiagnosticCode::WrongType,
         path,
-        format!("must be an array of {what}, got {}", describe(value)),
+        msg!("must be an array of {what}, got {}", describe(value)),
     );
     None
 }
@@ -404,7 +404,7 @@ pub(crate) fn array_at_most<'a>(
         findings.push(
             limit.code,
             path,
-            format!(
+            msg!(
                 "{} {}; the limit is {}",
                 group(items.len() as u64),
                 limit.noun,

@@ -75,7 +75,7 @@ fn absolute_path(page_url: &str) -> Result<(&str, usize), UrlError> {
     let after_scheme = page_url.get(colon + 1..).unwrap_or("");
     let Some(authority_and_path) = after_scheme.strip_prefix("//") else {
         return Err(UrlError::MalformedUrl {
-            reason: format!("expected \"//\" and a host after \"{scheme}:\""),
+            reason: msg!("expected \"//\" and a host after \"{scheme}:\""),
         });
     };
     let authority_end = authority_and_path

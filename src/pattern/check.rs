@@ -64,7 +64,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     if raw.len() > MAX_PATTERN_BYTES {
         return problem(
             DiagnosticCode::PatternTooLong,
-            format!(
+            msg!(
                 "pattern is {} bytes long; the limit is {}",
                 raw.len(),
                 binary_size(MAX_PATTERN_BYTES)
@@ -90,11 +90,11 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
             )
         } else {
             let fix = format!("/{raw}");
-            (format!("; did you mean \"{fix}\"?"), vec![fix])
+            (msg!("; did you mean \"{fix}\"?"), vec![fix])
         };
         return problem(
             DiagnosticCode::PatternNotAbsolute,
-            format!("pattern {raw:?} must start with '/' or '**'{hint}"),
+            msg!("pattern {raw:?} must start with '/' or '**'{hint}"),
             fixes,
         );
     }
@@ -103,7 +103,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
         let without = if trimmed.is_empty() { "/" } else { trimmed };
         return problem(
             DiagnosticCode::PatternTrailingSlash,
-            format!(
+            msg!(
                 "pattern {raw:?} ends with '/', which a normalized path never does; write {without:?}, or \"{trimmed}/**\" for the page and everything below it"
             ),
             vec![without.to_owned(), format!("{trimmed}/**")],
@@ -122,7 +122,7 @@ pub(crate) fn check(raw: &str, case_sensitive: bool) -> Result<String, PatternPr
     if let Err(e) = globs_of(&normalized) {
         return problem(
             DiagnosticCode::PatternSyntax,
-            format!("pattern {raw:?} is not a valid glob: {}", e.kind()),
+            msg!("pattern {raw:?} is not a valid glob: {}", e.kind()),
             Vec::new(),
         );
     }
