@@ -19,7 +19,8 @@ into its own store and serves it; then wrk drives both servers in turn, route by
 Reported per store and route: requests per second of each binary, after / before, and p99.
 
     python3 scripts/bench-compare.py --before PATH [--after target/release/nudge-rules-server]
-        [--sessions 10000] [--duration 24] [--rounds 4] [--backends sqlite,postgres] [--write]
+        [--sessions 10000] [--duration 24] [--rounds 4] [--backends sqlite,postgres]
+        [--routes preview,sessions,nudges,detail,relay,backtest] [--write]
 
 The binaries' migrations may differ: each store is made and migrated by its own binary.
 --write puts the table into docs/PERFORMANCE.md between the compare-bench markers.
@@ -113,7 +114,9 @@ def main():
     parser.add_argument("--duration", type=int, default=24, help="seconds per route and binary, over all rounds")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--backends", default="sqlite,postgres")
-    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--routes", default="preview,sessions,nudges,detail,relay,backtest",
+                        help="the routes to drive, by name (default: all)")
+    parser.add_argument("--write", action="store_true", help="write the table into docs/PERFORMANCE.md")
     args = parser.parse_args()
     binaries = {"before": args.before.resolve(), "after": args.after.resolve()}
     for name, binary in binaries.items():
@@ -126,7 +129,7 @@ def main():
         sites, read_env, relay_env = write_sites(tmp, now_ms)
         (tmp / "detail.jsonl").write_text(
             store_bench.session_line(random.Random(7), 99_999_999, now_ms, events=20, nudges=3) + "\n")
-        table = routes(read_env, relay_env)
+        table = [r for r in routes(read_env, relay_env) if r[0] in args.routes.split(",")]
         for backend in args.backends.split(","):
             pg = store_bench.Postgres(tmp) if backend == "postgres" else None
             servers = {}
