@@ -94,7 +94,7 @@ build_module() {
   # Both crate types, as Cargo.toml once declared them: the cdylib alone came out 31 KB larger
   # before wasm-opt (530,860 against 499,459 bytes for the first module, 2026-11-27).
   echo "== cargo rustc --crate-type rlib,cdylib (profile $PROFILE, opt-level $opt_level, features $features)"
-  nice -n 10 cargo rustc --profile "$PROFILE" --target "$TARGET" \
+  nice -n "${WASM_NICE:-10}" cargo rustc --profile "$PROFILE" --target "$TARGET" \
     --no-default-features --features "$features" --lib --crate-type rlib,cdylib
   local raw="target/$TARGET/$PROFILE/$NAME.wasm"
   [ -f "$raw" ] || die "cargo did not produce $raw"
