@@ -41,9 +41,9 @@ serve:
 # each chain keeps about one core busy. The fuzz smoke run takes what they leave, at the lowest
 # priority (`nice -n 19`: its 30 s per target are wall time, its 2 s time-out per input far above
 # what an input takes; its build has a target/ of its own, so it holds no lock the others wait
-# on). The WASM build runs at the priority of the server's builds (WASM_NICE=0): at nice 10 it got
-# a tenth of a core beside them and the server's tests, and took 10.5 of the 16 minutes of this
-# step (2026-11-27). The editor's files that check wall time (keystroke latency, long tasks, real-time waits:
+# on). The WASM build runs at the priority of the server's builds (WASM_NICE=0): at nice 10, beside
+# them and the server's tests, its first module took 10 min 37 s of the 16 minutes of this step in
+# the clean-clone run of 2026-11-27, and Node's suite waited for it. The editor's files that check wall time (keystroke latency, long tasks, real-time waits:
 # BROWSER_ALONE) then run alone, and so does the corpus replay, which checks each input's wall
 # time against 100 ms. Cargo's lock orders the builds.
 test: setup lint test-rust

@@ -11,6 +11,7 @@
 # size raw and gzip -9. Three modules: pkg/wasm/ (preview and analysis),
 # pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand) and
 # pkg/wasm/slim/ (decide only, for the storefront runtime); then pkg/dist/storefront.js.
+# Cargo runs at nice 10, or at WASM_NICE (`make test` sets 0: its suites wait for this build).
 set -euo pipefail
 
 usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
