@@ -73,8 +73,10 @@ test-rust:
 test-server:
 	cargo clippy -p nudge-rules-server --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc -p nudge-rules-server --no-deps
-	# The backtest test replays exported sessions with the CLI, beside the server binary.
-	cargo build --bin nudge-rules
+	# The backtest test replays exported sessions with the CLI, beside the server binary: the one
+	# `cargo test` builds for the library's CLI tests (fresh after test-rust; `cargo build --bin`
+	# would compile serde_json, the library and the CLI again, with other features: 14 s).
+	cargo test --no-run --test integration
 	cargo test -p nudge-rules-server
 	# The docs' examples marked runnable, as written, against target/debug/nudge-rules-server --demo.
 	python3 scripts/run-doc-examples.py
