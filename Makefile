@@ -38,14 +38,15 @@ serve:
 # Suites side by side where none measures time: the server's (schemathesis, mostly one Python
 # process) and, as soon as the WASM package and the server binary exist, Node's and then the
 # editor's files that assert no wall time (`node --test` runs one file at a time on two cores):
-# each chain keeps about one core busy. The fuzz smoke run takes what they leave, at the lowest
-# priority (`nice -n 19`: its 30 s per target are wall time, its 2 s time-out per input far above
+# each chain keeps about one core busy. The fuzz smoke run takes what they leave, at a lower
+# priority (`nice -n 10`: its 30 s per target are wall time, its 2 s time-out per input far above
 # what an input takes; its build has a target/ of its own, so it holds no lock the others wait
-# on). The WASM build runs at the priority of the server's builds (WASM_NICE=0): at nice 10, beside
-# them and the server's tests, its first module took 10 min 37 s of the 16 minutes of this step in
-# the clean-clone run of 2026-11-27, and Node's suite waited for it. The editor's files that check wall time (keystroke latency, long tasks, real-time waits:
+# on). The WASM build runs at the priority of the server's builds (WASM_NICE=0): at nice 10,
+# beside them, the fuzz build and the server's tests, its first module took 10 min 37 s of the 16
+# minutes of this step in the clean-clone run of 2026-11-27, and Node's suite waited for it. The
+# editor's files that check wall time (keystroke latency, long tasks, real-time waits:
 # BROWSER_ALONE) then run alone, and so does the corpus replay, which checks each input's wall
-# time against 100 ms. Cargo's lock orders the builds.
+# time against 100 ms. Cargo's lock orders the builds of target/debug.
 test: setup lint test-rust
 	$(MAKE) --no-print-directory -j4 --output-sync=target WASM_NICE=0 test-server test-js-beside fuzz-beside
 	$(MAKE) --no-print-directory test-browser-alone
@@ -163,7 +164,7 @@ fuzz-smoke:
 
 # The smoke run's targets beside the other suites (`make test`); the corpus replay runs after.
 fuzz-beside:
-	nice -n 19 scripts/fuzz.sh 30
+	nice -n 10 scripts/fuzz.sh 30
 
 # Long runs for docs/RELIABILITY.md: 10 million executions or one hour per target.
 fuzz:
