@@ -5,7 +5,7 @@ PORT ?= 8000
 SERVE_PORT ?= 8080
 ADMIN_PORT ?= 9090
 
-.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser test-js-beside test-browser-alone server-bin wasm bench bench-native bench-node bench-levels bench-server bench-editor fuzz fuzz-smoke fuzz-beside clean
+.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser test-js-beside test-browser-alone server-bin corpus-bin wasm bench bench-native bench-node bench-levels bench-server bench-editor fuzz fuzz-smoke fuzz-beside clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
@@ -48,7 +48,7 @@ serve:
 # BROWSER_ALONE) then run alone, and so does the corpus replay, which checks each input's wall
 # time against 100 ms. Cargo's lock orders the builds of target/debug.
 test: setup lint test-rust
-	$(MAKE) --no-print-directory -j4 --output-sync=target WASM_NICE=0 test-server test-js-beside fuzz-beside
+	$(MAKE) --no-print-directory -j4 --output-sync=target WASM_NICE=0 corpus-bin test-js-beside fuzz-beside
 	$(MAKE) --no-print-directory test-browser-alone
 	cargo run --release -p nudge-rules-tools --bin corpus_timing
 
@@ -81,6 +81,11 @@ test-server:
 	cargo test -p nudge-rules-server
 	# The docs' examples marked runnable, as written, against target/debug/nudge-rules-server --demo.
 	python3 scripts/run-doc-examples.py
+
+# `make test`: the server's suite, then the corpus replay's binary in that chain's slack (its
+# release dependencies are built by then, for pkg/test/parity.test.mjs), not in the last step.
+corpus-bin: test-server
+	cargo build --release -p nudge-rules-tools --bin corpus_timing
 
 # The WASM build's priority (scripts/build-wasm.sh): 10 alone, 0 in `make test`.
 WASM_NICE ?= 10
