@@ -11,6 +11,7 @@
 # size raw and gzip -9. Three modules: pkg/wasm/ (preview and analysis),
 # pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand) and
 # pkg/wasm/slim/ (decide only, for the storefront runtime); then pkg/dist/storefront.js.
+# Cargo runs at nice 10, or at WASM_NICE (`make test` sets 0: its suites wait for this build).
 set -euo pipefail
 
 usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
@@ -94,7 +95,7 @@ build_module() {
   # Both crate types, as Cargo.toml once declared them: the cdylib alone came out 31 KB larger
   # before wasm-opt (530,860 against 499,459 bytes for the first module, 2026-11-27).
   echo "== cargo rustc --crate-type rlib,cdylib (profile $PROFILE, opt-level $opt_level, features $features)"
-  nice -n 10 cargo rustc --profile "$PROFILE" --target "$TARGET" \
+  nice -n "${WASM_NICE:-10}" cargo rustc --profile "$PROFILE" --target "$TARGET" \
     --no-default-features --features "$features" --lib --crate-type rlib,cdylib
   local raw="target/$TARGET/$PROFILE/$NAME.wasm"
   [ -f "$raw" ] || die "cargo did not produce $raw"

@@ -19,7 +19,7 @@ const BINARY = join(ROOT, 'target', 'debug', process.platform === 'win32' ? 'nud
 export async function startServer(args, { binary = BINARY, signal = 'SIGKILL' } = {}) {
   assert.ok(
     existsSync(binary),
-    `${binary} not found: run \`cargo build -p nudge-rules-server\` first (make test-node and make test-browser do)`,
+    `${binary} not found: run \`make server-bin\` first (make test-node and make test-browser do)`,
   );
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
