@@ -316,8 +316,13 @@ async fn kill_9_under_load_loses_no_acknowledged_event_and_no_batch_is_half_stor
             sent
         }));
     }
-    // Kill at a moment that depends on the run: after 300 to 800 ms of load.
-    let wait = 300 + (now_ms() % 500) as u64;
+    // Kill under load at a moment that depends on the run: once 20 batches are acknowledged
+    // (however loaded the machine, so the kill meets a store in use), then 0 to 500 ms more.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while acknowledged.lock().unwrap().len() < 20 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let wait = (now_ms() % 500) as u64;
     tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
     binary.child.kill().unwrap(); // SIGKILL
     binary.child.wait().unwrap();
