@@ -294,20 +294,10 @@ pub async fn decide(
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
 
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (k, v) in pairs {
-            map.append(
-                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        map
-    }
+    use crate::http::test_headers as headers;
 
     #[test]
     fn bearer_keys() {

@@ -255,16 +255,7 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (k, v) in pairs {
-            map.append(
-                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        map
-    }
+    use crate::http::test_headers as headers;
 
     fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
         IfNoneMatch(

@@ -296,3 +296,18 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
         ),
     ).into_response()
 }
+
+/// A header map of `(name, value)` pairs, repeats kept (the unit tests of the extractors,
+/// bodies and keys).
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn test_headers(pairs: &[(&str, &str)]) -> axum::http::HeaderMap {
+    let mut map = axum::http::HeaderMap::new();
+    for (k, v) in pairs {
+        map.append(
+            axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+            axum::http::HeaderValue::from_str(v).unwrap(),
+        );
+    }
+    map
+}
