@@ -17,6 +17,9 @@ pub const DEFAULT_ADMIN_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9090));
 /// How often config files are checked for changes by default, in milliseconds.
 pub const DEFAULT_RELOAD_INTERVAL_MS: u64 = 1000;
+/// How long one Redis rate-limit call may take before the request is decided locally
+/// (`--redis-timeout-ms`, SPEC 7 "Several instances"), in milliseconds.
+pub const DEFAULT_REDIS_TIMEOUT_MS: u64 = 250;
 /// How long a request head may take by default, in milliseconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
 /// How long a body may pause between chunks by default, in milliseconds.
@@ -42,6 +45,9 @@ pub struct ServeConfig {
     pub admin_listen: SocketAddr,
     /// A Redis URL (`redis://host:port`) to share rate limits between instances.
     pub redis_url: Option<String>,
+    /// How long one Redis call or connection attempt may take before the request is decided
+    /// by the local limiter. Default 250 ms.
+    pub redis_timeout: Duration,
     /// How long a client may take to send a request's head (and how long an idle keep-alive
     /// connection stays open). Default 10 s.
     pub header_read_timeout: Duration,
@@ -85,6 +91,7 @@ impl Default for ServeConfig {
             listen: DEFAULT_LISTEN,
             admin_listen: DEFAULT_ADMIN_LISTEN,
             redis_url: None,
+            redis_timeout: Duration::from_millis(DEFAULT_REDIS_TIMEOUT_MS),
             header_read_timeout: Duration::from_millis(DEFAULT_HEADER_READ_TIMEOUT_MS),
             body_read_timeout: Duration::from_millis(DEFAULT_BODY_READ_TIMEOUT_MS),
             body_total_timeout: Duration::from_millis(DEFAULT_BODY_TOTAL_TIMEOUT_MS),

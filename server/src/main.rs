@@ -118,6 +118,10 @@ struct ServeArgs {
     /// limiter while it is unreachable.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
+    /// How long one Redis call may take before the request is decided by this instance's local
+    /// limiter, in milliseconds (1 to 60,000).
+    #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_REDIS_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    redis_timeout_ms: u64,
     /// How often the sites file, config files and the store's published config versions (SPEC
     /// 13) are checked for changes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_RELOAD_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(10..))]
@@ -275,6 +279,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         listen: args.listen,
         admin_listen: args.admin_listen,
         redis_url: args.redis.clone(),
+        redis_timeout: Duration::from_millis(args.redis_timeout_ms),
         header_read_timeout: Duration::from_millis(args.header_read_timeout_ms),
         body_read_timeout: Duration::from_millis(args.body_read_timeout_ms),
         body_total_timeout: Duration::from_millis(args.body_total_timeout_ms),

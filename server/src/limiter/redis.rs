@@ -2,10 +2,10 @@
 //! Redis, one sorted set per key, decided by one Lua script with Redis's `TIME` as the clock, so
 //! any number of instances enforce one limit per key.
 //!
-//! When Redis cannot be reached (connection refused, no answer within
-//! [`REDIS_TIMEOUT`]), the request is decided by this instance's [`LocalLimiter`] instead, a
-//! warning is logged on the change, `nudge_rate_limit_fallback_total` counts the decisions, and
-//! `nudge_redis_up` drops to 0. Redis is tried again [`RETRY_AFTER_FAILURE`] later. A Redis
+//! When Redis cannot be reached (connection refused, no answer within `--redis-timeout-ms`,
+//! [`crate::config::DEFAULT_REDIS_TIMEOUT_MS`] by default), the request is decided by this
+//! instance's [`LocalLimiter`] instead, a warning is logged on the change,
+//! `nudge_rate_limit_fallback_total` counts the decisions, and `nudge_redis_up` drops to 0. Redis is tried again [`RETRY_AFTER_FAILURE`] later. A Redis
 //! failure never turns into a 500.
 
 use std::sync::Arc;
@@ -19,9 +19,6 @@ use redis::{AsyncConnectionConfig, Client, Script};
 use super::{Decision, LocalLimiter, WINDOW_US};
 use crate::metrics::Metrics;
 use crate::sites::keys::KeyHash;
-
-/// How long a connection attempt or a script call may take before the instance falls back.
-pub const REDIS_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// How long the instance decides locally after a Redis failure before it tries Redis again.
 pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
@@ -74,6 +71,10 @@ pub struct RedisLimiter {
     /// Until when (the local clock's µs) decisions stay local after a failure.
     down_until_us: AtomicU64,
     up: AtomicBool,
+    /// How long one Redis call (or connection attempt) may take before this request falls
+    /// back (`--redis-timeout-ms`; default
+    /// [`crate::config::DEFAULT_REDIS_TIMEOUT_MS`]).
+    timeout: Duration,
     local: LocalLimiter,
     metrics: Arc<Metrics>,
 }
@@ -85,13 +86,15 @@ impl RedisLimiter {
     }
 
     /// A limiter on the Redis at `url` (`redis://host:port/db`), deciding with `local` while
-    /// Redis is unreachable. Connects lazily: an instance starts even when Redis is down.
+    /// Redis is unreachable or gives no answer within `timeout` (a call or a connection
+    /// attempt). Connects lazily: an instance starts even when Redis is down.
     ///
     /// # Errors
     ///
     /// The URL does not parse as a Redis URL.
     pub fn new(
         url: &str,
+        timeout: Duration,
         local: LocalLimiter,
         metrics: Arc<Metrics>,
     ) -> Result<RedisLimiter, redis::RedisError> {
@@ -103,6 +106,7 @@ impl RedisLimiter {
             connecting: tokio::sync::Mutex::new(()),
             down_until_us: AtomicU64::new(0),
             up: AtomicBool::new(false),
+            timeout,
             local,
             metrics,
         })
@@ -168,10 +172,10 @@ impl RedisLimiter {
         let mut invocation = self.script.key(&log_key);
         invocation.key(&seq_key).arg(limit).arg(WINDOW_US).arg(cost);
         let reply: (i64, i64, i64, i64) =
-            tokio::time::timeout(REDIS_TIMEOUT, invocation.invoke_async(&mut connection))
+            tokio::time::timeout(self.timeout, invocation.invoke_async(&mut connection))
                 .await
                 .map_err(|_| {
-                    Failure::Down(format!("no answer within {} ms", REDIS_TIMEOUT.as_millis()))
+                    Failure::Down(format!("no answer within {} ms", self.timeout.as_millis()))
                 })?
                 .map_err(|e| {
                     if is_outage(&e) {
@@ -193,7 +197,7 @@ impl RedisLimiter {
         })
     }
 
-    /// One connection attempt at a time; the others wait for it (at most [`REDIS_TIMEOUT`])
+    /// One connection attempt at a time; the others wait for it (at most the timeout)
     /// and use its connection.
     async fn connect(&self) -> Result<MultiplexedConnection, Failure> {
         let _guard = self.connecting.lock().await;
@@ -205,8 +209,8 @@ impl RedisLimiter {
             return Err(Failure::StillDown);
         }
         let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(REDIS_TIMEOUT)
-            .set_response_timeout(REDIS_TIMEOUT);
+            .set_connection_timeout(self.timeout)
+            .set_response_timeout(self.timeout);
         let connection = self
             .client
             .get_multiplexed_async_connection_with_config(&config)

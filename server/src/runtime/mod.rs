@@ -110,7 +110,7 @@ impl Server {
         let limiter = match &options.redis_url {
             None => Limiter::Local(local),
             Some(url) => Limiter::Redis(Box::new(
-                RedisLimiter::new(url, local, metrics.clone())
+                RedisLimiter::new(url, options.redis_timeout, local, metrics.clone())
                     .map_err(|e| StartError::Redis(e.to_string()))?,
             )),
         };

@@ -212,6 +212,28 @@ fn a_bad_sites_file_stops_the_start_with_every_error() {
 }
 
 #[test]
+fn a_redis_timeout_out_of_range_is_refused_naming_the_flag_and_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let sites = write_sites(
+        dir.path(),
+        &[TestSite::new("shop", STOREFRONT, 10, &[key(1)])],
+    );
+    for bad in ["0", "60001", "soon"] {
+        let out = Command::new(BIN)
+            .args(listen_args(&sites))
+            .args(["--redis", "redis://127.0.0.1:1", "--redis-timeout-ms", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("'{bad}'")) && stderr.contains("--redis-timeout-ms"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn hash_key_prints_the_sites_file_line() {
     let out = Command::new(BIN)
         .args(["hash-key", &key(5)])

@@ -11,11 +11,17 @@ use nudge_rules_server::runtime::Server;
 
 use crate::common::*;
 
-/// Two instances of one site (limit 1,000, key `key(1)`) sharing `redis`.
-async fn two_instances(redis: &Redis, dir: &std::path::Path) -> (Server, Server) {
+/// Two instances of one site (limit 1,000, key `key(1)`) sharing `redis`, each falling back
+/// when a Redis call takes longer than `redis_timeout`.
+async fn two_instances(
+    redis: &Redis,
+    dir: &std::path::Path,
+    redis_timeout: Duration,
+) -> (Server, Server) {
     let sites = write_sites(dir, &[TestSite::new("shop", STOREFRONT, 1000, &[key(1)])]);
     let options = ServeConfig {
         redis_url: Some(redis.url()),
+        redis_timeout,
         ..options()
     };
     let a = start(&sites, options.clone(), Arc::new(SystemClock::new())).await;
@@ -27,7 +33,9 @@ async fn two_instances(redis: &Redis, dir: &std::path::Path) -> (Server, Server)
 async fn two_instances_one_redis_admit_exactly_the_limit() {
     let redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_instances(&redis, dir.path()).await;
+    // Exactness is the point here, not the fallback: a 10 s timeout keeps a loaded machine (a
+    // Redis call stalled past the default 250 ms) from deciding a request locally.
+    let (a, b) = two_instances(&redis, dir.path(), Duration::from_secs(10)).await;
     let client = client();
 
     let (mut admitted, mut refused) = (0, 0);
@@ -70,7 +78,7 @@ async fn redis_killed_mid_run_falls_back_without_a_500() {
     let mut redis = Redis::start();
     let port = redis.port;
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_instances(&redis, dir.path()).await;
+    let (a, b) = two_instances(&redis, dir.path(), ServeConfig::default().redis_timeout).await;
     let client = client();
     let run = |n: usize| {
         let client = client.clone();
