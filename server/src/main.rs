@@ -24,9 +24,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use nudge_rules_server::app::demo;
 use nudge_rules_server::app::import::{self, ImportOptions};
-use nudge_rules_server::app::ingest;
-use nudge_rules_server::app::versions::{self, Publish};
 use nudge_rules_server::config::{self, ServeConfig};
 use nudge_rules_server::domain::event::{Mode, Scope};
 use nudge_rules_server::domain::retention::{Plan, Retention};
@@ -35,9 +34,7 @@ use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::def::{ConfigSource, SiteDef};
 use nudge_rules_server::sites::keys::{KeyHash, KeyKind, key_kind};
 use nudge_rules_server::store::Store;
-use nudge_rules_server::{
-    DEMO_ALLOWED_ORIGINS, DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS, DEMO_SITE_KEY, http, sites,
-};
+use nudge_rules_server::{DEMO_ALLOWED_ORIGINS, DEMO_KEY, DEMO_SITE_KEY, http, sites};
 
 /// The nudge-rules server: the preview, the relay, the read API, backtests, config versions and
 /// the uplift report for many sites, with API keys, an exact rolling-minute rate limit per key,
@@ -328,11 +325,11 @@ async fn run(defs: Vec<SiteDef>, options: ServeConfig, demo: bool) -> ExitCode {
         }
     };
     if demo && let Some(store) = &server.state().store {
-        if let Err(e) = publish_demo_config(store).await {
+        if let Err(e) = demo::publish_config(store).await {
             eprintln!("nudge-rules-server: demo config: {e}");
             return ExitCode::FAILURE;
         }
-        match import_demo_sessions(store).await {
+        match demo::import_sessions(store).await {
             Ok(n) => tracing::info!(
                 sessions = n,
                 "demo sessions imported in test mode, moved into the last 30 days"
@@ -444,63 +441,6 @@ fn remove_sqlite_files(path: &std::path::Path) {
         name.push(suffix);
         let _ = std::fs::remove_file(PathBuf::from(name));
     }
-}
-
-/// The embedded storefront config as version 1 of the demo site's test mode.
-async fn publish_demo_config(store: &Store) -> Result<(), String> {
-    let scope = Scope {
-        site: "demo".to_owned(),
-        mode: Mode::Test,
-    };
-    let publish = Publish {
-        config: DEMO_CONFIG,
-        published_by: &KeyHash::of_key(DEMO_KEY).log_id(),
-        message: Some("the demo's starting point: examples/storefront.json"),
-        restores: None,
-    };
-    versions::publish(store, &scope, None, &publish)
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
-}
-
-/// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago, each
-/// session with a visitor id (`nudge_rules_server::app::demo::with_visitors`).
-async fn import_demo_sessions(store: &Store) -> Result<usize, String> {
-    let text = nudge_rules_server::app::demo::with_visitors(DEMO_SESSIONS);
-    let sessions = nudge_rules::replay::Sessions::from_text(&text).map_err(|e| e.to_string())?;
-    let latest = sessions
-        .records()
-        .flat_map(|r| {
-            r.events()
-                .map(|e| e.occurred_at_ms)
-                .chain(r.nudges().map(|n| n.shown_at_ms))
-                .collect::<Vec<_>>()
-        })
-        .max()
-        .unwrap_or(0);
-    let now = nudge_rules_server::domain::time::now_ms();
-    let options = ImportOptions {
-        case_sensitive: false,
-        shift_ms: now - 3_600_000 - latest,
-        visible_from_ms: None,
-    };
-    let scope = Scope {
-        site: "demo".to_owned(),
-        mode: Mode::Test,
-    };
-    let report = import::import(store, &scope, &text, &options, &mut |_, _| {})
-        .await
-        .map_err(|e| e.to_string())?;
-    // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
-    // one without enough data (nudge_rules_server::app::demo). Idempotent, like the import.
-    let holdouts = nudge_rules_server::app::demo::holdout_events(now);
-    for batch in holdouts.chunks(1000) {
-        ingest::store_events(store, &scope, batch, now, ingest::SessionAge::Any)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(report.sessions)
 }
 
 /// `nudge-rules-server import`: exit 0 when every record was imported, 1 when some could not

@@ -15,7 +15,79 @@
 
 use nudge_rules::NudgeType;
 
-use crate::domain::event::{EventKind, NewEvent};
+use crate::app::import::{self, ImportOptions};
+use crate::app::ingest;
+use crate::app::versions::{self, Publish};
+use crate::domain::event::{EventKind, Mode, NewEvent, Scope};
+use crate::sites::keys::KeyHash;
+use crate::store::Store;
+use crate::{DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS};
+
+/// The embedded storefront config as version 1 of the demo site's test mode.
+///
+/// # Errors
+///
+/// The store's refusal, as text.
+pub async fn publish_config(store: &Store) -> Result<(), String> {
+    let scope = Scope {
+        site: "demo".to_owned(),
+        mode: Mode::Test,
+    };
+    let publish = Publish {
+        config: DEMO_CONFIG,
+        published_by: &KeyHash::of_key(DEMO_KEY).log_id(),
+        message: Some("the demo's starting point: examples/storefront.json"),
+        restores: None,
+    };
+    versions::publish(store, &scope, None, &publish)
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago, each
+/// session with a visitor id ([`with_visitors`]), and the holdout traffic of
+/// [`holdout_events`]; idempotent. Returns how many sessions the file holds.
+///
+/// # Errors
+///
+/// The store's refusal, as text.
+pub async fn import_sessions(store: &Store) -> Result<usize, String> {
+    let text = with_visitors(DEMO_SESSIONS);
+    let sessions = nudge_rules::replay::Sessions::from_text(&text).map_err(|e| e.to_string())?;
+    let latest = sessions
+        .records()
+        .flat_map(|r| {
+            r.events()
+                .map(|e| e.occurred_at_ms)
+                .chain(r.nudges().map(|n| n.shown_at_ms))
+                .collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(0);
+    let now = crate::domain::time::now_ms();
+    let options = ImportOptions {
+        case_sensitive: false,
+        shift_ms: now - 3_600_000 - latest,
+        visible_from_ms: None,
+    };
+    let scope = Scope {
+        site: "demo".to_owned(),
+        mode: Mode::Test,
+    };
+    let report = import::import(store, &scope, &text, &options, &mut |_, _| {})
+        .await
+        .map_err(|e| e.to_string())?;
+    // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
+    // one without enough data. Idempotent, like the import.
+    let holdouts = holdout_events(now);
+    for batch in holdouts.chunks(1000) {
+        ingest::store_events(store, &scope, batch, now, ingest::SessionAge::Any)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(report.sessions)
+}
 
 /// The demo's recorded sessions (`examples/sessions.jsonl`, one per line) with a visitor on
 /// each, `vis_` then the session id's hex, as a storefront sends it on every event: imported,

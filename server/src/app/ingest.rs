@@ -8,7 +8,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::domain::event::{NewEvent, Scope};
-use crate::domain::ingest::{Clocks, MAX_AGE_MS, read_event};
+use crate::domain::ingest::{Batch, Clocks, MAX_AGE_MS, read_event};
+use crate::metrics::{Metrics, RelayEventLabels};
+use crate::sites::registry::{Served, Site};
 use crate::store::{InsertOutcome, Store, StoreError};
 
 /// Which events a write refuses for their session's age.
@@ -32,7 +34,7 @@ pub struct Rejected {
 }
 
 /// What a relay batch came to (SPEC 10 "Answer").
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Ingested {
     /// Events stored.
     pub accepted: usize,
@@ -85,18 +87,30 @@ pub fn read_events(
     (events, rejected)
 }
 
-/// A relay batch: each event judged alone, the valid ones stored under the 24-hour rule.
+/// A relay batch of `site` in `scope`'s mode, received at `received_at_ms` (Unix ms): each
+/// event judged alone (its time corrected by the batch's `sent_at`, SPEC 10 "Clocks"; paths
+/// compared as the site's config says, `case_sensitive`), the valid ones stored under the
+/// 24-hour rule, and once committed counted in `nudge_relay_events_total` (never for a batch
+/// the store did not take).
 ///
 /// # Errors
 ///
 /// [`StoreError`]; then nothing of the batch is stored.
 pub async fn relay(
-    store: &Store,
-    scope: &Scope,
-    raws: &[&RawValue],
-    clocks: &Clocks,
-    case_sensitive: bool,
+    (store, metrics): (&Store, &Metrics),
+    (site, scope): (&Site, &Scope),
+    batch: &Batch<'_>,
+    received_at_ms: i64,
 ) -> Result<Ingested, StoreError> {
+    let clocks = &Clocks {
+        received_at_ms,
+        sent_at_ms: batch.sent_at_ms,
+    };
+    let raws = &batch.events;
+    let case_sensitive = match &**site.served(scope.mode) {
+        Served::Valid { engine, .. } => engine.config().case_sensitive,
+        _ => false,
+    };
     let (read, mut rejected) = read_events(raws, clocks, case_sensitive);
     let (indexes, events): (Vec<usize>, Vec<NewEvent>) = read.into_iter().unzip();
     let outcome = store_events(
@@ -132,6 +146,13 @@ pub async fn relay(
         }
     }
     rejected.sort_by_key(|r| r.index);
+    let count = |labels: &RelayEventLabels, n: usize| {
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        metrics.relay_events.get_or_create(labels).inc_by(n);
+    };
+    count(&RelayEventLabels::ACCEPTED, outcome.accepted);
+    count(&RelayEventLabels::DUPLICATE, outcome.duplicates.len());
+    count(&RelayEventLabels::REJECTED, rejected.len());
     Ok(Ingested {
         accepted: outcome.accepted,
         duplicates: outcome.duplicates.len(),

@@ -51,22 +51,51 @@ pub enum Refusal {
     Store(StoreError),
 }
 
-/// A publish as the API received it.
-#[derive(Clone, Copy, Debug)]
-pub struct Sent<'a> {
+/// A publish as the API received it (`POST /v1/config/versions`'s body, read as it is).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sent {
     /// The config: an object as written in the body, or a string holding its text.
-    pub config: &'a RawValue,
-    /// The publisher's message.
-    pub message: Option<&'a str>,
+    pub config: Box<RawValue>,
+    /// The publisher's message, at most [`MAX_MESSAGE_CHARS`] characters.
+    pub message: Option<String>,
     /// A scenario file the config must pass.
-    pub scenarios: Option<&'a RawValue>,
-    /// The earlier version this one publishes again.
+    pub scenarios: Option<Box<RawValue>>,
+    /// The earlier version this one publishes again (1 or more).
     pub restores: Option<i64>,
 }
 
 /// "site "shop", live mode".
 pub fn scope_words(scope: &Scope) -> String {
     format!("site {:?}, {} mode", scope.site, scope.mode)
+}
+
+/// The version `n` names in `site`'s history in `scope` (`GET /v1/config/versions/{n}`):
+/// `None` when `n` is not a version number (digits only, 1 or more, no leading zero or sign),
+/// when the site's config is managed by its file (an empty history), or when the store has no
+/// such version. The store is asked only for a number of an API-managed site.
+///
+/// # Errors
+///
+/// [`Refusal::NoStore`] and [`Refusal::Store`] (503).
+pub async fn version_named(
+    store: Option<&Store>,
+    site: &Site,
+    scope: &Scope,
+    n: &str,
+) -> Result<Option<ConfigVersion>, Refusal> {
+    let number = n
+        .parse::<i64>()
+        .ok()
+        .filter(|&v| v >= 1 && !n.starts_with('+') && !n.starts_with('0'));
+    match number {
+        Some(number) if site.api_managed() => store
+            .ok_or(Refusal::NoStore)?
+            .config_version(scope, Some(number))
+            .await
+            .map_err(Refusal::Store),
+        _ => Ok(None),
+    }
 }
 
 /// The live engine of `site`'s `mode`, with its `Nudge-Config-Version`.
@@ -138,11 +167,11 @@ pub async fn publish_sent(
     site: &Site,
     scope: &Scope,
     expected: Option<i64>,
-    sent: &Sent<'_>,
+    sent: &Sent,
     published_by: &str,
     metrics: &Metrics,
 ) -> Result<ConfigVersion, Refusal> {
-    if let Some(message) = sent.message {
+    if let Some(message) = &sent.message {
         let chars = message.chars().count();
         if chars > MAX_MESSAGE_CHARS {
             return Err(Refusal::Invalid(format!(
@@ -155,14 +184,14 @@ pub async fn publish_sent(
             "restores must be a version number, 1 or more, got {n}"
         )));
     }
-    let (engine, text) = compile_sent(sent.config)?;
-    if let Some(raw) = sent.scenarios {
+    let (engine, text) = compile_sent(&sent.config)?;
+    if let Some(raw) = &sent.scenarios {
         check_scenarios(&engine, raw)?;
     }
     let publish = Publish {
         config: &text,
         published_by,
-        message: sent.message,
+        message: sent.message.as_deref(),
         restores: sent.restores,
     };
     let store = store.ok_or(Refusal::NoStore)?;

@@ -36,6 +36,18 @@ impl From<StoreError> for WebhookError {
     }
 }
 
+/// A new endpoint as asked for (`POST /v1/webhook_endpoints`'s body, read as it is).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewEndpoint {
+    /// The URL, checked (and resolved) by the policy before any connection.
+    pub url: String,
+    /// The event types it subscribes to (SPEC 16 "Events").
+    pub event_types: Vec<String>,
+    /// A description, at most 500 characters.
+    pub description: Option<String>,
+}
+
 /// What may change in an endpoint (`PATCH`): each field left out stays.
 #[derive(Debug, Default)]
 pub struct Change {
@@ -77,14 +89,12 @@ pub async fn create(
     delivery: &Delivery,
     store: &Store,
     scope: &Scope,
-    url: &str,
-    event_types: &[String],
-    description: Option<String>,
+    asked: NewEndpoint,
 ) -> Result<Endpoint, WebhookError> {
-    let event_types = parse_types(event_types).map_err(WebhookError::Invalid)?;
-    let description = check_description(description)?;
+    let event_types = parse_types(&asked.event_types).map_err(WebhookError::Invalid)?;
+    let description = check_description(asked.description)?;
     let url = delivery
-        .check_endpoint_url(url)
+        .check_endpoint_url(&asked.url)
         .await
         .map_err(WebhookError::Refused)?;
     let now = now_ms();

@@ -1,12 +1,13 @@
 //! HTTP, the only module that names axum: the public router (each route's methods, one 405 for
-//! the others), the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), pages
-//! and their envelopes ([`page`]), query parameters ([`query`]), CORS ([`cors`]), the errors
+//! the others), the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), the
+//! routes' request bodies and answers ([`forms`]), pages and their envelopes ([`page`]), query parameters ([`query`]), CORS ([`cors`]), the errors
 //! ([`error`]), the admin listener ([`admin`]) and the API document ([`openapi`]); the routes are
 //! in [`routes`], one room per resource (API document 4, 5, 7, 8; SPEC 7, 9, 10, 12, 13, 15):
 //! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
 //! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `POST /v1/events` ([`events`]), `POST
-//! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]) and the config routes
-//! ([`config`]).
+//! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]), the config routes
+//! ([`config`], [`versions`]), the storefront's `GET /v1/runtime/config` ([`runtime`]) and the
+//! webhook routes ([`webhooks`], [`webhook_actions`], [`webhook_attempts`]).
 //!
 //! Handlers extract, call and respond: the extractors are [`extract`]'s and [`query`]'s, and
 //! the routes a secret key calls sit behind the admission layer ([`pipeline::admitted`]),
@@ -30,6 +31,7 @@ pub mod body;
 pub mod cors;
 pub mod error;
 pub mod extract;
+pub mod forms;
 pub mod openapi;
 pub mod page;
 pub mod pipeline;
@@ -55,10 +57,11 @@ use crate::app::state::AppState;
 use crate::http::error::ApiError;
 use crate::http::pipeline::{ApiOptions, BodyRead, admitted, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
-use routes::preview::{CONSTANT_PATH, PREVIEW_PATH};
+use routes::bench::CONSTANT_PATH;
+use routes::preview::PREVIEW_PATH;
 use routes::{
     backtest, config, events, nudges, preview, reports, runtime, sessions, versions,
-    webhook_actions, webhooks,
+    webhook_actions, webhook_attempts, webhooks,
 };
 
 /// The public router.
@@ -107,23 +110,23 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
             ),
         )
         .route(
-            webhooks::ROTATE_PATH,
+            webhook_actions::ROTATE_PATH,
             keyed("POST", post(webhook_actions::rotate)),
         )
         .route(
-            webhooks::TEST_PATH,
+            webhook_actions::TEST_PATH,
             keyed("POST", post(webhook_actions::test)),
         )
         .route(
-            webhooks::ATTEMPTS_PATH,
-            keyed("GET", get(webhook_actions::attempts)),
+            webhook_attempts::ATTEMPTS_PATH,
+            keyed("GET", get(webhook_attempts::attempts)),
         )
         .route(
-            webhooks::RECOVER_PATH,
+            webhook_actions::RECOVER_PATH,
             keyed("POST", post(webhook_actions::recover)),
         )
         .route(
-            webhooks::RESEND_PATH,
+            webhook_actions::RESEND_PATH,
             keyed("POST", post(webhook_actions::resend)),
         )
         .route(
@@ -137,7 +140,7 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
             ),
         );
     if options.constant_route {
-        router = router.route(CONSTANT_PATH, only("POST", post(preview::constant)));
+        router = router.route(CONSTANT_PATH, only("POST", post(routes::bench::constant)));
     }
     router
         .fallback(not_found)
@@ -208,11 +211,11 @@ fn route_of(request: &Request) -> &'static str {
         Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
         Some(webhooks::ENDPOINTS_PATH) => webhooks::ENDPOINTS_PATH,
         Some(webhooks::ENDPOINT_PATH) => webhooks::ENDPOINT_PATH,
-        Some(webhooks::ROTATE_PATH) => webhooks::ROTATE_PATH,
-        Some(webhooks::TEST_PATH) => webhooks::TEST_PATH,
-        Some(webhooks::ATTEMPTS_PATH) => webhooks::ATTEMPTS_PATH,
-        Some(webhooks::RECOVER_PATH) => webhooks::RECOVER_PATH,
-        Some(webhooks::RESEND_PATH) => webhooks::RESEND_PATH,
+        Some(webhook_actions::ROTATE_PATH) => webhook_actions::ROTATE_PATH,
+        Some(webhook_actions::TEST_PATH) => webhook_actions::TEST_PATH,
+        Some(webhook_attempts::ATTEMPTS_PATH) => webhook_attempts::ATTEMPTS_PATH,
+        Some(webhook_actions::RECOVER_PATH) => webhook_actions::RECOVER_PATH,
+        Some(webhook_actions::RESEND_PATH) => webhook_actions::RESEND_PATH,
         _ => "unmatched",
     }
 }

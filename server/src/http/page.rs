@@ -7,8 +7,8 @@ use crate::app::state::AppState;
 use crate::domain::cursor::{Position, Walk, WalkPage};
 use crate::domain::time::ExactTime;
 use crate::http::auth::Caller;
-use crate::http::error::ApiError;
-use crate::http::query::ListQuery;
+use crate::http::error::{ApiError, json};
+use crate::http::query::{KeysetQuery, ListQuery};
 use crate::store::ListWindow;
 
 /// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
@@ -146,64 +146,91 @@ impl ListPage {
     }
 }
 
-/// Where a page of a plain keyset list starts (a list without a time window: webhook
-/// endpoints, attempts): the `(at, id)` its `cursor` carries, `None` without one.
-///
-/// # Errors
-///
-/// 400 InvalidCursor for a cursor this server did not sign for `endpoint` and the caller.
-pub(crate) fn keyset_after(
-    app: &AppState,
-    caller: &Caller,
+/// A page of a plain keyset list (a list without a time window: webhook endpoints, their
+/// attempts, config versions): where it starts, its size, and its envelope.
+pub(crate) struct KeysetPage<'a> {
+    app: &'a AppState,
+    caller: &'a Caller,
     endpoint: crate::domain::cursor::Endpoint,
-    cursor: Option<&str>,
-) -> Result<Option<(i64, String)>, ApiError> {
-    let Some(cursor) = cursor else {
-        return Ok(None);
-    };
-    let state = app
-        .cursor_key
-        .verify(endpoint, &caller.scope, cursor)
-        .map_err(|why| {
-            ApiError::InvalidCursor(format!("cursor: {why}; start again without a cursor"))
-        })?;
-    Ok(Some((state.last_at_ms, state.last_id)))
+    limit: u32,
+    /// The `(at, id)` the request's `cursor` carries: the page starts after it; `None` without
+    /// a cursor.
+    pub after: Option<(i64, String)>,
 }
 
-/// The list envelope of a plain keyset list whose `rows` were read with `limit + 1`: at most
-/// `limit` items, `has_more`, and a cursor at the last item's `position`.
-pub(crate) fn keyset_envelope<'r, T, I: Serialize>(
-    app: &AppState,
-    caller: &Caller,
-    endpoint: crate::domain::cursor::Endpoint,
-    rows: &'r [T],
-    limit: u32,
-    position: impl Fn(&T) -> (i64, String),
-    item: impl Fn(&'r T) -> I,
-) -> String {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let has_more = rows.len() > limit;
-    let rows = rows.get(..limit.min(rows.len())).unwrap_or_default();
-    let next_cursor = match rows.last() {
-        Some(last) if has_more => {
-            let (last_at_ms, last_id) = position(last);
-            let state = crate::domain::cursor::CursorState {
-                from_ms: 0,
-                to_ms: 0,
-                filters: crate::domain::cursor::Filters::default(),
-                last_at_ms,
-                last_id,
-                walk_rev: 0,
-            };
-            Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
-        }
-        _ => None,
-    };
-    to_body(&ListEnvelope {
-        data: rows.iter().map(item).collect(),
-        next_cursor,
-        has_more,
-    })
+impl<'a> KeysetPage<'a> {
+    /// The page `query` asks for of `endpoint`'s list.
+    ///
+    /// # Errors
+    ///
+    /// 400 InvalidCursor for a cursor this server did not sign for `endpoint` and the caller.
+    pub(crate) fn start(
+        app: &'a AppState,
+        caller: &'a Caller,
+        endpoint: crate::domain::cursor::Endpoint,
+        query: &KeysetQuery,
+    ) -> Result<KeysetPage<'a>, ApiError> {
+        let after = match query.cursor.as_deref() {
+            None => None,
+            Some(cursor) => {
+                let state = app
+                    .cursor_key
+                    .verify(endpoint, &caller.scope, cursor)
+                    .map_err(|why| {
+                        ApiError::InvalidCursor(format!(
+                            "cursor: {why}; start again without a cursor"
+                        ))
+                    })?;
+                Some((state.last_at_ms, state.last_id))
+            }
+        };
+        Ok(KeysetPage {
+            app,
+            caller,
+            endpoint,
+            limit: query.limit,
+            after,
+        })
+    }
+
+    /// How many rows to read: one more than the page holds, to know whether more follow.
+    pub(crate) fn read_limit(&self) -> u32 {
+        self.limit.saturating_add(1)
+    }
+
+    /// The list envelope (API document section 1) of `rows` read with [`Self::read_limit`]:
+    /// at most `limit` items, `has_more`, and a signed cursor at the last item's `position`.
+    pub(crate) fn envelope<'r, T, I: Serialize>(
+        &self,
+        rows: &'r [T],
+        position: impl Fn(&T) -> (i64, String),
+        item: impl Fn(&'r T) -> I,
+    ) -> String {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let has_more = rows.len() > limit;
+        let rows = rows.get(..limit.min(rows.len())).unwrap_or_default();
+        let next_cursor = match rows.last() {
+            Some(last) if has_more => {
+                let (last_at_ms, last_id) = position(last);
+                let state = crate::domain::cursor::CursorState {
+                    from_ms: 0,
+                    to_ms: 0,
+                    filters: crate::domain::cursor::Filters::default(),
+                    last_at_ms,
+                    last_id,
+                    walk_rev: 0,
+                };
+                let (endpoint, scope) = (self.endpoint, &self.caller.scope);
+                Some(self.app.cursor_key.sign(endpoint, scope, &state))
+            }
+            _ => None,
+        };
+        to_body(&ListEnvelope {
+            data: rows.iter().map(item).collect(),
+            next_cursor,
+            has_more,
+        })
+    }
 }
 
 /// API document section 1: the list envelope.
@@ -218,6 +245,14 @@ struct ListEnvelope<I> {
 #[derive(Serialize)]
 pub(crate) struct DataEnvelope<I> {
     pub data: I,
+}
+
+/// A handler's answer.
+pub(crate) type Answer = Result<axum::response::Response, ApiError>;
+
+/// `{"data": item}` with `status` (API document section 1, the single-object envelope).
+pub(crate) fn data<T: Serialize>(status: axum::http::StatusCode, item: T) -> Answer {
+    Ok(json(status, to_body(&DataEnvelope { data: item })))
 }
 
 /// The JSON text of a response body (fields in declaration order).

@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::app::state::AppState;
-use crate::http::auth::admit;
+use crate::http::auth::{Caller, admit};
 use crate::http::error::{ApiError, Refused, json};
 use crate::store::Store;
 
@@ -62,7 +62,7 @@ impl IntoResponse for Read {
 
 /// The admission layer of the routes a secret key calls (a `route_layer`, so that a 404 or
 /// 405 needs no key): the lifecycle (503), the key (401) and its window (429)
-/// ([`admit`]); an admitted request carries its [`Caller`](crate::http::auth::Caller) in its
+/// ([`admit`]); an admitted request carries its [`Caller`] in its
 /// extensions for the handler's extractor. On the way back, every answer gets the decision's
 /// headers, and what every answer shares is booked once (`book`).
 pub async fn admitted(
@@ -78,6 +78,39 @@ pub async fn admitted(
     request.extensions_mut().insert(caller);
     let mut response = next.run(request).await;
     book(&app, &mut response, post);
+    decision.write_headers(response.headers_mut());
+    response
+}
+
+/// The admission of [`admitted`] for a route that books nothing of the store's (the preview,
+/// whose answers say nothing of the store): the lifecycle, the key and its window, then
+/// `route` with the [`Caller`]; the decision's headers on every answer after the admission, and
+/// the body marked read ([`BodyRead`]) on a refusal made after reading it (the route's own
+/// 503 among them: the preview reads its site's config after the body).
+pub(crate) async fn admitted_unbooked<F, Fut>(
+    app: &AppState,
+    request: Request,
+    route: F,
+) -> Response
+where
+    F: FnOnce(Caller, Request) -> Fut,
+    Fut: Future<Output = Result<Response, ApiError>>,
+{
+    let (caller, decision) = match admit(app, request.headers()).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let mut response = match route(caller, request).await {
+        Ok(response) => response,
+        Err(refusal) => {
+            let read = refusal.reads_body() || matches!(refusal, ApiError::Unavailable(_));
+            let mut response = refusal.into_response();
+            if read {
+                response.extensions_mut().insert(BodyRead);
+            }
+            response
+        }
+    };
     decision.write_headers(response.headers_mut());
     response
 }

@@ -11,7 +11,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::config::live;
-use super::forms::{BacktestAnswer, BacktestRequest};
 use crate::app::backtest::replay_window;
 use crate::app::state::AppState;
 use crate::app::versions::compile_sent;
@@ -19,6 +18,7 @@ use crate::domain::time::{format_ms, now_ms};
 use crate::http::auth::Caller;
 use crate::http::error::{ApiError, json};
 use crate::http::extract::Sent;
+use crate::http::forms::{BacktestAnswer, BacktestRequest};
 use crate::http::page::{DataEnvelope, resolve_window, to_body};
 use crate::http::pipeline::store_of;
 use crate::http::query::read_time;

@@ -11,13 +11,13 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::value::RawValue;
 
-use super::forms::{ConfigAnswer, answer};
 use super::versions::VERSIONS_PATH;
 use crate::app::state::AppState;
 use crate::app::versions::{self, live_engine, scope_words};
 use crate::domain::wire::LiveConfig;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
+use crate::http::forms::{ConfigAnswer, answer};
 use crate::http::page::{DataEnvelope, to_body};
 use crate::http::pipeline::store_of;
 use crate::http::query::NoQuery;

@@ -14,21 +14,18 @@ use std::sync::Arc;
 use axum::Extension;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
-use super::forms::Accepted;
-use crate::app::ingest;
+use crate::app::ingest::{self, Ingested};
 use crate::app::state::AppState;
-use crate::domain::ingest::{Clocks, MAX_BODY_BYTES, read_batch};
+use crate::domain::ingest::{MAX_BODY_BYTES, read_batch};
 use crate::domain::time::now_ms;
 use crate::http::auth::{admit_relay, bearer_any};
 use crate::http::body::{check_batch_type, read_body};
 use crate::http::error::{ApiError, json};
 use crate::http::page::{DataEnvelope, to_body};
-use crate::http::pipeline::{ApiOptions, book};
+use crate::http::pipeline::{ApiOptions, book, store_of};
 use crate::limiter::Decision;
-use crate::metrics::RelayEventLabels;
-use crate::sites::registry::Served;
 
 /// The relay's path.
 pub const EVENTS_PATH: &str = "/v1/events";
@@ -42,16 +39,12 @@ pub async fn events(
     Extension(options): Extension<ApiOptions>,
     request: Request,
 ) -> Response {
-    let (result, decision) = match relay(&app, request, &options).await {
-        Ok((accepted, decision)) => (Ok(accepted), Some(decision)),
-        Err((refusal, decision)) => (Err(refusal), decision),
-    };
-    let mut response = match result {
-        Ok(accepted) => json(
-            StatusCode::ACCEPTED,
-            to_body(&DataEnvelope { data: accepted }),
-        ),
-        Err(refusal) => axum::response::IntoResponse::into_response(refusal),
+    let (mut response, decision) = match relay(&app, request, &options).await {
+        Ok((ingested, decision)) => {
+            let body = to_body(&DataEnvelope { data: ingested });
+            (json(StatusCode::ACCEPTED, body), Some(decision))
+        }
+        Err((refusal, decision)) => (refusal.into_response(), decision),
     };
     book(&app, &mut response, true);
     if let Some(decision) = decision {
@@ -73,7 +66,7 @@ async fn relay(
     app: &AppState,
     request: Request,
     options: &ApiOptions,
-) -> Result<(Accepted, Decision), Refusal> {
+) -> Result<(Ingested, Decision), Refusal> {
     let early = |e: ApiError| (e, None);
     if let Some(why) = app.unavailable() {
         return Err(early(ApiError::Unavailable(why)));
@@ -90,32 +83,9 @@ async fn relay(
     let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
     let keys = (header_key.as_deref(), batch.site_key.as_deref());
     let (site, scope, decision) = admit_relay(app, keys, cost).await?;
-    let case_sensitive = match &**site.served(scope.mode) {
-        Served::Valid { engine, .. } => engine.config().case_sensitive,
-        _ => false,
-    };
-    let clocks = Clocks {
-        received_at_ms,
-        sent_at_ms: batch.sent_at_ms,
-    };
-    let Some(store) = &app.store else {
-        return Err((ApiError::StoreUnavailable, Some(decision)));
-    };
-    let ingested = ingest::relay(store, &scope, &batch.events, &clocks, case_sensitive)
-        .await
-        .map_err(|e| (ApiError::from(e), Some(decision)))?;
-    // Committed: counted now, never for a batch the store did not take.
-    let count = |labels: &RelayEventLabels, n: usize| {
-        let n = u64::try_from(n).unwrap_or(u64::MAX);
-        app.metrics.relay_events.get_or_create(labels).inc_by(n);
-    };
-    count(&RelayEventLabels::ACCEPTED, ingested.accepted);
-    count(&RelayEventLabels::DUPLICATE, ingested.duplicates);
-    count(&RelayEventLabels::REJECTED, ingested.rejected.len());
-    let accepted = Accepted {
-        accepted: ingested.accepted,
-        duplicates: ingested.duplicates,
-        rejected: ingested.rejected,
-    };
-    Ok((accepted, decision))
+    let late = |e: ApiError| (e, Some(decision));
+    let store = store_of(app).map_err(late)?;
+    let (to, of) = ((store, &*app.metrics), (&*site, &scope));
+    let ingested = ingest::relay(to, of, &batch, received_at_ms).await;
+    Ok((ingested.map_err(|e| late(ApiError::from(e)))?, decision))
 }

@@ -2,9 +2,9 @@
 //! pipeline, bodies, pages, errors) is one floor up, in [`crate::http`].
 
 pub mod backtest;
+pub mod bench;
 pub mod config;
 pub mod events;
-pub mod forms;
 pub mod nudges;
 pub mod preview;
 pub mod reports;
@@ -12,6 +12,7 @@ pub mod runtime;
 pub mod sessions;
 pub mod versions;
 pub mod webhook_actions;
+pub mod webhook_attempts;
 pub mod webhooks;
 
 use axum::http::{HeaderValue, StatusCode, header};

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use axum::extract::State;
 
-use super::forms::UpliftReport;
 use crate::app::state::AppState;
 use crate::app::uplift::uplift_of;
 use crate::domain::time::{format_ms, now_ms};
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
+use crate::http::forms::UpliftReport;
 use crate::http::page::{DataEnvelope, resolve_window, to_body};
 use crate::http::pipeline::{Read, store_of};
 use crate::http::query::WindowQuery;

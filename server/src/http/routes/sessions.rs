@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use super::forms::SessionDetailItem;
 use crate::app::state::AppState;
 use crate::domain::cursor::{Endpoint, Filters};
 use crate::domain::ids::is_session_id;
@@ -10,6 +9,7 @@ use crate::domain::time::now_ms;
 use crate::domain::wire::SessionItem;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
+use crate::http::forms::SessionDetailItem;
 use crate::http::page::{DataEnvelope, ListPage, to_body};
 use crate::http::pipeline::{Read, store_of};
 use crate::http::query::{NoQuery, SessionsQuery};

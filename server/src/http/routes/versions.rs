@@ -13,7 +13,6 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
-use super::forms::{ConfigAnswer, PublishRequest, answer};
 use crate::app::state::AppState;
 use crate::app::versions::{self, scope_words};
 use crate::domain::cursor::Endpoint;
@@ -21,7 +20,8 @@ use crate::domain::wire::VersionItem;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::extract::{ApiManaged, Precondition, Sent};
-use crate::http::page::{DataEnvelope, keyset_after, keyset_envelope, to_body};
+use crate::http::forms::{ConfigAnswer, answer, version_answer};
+use crate::http::page::KeysetPage;
 use crate::http::pipeline::store_of;
 use crate::http::query::{KeysetQuery, NoQuery};
 
@@ -36,29 +36,16 @@ pub async fn versions(
     State(app): State<Arc<AppState>>,
     query: KeysetQuery,
 ) -> Result<ConfigAnswer, ApiError> {
-    let before = keyset_after(
-        &app,
-        &caller,
-        Endpoint::ConfigVersions,
-        query.cursor.as_deref(),
-    )?;
+    let page = KeysetPage::start(&app, &caller, Endpoint::ConfigVersions, &query)?;
     let rows = if caller.site.api_managed() {
-        let before = before.map(|(version, _)| version);
+        let before = page.after.as_ref().map(|&(version, _)| version);
         store_of(&app)?
-            .list_versions(&caller.scope, before, query.limit + 1)
+            .list_versions(&caller.scope, before, page.read_limit())
             .await?
     } else {
         Vec::new()
     };
-    let body = keyset_envelope(
-        &app,
-        &caller,
-        Endpoint::ConfigVersions,
-        &rows,
-        query.limit,
-        |v| (v.version, String::new()),
-        VersionItem::of,
-    );
+    let body = page.envelope(&rows, |v| (v.version, String::new()), VersionItem::of);
     Ok(answer(StatusCode::OK, body, None))
 }
 
@@ -69,25 +56,16 @@ pub async fn version(
     Path(n): Path<String>,
     _: NoQuery,
 ) -> Result<ConfigAnswer, ApiError> {
-    let shown: String = n.chars().take(40).collect();
-    let not_found = || {
-        let scope = scope_words(&caller.scope);
-        ApiError::NotFound(format!("no config version {shown:?} for {scope}"))
-    };
-    let number = n
-        .parse::<i64>()
-        .ok()
-        .filter(|&v| v >= 1 && !n.starts_with('+') && !n.starts_with('0'))
-        .filter(|_| caller.site.api_managed())
-        .ok_or_else(not_found)?;
-    let version = store_of(&app)?
-        .config_version(&caller.scope, Some(number))
-        .await?
-        .ok_or_else(not_found)?;
-    let body = to_body(&DataEnvelope {
-        data: VersionItem::of(&version),
-    });
-    Ok(answer(StatusCode::OK, body, Some(version.version)))
+    let (site, scope) = (&caller.site, &caller.scope);
+    let named = versions::version_named(app.store.as_ref(), site, scope, &n).await?;
+    let version = named.ok_or_else(|| {
+        let shown: String = n.chars().take(40).collect();
+        ApiError::NotFound(format!(
+            "no config version {shown:?} for {}",
+            scope_words(scope)
+        ))
+    })?;
+    Ok(version_answer(StatusCode::OK, &version))
 }
 
 /// `POST /v1/config/versions`: 201 with the new version, its `ETag` and `Location`.
@@ -95,22 +73,13 @@ pub async fn publish(
     ApiManaged(caller): ApiManaged,
     Precondition(expected): Precondition,
     State(app): State<Arc<AppState>>,
-    Sent(sent): Sent<PublishRequest>,
+    Sent(sent): Sent<versions::Sent>,
 ) -> Result<ConfigAnswer, ApiError> {
-    let sent = versions::Sent {
-        config: &sent.config,
-        message: sent.message.as_deref(),
-        scenarios: sent.scenarios.as_deref(),
-        restores: sent.restores,
-    };
     let by = caller.key_hash.log_id();
     let (site, scope) = (&caller.site, &caller.scope);
     let store = app.store.as_ref();
     let version =
         versions::publish_sent(store, site, scope, expected, &sent, &by, &app.metrics).await?;
-    let body = to_body(&DataEnvelope {
-        data: VersionItem::of(&version),
-    });
     let location = format!("{VERSIONS_PATH}/{}", version.version);
-    Ok(answer(StatusCode::CREATED, body, Some(version.version)).at(location))
+    Ok(version_answer(StatusCode::CREATED, &version).at(location))
 }

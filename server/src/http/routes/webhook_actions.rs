@@ -1,25 +1,31 @@
 //! The webhook routes that act on an endpoint or a message (SPEC 16 "Endpoints"): rotate its
-//! secret, send a test, list its attempts, recover, resend a message. The rules are
-//! `app/webhooks.rs`'s; the paths are [`super::webhooks`]'.
+//! secret, send a test, recover, resend a message. The rules are `app/webhooks.rs`'s.
 
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
-use super::forms::{MAX_WEBHOOK_BODY_BYTES, Recover};
-use super::webhooks::{Answer, data};
 use crate::app::state::AppState;
 use crate::app::webhooks as rules;
-use crate::domain::cursor::Endpoint as List;
 use crate::domain::time::WireTime;
-use crate::domain::webhook::endpoint::{Attempt, AttemptItem, EndpointItem};
+use crate::domain::webhook::endpoint::EndpointItem;
 use crate::http::auth::Caller;
-use crate::http::error::{ApiError, json};
+use crate::http::error::ApiError;
 use crate::http::extract::{Drained, Sent};
-use crate::http::page::{keyset_after, keyset_envelope};
+use crate::http::forms::{MAX_WEBHOOK_BODY_BYTES, Recover};
+use crate::http::page::{Answer, data};
 use crate::http::pipeline::store_of;
-use crate::http::query::{KeysetQuery, read_time};
+use crate::http::query::read_time;
+
+/// `POST`.
+pub const ROTATE_PATH: &str = "/v1/webhook_endpoints/{id}/rotate_secret";
+/// `POST`.
+pub const TEST_PATH: &str = "/v1/webhook_endpoints/{id}/test";
+/// `POST`.
+pub const RECOVER_PATH: &str = "/v1/webhook_endpoints/{id}/recover";
+/// `POST`.
+pub const RESEND_PATH: &str = "/v1/webhook_messages/{id}/resend";
 
 /// A body these routes do not use (any, or none), read to its end.
 type Unused = Drained<MAX_WEBHOOK_BODY_BYTES>;
@@ -46,46 +52,6 @@ pub async fn test(
     let body: &serde_json::value::RawValue =
         serde_json::from_str(&message.body).map_err(|e| ApiError::InvalidRequest(e.to_string()))?;
     data(StatusCode::ACCEPTED, body)
-}
-
-/// `GET /v1/webhook_endpoints/{id}/attempts`: newest first.
-pub async fn attempts(
-    caller: Caller,
-    State(app): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    query: KeysetQuery,
-) -> Answer {
-    let before = match keyset_after(
-        &app,
-        &caller,
-        List::WebhookAttempts,
-        query.cursor.as_deref(),
-    )? {
-        Some((seq, of)) if of == id => Some(seq),
-        Some(_) => {
-            return Err(ApiError::InvalidCursor(
-                "cursor: it walks another endpoint's attempts; start again without a cursor"
-                    .to_owned(),
-            ));
-        }
-        None => None,
-    };
-    let rows = store_of(&app)?
-        .webhook_attempts(&caller.scope, &id, before, query.limit + 1)
-        .await?
-        .ok_or_else(|| ApiError::from(rules::not_found(&id)))?;
-    let (endpoint, limit) = (List::WebhookAttempts, query.limit);
-    let position = |a: &Attempt| (a.seq, id.clone());
-    let body = keyset_envelope(
-        &app,
-        &caller,
-        endpoint,
-        &rows,
-        limit,
-        position,
-        AttemptItem::of,
-    );
-    Ok(json(StatusCode::OK, body))
 }
 
 /// `POST /v1/webhook_endpoints/{id}/recover` `{"since"}`: 202 with how many messages.

@@ -1,6 +1,7 @@
 //! The routes' request bodies and answers (SPEC 12, 13, 15, 16; API document 2.2): each body
-//! with its largest size and its shape ([`BodyForm`], read by the [`Sent`](crate::http::extract::Sent)
-//! extractor), and the answers the routes build from the store's records.
+//! with its largest size and its shape ([`BodyForm`], read by the
+//! [`Sent`](crate::http::extract::Sent) extractor), and the answers the routes build from the
+//! store's records.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -10,12 +11,14 @@ use nudge_rules::{NudgeOutcome, NudgeType};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::app::ingest::Rejected;
 use crate::app::uplift::RuleUplift;
+use crate::app::versions;
+use crate::app::webhooks::{Change, NewEndpoint};
 use crate::domain::time::WireTime;
-use crate::domain::wire::SessionItem;
+use crate::domain::wire::{ConfigVersion, SessionItem, VersionItem};
 use crate::http::error::json;
 use crate::http::extract::BodyForm;
+use crate::http::page::{DataEnvelope, to_body};
 use crate::store::SessionDetail;
 
 /// The largest publish body: 2 MiB, as a backtest's (a config is at most 1 MiB; the rest is
@@ -28,16 +31,7 @@ pub const MAX_BACKTEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// The largest body of the webhook routes, in bytes.
 pub const MAX_WEBHOOK_BODY_BYTES: usize = 16 * 1024;
 
-/// `POST /v1/webhook_endpoints`'s body.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Create {
-    pub(crate) url: String,
-    pub(crate) event_types: Vec<String>,
-    pub(crate) description: Option<String>,
-}
-
-impl BodyForm for Create {
+impl BodyForm for NewEndpoint {
     const MAX_BYTES: usize = MAX_WEBHOOK_BODY_BYTES;
     const SHAPE: &'static str =
         "{\"url\": URL, \"event_types\": [TYPE, ...], \"description\"?: TEXT}";
@@ -56,6 +50,18 @@ pub struct Patch {
 impl BodyForm for Patch {
     const MAX_BYTES: usize = MAX_WEBHOOK_BODY_BYTES;
     const SHAPE: &'static str = "{\"url\"?: URL, \"event_types\"?: [TYPE, ...], \"description\"?: TEXT, \"status\"?: \"enabled\" | \"disabled\"}";
+}
+
+impl From<Patch> for Change {
+    /// The change a `PATCH` asks for; an empty description removes it.
+    fn from(sent: Patch) -> Change {
+        Change {
+            url: sent.url,
+            event_types: sent.event_types,
+            description: sent.description.map(|d| Some(d).filter(|d| !d.is_empty())),
+            status: sent.status,
+        }
+    }
 }
 
 /// `POST /v1/webhook_endpoints/{id}/recover`'s body.
@@ -171,6 +177,14 @@ impl IntoResponse for ConfigAnswer {
     }
 }
 
+/// One version (`{"data": VERSION}`, SPEC 13) with `status`, its `ETag` the version.
+pub(crate) fn version_answer(status: StatusCode, version: &ConfigVersion) -> ConfigAnswer {
+    let body = to_body(&DataEnvelope {
+        data: VersionItem::of(version),
+    });
+    answer(status, body, Some(version.version))
+}
+
 /// A config read or publish with `status`, of the version `version` if any.
 pub(crate) fn answer(status: StatusCode, body: String, version: Option<i64>) -> ConfigAnswer {
     ConfigAnswer {
@@ -181,17 +195,7 @@ pub(crate) fn answer(status: StatusCode, body: String, version: Option<i64>) -> 
     }
 }
 
-/// The publish body (SPEC 13).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishRequest {
-    pub(crate) config: Box<RawValue>,
-    pub(crate) message: Option<String>,
-    pub(crate) scenarios: Option<Box<RawValue>>,
-    pub(crate) restores: Option<i64>,
-}
-
-impl BodyForm for PublishRequest {
+impl BodyForm for versions::Sent {
     const MAX_BYTES: usize = MAX_PUBLISH_BODY_BYTES;
     const SHAPE: &'static str = "{\"config\": CONFIG, \"message\"?: TEXT, \"scenarios\"?: SCENARIO FILE, \"restores\"?: VERSION}";
 }
@@ -236,12 +240,4 @@ pub struct UpliftReport {
     pub(crate) to: String,
     /// By `rule_id` ascending (byte order).
     pub(crate) rules: Vec<RuleUplift>,
-}
-
-/// The 202's body (SPEC 10 "Answer").
-#[derive(Serialize)]
-pub struct Accepted {
-    pub(crate) accepted: usize,
-    pub(crate) duplicates: usize,
-    pub(crate) rejected: Vec<Rejected>,
 }
