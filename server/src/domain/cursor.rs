@@ -108,39 +108,57 @@ pub struct Walk {
     pub rev: Option<i64>,
 }
 
-/// A page of a keyset walk: each record with its position in the walk, and the walk revision
-/// the next page's cursor carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A page of a keyset walk: the records in walk order, where each stands in the walk, and the
+/// walk revision the next page's cursor carries. A position is made only when asked for
+/// ([`WalkPage::last_position`]: the cursor needs the last one), not one per record.
+#[derive(Clone, Debug)]
 pub struct WalkPage<T> {
-    /// The records, in walk order (newest position first), each with its position.
-    pub rows: Vec<(T, Position)>,
+    /// The records, in walk order (newest position first).
+    pub rows: Vec<T>,
+    /// Each record's time in the walk (Unix ms), when the page was read after records moved;
+    /// empty when every record stands at its own time.
+    walk_times_ms: Vec<i64>,
+    /// A record's own position: its time (Unix ms) and id.
+    own: fn(&T) -> (i64, &str),
     /// The walk revision of the walk's first page.
     pub rev: i64,
 }
 
 impl<T> WalkPage<T> {
-    /// A page whose records stand at their own positions (`position`).
-    pub fn at_own_positions(rows: Vec<T>, rev: i64, position: impl Fn(&T) -> Position) -> Self {
-        let rows = rows
-            .into_iter()
-            .map(|row| {
-                let at = position(&row);
-                (row, at)
-            })
-            .collect();
-        WalkPage { rows, rev }
+    /// A page whose records stand at their own positions (`own`).
+    pub fn at_own_positions(rows: Vec<T>, rev: i64, own: fn(&T) -> (i64, &str)) -> Self {
+        WalkPage {
+            rows,
+            walk_times_ms: Vec::new(),
+            own,
+            rev,
+        }
     }
 
-    /// A page whose records stand at the walk times read with them (Unix ms), with their ids.
-    pub fn at_walk_times(rows: Vec<(T, i64)>, rev: i64, id: impl Fn(&T) -> &str) -> Self {
-        let rows = rows
-            .into_iter()
-            .map(|(row, at_ms)| {
-                let at = Position::new(at_ms, id(&row));
-                (row, at)
-            })
-            .collect();
-        WalkPage { rows, rev }
+    /// A page whose records stand at the walk times read with them (Unix ms), each with its
+    /// own id (`own`'s).
+    pub fn at_walk_times(rows: Vec<(T, i64)>, rev: i64, own: fn(&T) -> (i64, &str)) -> Self {
+        let (rows, walk_times_ms) = rows.into_iter().unzip();
+        WalkPage {
+            rows,
+            walk_times_ms,
+            own,
+            rev,
+        }
+    }
+
+    /// Keeps the first `len` records.
+    pub fn truncate(&mut self, len: usize) {
+        self.rows.truncate(len);
+        self.walk_times_ms.truncate(len);
+    }
+
+    /// Where the page's last record stands in the walk (the next page starts after it);
+    /// `None` for an empty page.
+    pub fn last_position(&self) -> Option<Position> {
+        let (own_at_ms, id) = (self.own)(self.rows.last()?);
+        let at_ms = self.walk_times_ms.last().copied().unwrap_or(own_at_ms);
+        Some(Position::new(at_ms, id))
     }
 }
 

@@ -67,6 +67,20 @@ pub struct NudgeSummary {
     pub influenced_conversion: bool,
 }
 
+impl SessionSummary {
+    /// The session's own place in `GET /v1/sessions`' walk: `(started_at_ms, id)`.
+    pub fn walk_key(&self) -> (i64, &str) {
+        (self.started_at_ms, &self.id)
+    }
+}
+
+impl NudgeSummary {
+    /// The nudge's own place in `GET /v1/nudges`' walk: `(shown_at_ms, id)`.
+    pub fn walk_key(&self) -> (i64, &str) {
+        (self.shown_at_ms, &self.id)
+    }
+}
+
 /// An event's place in time: (occurred_at, arrival seq).
 type Order = (i64, i64);
 

@@ -117,27 +117,27 @@ impl ListPage {
     ) -> String {
         let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
         let has_more = page.rows.len() > limit;
-        page.rows.truncate(limit);
-        let next_cursor = match page.rows.last() {
-            Some((_, Position { at_ms, id })) if has_more => {
+        page.truncate(limit);
+        let next_cursor = match page.last_position() {
+            Some(Position { at_ms, id }) if has_more => {
                 let state = crate::domain::cursor::CursorState {
                     from_ms: self.window.from_ms,
                     to_ms: self.window.to_ms,
                     filters: self.filters.clone(),
-                    last_at_ms: *at_ms,
-                    last_id: id.clone(),
+                    last_at_ms: at_ms,
+                    last_id: id,
                     walk_rev: page.rev,
                 };
                 Some(app.cursor_key.sign(endpoint, &caller.scope, &state))
             }
             _ => None,
         };
-        let rows: &'r Vec<(T, Position)> = &page.rows;
+        let rows: &'r Vec<T> = &page.rows;
         // Sized for the page up front (a listed session is about 200 bytes), so that the text
         // is not copied again and again as it grows.
         to_body_sized(
             &ListEnvelope {
-                data: rows.iter().map(|(row, _)| item(row)).collect(),
+                data: rows.iter().map(item).collect(),
                 next_cursor,
                 has_more,
             },

@@ -13,6 +13,7 @@
 mod group;
 mod lease;
 mod queries;
+mod stats;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -254,6 +255,9 @@ impl Store {
                 .await?;
             let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
             let pages = batch::SessionPages::start(Arc::clone(&reader), tasks);
+            // A fresh database's tables are analyzed as soon as they hold rows (stats.rs):
+            // without statistics the planner may scan a site's whole prefix for each batch.
+            tasks.spawn_poller(stats::analyze_new_tables(pool.clone()));
             Backend::Postgres {
                 pool,
                 reader,
@@ -415,12 +419,16 @@ impl Store {
                     read,
                     list_sessions_moved(scope, window, after, walk_rev, limit)
                 )?;
-                Ok(WalkPage::at_walk_times(rows, walk_rev, |s| s.id.as_str()))
+                Ok(WalkPage::at_walk_times(
+                    rows,
+                    walk_rev,
+                    SessionSummary::walk_key,
+                ))
             }
             _ => Ok(WalkPage::at_own_positions(
                 rows,
                 walk.rev.unwrap_or(rev),
-                |s| Position::new(s.started_at_ms, s.id.clone()),
+                SessionSummary::walk_key,
             )),
         }
     }
@@ -469,12 +477,16 @@ impl Store {
                     read,
                     list_nudges_moved(scope, window, filter, after, walk_rev, limit)
                 )?;
-                Ok(WalkPage::at_walk_times(rows, walk_rev, |n| n.id.as_str()))
+                Ok(WalkPage::at_walk_times(
+                    rows,
+                    walk_rev,
+                    NudgeSummary::walk_key,
+                ))
             }
             _ => Ok(WalkPage::at_own_positions(
                 rows,
                 walk.rev.unwrap_or(rev),
-                |n| Position::new(n.shown_at_ms, n.id.clone()),
+                NudgeSummary::walk_key,
             )),
         }
     }

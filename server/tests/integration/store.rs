@@ -697,14 +697,14 @@ pub async fn walk_sessions(
             .list_sessions(scope, window, &walk, limit)
             .await
             .unwrap();
-        let Some((_, last)) = page.rows.last() else {
+        let Some(last) = page.last_position() else {
             break;
         };
         walk = Walk {
-            after: Some(last.clone()),
+            after: Some(last),
             rev: Some(page.rev),
         };
-        out.extend(page.rows.into_iter().map(|(s, _)| s));
+        out.extend(page.rows);
     }
     out
 }
@@ -728,7 +728,7 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
         };
         let expected: Vec<String> = (0..60).rev().map(|i| format!("sess_{i:03}")).collect();
         let ids = |page: WalkPage<SessionSummary>| {
-            page.rows.into_iter().map(|(s, _)| s.id).collect::<Vec<_>>()
+            page.rows.into_iter().map(|s| s.id).collect::<Vec<_>>()
         };
         let reads: Vec<_> = (0..64)
             .map(|_| {
@@ -833,7 +833,7 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
             store.insert_events(s, &events, 0).await.unwrap();
         }
         let ids = |page: WalkPage<SessionSummary>| {
-            page.rows.into_iter().map(|(s, _)| s.id).collect::<Vec<_>>()
+            page.rows.into_iter().map(|s| s.id).collect::<Vec<_>>()
         };
         for (i, (k, window, after, limit)) in requests.iter().enumerate() {
             let page = store
@@ -1431,4 +1431,63 @@ async fn the_holdout_migration_keeps_stored_data_and_derives_exposures_from_show
             .unwrap();
         assert_eq!(again.accepted, 1, "{backend}");
     }
+}
+
+/// A fresh PostgreSQL store gets its first planner statistics as soon as its tables hold rows
+/// (store/stats.rs), not at autovacuum's first look a minute later: before them, the relay's
+/// `DELETE FROM nudges` of a batch's sessions scanned every nudge of the site (the site and
+/// mode prefix of another index), so each batch read more as the store grew.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_postgres_store_analyzes_its_tables_once_they_hold_rows() {
+    use sqlx::Connection as _;
+    let test_store = TestStore::postgres();
+    let store = Store::open(&test_store.url).await.unwrap();
+    let s = scope("fresh", Mode::Live);
+    let mut events = Vec::new();
+    for i in 0..600 {
+        let session = format!("sess_{i:04}");
+        events.push(page_view(&format!("p{i}"), &session, 1000 + i, "/"));
+        events.push(NewEvent {
+            nudge_id: Some(format!("nudg_{i:04}")),
+            nudge_type: Some(nudge_rules::NudgeType::Toast),
+            rule_id: Some("r".to_owned()),
+            ..event(&format!("n{i}"), &session, EventKind::NudgeShown, 1001 + i)
+        });
+    }
+    for batch in events.chunks(100) {
+        store.insert_events(&s, batch, 0).await.unwrap();
+    }
+    let analyzed = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('events', 'sessions', 'nudges') \
+                    AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+    while count(&test_store, analyzed).await < 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tables not analyzed within 40 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let mut conn = sqlx::PgConnection::connect(&test_store.url).await.unwrap();
+    sqlx::query("SET plan_cache_mode = force_generic_plan")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    sqlx::query(
+        "PREPARE relay_delete(TEXT, TEXT, TEXT, TEXT) AS \
+         DELETE FROM nudges WHERE site = $1 AND mode = $2 AND session_id IN ($3, $4) RETURNING id, shown_at",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let plan: Vec<String> = sqlx::query_scalar(
+        "EXPLAIN EXECUTE relay_delete('fresh', 'live', 'sess_0001', 'sess_0002')",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let plan = plan.join("\n");
+    assert!(
+        plan.contains("Index Cond: ((site = $1) AND (mode = $2) AND (session_id = ANY"),
+        "the delete of a batch's sessions does not look them up by session:\n{plan}"
+    );
 }

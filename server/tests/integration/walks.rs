@@ -48,10 +48,10 @@ async fn next_pages(
         id: impl Fn(&T) -> String,
         into: &mut Vec<String>,
     ) {
-        if let Some((record, position)) = page.rows.last() {
+        if let (Some(record), Some(position)) = (page.rows.last(), page.last_position()) {
             into.push(id(record));
             *walk = Walk {
-                after: Some(position.clone()),
+                after: Some(position),
                 rev: Some(page.rev),
             };
         }
@@ -142,7 +142,7 @@ async fn a_walk_returns_each_record_once_when_records_move_during_it() {
             .list_sessions(&s, &WINDOW, &Walk::default(), 10)
             .await
             .unwrap();
-        let ids: Vec<&str> = page.rows.iter().map(|(r, _)| r.id.as_str()).collect();
+        let ids: Vec<&str> = page.rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(
             ids,
             ["sess_d", "sess_e", "sess_a", "sess_b"].to_vec(),
