@@ -895,7 +895,7 @@ type RawEvent = (
 
 /// Runs `statements` on the database of `test_store` through a pool of its own, after
 /// applying `migrator` when given.
-async fn raw_sql(
+pub(crate) async fn raw_sql(
     test_store: &TestStore,
     migrator: Option<&sqlx::migrate::Migrator>,
     statements: &[String],

@@ -915,3 +915,45 @@ async fn kill_9_on(store: Option<String>) {
     let body: Value = serde_json::from_str(&got[1].body).unwrap();
     assert_eq!(body["data"]["id"], "nudg_k9");
 }
+
+/// SPEC 16 "Many instances": a claim takes at most 8 of an endpoint's due deliveries however
+/// large its backlog, also when the planner's statistics predate it (PostgreSQL once planned
+/// the claim's `IN (SELECT ... LIMIT 8 FOR UPDATE SKIP LOCKED)` as a join that ran the subquery
+/// again and again, and claimed a new endpoint's backlog whole).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_takes_at_most_eight_of_a_large_backlog() {
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        let scope = Scope {
+            site: "s9".to_owned(),
+            mode: Mode::Test,
+        };
+        let t0 = now_ms();
+        let lease = 20_000;
+        for (n, id) in [(1000, "we_old"), (1000, "we_new")] {
+            let target = endpoint(id, &[EventType::NudgeShown]);
+            assert!(
+                store
+                    .create_webhook_endpoint(&scope, &target, 20)
+                    .await
+                    .unwrap()
+            );
+            for i in 0..n {
+                let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
+                assert!(store.enqueue_webhook_to(&scope, id, &m).await.unwrap());
+            }
+            if id == "we_old" {
+                // Statistics of the old endpoint's deliveries only, all delivered.
+                let sql = [
+                    "UPDATE webhook_deliveries SET state = 'succeeded', next_attempt_at = NULL",
+                    "ANALYZE webhook_deliveries",
+                ];
+                crate::store::raw_sql(&test_store, None, &sql.map(str::to_owned)).await;
+            }
+        }
+        let claimed = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
+        assert_eq!(claimed.len(), 8, "{}", test_store.backend);
+        let again = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
+        assert!(again.is_empty(), "{}: {}", test_store.backend, again.len());
+    }
+}

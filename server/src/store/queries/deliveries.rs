@@ -50,10 +50,14 @@ macro_rules! deliveries {
                     continue;
                 }
                 let claim = crate::domain::webhook::endpoint::random_id("clm_", 12).map_err(StoreError::new)?;
+                // The rows to claim are picked once, in a materialized CTE: as a subquery of
+                // `IN`, PostgreSQL may run the pick again for each row it joins, and with
+                // `SKIP LOCKED` each run finds other rows (a whole backlog was claimed so).
                 let rows = sqlx::query(&format!(
-                    "UPDATE webhook_deliveries SET claimed_until = $3, claim = $4 WHERE endpoint_id = $1 AND message_id IN \
-                     (SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at <= $2 \
-                     AND claimed_until <= $2 ORDER BY next_attempt_at LIMIT $5{ROW_LOCKS}) RETURNING message_id, attempts"
+                    "WITH picked AS MATERIALIZED (SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' \
+                     AND next_attempt_at <= $2 AND claimed_until <= $2 ORDER BY next_attempt_at LIMIT $5{ROW_LOCKS}) \
+                     UPDATE webhook_deliveries SET claimed_until = $3, claim = $4 WHERE endpoint_id = $1 \
+                     AND message_id IN (SELECT message_id FROM picked) RETURNING message_id, attempts"
                 ))
                 .bind(&endpoint_id)
                 .bind(now_ms)
