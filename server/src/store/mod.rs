@@ -100,6 +100,9 @@ enum Backend {
         reader: Arc<lease::Leases<sqlx::Postgres>>,
         /// List pages go through it, several per query (`batch.rs`).
         pages: batch::SessionPages,
+        /// `GET /v1/nudges`' pages without filters, the same way (a filtered page is read
+        /// alone on `reader`).
+        nudge_pages: batch::NudgePages,
     },
 }
 
@@ -255,6 +258,7 @@ impl Store {
                 .await?;
             let reader = Arc::new(lease::Leases::new(reader, ACQUIRE_TIMEOUT));
             let pages = batch::SessionPages::start(Arc::clone(&reader), tasks);
+            let nudge_pages = batch::NudgePages::start(Arc::clone(&reader), tasks);
             // A fresh database's tables are analyzed as soon as they hold rows (stats.rs):
             // without statistics the planner may scan a site's whole prefix for each batch.
             tasks.spawn_poller(stats::analyze_new_tables(pool.clone()));
@@ -262,6 +266,7 @@ impl Store {
                 pool,
                 reader,
                 pages,
+                nudge_pages,
             }
         } else {
             return Err(StoreError::new(format!(
@@ -464,8 +469,20 @@ impl Store {
         limit: u32,
     ) -> Result<WalkPage<NudgeSummary>, StoreError> {
         let after = walk.after.as_ref().map(Position::as_key);
-        let (rows, read_rev) =
-            dispatch!(self, read, list_nudges(scope, window, filter, after, limit))?;
+        let unfiltered = filter.session_id.is_none() && filter.nudge_type.is_none();
+        let (rows, read_rev) = match &self.backend {
+            Backend::Postgres { nudge_pages, .. } if unfiltered => {
+                let page = queries::NudgePageQuery {
+                    scope: scope.clone(),
+                    window: *window,
+                    filter: filter.clone(),
+                    after: after.map(|(at, id)| (at, id.to_owned())),
+                    limit,
+                };
+                nudge_pages.read(page).await?
+            }
+            _ => dispatch!(self, read, list_nudges(scope, window, filter, after, limit))?,
+        };
         let rev = match read_rev {
             Some(rev) => rev,
             None => dispatch!(self, read, walk_rev(scope))?,

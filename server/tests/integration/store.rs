@@ -1491,3 +1491,129 @@ async fn a_fresh_postgres_store_analyzes_its_tables_once_they_hold_rows() {
         "the delete of a batch's sessions does not look them up by session:\n{plan}"
     );
 }
+
+/// A nudge list request of the test below: scope index, window, cursor, limit, session filter.
+type NudgeRequest = (
+    usize,
+    ListWindow,
+    Option<(i64, String)>,
+    u32,
+    Option<String>,
+);
+
+/// `GET /v1/nudges`' pages read together on PostgreSQL (batch.rs) hold exactly what each
+/// reads alone, on both backends: unfiltered pages are batched, a `session_id` or `type`
+/// filter is read alone beside them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nudge_pages_read_together_each_hold_exactly_their_own_nudges() {
+    let scopes = [
+        scope("one", Mode::Test),
+        scope("one", Mode::Live),
+        scope("two", Mode::Test),
+    ];
+    // Scope k: sessions sess_000.. each with a page view and a toast shown at 1000 + i / 3
+    // (ties inside pages); the nudge of session i is nudg_i.
+    let nudges = |k: usize| -> Vec<(i64, String, String)> {
+        (0..40 + 5 * k)
+            .map(|i| {
+                let at = 1000 + (i / 3) as i64;
+                (at, format!("nudg_{i:03}"), format!("sess_{i:03}"))
+            })
+            .collect()
+    };
+    let mut rng = Rng(0x0DD5_BA7C_4ED5);
+    let requests: Vec<_> = (0..200)
+        .map(|_| {
+            let k = rng.below(3) as usize;
+            let from_ms = 1000 + rng.below(8) as i64;
+            let window = ListWindow {
+                from_ms,
+                to_ms: from_ms + 2 + rng.below(14) as i64,
+                visible_from_ms: 1000 + rng.below(4) as i64,
+            };
+            let after = (rng.below(3) > 0).then(|| {
+                let i = rng.below(50);
+                (1000 + (i / 3) as i64, format!("nudg_{i:03}"))
+            });
+            let session = (rng.below(10) == 0).then(|| format!("sess_{:03}", rng.below(40)));
+            (k, window, after, 1 + rng.below(12) as u32, session)
+        })
+        .collect();
+    let expected: Vec<Vec<String>> = requests
+        .iter()
+        .map(|(k, window, after, limit, session)| {
+            let mut page: Vec<(i64, String)> = nudges(*k)
+                .into_iter()
+                .filter(|(at, id, sid)| {
+                    *at >= window.from_ms
+                        && *at >= window.visible_from_ms
+                        && *at < window.to_ms
+                        && session.as_ref().is_none_or(|s| s == sid)
+                        && after.as_ref().is_none_or(|c| (*at, id) < (c.0, &c.1))
+                })
+                .map(|(at, id, _)| (at, id))
+                .collect();
+            page.sort_by(|a, b| b.cmp(a));
+            page.into_iter()
+                .take(*limit as usize)
+                .map(|(_, id)| id)
+                .collect()
+        })
+        .collect();
+    assert!(expected.iter().filter(|page| page.len() > 1).count() > 90);
+    for test_store in TestStore::both() {
+        let store = Store::open(&test_store.url).await.unwrap();
+        for (k, s) in scopes.iter().enumerate() {
+            let mut events = Vec::new();
+            for (at, nudge, session) in nudges(k) {
+                events.push(page_view(&format!("p{nudge}"), &session, at, "/"));
+                events.push(NewEvent {
+                    nudge_id: Some(nudge.clone()),
+                    nudge_type: Some(nudge_rules::NudgeType::Toast),
+                    ..event(&format!("m{nudge}"), &session, EventKind::NudgeShown, at)
+                });
+            }
+            store.insert_events(s, &events, 0).await.unwrap();
+        }
+        let read = |(k, window, after, limit, session): &NudgeRequest| {
+            let (store, s, window, after, limit) = (
+                store.clone(),
+                scopes[*k].clone(),
+                *window,
+                after.clone(),
+                *limit,
+            );
+            let filter = NudgeFilter {
+                session_id: session.clone(),
+                nudge_type: None,
+            };
+            async move {
+                let page = store
+                    .list_nudges(&s, &window, &filter, &walk_from(&after), limit)
+                    .await
+                    .unwrap();
+                page.rows.into_iter().map(|n| n.id).collect::<Vec<_>>()
+            }
+        };
+        for (i, request) in requests.iter().enumerate() {
+            assert_eq!(
+                read(request).await,
+                expected[i],
+                "{} alone, request {i}",
+                test_store.backend
+            );
+        }
+        let together: Vec<_> = requests
+            .iter()
+            .map(|request| tokio::spawn(read(request)))
+            .collect();
+        for (i, page) in together.into_iter().enumerate() {
+            assert_eq!(
+                page.await.unwrap(),
+                expected[i],
+                "{} together, request {i}",
+                test_store.backend
+            );
+        }
+    }
+}

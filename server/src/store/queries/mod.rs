@@ -304,6 +304,26 @@ impl SessionPageQuery {
     }
 }
 
+/// One request's page of `GET /v1/nudges` without filters, as the page batcher (`batch.rs`)
+/// reads it.
+#[derive(Clone, Debug)]
+pub(crate) struct NudgePageQuery {
+    pub scope: Scope,
+    pub window: ListWindow,
+    /// No `session_id` and no `type`: filtered pages are read alone.
+    pub filter: NudgeFilter,
+    /// The cursor position: the last row of the previous page, `(shown_at, id)`.
+    pub after: Option<(i64, String)>,
+    pub limit: u32,
+}
+
+impl NudgePageQuery {
+    /// The cursor position, borrowed.
+    pub fn after(&self) -> Option<(i64, &str)> {
+        self.after.as_ref().map(|(at, id)| (*at, id.as_str()))
+    }
+}
+
 /// Clamps a page size to what SQL's LIMIT takes.
 fn limit_param(limit: u32) -> i64 {
     i64::from(limit)
@@ -459,6 +479,86 @@ pub(crate) mod postgres {
          CROSS JOIN LATERAL (SELECT id, started_at, ended_at, page_count, intent_score, converted, nudge_count FROM sessions \
          WHERE site = q.site AND mode = q.mode AND started_at >= q.from_ms AND (started_at, id) < (q.before_at, q.before_id) \
          ORDER BY started_at DESC, id DESC LIMIT q.page_limit) s";
+
+    /// The list pages of several unfiltered `GET /v1/nudges` requests in one query, as
+    /// [`SESSION_PAGES`] for sessions: for each request the lateral subquery is
+    /// [`list_nudges`]' keyset walk over `nudges_by_shown` (retention a filter, as there).
+    const NUDGE_PAGES: &str = "SELECT q.n, s.id, s.session_id, s.type, s.shown_at, s.outcome, s.influenced_conversion, w.rev AS walk_rev \
+         FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[]) \
+         WITH ORDINALITY AS q(site, mode, from_ms, before_at, before_id, visible_ms, page_limit, n) \
+         LEFT JOIN walk_revs w ON w.site = q.site AND w.mode = q.mode \
+         CROSS JOIN LATERAL (SELECT id, session_id, type, shown_at, outcome, influenced_conversion FROM nudges \
+         WHERE site = q.site AND mode = q.mode AND shown_at >= q.from_ms AND (shown_at, id) < (q.before_at, q.before_id) \
+         AND session_started_at >= q.visible_ms ORDER BY shown_at DESC, id DESC LIMIT q.page_limit) s";
+
+    /// Reads the pages of `pages` (no filters) in one query; one page per query, in order.
+    pub(crate) async fn list_nudge_pages(
+        conn: &mut sqlx::PgConnection,
+        pages: &[NudgePageQuery],
+    ) -> Result<Vec<(Vec<NudgeSummary>, Option<i64>)>, StoreError> {
+        let mut sites = Vec::with_capacity(pages.len());
+        let mut modes = Vec::with_capacity(pages.len());
+        let mut froms = Vec::with_capacity(pages.len());
+        let mut before_ats = Vec::with_capacity(pages.len());
+        let mut before_ids = Vec::with_capacity(pages.len());
+        let mut visibles = Vec::with_capacity(pages.len());
+        let mut limits = Vec::with_capacity(pages.len());
+        for page in pages {
+            let (before_at, before_id) = keyset_before(page.window.to_ms, page.after());
+            sites.push(page.scope.site.as_str());
+            modes.push(page.scope.mode.as_str());
+            froms.push(page.window.from_ms);
+            before_ats.push(before_at);
+            before_ids.push(before_id);
+            visibles.push(page.window.visible_from_ms);
+            limits.push(limit_param(page.limit));
+        }
+        let rows = sqlx::query(NUDGE_PAGES)
+            .bind(&sites)
+            .bind(&modes)
+            .bind(&froms)
+            .bind(&before_ats)
+            .bind(&before_ids)
+            .bind(&visibles)
+            .bind(&limits)
+            .fetch_all(&mut *conn)
+            .await?;
+        let mut read: Vec<(Vec<NudgeSummary>, Option<i64>)> =
+            pages.iter().map(|_| (Vec::new(), None)).collect();
+        for row in &rows {
+            let (n, id, session_id, nudge_type, shown_at_ms, outcome, influenced): (
+                i64,
+                String,
+                String,
+                String,
+                i64,
+                String,
+                i64,
+            ) = PageRow::read(row)?;
+            let page = usize::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| read.get_mut(i))
+                .ok_or_else(|| {
+                    StoreError::new(format!(
+                        "a list row of request {n}, of {} asked",
+                        pages.len()
+                    ))
+                })?;
+            if page.1.is_none() {
+                page.1 = Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0));
+            }
+            page.0.push(nudge_summary((
+                id,
+                session_id,
+                nudge_type,
+                shown_at_ms,
+                outcome,
+                influenced,
+            ))?);
+        }
+        Ok(read)
+    }
 
     /// Reads the pages of `pages` in one query; the result has one page per query, in order.
     pub(crate) async fn list_session_pages(
