@@ -44,6 +44,25 @@ pub(crate) fn resolve_window(
     })
 }
 
+/// The state `cursor` carries, signed by this server for `endpoint` and the caller's site and
+/// mode (SPEC 9 "Pagination").
+///
+/// # Errors
+///
+/// 400 InvalidCursor naming why, for any other text.
+fn verify_cursor(
+    app: &AppState,
+    caller: &Caller,
+    endpoint: crate::domain::cursor::Endpoint,
+    cursor: &str,
+) -> Result<crate::domain::cursor::CursorState, ApiError> {
+    app.cursor_key
+        .verify(endpoint, &caller.scope, cursor)
+        .map_err(|why| {
+            ApiError::InvalidCursor(format!("cursor: {why}; start again without a cursor"))
+        })
+}
+
 /// A list request resolved: its window, where the page starts, its size, and what the next
 /// page's cursor will carry.
 pub(crate) struct ListPage {
@@ -70,14 +89,7 @@ impl ListPage {
         let now = now_ms();
         let (window, walk, filters) = match query.cursor.as_deref() {
             Some(cursor) => {
-                let state = app
-                    .cursor_key
-                    .verify(endpoint, &caller.scope, cursor)
-                    .map_err(|why| {
-                        ApiError::InvalidCursor(format!(
-                            "cursor: {why}; start again without a cursor"
-                        ))
-                    })?;
+                let state = verify_cursor(app, caller, endpoint, cursor)?;
                 if let Some(name) = filters.first_conflict(&state.filters) {
                     return Err(ApiError::InvalidCursor(format!(
                         "cursor: {name} differs from the {name} of the request that began this walk; keep the filters, or start again without a cursor"
@@ -173,14 +185,7 @@ impl<'a> KeysetPage<'a> {
         let after = match query.cursor.as_deref() {
             None => None,
             Some(cursor) => {
-                let state = app
-                    .cursor_key
-                    .verify(endpoint, &caller.scope, cursor)
-                    .map_err(|why| {
-                        ApiError::InvalidCursor(format!(
-                            "cursor: {why}; start again without a cursor"
-                        ))
-                    })?;
+                let state = verify_cursor(app, caller, endpoint, cursor)?;
                 Some((state.last_at_ms, state.last_id))
             }
         };

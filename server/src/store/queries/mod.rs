@@ -535,19 +535,7 @@ pub(crate) mod postgres {
                 String,
                 i64,
             ) = PageRow::read(row)?;
-            let page = usize::try_from(n)
-                .ok()
-                .and_then(|n| n.checked_sub(1))
-                .and_then(|i| read.get_mut(i))
-                .ok_or_else(|| {
-                    StoreError::new(format!(
-                        "a list row of request {n}, of {} asked",
-                        pages.len()
-                    ))
-                })?;
-            if page.1.is_none() {
-                page.1 = Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0));
-            }
+            let page = batched_page(&mut read, n, row)?;
             page.0.push(nudge_summary((
                 id,
                 session_id,
@@ -558,6 +546,31 @@ pub(crate) mod postgres {
             ))?);
         }
         Ok(read)
+    }
+
+    /// The page of batched request `n` (1-based) that `row` belongs to, its walk revision taken
+    /// from the first row that comes for it.
+    ///
+    /// # Errors
+    ///
+    /// A row of a request that was not asked, or a revision that does not decode.
+    fn batched_page<'p, T>(
+        read: &'p mut [(Vec<T>, Option<i64>)],
+        n: i64,
+        row: &sqlx::postgres::PgRow,
+    ) -> Result<&'p mut (Vec<T>, Option<i64>), StoreError> {
+        let asked = read.len();
+        let page = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| read.get_mut(i))
+            .ok_or_else(|| {
+                StoreError::new(format!("a list row of request {n}, of {asked} asked"))
+            })?;
+        if page.1.is_none() {
+            page.1 = Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0));
+        }
+        Ok(page)
     }
 
     /// Reads the pages of `pages` in one query; the result has one page per query, in order.
@@ -609,19 +622,7 @@ pub(crate) mod postgres {
                 i64,
                 i64,
             ) = PageRow::read(row)?;
-            let page = usize::try_from(n)
-                .ok()
-                .and_then(|n| n.checked_sub(1))
-                .and_then(|i| read.get_mut(i))
-                .ok_or_else(|| {
-                    StoreError::new(format!(
-                        "a list row of request {n}, of {} asked",
-                        pages.len()
-                    ))
-                })?;
-            if page.1.is_none() {
-                page.1 = Some(row.try_get::<Option<i64>, _>("walk_rev")?.unwrap_or(0));
-            }
+            let page = batched_page(&mut read, n, row)?;
             page.0.push(session_summary((
                 id,
                 started_at,
