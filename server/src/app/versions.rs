@@ -45,6 +45,8 @@ pub enum Refusal {
     },
     /// Another version was published meanwhile, or none yet (412).
     Stale(String),
+    /// No such version (404), in words.
+    NotFound(String),
     /// The server has no store (503).
     NoStore,
     /// The store did not answer (503).
@@ -70,32 +72,37 @@ pub fn scope_words(scope: &Scope) -> String {
     format!("site {:?}, {} mode", scope.site, scope.mode)
 }
 
-/// The version `n` names in `site`'s history in `scope` (`GET /v1/config/versions/{n}`):
-/// `None` when `n` is not a version number (digits only, 1 or more, no leading zero or sign),
-/// when the site's config is managed by its file (an empty history), or when the store has no
-/// such version. The store is asked only for a number of an API-managed site.
+/// The version `n` names in `site`'s history in `scope` (`GET /v1/config/versions/{n}`). The
+/// store is asked only for a number of an API-managed site.
 ///
 /// # Errors
 ///
-/// [`Refusal::NoStore`] and [`Refusal::Store`] (503).
+/// [`Refusal::NotFound`] when `n` is not a version number (digits only, 1 or more, no leading
+/// zero or sign), when the site's config is managed by its file (an empty history), or when
+/// the store has no such version; [`Refusal::NoStore`] and [`Refusal::Store`] (503).
 pub async fn version_named(
     store: Option<&Store>,
     site: &Site,
     scope: &Scope,
     n: &str,
-) -> Result<Option<ConfigVersion>, Refusal> {
+) -> Result<ConfigVersion, Refusal> {
     let number = n
         .parse::<i64>()
         .ok()
         .filter(|&v| v >= 1 && !n.starts_with('+') && !n.starts_with('0'));
-    match number {
+    let found = match number {
         Some(number) if site.api_managed() => store
             .ok_or(Refusal::NoStore)?
             .config_version(scope, Some(number))
             .await
-            .map_err(Refusal::Store),
-        _ => Ok(None),
-    }
+            .map_err(Refusal::Store)?,
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        let shown: String = n.chars().take(40).collect();
+        let scope = scope_words(scope);
+        Refusal::NotFound(format!("no config version {shown:?} for {scope}"))
+    })
 }
 
 /// The live engine of `site`'s `mode`, with its `Nudge-Config-Version`.

@@ -135,6 +135,19 @@ pub async fn get(store: &Store, scope: &Scope, id: &str) -> Result<Endpoint, Web
         .ok_or_else(|| not_found(id))
 }
 
+/// Deletes the endpoint `id` of `scope`, with its deliveries and attempts.
+///
+/// # Errors
+///
+/// [`WebhookError::NotFound`], [`WebhookError::Store`].
+pub async fn delete(store: &Store, scope: &Scope, id: &str) -> Result<(), WebhookError> {
+    if store.delete_webhook_endpoint(scope, id).await? {
+        Ok(())
+    } else {
+        Err(not_found(id))
+    }
+}
+
 /// Applies `change` to the endpoint `id`; a new URL is checked as at registration. Disabling
 /// fails its pending deliveries; enabling starts the 5-day rule afresh.
 ///

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::app::state::AppState;
 use crate::domain::event::{Mode, Scope};
+use crate::domain::ingest::Batch;
 use crate::http::error::{ApiError, AuthFailure, error};
 use crate::http::query::Params;
 use crate::limiter::Decision;
@@ -181,20 +182,21 @@ impl FromRequestParts<Arc<AppState>> for PageCaller {
 /// Events per rolling 60 s per publishable key (API document section 8).
 pub const EVENTS_PER_MINUTE: u32 = 10_000;
 
-/// The relay's caller (SPEC 10), from `keys`: the key of `Authorization: Bearer` and the
-/// body's `site_key` (both and different, 400); a publishable key of a site (401); the key's
-/// window counting the batch's `cost` events (429, refused whole, with the decision).
+/// The relay's caller (SPEC 10), from `header_key` (the key of `Authorization: Bearer`) and
+/// the `batch`'s `site_key` (both and different, 400); a publishable key of a site (401); the
+/// key's window counting the batch's events (429, refused whole, with the decision).
 ///
 /// # Errors
 ///
 /// The refusal, with the decision once the window was asked.
 pub async fn admit_relay(
     app: &AppState,
-    keys: (Option<&str>, Option<&str>),
-    cost: u32,
+    header_key: Option<&str>,
+    batch: &Batch<'_>,
 ) -> Result<(Arc<Site>, Scope, Decision), (ApiError, Option<Decision>)> {
     let refuse = |failure| Err((ApiError::Unauthorized(failure), None));
-    let key = match keys {
+    let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
+    let key = match (header_key, batch.site_key.as_deref()) {
         (Some(a), Some(b)) if a != b => return Err((
             ApiError::InvalidRequest(
                 "the Authorization header and the body's site_key name different keys; send one"

@@ -345,6 +345,7 @@ impl From<Refusal> for ApiError {
                 ApiError::ScenariosFailed { message, failures }
             }
             Refusal::Stale(message) => ApiError::PreconditionFailed(message),
+            Refusal::NotFound(message) => ApiError::NotFound(message),
             Refusal::NoStore => ApiError::StoreUnavailable,
             Refusal::Store(error) => error.into(),
         }

@@ -3,6 +3,9 @@
 //! [`Sent`](crate::http::extract::Sent) extractor), and the answers the routes build from the
 //! store's records.
 
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use nudge_rules::as_code::backtest::PageChanges;
@@ -11,6 +14,7 @@ use nudge_rules::{NudgeOutcome, NudgeType};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::app::runtime_config::Prepared;
 use crate::app::uplift::RuleUplift;
 use crate::app::versions;
 use crate::app::webhooks::{Change, NewEndpoint};
@@ -240,4 +244,53 @@ pub struct UpliftReport {
     pub(crate) to: String,
     /// By `rule_id` ascending (byte order).
     pub(crate) rules: Vec<RuleUplift>,
+}
+
+/// `Cache-Control` of a runtime config answer (SPEC 14; the API document recommends 60 to 300 s).
+pub const RUNTIME_CACHE_CONTROL: &str = "public, max-age=60, stale-while-revalidate=240";
+
+/// A `GET /v1/runtime/config` answer (SPEC 14): the kept body (200) or `304 Not Modified`, with
+/// the weak `ETag`, `Cache-Control`, `Vary: Accept-Encoding` and `Nudge-Config-Version`.
+pub struct RuntimeAnswer {
+    /// The version's kept answer.
+    pub prepared: Arc<Prepared>,
+    /// `false` when `If-None-Match` named this version (304, no body).
+    pub fresh: bool,
+    /// The client accepts gzip: the compressed form, when one is kept.
+    pub gzip: bool,
+}
+
+impl IntoResponse for RuntimeAnswer {
+    fn into_response(self) -> Response {
+        let prepared = &self.prepared;
+        let mut response = if self.fresh {
+            let (body, gzipped) = match &prepared.gzip {
+                Some(compressed) if self.gzip => (compressed.clone(), true),
+                _ => (prepared.body.clone(), false),
+            };
+            // The kept bytes themselves, not a copy.
+            let mut response =
+                (StatusCode::OK, Body::from(Bytes::from_owner(body))).into_response();
+            let headers = response.headers_mut();
+            let json = HeaderValue::from_static("application/json");
+            headers.insert(header::CONTENT_TYPE, json);
+            if gzipped {
+                headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            }
+            response
+        } else {
+            StatusCode::NOT_MODIFIED.into_response()
+        };
+        let headers = response.headers_mut();
+        if let Ok(etag) = HeaderValue::from_str(&format!("W/\"{}\"", prepared.tag)) {
+            headers.insert(header::ETAG, etag);
+        }
+        let cache = HeaderValue::from_static(RUNTIME_CACHE_CONTROL);
+        headers.insert(header::CACHE_CONTROL, cache);
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        if let Ok(value) = HeaderValue::from_str(&prepared.version) {
+            headers.insert("nudge-config-version", value);
+        }
+        response
+    }
 }

@@ -1,7 +1,9 @@
 //! HTTP, the only module that names axum: the public router (each route's methods, one 405 for
 //! the others), the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), the
-//! routes' request bodies and answers ([`forms`]), pages and their envelopes ([`page`]), query parameters ([`query`]), CORS ([`cors`]), the errors
-//! ([`error`]), the admin listener ([`admin`]) and the API document ([`openapi`]); the routes are
+//! routes' request bodies and answers ([`forms`]), pages and their envelopes ([`page`]), query
+//! parameters ([`query`]), CORS ([`cors`], and [`any_origin`] for the routes every page may
+//! call), the errors ([`error`]), the admin listener ([`admin`]) and the API document
+//! ([`openapi`]); the routes are
 //! in [`routes`], one room per resource (API document 4, 5, 7, 8; SPEC 7, 9, 10, 12, 13, 15):
 //! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
 //! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `POST /v1/events` ([`events`]), `POST
@@ -26,6 +28,7 @@
 //! Every response from step 5 on carries the rate-limit headers of the decision.
 
 pub mod admin;
+pub mod any_origin;
 pub mod auth;
 pub mod body;
 pub mod cors;
@@ -82,7 +85,7 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
             events::EVENTS_PATH,
             only(
                 "POST, OPTIONS",
-                post(events::events).options(events::preflight),
+                post(events::events).options(any_origin::relay_preflight),
             ),
         )
         .route(
@@ -135,8 +138,8 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
                 runtime::ALLOW,
                 get(runtime::runtime_config)
                     .head(runtime::runtime_config)
-                    .options(runtime::preflight)
-                    .route_layer(middleware::map_response(runtime::any_origin)),
+                    .options(any_origin::runtime_preflight)
+                    .route_layer(middleware::map_response(any_origin::runtime_answer)),
             ),
         );
     if options.constant_route {

@@ -198,6 +198,11 @@ impl<'a> KeysetPage<'a> {
         })
     }
 
+    /// [`Self::after`] borrowed, as the store's keyset queries take it.
+    pub(crate) fn after_ref(&self) -> Option<(i64, &str)> {
+        self.after.as_ref().map(|(at, id)| (*at, id.as_str()))
+    }
+
     /// How many rows to read: one more than the page holds, to know whether more follow.
     pub(crate) fn read_limit(&self) -> u32 {
         self.limit.saturating_add(1)

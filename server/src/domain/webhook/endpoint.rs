@@ -79,6 +79,11 @@ pub const MAX_ENDPOINTS: usize = 20;
 pub const ROTATION_OVERLAP_MS: i64 = 24 * 3600 * 1000;
 
 impl Endpoint {
+    /// Its place in the newest-first list: `(created_at_ms, id)`, the keyset position.
+    pub fn position(&self) -> (i64, String) {
+        (self.created_at_ms, self.id.clone())
+    }
+
     /// Whether it receives messages of `event_type` (`webhook.test` is sent to the endpoint it
     /// names whatever its subscription).
     pub fn subscribes(&self, event_type: EventType) -> bool {

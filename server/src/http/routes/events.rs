@@ -7,7 +7,7 @@
 //! that cannot be read as a batch, 400), the key (`Authorization: Bearer pk_...` or the body's
 //! `site_key`; both and different, 400; a secret key, missing or unknown, 401), the key's
 //! window counting the batch's events (429, refused whole), each event, the store (503). Every
-//! answer carries `Access-Control-Allow-Origin: *`.
+//! answer carries `Access-Control-Allow-Origin: *` ([`RELAY`]).
 
 use std::sync::Arc;
 
@@ -20,6 +20,7 @@ use crate::app::ingest::{self, Ingested};
 use crate::app::state::AppState;
 use crate::domain::ingest::{MAX_BODY_BYTES, read_batch};
 use crate::domain::time::now_ms;
+use crate::http::any_origin::RELAY;
 use crate::http::auth::{admit_relay, bearer_any};
 use crate::http::body::{check_batch_type, read_body};
 use crate::http::error::{ApiError, json};
@@ -29,9 +30,6 @@ use crate::limiter::Decision;
 
 /// The relay's path.
 pub const EVENTS_PATH: &str = "/v1/events";
-
-/// The headers a page may read.
-const EXPOSED: &str = "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset";
 
 /// `POST /v1/events`.
 pub async fn events(
@@ -50,23 +48,15 @@ pub async fn events(
     if let Some(decision) = decision {
         decision.write_headers(response.headers_mut());
     }
-    super::allow_any_origin(response, EXPOSED)
+    RELAY.allow(response)
 }
-
-/// `OPTIONS /v1/events`, the CORS preflight: any origin may send events (storefront pages do).
-pub async fn preflight() -> Response {
-    let response = super::any_origin_preflight("POST, OPTIONS", "Authorization, Content-Type");
-    super::allow_any_origin(response, EXPOSED)
-}
-
-type Refusal = (ApiError, Option<Decision>);
 
 /// The relay's checks in their order, then the batch stored.
 async fn relay(
     app: &AppState,
     request: Request,
     options: &ApiOptions,
-) -> Result<(Ingested, Decision), Refusal> {
+) -> Result<(Ingested, Decision), (ApiError, Option<Decision>)> {
     let early = |e: ApiError| (e, None);
     if let Some(why) = app.unavailable() {
         return Err(early(ApiError::Unavailable(why)));
@@ -80,9 +70,7 @@ async fn relay(
         .map_err(early)?;
     let received_at_ms = now_ms();
     let batch = read_batch(&body).map_err(|m| early(ApiError::InvalidRequest(m)))?;
-    let cost = u32::try_from(batch.events.len()).unwrap_or(u32::MAX);
-    let keys = (header_key.as_deref(), batch.site_key.as_deref());
-    let (site, scope, decision) = admit_relay(app, keys, cost).await?;
+    let (site, scope, decision) = admit_relay(app, header_key.as_deref(), &batch).await?;
     let late = |e: ApiError| (e, Some(decision));
     let store = store_of(app).map_err(late)?;
     let (to, of) = ((store, &*app.metrics), (&*site, &scope));

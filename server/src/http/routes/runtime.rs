@@ -12,9 +12,11 @@
 //!   `If-None-Match`, `Cache-Control: public, max-age=60, stale-while-revalidate=240`,
 //!   `Vary: Accept-Encoding`; the body gzip-compressed when `Accept-Encoding` allows it. Both
 //!   forms are made once per version and kept in memory
-//!   ([`RuntimeCache`](crate::app::runtime_config::RuntimeCache)).
+//!   ([`RuntimeCache`](crate::app::runtime_config::RuntimeCache)); the headers are
+//!   [`RuntimeAnswer`]'s.
 //! - **CORS**: every answer carries `Access-Control-Allow-Origin: *` and exposes `ETag`;
-//!   `OPTIONS` is the preflight (204) a page needs only when it sends `If-None-Match` itself.
+//!   `OPTIONS` is the preflight (204) a page needs only when it sends `If-None-Match` itself
+//!   ([`crate::http::any_origin::RUNTIME`]).
 //! - **Limits**: none; it does not count against the key's event limit (SPEC 14), and every
 //!   answer comes from memory.
 //!
@@ -25,21 +27,16 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 
 use crate::app::state::AppState;
 use crate::http::auth::PageCaller;
 use crate::http::error::ApiError;
 use crate::http::extract::{AcceptsGzip, IfNoneMatch};
+use crate::http::forms::RuntimeAnswer;
 
 /// The route's path.
 pub const RUNTIME_PATH: &str = "/v1/runtime/config";
-
-/// `Cache-Control` of a config answer (SPEC 14; the API document recommends 60 to 300 s).
-pub const RUNTIME_CACHE_CONTROL: &str = "public, max-age=60, stale-while-revalidate=240";
 
 /// Methods the route serves (the router's 405 names them).
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
@@ -50,46 +47,12 @@ pub async fn runtime_config(
     State(app): State<Arc<AppState>>,
     if_none_match: IfNoneMatch,
     AcceptsGzip(gzip): AcceptsGzip,
-) -> Result<Response, ApiError> {
+) -> Result<RuntimeAnswer, ApiError> {
     let prepared = app.runtime_cache.prepared(&caller.site, caller.mode)?;
-    let mut response = if if_none_match.matches(&prepared.tag) {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        let (body, gzipped) = match &prepared.gzip {
-            Some(compressed) if gzip => (compressed.clone(), true),
-            _ => (prepared.body.clone(), false),
-        };
-        // The kept bytes themselves, not a copy.
-        let mut response = (StatusCode::OK, Body::from(Bytes::from_owner(body))).into_response();
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        if gzipped {
-            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        }
-        response
-    };
-    let headers = response.headers_mut();
-    if let Ok(etag) = HeaderValue::from_str(&format!("W/\"{}\"", prepared.tag)) {
-        headers.insert(header::ETAG, etag);
-    }
-    let cache = HeaderValue::from_static(RUNTIME_CACHE_CONTROL);
-    headers.insert(header::CACHE_CONTROL, cache);
-    headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-    if let Ok(value) = HeaderValue::from_str(&prepared.version) {
-        headers.insert("nudge-config-version", value);
-    }
-    Ok(response)
-}
-
-/// `OPTIONS`, the CORS preflight: any origin, with `Authorization` or `If-None-Match`.
-pub async fn preflight() -> Response {
-    super::any_origin_preflight("GET, HEAD, OPTIONS", "Authorization, If-None-Match")
-}
-
-/// Every answer of the route (not the router's 405): any origin may read it, and its `ETag`.
-pub async fn any_origin(response: Response) -> Response {
-    super::allow_any_origin(response, "ETag, Retry-After")
+    let fresh = !if_none_match.matches(&prepared.tag);
+    Ok(RuntimeAnswer {
+        prepared,
+        fresh,
+        gzip,
+    })
 }

@@ -14,7 +14,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use crate::app::state::AppState;
-use crate::app::versions::{self, scope_words};
+use crate::app::versions;
 use crate::domain::cursor::Endpoint;
 use crate::domain::wire::VersionItem;
 use crate::http::auth::Caller;
@@ -57,14 +57,7 @@ pub async fn version(
     _: NoQuery,
 ) -> Result<ConfigAnswer, ApiError> {
     let (site, scope) = (&caller.site, &caller.scope);
-    let named = versions::version_named(app.store.as_ref(), site, scope, &n).await?;
-    let version = named.ok_or_else(|| {
-        let shown: String = n.chars().take(40).collect();
-        ApiError::NotFound(format!(
-            "no config version {shown:?} for {}",
-            scope_words(scope)
-        ))
-    })?;
+    let version = versions::version_named(app.store.as_ref(), site, scope, &n).await?;
     Ok(version_answer(StatusCode::OK, &version))
 }
 

@@ -12,7 +12,7 @@ use crate::app::webhooks::{self as rules, Change, NewEndpoint};
 use crate::domain::cursor::Endpoint as List;
 use crate::domain::webhook::endpoint::{Endpoint, EndpointItem};
 use crate::http::auth::Caller;
-use crate::http::error::{ApiError, json};
+use crate::http::error::json;
 use crate::http::extract::{Sent, Stored};
 use crate::http::forms::Patch;
 use crate::http::page::{Answer, KeysetPage, data};
@@ -31,12 +31,9 @@ pub async fn list(
     query: KeysetQuery,
 ) -> Answer {
     let page = KeysetPage::start(&app, &caller, List::WebhookEndpoints, &query)?;
-    let after = page.after.as_ref().map(|(at, id)| (*at, id.as_str()));
-    let rows = store
-        .webhook_endpoints(&caller.scope, after, page.read_limit())
-        .await?;
-    let position = |e: &Endpoint| (e.created_at_ms, e.id.clone());
-    let body = page.envelope(&rows, position, EndpointItem::of);
+    let (after, limit) = (page.after_ref(), page.read_limit());
+    let rows = store.webhook_endpoints(&caller.scope, after, limit).await?;
+    let body = page.envelope(&rows, Endpoint::position, EndpointItem::of);
     Ok(json(StatusCode::OK, body))
 }
 
@@ -77,8 +74,6 @@ pub async fn update(
 
 /// `DELETE /v1/webhook_endpoints/{id}`.
 pub async fn delete(Stored(store): Stored, caller: Caller, Path(id): Path<String>) -> Answer {
-    if !store.delete_webhook_endpoint(&caller.scope, &id).await? {
-        return Err(ApiError::from(rules::not_found(&id)));
-    }
+    rules::delete(&store, &caller.scope, &id).await?;
     data(StatusCode::OK, serde_json::json!({ "deleted": true }))
 }
