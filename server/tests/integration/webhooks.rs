@@ -803,6 +803,116 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
     }
 }
 
+/// SPEC 16 "Delivery": a batch of results (the worker's finisher writes them together) ends
+/// only the claims still held, even when one delivery's stale and current claims are in the
+/// same batch; every attempt is logged; the endpoint's failures count in the results' order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_results_ends_only_the_claims_still_held() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let scope = Scope {
+            site: "s6".to_owned(),
+            mode: Mode::Test,
+        };
+        let e = endpoint("we_mix", &[EventType::NudgeShown]);
+        assert!(store.create_webhook_endpoint(&scope, &e, 20).await.unwrap());
+        let t0 = now_ms();
+        for i in 0..3 {
+            let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
+            assert!(
+                store
+                    .enqueue_webhook_to(&scope, "we_mix", &m)
+                    .await
+                    .unwrap()
+            );
+        }
+        let lease = 1000;
+        let by_message = |mut dues: Vec<Due>| {
+            dues.sort_by(|a, b| a.message_id.cmp(&b.message_id));
+            dues
+        };
+        let stale = by_message(store.claim_webhook_deliveries(t0, lease, 64).await.unwrap());
+        let current = by_message(
+            store
+                .claim_webhook_deliveries(t0 + 2000, lease, 64)
+                .await
+                .unwrap(),
+        );
+        assert_eq!((stale.len(), current.len()), (3, 3), "{backend}");
+        let delivered = |due: &Due| AttemptResult {
+            verdict: Verdict::Delivered,
+            status: Some(200),
+            ..failed(due.clone(), t0 + 2100, None)
+        };
+        let batch = [
+            delivered(&stale[0]),
+            failed(current[0].clone(), t0 + 2100, Some(t0 + 5000)),
+            delivered(&current[1]),
+            delivered(&stale[2]),
+        ];
+        assert!(
+            store
+                .finish_webhook_attempts(&batch, DAY_MS * 5)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        // Message 0 is due again at t0 + 5000 (its second attempt), message 1 succeeded, and
+        // message 2 is still claimed by `current[2]` until its lease ends (the stale result
+        // did not end it).
+        assert!(
+            store
+                .claim_webhook_deliveries(t0 + 2500, lease, 64)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{backend}"
+        );
+        let after_lease = store
+            .claim_webhook_deliveries(t0 + 3500, lease, 64)
+            .await
+            .unwrap();
+        let ids: Vec<(&str, i64)> = after_lease
+            .iter()
+            .map(|d| (d.message_id.as_str(), d.attempt))
+            .collect();
+        assert_eq!(ids, [(current[2].message_id.as_str(), 1)], "{backend}");
+        // At t0 + 5000 message 0 is due (a second attempt), and message 2's new claim has
+        // ended too.
+        let retried = by_message(
+            store
+                .claim_webhook_deliveries(t0 + 5000, lease, 64)
+                .await
+                .unwrap(),
+        );
+        let ids: Vec<(&str, i64)> = retried
+            .iter()
+            .map(|d| (d.message_id.as_str(), d.attempt))
+            .collect();
+        let expected = [
+            (current[0].message_id.as_str(), 2),
+            (current[2].message_id.as_str(), 1),
+        ];
+        assert_eq!(ids, expected, "{backend}");
+        let log = store
+            .webhook_attempts(&scope, "we_mix", None, 10)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(log.len(), 4, "{backend}: every result is logged");
+        let e = store
+            .webhook_endpoint(&scope, "we_mix")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            e.failing_since_ms, None,
+            "{backend}: the success after the failure cleared it"
+        );
+    }
+}
+
 /// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
 /// endpoint once (every attempt answered 200: one attempt each).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -123,13 +123,19 @@ macro_rules! deliveries {
             Ok((disabled, claimed))
         }
 
-        /// Writes attempts' results in one transaction (the worker's finisher gathers them), each:
-        /// the attempts log; the delivery
-        /// (succeeded, due again, or failed) while the claim is still this attempt's; the
-        /// endpoint's 5-day rule (`disable_after_ms` of failures since the last success) and
-        /// a 410's disable, which fails its pending deliveries and sends
-        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns the endpoints
-        /// disabled.
+        /// Writes attempts' results in one transaction (the worker's finisher gathers them): the
+        /// attempts log; each delivery (succeeded, due again, or failed) while the claim is
+        /// still this attempt's; for the deliveries so held, the endpoint's 5-day rule
+        /// (`disable_after_ms` of failures since the last success) and a 410's disable, which
+        /// fails its pending deliveries and sends `webhook_endpoint.disabled` to the scope's
+        /// other endpoints. Returns the endpoints disabled.
+        ///
+        /// A few statements for the whole batch, not three per result: one `INSERT` of the
+        /// attempts and one `UPDATE ... FROM (VALUES ...)` of the deliveries per chunk of
+        /// [`ATTEMPTS_PER_STATEMENT`], then the endpoints' rows in the results' order (a
+        /// success after a success of the same endpoint in the batch writes nothing). On
+        /// SQLite's one writer the per-statement cost was the worker's share of the relay's
+        /// time (docs/PERFORMANCE.md, "Webhook figures").
         pub(crate) async fn finish_attempts(
             conn: &mut <$db as sqlx::Database>::Connection,
             results: &[AttemptResult],
@@ -137,91 +143,151 @@ macro_rules! deliveries {
         ) -> Result<Vec<String>, StoreError> {
             let mut tx = conn.begin().await?;
             relax_commit(&mut tx).await?;
+            for chunk in results.chunks(ATTEMPTS_PER_STATEMENT) {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) ",
+                );
+                insert.push_values(chunk, |mut row, result| {
+                    let due = &result.due;
+                    row.push_bind(due.endpoint_id.as_str())
+                        .push_bind(due.message_id.as_str())
+                        .push_bind(due.event_type.as_str())
+                        .push_bind(due.attempt)
+                        .push_bind(result.attempted_at_ms)
+                        .push_bind(result.status)
+                        .push_bind(result.error.as_deref())
+                        .push_bind(result.duration_ms)
+                        .push_bind(result.body.as_str())
+                        .push_bind(next_attempt_of(result));
+                });
+                insert.build().execute(&mut *tx).await?;
+            }
+            let held = release_claims(&mut tx, results).await?;
             let mut disabled = Vec::new();
-            for result in results {
-                if finish_attempt(&mut tx, result, disable_after_ms).await? {
-                    disabled.push(result.due.endpoint_id.clone());
+            // Endpoints whose `failing_since` this batch has already cleared.
+            let mut succeeding: HashSet<&str> = HashSet::new();
+            for (result, held) in results.iter().zip(held) {
+                if !held {
+                    continue;
+                }
+                let endpoint_id = result.due.endpoint_id.as_str();
+                let disable = match result.verdict {
+                    Verdict::Delivered => {
+                        // Only a change is written: a success after a success leaves the
+                        // endpoint's row (and its page, or PostgreSQL's tuple) alone.
+                        if succeeding.insert(endpoint_id) {
+                            sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
+                                .bind(endpoint_id)
+                                .execute(&mut *tx)
+                                .await?;
+                        }
+                        false
+                    }
+                    Verdict::Gone => true,
+                    Verdict::Failed { .. } => {
+                        succeeding.remove(endpoint_id);
+                        let since: Option<i64> = sqlx::query_scalar(
+                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since",
+                        )
+                        .bind(endpoint_id)
+                        .bind(result.attempted_at_ms)
+                        .fetch_optional(&mut *tx)
+                        .await?
+                        .flatten();
+                        since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
+                    }
+                };
+                if disable && disable_endpoint(&mut tx, endpoint_id, result.attempted_at_ms).await? {
+                    disabled.push(endpoint_id.to_owned());
                 }
             }
             tx.commit().await?;
             Ok(disabled)
         }
 
-        /// One attempt's result inside the caller's transaction ([`finish_attempts`]).
-        async fn finish_attempt(
-            tx: &mut sqlx::Transaction<'_, $db>,
-            result: &AttemptResult,
-            disable_after_ms: i64,
-        ) -> Result<bool, StoreError> {
-            let due = &result.due;
-            let next = match result.verdict {
+        /// When a failed attempt's delivery is due again (`None`: it failed for good, or it
+        /// did not fail).
+        fn next_attempt_of(result: &AttemptResult) -> Option<i64> {
+            match result.verdict {
                 Verdict::Failed { next_attempt_at_ms } => next_attempt_at_ms,
                 _ => None,
-            };
-            sqlx::query(
-                "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            )
-            .bind(&due.endpoint_id)
-            .bind(&due.message_id)
-            .bind(&due.event_type)
-            .bind(due.attempt)
-            .bind(result.attempted_at_ms)
-            .bind(result.status)
-            .bind(result.error.as_deref())
-            .bind(result.duration_ms)
-            .bind(&result.body)
-            .bind(next)
-            .execute(&mut **tx)
-            .await?;
-            let state = match (&result.verdict, next) {
+            }
+        }
+
+        /// Ends the claims of `results` (in the caller's transaction): each delivery whose
+        /// claim is still its attempt's becomes succeeded, pending (due again) or failed.
+        /// Returns, for each result in order, whether its claim held. Results of one delivery
+        /// made by two claims (a lease outlived, then claimed again) are written one by one,
+        /// so that the claim that holds is told apart.
+        async fn release_claims(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            results: &[AttemptResult],
+        ) -> Result<Vec<bool>, StoreError> {
+            fn key(r: &AttemptResult) -> (&str, &str) {
+                (r.due.message_id.as_str(), r.due.endpoint_id.as_str())
+            }
+            let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+            for r in results {
+                *seen.entry(key(r)).or_default() += 1;
+            }
+            let state = |r: &AttemptResult| match (&r.verdict, next_attempt_of(r)) {
                 (Verdict::Delivered, _) => "succeeded",
                 (Verdict::Failed { .. }, Some(_)) => "pending",
                 _ => "failed",
             };
-            let held = sqlx::query(
-                "UPDATE webhook_deliveries SET state = $4, attempts = $5, next_attempt_at = $6, claimed_until = 0, claim = NULL \
-                 WHERE message_id = $1 AND endpoint_id = $2 AND claim = $3",
-            )
-            .bind(&due.message_id)
-            .bind(&due.endpoint_id)
-            .bind(&due.claim)
-            .bind(state)
-            .bind(due.attempt)
-            .bind(next)
-            .execute(&mut **tx)
-            .await?
-            .rows_affected();
-            let mut disabled = false;
-            if held > 0 {
-                let disable = match result.verdict {
-                    Verdict::Delivered => {
-                        // Only a change is written: a success after a success leaves the
-                        // endpoint's row (and its page, or PostgreSQL's tuple) alone.
-                        sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
-                            .bind(&due.endpoint_id)
-                            .execute(&mut **tx)
-                            .await?;
-                        false
-                    }
-                    Verdict::Gone => true,
-                    Verdict::Failed { .. } => {
-                        let since: Option<i64> = sqlx::query_scalar(
-                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since",
-                        )
-                        .bind(&due.endpoint_id)
-                        .bind(result.attempted_at_ms)
-                        .fetch_optional(&mut **tx)
-                        .await?
-                        .flatten();
-                        since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
-                    }
-                };
-                if disable {
-                    disabled = disable_endpoint(tx, &due.endpoint_id, result.attempted_at_ms).await?;
+            let (alone, twice): (Vec<&AttemptResult>, Vec<&AttemptResult>) =
+                results.iter().partition(|r| seen.get(&key(r)) == Some(&1));
+            let mut held: HashSet<(String, String)> = HashSet::new();
+            for chunk in alone.chunks(ATTEMPTS_PER_STATEMENT) {
+                let mut update = QueryBuilder::<$db>::new(
+                    "UPDATE webhook_deliveries AS d SET state = v.column4, attempts = v.column5, next_attempt_at = v.column6, \
+                     claimed_until = 0, claim = NULL FROM (",
+                );
+                update.push_values(chunk, |mut row, r| {
+                    row.push_bind(r.due.message_id.as_str())
+                        .push_bind(r.due.endpoint_id.as_str())
+                        .push_bind(r.due.claim.as_str())
+                        .push_bind(state(r))
+                        .push_bind(r.due.attempt)
+                        .push_bind(next_attempt_of(r));
+                });
+                update.push(
+                    ") AS v WHERE d.message_id = v.column1 AND d.endpoint_id = v.column2 AND d.claim = v.column3 \
+                     RETURNING message_id, endpoint_id",
+                );
+                for row in update.build().fetch_all(&mut **tx).await? {
+                    held.insert((row.try_get("message_id")?, row.try_get("endpoint_id")?));
                 }
             }
-            Ok(disabled)
+            let mut held_twice: HashSet<(&str, &str)> = HashSet::new();
+            for r in twice {
+                let done = sqlx::query(
+                    "UPDATE webhook_deliveries SET state = $4, attempts = $5, next_attempt_at = $6, claimed_until = 0, claim = NULL \
+                     WHERE message_id = $1 AND endpoint_id = $2 AND claim = $3",
+                )
+                .bind(&r.due.message_id)
+                .bind(&r.due.endpoint_id)
+                .bind(&r.due.claim)
+                .bind(state(r))
+                .bind(r.due.attempt)
+                .bind(next_attempt_of(r))
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+                if done > 0 {
+                    held_twice.insert((r.due.message_id.as_str(), r.due.claim.as_str()));
+                }
+            }
+            Ok(results
+                .iter()
+                .map(|r| {
+                    if seen.get(&key(r)) == Some(&1) {
+                        held.contains(&(r.due.message_id.clone(), r.due.endpoint_id.clone()))
+                    } else {
+                        held_twice.contains(&(r.due.message_id.as_str(), r.due.claim.as_str()))
+                    }
+                })
+                .collect())
         }
 
         /// Disables endpoint `id` if enabled: its pending deliveries fail, and the other

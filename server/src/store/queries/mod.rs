@@ -141,6 +141,8 @@ const EXPOSURES_PER_STATEMENT: usize = 2000;
 const MOVES_PER_STATEMENT: usize = 2000;
 /// Webhook messages (or deliveries) per INSERT statement (6 parameters each).
 const MESSAGES_PER_STATEMENT: usize = 1000;
+/// Webhook attempts per INSERT (10 parameters each) or deliveries per UPDATE (6 each).
+const ATTEMPTS_PER_STATEMENT: usize = 500;
 
 /// Most deliveries to one endpoint in flight at a time, across every instance (SPEC 16).
 pub const MAX_IN_FLIGHT: i64 = 8;
