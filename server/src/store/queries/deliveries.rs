@@ -312,7 +312,7 @@ macro_rules! deliveries {
             let others: Vec<Endpoint> = subscribers(&mut **tx, &scope).await?.into_iter().filter(|e| e.id != id).collect();
             let event_type = EventType::EndpointDisabled;
             let message = addressed(&others, event_type, || Message::new(event_type, now_ms, EndpointItem::of(&endpoint)))?;
-            enqueue(&mut **tx, &scope, &message.into_iter().collect::<Vec<_>>(), now_ms).await?;
+            enqueue(&mut **tx, &scope, &message.into_iter().collect::<Vec<_>>()).await?;
             Ok(true)
         }
     };

@@ -162,6 +162,43 @@ struct Recomputed {
     purchases: HashMap<String, usize>,
 }
 
+/// The webhook messages of a group of batches (SPEC 16), written to the outbox once, at the
+/// end of the group's transaction: each scope's enabled endpoints read once per group (in the
+/// transaction), and every message of the group inserted by one statement per table, not
+/// three statements per batch (on SQLite's one writer those were a tenth of the relay's time
+/// with an endpoint; docs/PERFORMANCE.md, "Webhook figures").
+#[derive(Debug, Default)]
+struct Outbox<'s> {
+    /// Each scope of the group with its enabled endpoints, as read in the transaction.
+    subscribers: Vec<(&'s Scope, Vec<crate::domain::webhook::endpoint::Endpoint>)>,
+    /// Each scope's messages, each with the endpoints it goes to, in the batches' order.
+    messages: Vec<(&'s Scope, Vec<Addressed>)>,
+}
+
+/// A message with the ids of the endpoints it goes to.
+type Addressed = (crate::domain::webhook::endpoint::Message, Vec<String>);
+
+impl<'s> Outbox<'s> {
+    /// The endpoints of `scope` read so far (`None`: not read yet in this group).
+    fn subscribers_of(
+        &self,
+        scope: &Scope,
+    ) -> Option<&[crate::domain::webhook::endpoint::Endpoint]> {
+        self.subscribers
+            .iter()
+            .find(|(s, _)| *s == scope)
+            .map(|(_, endpoints)| endpoints.as_slice())
+    }
+
+    /// Adds `messages` of `scope`, after those of the group's earlier batches.
+    fn add(&mut self, scope: &'s Scope, messages: Vec<Addressed>) {
+        match self.messages.iter_mut().find(|(s, _)| *s == scope) {
+            Some((_, earlier)) => earlier.extend(messages),
+            None => self.messages.push((scope, messages)),
+        }
+    }
+}
+
 /// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArmCount {

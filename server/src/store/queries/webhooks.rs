@@ -219,12 +219,11 @@ macro_rules! webhooks {
         }
 
         /// Writes `messages` to the outbox, each with a pending delivery to each endpoint of
-        /// its list, due at `now_ms` (in the caller's transaction).
+        /// its list, due at the message's creation (in the caller's transaction).
         async fn enqueue(
             conn: &mut <$db as sqlx::Database>::Connection,
             scope: &Scope,
             messages: &[(Message, Vec<String>)],
-            now_ms: i64,
         ) -> Result<(), StoreError> {
             for chunk in messages.chunks(MESSAGES_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new("INSERT INTO webhook_messages (id, site, mode, type, created_at, body) ");
@@ -238,22 +237,22 @@ macro_rules! webhooks {
                 });
                 insert.build().execute(&mut *conn).await?;
             }
-            let deliveries: Vec<(&str, &str)> = messages
+            let deliveries: Vec<(&Message, &str)> = messages
                 .iter()
-                .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m.id.as_str(), e.as_str())))
+                .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m, e.as_str())))
                 .collect();
             for chunk in deliveries.chunks(MESSAGES_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
                     "INSERT INTO webhook_deliveries (message_id, endpoint_id, state, attempts, next_attempt_at, claimed_until, created_at) ",
                 );
                 insert.push_values(chunk, |mut row, (message, endpoint)| {
-                    row.push_bind(*message)
+                    row.push_bind(message.id.as_str())
                         .push_bind(*endpoint)
                         .push_bind("pending")
                         .push_bind(0i64)
-                        .push_bind(now_ms)
+                        .push_bind(message.created_at_ms)
                         .push_bind(0i64)
-                        .push_bind(now_ms);
+                        .push_bind(message.created_at_ms);
                 });
                 insert.build().execute(&mut *conn).await?;
             }
@@ -276,17 +275,22 @@ macro_rules! webhooks {
 
         /// The messages of one stored batch (SPEC 16): `nudge.shown` for each nudge it made,
         /// `nudge.outcome` for each outcome it stored (of a nudge the store has), and
-        /// `session.converted` for each session whose first PURCHASE it stored; written to the
-        /// outbox in the batch's transaction. Nothing is read or made when no endpoint of
+        /// `session.converted` for each session whose first PURCHASE it stored; added to the
+        /// group's `outbox`, which its transaction writes. Nothing is made when no endpoint of
         /// `scope` is enabled.
-        async fn outbox_of_batch(
+        async fn outbox_of_batch<'s>(
             tx: &mut sqlx::Transaction<'_, $db>,
-            scope: &Scope,
+            scope: &'s Scope,
             stored: &[&NewEvent],
             recomputed: &Recomputed,
             now_ms: i64,
+            outbox: &mut Outbox<'s>,
         ) -> Result<(), StoreError> {
-            let endpoints = subscribers(&mut **tx, scope).await?;
+            if outbox.subscribers_of(scope).is_none() {
+                let read = subscribers(&mut **tx, scope).await?;
+                outbox.subscribers.push((scope, read));
+            }
+            let endpoints = outbox.subscribers_of(scope).unwrap_or_default();
             if endpoints.is_empty() {
                 return Ok(());
             }
@@ -321,7 +325,8 @@ macro_rules! webhooks {
                     messages.extend(addressed(&endpoints, event_type, || Message::new(event_type, now_ms, SessionItem::of(s)))?);
                 }
             }
-            enqueue(&mut **tx, scope, &messages, now_ms).await
+            outbox.add(scope, messages);
+            Ok(())
         }
 
         /// The `config.published` message of `version` (without its config body), in the
@@ -335,7 +340,7 @@ macro_rules! webhooks {
             let event_type = EventType::ConfigPublished;
             let bare = ConfigVersion { config: None, ..version.clone() };
             let message = addressed(&endpoints, event_type, || Message::new(event_type, version.published_at_ms, VersionItem::of(&bare)))?;
-            enqueue(&mut **tx, scope, &message.into_iter().collect::<Vec<_>>(), version.published_at_ms).await
+            enqueue(&mut **tx, scope, &message.into_iter().collect::<Vec<_>>()).await
         }
 
         /// Writes `message` with one delivery to endpoint `id` of `scope` (a test message);
@@ -350,7 +355,7 @@ macro_rules! webhooks {
             if endpoint(&mut *tx, scope, id).await?.is_none() {
                 return Ok(false);
             }
-            enqueue(&mut *tx, scope, &[(message.clone(), vec![id.to_owned()])], message.created_at_ms).await?;
+            enqueue(&mut *tx, scope, &[(message.clone(), vec![id.to_owned()])]).await?;
             tx.commit().await?;
             Ok(true)
         }

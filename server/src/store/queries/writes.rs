@@ -13,8 +13,12 @@ macro_rules! writes {
         ) -> Result<Vec<InsertOutcome>, StoreError> {
             let mut tx = pool.begin().await?;
             let mut outcomes = Vec::with_capacity(batches.len());
-            for (scope, events, received_at_ms, max_session_age_ms) in batches {
-                outcomes.push(insert_batch(&mut tx, scope, events, *received_at_ms, *max_session_age_ms).await?);
+            let mut outbox = Outbox::default();
+            for &(scope, events, received_at_ms, max_session_age_ms) in batches {
+                outcomes.push(insert_batch(&mut tx, scope, events, received_at_ms, max_session_age_ms, &mut outbox).await?);
+            }
+            for (scope, messages) in &outbox.messages {
+                enqueue(&mut *tx, scope, messages).await?;
             }
             tx.commit().await?;
             Ok(outcomes)
@@ -26,12 +30,13 @@ macro_rules! writes {
         /// that no other batch changes the start in between (SPEC 10 "Clocks"); then the
         /// events (a `message_id` already stored, or twice in the batch, is a duplicate), then
         /// the derived fields of every session it touches.
-        async fn insert_batch(
+        async fn insert_batch<'s>(
             tx: &mut sqlx::Transaction<'_, $db>,
-            scope: &Scope,
+            scope: &'s Scope,
             events: &[NewEvent],
             received_at_ms: i64,
             max_session_age_ms: Option<i64>,
+            outbox: &mut Outbox<'s>,
         ) -> Result<InsertOutcome, StoreError> {
             let mode = scope.mode.as_str();
             let mut outcome = InsertOutcome::default();
@@ -115,7 +120,7 @@ macro_rules! writes {
             }
             if outcome.accepted > 0 {
                 let stored: Vec<&NewEvent> = unique.iter().copied().filter(|e| stored.contains(&e.message_id)).collect();
-                outbox_of_batch(tx, scope, &stored, &recomputed, received_at_ms).await?;
+                outbox_of_batch(tx, scope, &stored, &recomputed, received_at_ms, outbox).await?;
             }
             Ok(outcome)
         }
