@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 /// Who may call a route that answers every origin itself (the relay, SPEC 10; the runtime
 /// config, SPEC 14): its preflight's methods and request headers, and the headers a page may
 /// read.
-pub(crate) struct AnyOrigin {
+pub struct AnyOrigin {
     /// `Access-Control-Allow-Methods` of the preflight.
     methods: &'static str,
     /// `Access-Control-Allow-Headers` of the preflight.
@@ -18,14 +18,14 @@ pub(crate) struct AnyOrigin {
 }
 
 /// `POST /v1/events`: any origin may send events (storefront pages do).
-pub(crate) const RELAY: AnyOrigin = AnyOrigin {
+pub const RELAY: AnyOrigin = AnyOrigin {
     methods: "POST, OPTIONS",
     request_headers: "Authorization, Content-Type",
     expose: "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 };
 
 /// `GET /v1/runtime/config`: a page needs the preflight only when it sends `If-None-Match`.
-pub(crate) const RUNTIME: AnyOrigin = AnyOrigin {
+pub const RUNTIME: AnyOrigin = AnyOrigin {
     methods: "GET, HEAD, OPTIONS",
     request_headers: "Authorization, If-None-Match",
     expose: "ETag, Retry-After",
@@ -33,7 +33,7 @@ pub(crate) const RUNTIME: AnyOrigin = AnyOrigin {
 
 impl AnyOrigin {
     /// `Access-Control-Allow-Origin: *` and the headers a page may read, on `response`.
-    pub(crate) fn allow(&self, mut response: Response) -> Response {
+    pub fn allow(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -47,7 +47,7 @@ impl AnyOrigin {
     }
 
     /// The preflight: 204 with the methods and request headers, kept a day.
-    pub(crate) fn preflight(&self) -> Response {
+    pub fn preflight(&self) -> Response {
         let mut response = StatusCode::NO_CONTENT.into_response();
         let map = response.headers_mut();
         map.insert(
@@ -67,16 +67,16 @@ impl AnyOrigin {
 }
 
 /// `OPTIONS /v1/events`.
-pub(crate) async fn relay_preflight() -> Response {
+pub async fn relay_preflight() -> Response {
     RELAY.preflight()
 }
 
 /// `OPTIONS /v1/runtime/config`.
-pub(crate) async fn runtime_preflight() -> Response {
+pub async fn runtime_preflight() -> Response {
     RUNTIME.preflight()
 }
 
 /// Every answer of `/v1/runtime/config` but the router's 405.
-pub(crate) async fn runtime_answer(response: Response) -> Response {
+pub async fn runtime_answer(response: Response) -> Response {
     RUNTIME.allow(response)
 }
