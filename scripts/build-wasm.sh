@@ -79,10 +79,13 @@ esac
 # An override through Cargo's environment keeps Cargo.toml as it is.
 export CARGO_PROFILE_WASM_OPT_LEVEL="$opt_level"
 
-# build_module FEATURES OUT: cargo build with FEATURES, wasm-bindgen into OUT, wasm-opt; prints
-# the size.
+# build_module FEATURES OUT [RUSTFLAGS TARGET_DIR]: cargo build with FEATURES (and RUSTFLAGS, in
+# TARGET_DIR, so that other flags do not make cargo rebuild the other modules' dependencies),
+# wasm-bindgen into OUT, wasm-opt; prints the size.
 build_module() {
-  local features="$1" out="$2"
+  local features="$1" out="$2" rustflags="${3:-}" target_dir="${4:-target}"
+  local flags_env=()
+  [ -z "$rustflags" ] || flags_env=(RUSTFLAGS="$rustflags")
   # The module is rebuilt only when what goes into it changed: the three modules write the same
   # target/$TARGET/$PROFILE/$NAME.wasm (a cdylib's name carries no hash), so cargo alone would
   # rebuild each one after the others on every run.
@@ -95,9 +98,10 @@ build_module() {
   # Both crate types, as Cargo.toml once declared them: the cdylib alone came out 31 KB larger
   # before wasm-opt (530,860 against 499,459 bytes for the first module, 2026-11-27).
   echo "== cargo rustc --crate-type rlib,cdylib (profile $PROFILE, opt-level $opt_level, features $features)"
-  nice -n "${WASM_NICE:-10}" cargo rustc --profile "$PROFILE" --target "$TARGET" \
+  nice -n "${WASM_NICE:-10}" env "${flags_env[@]}" CARGO_TARGET_DIR="$target_dir" \
+    cargo rustc --profile "$PROFILE" --target "$TARGET" \
     --no-default-features --features "$features" --lib --crate-type rlib,cdylib
-  local raw="target/$TARGET/$PROFILE/$NAME.wasm"
+  local raw="$target_dir/$TARGET/$PROFILE/$NAME.wasm"
   [ -f "$raw" ] || die "cargo did not produce $raw"
 
   echo "== wasm-bindgen --target web"
@@ -142,8 +146,12 @@ build_module wasm "$OUT"
 # within its size budget.
 build_module wasm,config-as-code "$OUT/config-as-code"
 # The slim module for storefront pages (SPEC 14: `new NudgeEngine` and `decide` only,
-# src/wasm_slim.rs), which the storefront runtime loads.
-build_module wasm,slim "$OUT/slim"
+# src/wasm_slim.rs), which the storefront runtime loads. LLVM inlines less in it (the threshold
+# of opt-level z, 25, instead of opt-level 2's 225): 4.3 KB gzip smaller for a `decide` about
+# 1.14 times as long, inside SPEC 14's 20 us (docs/PERFORMANCE.md, "Bytes before the first
+# decision, step by step"). Its own target directory keeps the flag from rebuilding the
+# dependencies of the other two modules.
+build_module wasm,slim "$OUT/slim" "-Cllvm-args=-inline-threshold=25" target/wasm-slim
 # The storefront runtime for a plain <script type="module"> tag (SPEC 14): one bundled module and
 # the slim module's .wasm beside it, in pkg/dist/ (generated, gitignored).
 echo "== pkg/dist/storefront.js (scripts/build-storefront.mjs)"
