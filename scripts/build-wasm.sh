@@ -86,9 +86,9 @@ build_module() {
   local features="$1" out="$2" rustflags="${3:-}" target_dir="${4:-target}"
   local flags_env=()
   [ -z "$rustflags" ] || flags_env=(RUSTFLAGS="$rustflags")
-  # The module is rebuilt only when what goes into it changed: the three modules write the same
-  # target/$TARGET/$PROFILE/$NAME.wasm (a cdylib's name carries no hash), so cargo alone would
-  # rebuild each one after the others on every run.
+  # The module is rebuilt only when what goes into it changed: the first two modules write the
+  # same target/$TARGET/$PROFILE/$NAME.wasm (a cdylib's name carries no hash), so cargo alone
+  # would rebuild each one after the other on every run.
   local stamp stamp_file="target/wasm-inputs/${out//\//_}"
   stamp="$(inputs_digest "$features")"
   if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && [ -f "$out/${NAME}_bg.wasm" ]; then
