@@ -768,6 +768,46 @@ async fn reads_beyond_the_connection_count_answer_and_cancelled_reads_leave_clea
     }
 }
 
+/// A random list window of the batched-page tests: from 1000 to 1007 ms, 2 to 15 ms long,
+/// sessions visible from 1000 to 1003 ms.
+fn random_window(rng: &mut Rng) -> ListWindow {
+    let from_ms = 1000 + rng.below(8) as i64;
+    ListWindow {
+        from_ms,
+        to_ms: from_ms + 2 + rng.below(14) as i64,
+        visible_from_ms: 1000 + rng.below(4) as i64,
+    }
+}
+
+/// A random cursor position (two times in three) on one of the first 50 rows `PREFIX_000..`,
+/// row i at 1000 + i / 3 ms.
+fn random_after(rng: &mut Rng, prefix: &str) -> Option<(i64, String)> {
+    (rng.below(3) > 0).then(|| {
+        let i = rng.below(50);
+        (1000 + (i / 3) as i64, format!("{prefix}_{i:03}"))
+    })
+}
+
+/// The ids of the page a list walk must read from `rows` `(at, id)`: in `window` (from its
+/// visible start), before `after`, newest first, at most `limit`.
+fn expected_page(
+    mut rows: Vec<(i64, String)>,
+    window: &ListWindow,
+    after: &Option<(i64, String)>,
+    limit: u32,
+) -> Vec<String> {
+    rows.retain(|(at, id)| {
+        *at >= window.visible_start_ms()
+            && *at < window.to_ms
+            && after.as_ref().is_none_or(|c| (*at, id) < (c.0, &c.1))
+    });
+    rows.sort_by(|a, b| b.cmp(a));
+    rows.into_iter()
+        .take(limit as usize)
+        .map(|(_, id)| id)
+        .collect()
+}
+
 /// List pages asked for at the same moment are read together on PostgreSQL, several requests
 /// per query (`store/batch.rs`): each request still gets exactly its own page, whatever the
 /// site, mode, window, cursor and limit of the others read with it. On both backends, 200
@@ -791,36 +831,14 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
     let requests: Vec<_> = (0..200)
         .map(|_| {
             let k = rng.below(3) as usize;
-            let from_ms = 1000 + rng.below(8) as i64;
-            let window = ListWindow {
-                from_ms,
-                to_ms: from_ms + 2 + rng.below(14) as i64,
-                visible_from_ms: 1000 + rng.below(4) as i64,
-            };
-            let after = (rng.below(3) > 0).then(|| {
-                let i = rng.below(50);
-                (1000 + (i / 3) as i64, format!("sess_{i:03}"))
-            });
+            let window = random_window(&mut rng);
+            let after = random_after(&mut rng, "sess");
             (k, window, after, 1 + rng.below(12) as u32)
         })
         .collect();
     let expected: Vec<Vec<String>> = requests
         .iter()
-        .map(|(k, window, after, limit)| {
-            let mut page: Vec<(i64, String)> = sessions(*k)
-                .into_iter()
-                .filter(|(at, id)| {
-                    *at >= window.visible_start_ms()
-                        && *at < window.to_ms
-                        && after.as_ref().is_none_or(|c| (*at, id) < (c.0, &c.1))
-                })
-                .collect();
-            page.sort_by(|a, b| b.cmp(a));
-            page.into_iter()
-                .take(*limit as usize)
-                .map(|(_, id)| id)
-                .collect()
-        })
+        .map(|(k, window, after, limit)| expected_page(sessions(*k), window, after, *limit))
         .collect();
     assert!(expected.iter().filter(|page| page.len() > 1).count() > 100);
     for test_store in TestStore::both() {
@@ -1525,16 +1543,8 @@ async fn nudge_pages_read_together_each_hold_exactly_their_own_nudges() {
     let requests: Vec<_> = (0..200)
         .map(|_| {
             let k = rng.below(3) as usize;
-            let from_ms = 1000 + rng.below(8) as i64;
-            let window = ListWindow {
-                from_ms,
-                to_ms: from_ms + 2 + rng.below(14) as i64,
-                visible_from_ms: 1000 + rng.below(4) as i64,
-            };
-            let after = (rng.below(3) > 0).then(|| {
-                let i = rng.below(50);
-                (1000 + (i / 3) as i64, format!("nudg_{i:03}"))
-            });
+            let window = random_window(&mut rng);
+            let after = random_after(&mut rng, "nudg");
             let session = (rng.below(10) == 0).then(|| format!("sess_{:03}", rng.below(40)));
             (k, window, after, 1 + rng.below(12) as u32, session)
         })
@@ -1542,22 +1552,12 @@ async fn nudge_pages_read_together_each_hold_exactly_their_own_nudges() {
     let expected: Vec<Vec<String>> = requests
         .iter()
         .map(|(k, window, after, limit, session)| {
-            let mut page: Vec<(i64, String)> = nudges(*k)
+            let of_session = nudges(*k)
                 .into_iter()
-                .filter(|(at, id, sid)| {
-                    *at >= window.from_ms
-                        && *at >= window.visible_from_ms
-                        && *at < window.to_ms
-                        && session.as_ref().is_none_or(|s| s == sid)
-                        && after.as_ref().is_none_or(|c| (*at, id) < (c.0, &c.1))
-                })
+                .filter(|(_, _, sid)| session.as_ref().is_none_or(|s| s == sid))
                 .map(|(at, id, _)| (at, id))
                 .collect();
-            page.sort_by(|a, b| b.cmp(a));
-            page.into_iter()
-                .take(*limit as usize)
-                .map(|(_, id)| id)
-                .collect()
+            expected_page(of_session, window, after, *limit)
         })
         .collect();
     assert!(expected.iter().filter(|page| page.len() > 1).count() > 90);

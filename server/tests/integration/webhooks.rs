@@ -692,6 +692,14 @@ fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
     }
 }
 
+/// Writes `n` test messages made at `t0`, each with one delivery to endpoint `id` of `scope`.
+async fn enqueue_tests(store: &Store, scope: &Scope, id: &str, n: usize, t0: i64) {
+    for i in 0..n {
+        let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
+        assert!(store.enqueue_webhook_to(scope, id, &m).await.unwrap());
+    }
+}
+
 fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
     AttemptResult {
         due,
@@ -723,15 +731,7 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
             assert!(store.create_webhook_endpoint(&scope, e, 20).await.unwrap());
         }
         let t0 = now_ms();
-        for i in 0..20 {
-            let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
-            assert!(
-                store
-                    .enqueue_webhook_to(&scope, "we_fail", &m)
-                    .await
-                    .unwrap()
-            );
-        }
+        enqueue_tests(&store, &scope, "we_fail", 20, t0).await;
         let lease = 20_000;
         let first = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
         assert_eq!(first.len(), 8, "{}", test_store.backend);
@@ -818,15 +818,7 @@ async fn a_batch_of_results_ends_only_the_claims_still_held() {
         let e = endpoint("we_mix", &[EventType::NudgeShown]);
         assert!(store.create_webhook_endpoint(&scope, &e, 20).await.unwrap());
         let t0 = now_ms();
-        for i in 0..3 {
-            let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
-            assert!(
-                store
-                    .enqueue_webhook_to(&scope, "we_mix", &m)
-                    .await
-                    .unwrap()
-            );
-        }
+        enqueue_tests(&store, &scope, "we_mix", 3, t0).await;
         let lease = 1000;
         let by_message = |mut dues: Vec<Due>| {
             dues.sort_by(|a, b| a.message_id.cmp(&b.message_id));
@@ -1048,10 +1040,7 @@ async fn a_claim_takes_at_most_eight_of_a_large_backlog() {
                     .await
                     .unwrap()
             );
-            for i in 0..n {
-                let m = Message::new(EventType::Test, t0, json!({ "i": i })).unwrap();
-                assert!(store.enqueue_webhook_to(&scope, id, &m).await.unwrap());
-            }
+            enqueue_tests(&store, &scope, id, n, t0).await;
             if id == "we_old" {
                 // Statistics of the old endpoint's deliveries only, all delivered.
                 let sql = [

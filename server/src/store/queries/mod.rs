@@ -535,31 +535,20 @@ pub(crate) mod postgres {
         conn: &mut sqlx::PgConnection,
         pages: &[NudgePageQuery],
     ) -> Result<Vec<(Vec<NudgeSummary>, Option<i64>)>, StoreError> {
-        let mut sites = Vec::with_capacity(pages.len());
-        let mut modes = Vec::with_capacity(pages.len());
-        let mut froms = Vec::with_capacity(pages.len());
-        let mut before_ats = Vec::with_capacity(pages.len());
-        let mut before_ids = Vec::with_capacity(pages.len());
-        let mut visibles = Vec::with_capacity(pages.len());
-        let mut limits = Vec::with_capacity(pages.len());
-        for page in pages {
+        let walks = KeysetArrays::of(pages.iter().map(|page| {
             let (before_at, before_id) = keyset_before(page.window.to_ms, page.after());
-            sites.push(page.scope.site.as_str());
-            modes.push(page.scope.mode.as_str());
-            froms.push(page.window.from_ms);
-            before_ats.push(before_at);
-            before_ids.push(before_id);
-            visibles.push(page.window.visible_from_ms);
-            limits.push(limit_param(page.limit));
-        }
-        let rows = sqlx::query(NUDGE_PAGES)
-            .bind(&sites)
-            .bind(&modes)
-            .bind(&froms)
-            .bind(&before_ats)
-            .bind(&before_ids)
+            (
+                &page.scope,
+                page.window.from_ms,
+                (before_at, before_id),
+                page.limit,
+            )
+        }));
+        let visibles: Vec<i64> = pages.iter().map(|p| p.window.visible_from_ms).collect();
+        let rows = walks
+            .bind_walks(sqlx::query(NUDGE_PAGES))
             .bind(&visibles)
-            .bind(&limits)
+            .bind(&walks.limits)
             .fetch_all(&mut *conn)
             .await?;
         let mut read: Vec<(Vec<NudgeSummary>, Option<i64>)> =
@@ -585,6 +574,54 @@ pub(crate) mod postgres {
             ))?);
         }
         Ok(read)
+    }
+
+    /// The batched pages' keyset walks as the `unnest` of [`SESSION_PAGES`] and [`NUDGE_PAGES`]
+    /// takes them: one array per column, one element per request, in order.
+    struct KeysetArrays<'a> {
+        sites: Vec<&'a str>,
+        modes: Vec<&'a str>,
+        from_ms: Vec<i64>,
+        before_ats: Vec<i64>,
+        before_ids: Vec<&'a str>,
+        limits: Vec<i64>,
+    }
+
+    impl<'a> KeysetArrays<'a> {
+        /// From each request's scope, lower bound (ms), exclusive upper `(at, id)` and limit.
+        fn of(walks: impl ExactSizeIterator<Item = (&'a Scope, i64, (i64, &'a str), u32)>) -> Self {
+            let n = walks.len();
+            let mut arrays = KeysetArrays {
+                sites: Vec::with_capacity(n),
+                modes: Vec::with_capacity(n),
+                from_ms: Vec::with_capacity(n),
+                before_ats: Vec::with_capacity(n),
+                before_ids: Vec::with_capacity(n),
+                limits: Vec::with_capacity(n),
+            };
+            for (scope, from_ms, (before_at, before_id), limit) in walks {
+                arrays.sites.push(scope.site.as_str());
+                arrays.modes.push(scope.mode.as_str());
+                arrays.from_ms.push(from_ms);
+                arrays.before_ats.push(before_at);
+                arrays.before_ids.push(before_id);
+                arrays.limits.push(limit_param(limit));
+            }
+            arrays
+        }
+
+        /// Binds `$1` to `$5`: sites, modes, lower bounds, and the upper bounds' times and ids.
+        fn bind_walks<'q>(
+            &'q self,
+            query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
+        ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+            query
+                .bind(&self.sites)
+                .bind(&self.modes)
+                .bind(&self.from_ms)
+                .bind(&self.before_ats)
+                .bind(&self.before_ids)
+        }
     }
 
     /// The page of batched request `n` (1-based) that `row` belongs to, its walk revision taken
@@ -617,28 +654,18 @@ pub(crate) mod postgres {
         conn: &mut sqlx::PgConnection,
         pages: &[SessionPageQuery],
     ) -> Result<Vec<(Vec<SessionSummary>, Option<i64>)>, StoreError> {
-        let mut sites = Vec::with_capacity(pages.len());
-        let mut modes = Vec::with_capacity(pages.len());
-        let mut froms = Vec::with_capacity(pages.len());
-        let mut before_ats = Vec::with_capacity(pages.len());
-        let mut before_ids = Vec::with_capacity(pages.len());
-        let mut limits = Vec::with_capacity(pages.len());
-        for page in pages {
-            let (before_at, before_id) = keyset_before(page.window.to_ms, page.after());
-            sites.push(page.scope.site.as_str());
-            modes.push(page.scope.mode.as_str());
-            froms.push(page.window.visible_start_ms());
-            before_ats.push(before_at);
-            before_ids.push(before_id);
-            limits.push(limit_param(page.limit));
-        }
-        let rows = sqlx::query(SESSION_PAGES)
-            .bind(&sites)
-            .bind(&modes)
-            .bind(&froms)
-            .bind(&before_ats)
-            .bind(&before_ids)
-            .bind(&limits)
+        let walks = KeysetArrays::of(pages.iter().map(|page| {
+            let before = keyset_before(page.window.to_ms, page.after());
+            (
+                &page.scope,
+                page.window.visible_start_ms(),
+                before,
+                page.limit,
+            )
+        }));
+        let rows = walks
+            .bind_walks(sqlx::query(SESSION_PAGES))
+            .bind(&walks.limits)
             .fetch_all(&mut *conn)
             .await?;
         let mut read: Vec<(Vec<SessionSummary>, Option<i64>)> = pages
