@@ -162,43 +162,6 @@ struct Recomputed {
     purchases: HashMap<String, usize>,
 }
 
-/// The webhook messages of a group of batches (SPEC 16), written to the outbox once, at the
-/// end of the group's transaction: each scope's enabled endpoints read once per group (in the
-/// transaction), and every message of the group inserted by one statement per table, not
-/// three statements per batch (on SQLite's one writer those were a tenth of the relay's time
-/// with an endpoint; docs/PERFORMANCE.md, "Webhook figures").
-#[derive(Debug, Default)]
-struct Outbox<'s> {
-    /// Each scope of the group with its enabled endpoints, as read in the transaction.
-    subscribers: Vec<(&'s Scope, Vec<crate::domain::webhook::endpoint::Endpoint>)>,
-    /// Each scope's messages, each with the endpoints it goes to, in the batches' order.
-    messages: Vec<(&'s Scope, Vec<Addressed>)>,
-}
-
-/// A message with the ids of the endpoints it goes to.
-type Addressed = (crate::domain::webhook::endpoint::Message, Vec<String>);
-
-impl<'s> Outbox<'s> {
-    /// The endpoints of `scope` read so far (`None`: not read yet in this group).
-    fn subscribers_of(
-        &self,
-        scope: &Scope,
-    ) -> Option<&[crate::domain::webhook::endpoint::Endpoint]> {
-        self.subscribers
-            .iter()
-            .find(|(s, _)| *s == scope)
-            .map(|(_, endpoints)| endpoints.as_slice())
-    }
-
-    /// Adds `messages` of `scope`, after those of the group's earlier batches.
-    fn add(&mut self, scope: &'s Scope, messages: Vec<Addressed>) {
-        match self.messages.iter_mut().find(|(s, _)| *s == scope) {
-            Some((_, earlier)) => earlier.extend(messages),
-            None => self.messages.push((scope, messages)),
-        }
-    }
-}
-
 /// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArmCount {
@@ -399,6 +362,9 @@ page_row!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 // helpers of `rows!` serve the others): `$db` the sqlx database, `$row` its row type, `$group`
 // and `$array` its JSON aggregate and array functions, `$json_pages` whether a page is read as
 // one JSON row.
+mod outbox;
+use outbox::Outbox;
+
 #[macro_use]
 mod rows;
 #[macro_use]
