@@ -103,8 +103,22 @@ impl Engine {
     ///
     /// - As [`Engine::compile`], except JSON syntax errors, which cannot occur.
     pub fn compile_value(config: &serde_json::Value) -> Result<Engine, Error> {
-        let config =
-            config::parse_value(config).map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
+        Engine::compile_tree(config, config.to_string().len())
+    }
+
+    /// [`Engine::compile_value`] for a tree whose compact JSON text is `text_len` bytes long,
+    /// which the size limit counts (the slim WASM module measures `JSON.stringify`'s text and so
+    /// carries no serializer).
+    ///
+    /// # Errors
+    ///
+    /// - As [`Engine::compile_value`].
+    pub(crate) fn compile_tree(
+        config: &serde_json::Value,
+        text_len: usize,
+    ) -> Result<Engine, Error> {
+        let config = config::parse_value(config, text_len)
+            .map_err(|d| Error::new(ErrorKind::InvalidConfig, d))?;
         Engine::from_config(config, None)
     }
 

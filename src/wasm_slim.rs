@@ -189,12 +189,17 @@ fn js_error(error: &Error) -> JsValue {
 }
 
 /// A JS value as a JSON tree, through `JSON.stringify` and the crate's strict parser (as
-/// `src/wasm.rs` reads configs and states).
+/// `src/wasm.rs` reads configs and states), with the length of that text in bytes.
 ///
 /// # Errors
 ///
 /// - `kind` at `path` when the value has no JSON form.
-fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result<Value, Error> {
+fn json_tree(
+    value: &JsValue,
+    kind: ErrorKind,
+    path: &str,
+    what: &str,
+) -> Result<(Value, usize), Error> {
     let not_json = |detail: &str| {
         Error::new(
             kind,
@@ -215,7 +220,8 @@ fn json_tree(value: &JsValue, kind: ErrorKind, path: &str, what: &str) -> Result
         })?
         .as_string()
         .ok_or_else(|| not_json("it is undefined, a function or a symbol"))?;
-    crate::json::parse(&text).map_err(|d| not_json(&d.message))
+    let tree = crate::json::parse(&text).map_err(|d| not_json(&d.message))?;
+    Ok((tree, text.len()))
 }
 
 /// A compiled site config for a storefront page (JS `NudgeEngine`): compile once, then decide.
@@ -233,10 +239,13 @@ impl SlimEngine {
     /// - Throws `InvalidConfig` with every diagnostic, as [`Engine::compile`].
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue) -> Result<SlimEngine, JsValue> {
+        // An object's size is its `JSON.stringify` text's length (the first module counts
+        // serde_json's compact text of the tree: the same length but for number spellings such
+        // as `1e+21`), so that this module carries no serializer.
         let engine = match config.as_string() {
             Some(text) => Engine::compile(&text),
             None => json_tree(config, ErrorKind::InvalidConfig, "", "the config")
-                .and_then(|tree| Engine::compile_value(&tree)),
+                .and_then(|(tree, text_len)| Engine::compile_tree(&tree, text_len)),
         };
         engine
             .map(|engine| SlimEngine { engine })
@@ -249,7 +258,7 @@ impl SlimEngine {
     ///
     /// - Throws `InvalidRequest` for a bad state, with the native message.
     pub fn decide(&self, session_state_value: &JsValue) -> Result<JsValue, JsValue> {
-        let tree = json_tree(
+        let (tree, _) = json_tree(
             session_state_value,
             ErrorKind::InvalidRequest,
             "session_state",

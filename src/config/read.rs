@@ -27,11 +27,11 @@ pub(crate) fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
     read(&value, Some(text))
 }
 
-/// Validates a config already parsed as JSON; the size limit applies to its compact text.
-pub(crate) fn parse_value(value: &Value) -> Result<Config, Vec<Diagnostic>> {
-    let len = value.to_string().len();
-    if len > MAX_CONFIG_BYTES {
-        return Err(vec![too_large(len)]);
+/// Validates a config already parsed as JSON from a compact text of `text_len` bytes, which the
+/// size limit counts.
+pub(crate) fn parse_value(value: &Value, text_len: usize) -> Result<Config, Vec<Diagnostic>> {
+    if text_len > MAX_CONFIG_BYTES {
+        return Err(vec![too_large(text_len)]);
     }
     read(value, None)
 }

@@ -11,6 +11,8 @@
 mod document;
 mod findings;
 mod locate;
+#[cfg(any(test, all(feature = "slim", target_arch = "wasm32")))]
+mod strict_text;
 
 pub use locate::line_column;
 mod path;
@@ -105,14 +107,28 @@ impl<'de> Visitor<'de> for StrictVisitor {
 /// The number `-0` is read as the integer 0 (JSON's grammar makes it an integer; SPEC 5: "`-0`
 /// is 0"), while `-0.0` stays a float: serde_json gives both as the float `-0.0`, so the text's
 /// `-0` tokens are read as ` 0` (the same length: positions in messages are unchanged).
+///
+/// The slim WASM module for storefront pages reads with `strict_text` instead: the same trees
+/// and the same refusals, without serde_json's deserializer in its `.wasm` (SPEC 14's 90 KB).
 pub(crate) fn parse(text: &str) -> Result<Value, Diagnostic> {
+    #[cfg(all(feature = "slim", target_arch = "wasm32"))]
+    return strict_text::parse(text);
+    #[cfg(not(all(feature = "slim", target_arch = "wasm32")))]
+    parse_with_serde_json(text)
+}
+
+/// [`parse`] with serde_json, the parser of record (every build but the slim WASM module's,
+/// and the reference of `strict_text`'s tests).
+#[cfg_attr(all(feature = "slim", target_arch = "wasm32"), allow(dead_code))]
+fn parse_with_serde_json(text: &str) -> Result<Value, Diagnostic> {
     let text_with_zeros = integer_negative_zeros_as_zero(text);
     serde_json::from_str::<StrictValue>(&text_with_zeros)
         .map(|v| v.0)
         .map_err(|e| syntax_diagnostic(text, &e))
 }
 
-/// `text` with every `-0` number token (not `-0.0`, `-0e1`, `-01`) outside strings replaced by
+/// `text` with every `-0` number token (not `-0.0`, `-0e1`, `-01`, nor the exponent of `1e-0`)
+/// outside strings replaced by
 /// ` 0`; borrowed, without a scan, when the text has no `-0` at all.
 fn integer_negative_zeros_as_zero(text: &str) -> Cow<'_, str> {
     if memchr::memmem::find(text.as_bytes(), b"-0").is_none() {
@@ -125,7 +141,12 @@ fn integer_negative_zeros_as_zero(text: &str) -> Cow<'_, str> {
         match b {
             b'\\' if in_string => i += 1,
             b'"' => in_string = !in_string,
+            // Not an exponent's sign: `1e-0` is the float 1.
             b'-' if !in_string
+                && !matches!(
+                    i.checked_sub(1).and_then(|j| bytes.get(j)),
+                    Some(b'e' | b'E')
+                )
                 && bytes.get(i + 1) == Some(&b'0')
                 && !matches!(bytes.get(i + 2), Some(b'0'..=b'9' | b'.' | b'e' | b'E')) =>
             {
@@ -478,6 +499,14 @@ mod tests {
         assert_eq!(d.code, DiagnosticCode::JsonSyntax);
         assert!(d.message.contains("duplicate key \"a\""), "{}", d.message);
         assert_eq!(d.line, Some(3));
+    }
+
+    #[test]
+    fn minus_zero_is_the_integer_zero_but_not_in_an_exponent() {
+        assert!(parse("-0").unwrap().is_u64());
+        assert!(parse("-0.0").unwrap().is_f64());
+        assert_eq!(parse("1e-0").unwrap().as_f64(), Some(1.0));
+        assert_eq!(parse("[2E-0]").unwrap()[0].as_f64(), Some(2.0));
     }
 
     #[test]
