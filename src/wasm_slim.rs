@@ -17,6 +17,12 @@ use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::preview::Decision;
 use crate::request::SessionState;
 
+/// The allocator of the slim module: Talc's WebAssembly configuration instead of the standard
+/// library's dlmalloc (docs/PERFORMANCE.md, "Bytes before the first decision, step by step").
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[wasm_bindgen]
 extern "C" {
     /// `URL.canParse(url)`: the platform's WHATWG URL parser (the runtime adds it where a browser

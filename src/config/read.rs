@@ -1,7 +1,7 @@
 //! Loading a config from JSON (SPEC 2, 3): every error found, each with its JSON path and, for
 //! text, 1-based line and column.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde_json::Value;
 
@@ -157,7 +157,7 @@ fn read_rules(
         noun: "rules",
     };
     let items = json::array_at_most(value, path, "rules", &limit, f)?;
-    let mut first_use: HashMap<&str, usize> = HashMap::new();
+    let mut first_use: FxHashMap<&str, usize> = FxHashMap::default();
     let mut rules = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
