@@ -907,6 +907,115 @@ async fn a_batch_of_results_ends_only_the_claims_still_held() {
 
 /// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
 /// endpoint once (every attempt answered 200: one attempt each).
+/// The worker's visits (results written, next deliveries claimed) while the relay writes
+/// NUDGE_SHOWN: each of 24 rounds sends 16 batches and one visit at once. Every batch stored,
+/// every result logged once, no visit given more than eight or a delivery in flight, and at the
+/// end every message made claimed exactly once; on both stores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let scope = Scope {
+            site: "s8".to_owned(),
+            mode: Mode::Test,
+        };
+        assert!(
+            store
+                .create_webhook_endpoint(&scope, &endpoint("we_ride", &[EventType::NudgeShown]), 20)
+                .await
+                .unwrap()
+        );
+        let t0 = now_ms();
+        let lease = 60_000;
+        let mut in_flight = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
+        assert!(in_flight.is_empty(), "{backend}");
+        let (mut made, mut claimed) = (0usize, std::collections::HashSet::new());
+        for round in 0..24 {
+            let batches: Vec<_> = (0..16)
+                .map(|b| {
+                    let store = store.clone();
+                    let scope = scope.clone();
+                    tokio::spawn(async move {
+                        let events: Vec<_> = (0..3)
+                            .map(|i| {
+                                let id = format!("r{round}b{b}e{i}");
+                                crate::store::shown_by(
+                                    &id,
+                                    &format!("sess_{id}"),
+                                    t0,
+                                    &format!("nudg_{id}"),
+                                    "r1",
+                                )
+                            })
+                            .collect();
+                        store.insert_events(&scope, &events, t0).await.unwrap()
+                    })
+                })
+                .collect();
+            let results: Vec<AttemptResult> = in_flight
+                .drain(..)
+                .map(|due| AttemptResult {
+                    verdict: Verdict::Delivered,
+                    status: Some(200),
+                    ..failed(due, t0 + 10, None)
+                })
+                .collect();
+            let visit = store
+                .finish_webhook_attempts_and_claim(&results, DAY_MS * 5, t0 + 20, lease, 8)
+                .await;
+            for batch in batches {
+                assert_eq!(batch.await.unwrap().accepted, 3, "{backend}");
+                made += 3;
+            }
+            let (disabled, claim) = visit.unwrap();
+            assert!(disabled.is_empty(), "{backend}");
+            in_flight = claim.unwrap();
+            assert!(in_flight.len() <= 8, "{backend}: {}", in_flight.len());
+            for due in &in_flight {
+                assert!(
+                    claimed.insert(due.message_id.clone()),
+                    "{backend}: {} claimed twice",
+                    due.message_id
+                );
+            }
+        }
+        // The rest of the backlog, in claims of at most eight, each a new message.
+        loop {
+            let results: Vec<AttemptResult> = in_flight
+                .drain(..)
+                .map(|due| AttemptResult {
+                    verdict: Verdict::Delivered,
+                    status: Some(200),
+                    ..failed(due, t0 + 30, None)
+                })
+                .collect();
+            let (_, claim) = store
+                .finish_webhook_attempts_and_claim(&results, DAY_MS * 5, t0 + 40, lease, 8)
+                .await
+                .unwrap();
+            in_flight = claim.unwrap();
+            if in_flight.is_empty() {
+                break;
+            }
+            for due in &in_flight {
+                assert!(
+                    claimed.insert(due.message_id.clone()),
+                    "{backend}: {} claimed twice",
+                    due.message_id
+                );
+            }
+        }
+        assert_eq!(claimed.len(), made, "{backend}");
+        let attempts = store
+            .webhook_attempts(&scope, "we_ride", None, 10_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(attempts.len(), made, "{backend}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_on_one_postgres_deliver_each_message_once() {
     let store = TestStore::postgres();
