@@ -128,8 +128,7 @@ fn parse_with_serde_json(text: &str) -> Result<Value, Diagnostic> {
 }
 
 /// `text` with every `-0` number token (not `-0.0`, `-0e1`, `-01`, nor the exponent of `1e-0`)
-/// outside strings replaced by
-/// ` 0`; borrowed, without a scan, when the text has no `-0` at all.
+/// outside strings replaced by ` 0`; borrowed, without a scan, when the text has no `-0` at all.
 fn integer_negative_zeros_as_zero(text: &str) -> Cow<'_, str> {
     if memchr::memmem::find(text.as_bytes(), b"-0").is_none() {
         return Cow::Borrowed(text);
