@@ -44,19 +44,17 @@ pub(crate) fn parse(text: &str) -> Result<Value, Diagnostic> {
     value.map_err(|at| syntax_error(text, at))
 }
 
-/// The diagnostic of a syntax error at byte `at` of `text`.
+/// The diagnostic of a syntax error at byte `at` of `text`, placed by [`super::line_column`].
 fn syntax_error(text: &str, at: usize) -> Diagnostic {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
-    let before = text.get(..at).unwrap_or_default();
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
     let mut d = Diagnostic::error(DiagnosticCode::JsonSyntax, String::new(), String::new());
-    d.line = u32::try_from(line).ok();
-    d.column = u32::try_from(column).ok();
+    if let Some((line, column)) = super::line_column(text, at) {
+        d.line = Some(line);
+        d.column = Some(column);
+    }
     d
 }
 
@@ -120,57 +118,55 @@ impl TextReader<'_> {
     /// After `[`: values separated by commas, then `]`.
     fn array(&mut self) -> Read<Value> {
         let mut items = Vec::new();
-        self.space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
-            return Ok(Value::Array(items));
-        }
-        loop {
-            items.push(self.value()?);
-            self.space();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(Value::Array(items));
-                }
-                _ => return Err(self.at),
-            }
-        }
+        self.items(b']', |reader| {
+            items.push(reader.value()?);
+            Ok(())
+        })?;
+        Ok(Value::Array(items))
     }
 
     /// After `{`: `"key": value` pairs separated by commas, then `}`; a key twice is an error
     /// at the second one.
     fn object(&mut self) -> Read<Value> {
         let mut map = Map::new();
-        self.space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-            return Ok(Value::Object(map));
-        }
-        loop {
-            self.space();
-            let key_at = self.at;
-            if self.peek() != Some(b'"') {
-                return Err(self.at);
+        self.items(b'}', |reader| {
+            reader.space();
+            let key_at = reader.at;
+            if reader.peek() != Some(b'"') {
+                return Err(reader.at);
             }
-            let key = self.string()?;
+            let key = reader.string()?;
             if map.contains_key(&key) {
                 return Err(key_at);
             }
-            self.space();
-            if self.peek() != Some(b':') {
-                return Err(self.at);
+            reader.space();
+            if reader.peek() != Some(b':') {
+                return Err(reader.at);
             }
-            self.at += 1;
-            let value = self.value()?;
+            reader.at += 1;
+            let value = reader.value()?;
             map.insert(key, value);
+            Ok(())
+        })?;
+        Ok(Value::Object(map))
+    }
+
+    /// The items of an array or object, each read by `item`, separated by commas, until
+    /// `close` (an empty list is `close` at once).
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Read<()>) -> Read<()> {
+        self.space();
+        if self.peek() == Some(close) {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            item(self)?;
             self.space();
             match self.peek() {
                 Some(b',') => self.at += 1,
-                Some(b'}') => {
+                Some(b) if b == close => {
                     self.at += 1;
-                    return Ok(Value::Object(map));
+                    return Ok(());
                 }
                 _ => return Err(self.at),
             }

@@ -700,6 +700,15 @@ async fn enqueue_tests(store: &Store, scope: &Scope, id: &str, n: usize, t0: i64
     }
 }
 
+/// A 200 for `due` at `at_ms`.
+fn delivered(due: Due, at_ms: i64) -> AttemptResult {
+    AttemptResult {
+        verdict: Verdict::Delivered,
+        status: Some(200),
+        ..failed(due, at_ms, None)
+    }
+}
+
 fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
     AttemptResult {
         due,
@@ -832,16 +841,11 @@ async fn a_batch_of_results_ends_only_the_claims_still_held() {
                 .unwrap(),
         );
         assert_eq!((stale.len(), current.len()), (3, 3), "{backend}");
-        let delivered = |due: &Due| AttemptResult {
-            verdict: Verdict::Delivered,
-            status: Some(200),
-            ..failed(due.clone(), t0 + 2100, None)
-        };
         let batch = [
-            delivered(&stale[0]),
+            delivered(stale[0].clone(), t0 + 2100),
             failed(current[0].clone(), t0 + 2100, Some(t0 + 5000)),
-            delivered(&current[1]),
-            delivered(&stale[2]),
+            delivered(current[1].clone(), t0 + 2100),
+            delivered(stale[2].clone(), t0 + 2100),
         ];
         assert!(
             store
@@ -905,8 +909,17 @@ async fn a_batch_of_results_ends_only_the_claims_still_held() {
     }
 }
 
-/// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
-/// endpoint once (every attempt answered 200: one attempt each).
+/// Adds the messages of `dues` to `claimed`, each new (no message claimed twice).
+fn claim_once(claimed: &mut std::collections::HashSet<String>, dues: &[Due], backend: &str) {
+    for due in dues {
+        assert!(
+            claimed.insert(due.message_id.clone()),
+            "{backend}: {} claimed twice",
+            due.message_id
+        );
+    }
+}
+
 /// The worker's visits (results written, next deliveries claimed) while the relay writes
 /// NUDGE_SHOWN: each of 24 rounds sends 16 batches and one visit at once. Every batch stored,
 /// every result logged once, no visit given more than eight or a delivery in flight, and at the
@@ -955,11 +968,7 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
                 .collect();
             let results: Vec<AttemptResult> = in_flight
                 .drain(..)
-                .map(|due| AttemptResult {
-                    verdict: Verdict::Delivered,
-                    status: Some(200),
-                    ..failed(due, t0 + 10, None)
-                })
+                .map(|due| delivered(due, t0 + 10))
                 .collect();
             let visit = store
                 .finish_webhook_attempts_and_claim(&results, DAY_MS * 5, t0 + 20, lease, 8)
@@ -972,23 +981,13 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
             assert!(disabled.is_empty(), "{backend}");
             in_flight = claim.unwrap();
             assert!(in_flight.len() <= 8, "{backend}: {}", in_flight.len());
-            for due in &in_flight {
-                assert!(
-                    claimed.insert(due.message_id.clone()),
-                    "{backend}: {} claimed twice",
-                    due.message_id
-                );
-            }
+            claim_once(&mut claimed, &in_flight, backend);
         }
         // The rest of the backlog, in claims of at most eight, each a new message.
         loop {
             let results: Vec<AttemptResult> = in_flight
                 .drain(..)
-                .map(|due| AttemptResult {
-                    verdict: Verdict::Delivered,
-                    status: Some(200),
-                    ..failed(due, t0 + 30, None)
-                })
+                .map(|due| delivered(due, t0 + 30))
                 .collect();
             let (_, claim) = store
                 .finish_webhook_attempts_and_claim(&results, DAY_MS * 5, t0 + 40, lease, 8)
@@ -998,13 +997,7 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
             if in_flight.is_empty() {
                 break;
             }
-            for due in &in_flight {
-                assert!(
-                    claimed.insert(due.message_id.clone()),
-                    "{backend}: {} claimed twice",
-                    due.message_id
-                );
-            }
+            claim_once(&mut claimed, &in_flight, backend);
         }
         assert_eq!(claimed.len(), made, "{backend}");
         let attempts = store
@@ -1016,6 +1009,8 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
     }
 }
 
+/// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
+/// endpoint once (every attempt answered 200: one attempt each).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_on_one_postgres_deliver_each_message_once() {
     let store = TestStore::postgres();
