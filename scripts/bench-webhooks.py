@@ -15,7 +15,7 @@ loopback (Node's `http`, answering 204 at once) subscribed to `nudge.shown`:
    then the time from the first delivery to the last at the receiver (one endpoint: at most 8
    attempts in flight), and the same with 4 endpoints.
 
-    python3 scripts/bench-webhooks.py [--duration 40] [--messages 5000] [--write]
+    python3 scripts/bench-webhooks.py [--duration 80] [--messages 5000] [--write]
 """
 import argparse
 import importlib.util
@@ -119,7 +119,7 @@ def deliveries_per_s(api, ports, messages, keys):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=int, default=40, help="seconds of relay load in all, both variants")
+    parser.add_argument("--duration", type=int, default=80, help="seconds of relay load in all, both variants, in alternating rounds of about 10 s")
     parser.add_argument("--messages", type=int, default=5000)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--backends", default="sqlite,postgres")
@@ -151,8 +151,12 @@ def main():
                         "url": f"http://127.0.0.1:{receivers[0][1]}/", "event_types": ["nudge.shown"]})["data"]["id"]
                     bench.wrk(api, "/v1/events", 2, args.connections, {**env, "BENCH_RUN": "warm"})
                     runs = {"without": [], "with": []}
-                    seconds_each = max(1, args.duration // 4)
-                    for round_ in range(4):
+                    # Rounds of about 10 s, alternating (at least four): the machine's speed
+                    # drifts over a run, and short alternating rounds give both variants the
+                    # same share of each state.
+                    rounds = max(4, args.duration // 10 // 2 * 2)
+                    seconds_each = max(1, args.duration // rounds)
+                    for round_ in range(rounds):
                         variant = ("without", "with")[round_ % 2]
                         call(api, "PATCH", f"/v1/webhook_endpoints/{endpoint}",
                              {"status": "enabled" if variant == "with" else "disabled"})

@@ -191,10 +191,10 @@ impl Delivery {
 
     /// Writes the attempts' results as they come, all those waiting in one transaction (one
     /// commit, so a backlog's deliveries cost the store's one writer little), and in the same
-    /// visit to the writer claims as many due deliveries as the results freed places
+    /// transaction claims as many due deliveries as the results freed places
     /// (`finish_webhook_attempts_and_claim`), so a backlog drains without a claim of its own
-    /// per result. A store that does not answer is tried again until the claims' lease is
-    /// nearly over (then the deliveries are due again anyway).
+    /// per result. If that fails, the results alone are tried again until the claims' lease
+    /// is nearly over (then the deliveries are due again anyway).
     async fn finisher(
         self: Arc<Self>,
         store: Store,
@@ -226,34 +226,42 @@ impl Delivery {
             // The places this batch holds are free once its results are written.
             let room = launcher.permits.available_permits() + batch.len();
             let mut claimed = Vec::new();
-            for _ in 0..5 {
-                match store
-                    .finish_webhook_attempts_and_claim(
-                        &results,
-                        disable_after_ms,
-                        now_ms(),
-                        lease_ms(),
-                        room,
-                    )
-                    .await
-                {
-                    Ok((disabled, claim)) => {
-                        for endpoint in disabled {
-                            tracing::warn!(endpoint = %endpoint, "webhook endpoint disabled");
-                        }
-                        match claim {
-                            Ok(due) => claimed = due,
+            let mut disabled = Vec::new();
+            // One visit to the writer: the results, then claims for the places they free. If
+            // that fails, the results alone (a claim that cannot be made must not keep them
+            // unwritten), and the claims at the next look.
+            match store
+                .finish_webhook_attempts_and_claim(
+                    &results,
+                    disable_after_ms,
+                    now_ms(),
+                    lease_ms(),
+                    room,
+                )
+                .await
+            {
+                Ok((gone, due)) => (disabled, claimed) = (gone, due),
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhooks: cannot record attempts and claim; recording them alone");
+                    for _ in 0..5 {
+                        match store
+                            .finish_webhook_attempts(&results, disable_after_ms)
+                            .await
+                        {
+                            Ok(gone) => {
+                                disabled = gone;
+                                break;
+                            }
                             Err(e) => {
-                                tracing::warn!(error = %e, "webhooks: cannot claim due deliveries; trying again")
+                                tracing::warn!(error = %e, "webhooks: cannot record attempts; trying again");
+                                tokio::time::sleep(Duration::from_secs(1)).await;
                             }
                         }
-                        break;
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "webhooks: cannot record attempts; trying again");
-                        tokio::time::sleep(Duration::from_secs(1)).await;
                     }
                 }
+            }
+            for endpoint in disabled {
+                tracing::warn!(endpoint = %endpoint, "webhook endpoint disabled");
             }
             drop(batch);
             if claimed.is_empty() {

@@ -90,7 +90,8 @@ enum Backend {
     Sqlite {
         writer: SqlitePool,
         reader: Arc<lease::Leases<sqlx::Sqlite>>,
-        /// Event batches go through it, several per transaction (`group.rs`).
+        /// The writing task: event batches go through it, several per transaction, and the
+        /// webhook worker's visits between them, on the connection it holds (`group.rs`).
         group: group::GroupWriter,
     },
     /// Writes (and the migrations) on `pool`, with a plan made for each execution; reads on
@@ -202,8 +203,12 @@ impl Store {
                 .synchronous(SqliteSynchronous::Full)
                 .busy_timeout(Duration::from_secs(5))
                 .foreign_keys(false);
+            // No ping before each use either (as for the readers below): each group commit
+            // and each visit of the webhook worker paid a round trip to the connection's thread
+            // for it, on the one writer every write waits for.
             let writer = SqlitePoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
                 .connect_with(options.clone())
                 .await?;

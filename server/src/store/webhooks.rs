@@ -6,34 +6,8 @@
 use crate::domain::event::Scope;
 use crate::domain::webhook::endpoint::{Attempt, AttemptResult, Due, Endpoint, Message};
 
+use super::group::{Visit, Visited};
 use super::{Backend, Store, StoreError, queries};
-
-/// Calls `queries::{sqlite,postgres}::$f` on a write connection whose commits need not reach the
-/// disk before they return (the worker's claims and results: one lost in a crash leaves its
-/// delivery due, which at-least-once allows). On SQLite the connection's `synchronous` is
-/// NORMAL for the call and FULL again after it (a connection that cannot be set back is
-/// closed, so no acknowledged write ever commits on it relaxed); on PostgreSQL each transaction
-/// sets `synchronous_commit = off` (`queries/webhooks.rs`).
-macro_rules! on_relaxed_writer {
-    ($store:expr, $f:ident($($arg:expr),*)) => {
-        match &$store.backend {
-            Backend::Sqlite { writer, .. } => {
-                let mut conn = writer.acquire().await?;
-                sqlx::query("PRAGMA synchronous = NORMAL").execute(&mut *conn).await?;
-                let done = queries::sqlite::$f(&mut conn, $($arg),*).await;
-                if let Err(e) = sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await {
-                    conn.close_on_drop();
-                    return Err(e.into());
-                }
-                done
-            }
-            Backend::Postgres { pool, .. } => {
-                let mut conn = pool.acquire().await?;
-                queries::postgres::$f(&mut conn, $($arg),*).await
-            }
-        }
-    };
-}
 
 impl Store {
     /// Stores a new endpoint of `scope` unless it has `max` already (then `false`).
@@ -184,7 +158,14 @@ impl Store {
         lease_ms: i64,
         max: usize,
     ) -> Result<Vec<Due>, StoreError> {
-        on_relaxed_writer!(self, claim_due(now_ms, lease_ms, max))
+        let (_, claimed) = self
+            .visit(Visit {
+                results: Vec::new(),
+                disable_after_ms: 0,
+                claim: (now_ms, lease_ms, max),
+            })
+            .await?;
+        Ok(claimed)
     }
 
     /// Writes attempts' results in one transaction; the endpoints they disabled.
@@ -197,16 +178,24 @@ impl Store {
         results: &[AttemptResult],
         disable_after_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
-        on_relaxed_writer!(self, finish_attempts(results, disable_after_ms))
+        let (disabled, _) = self
+            .visit(Visit {
+                results: results.to_vec(),
+                disable_after_ms,
+                claim: (0, 0, 0),
+            })
+            .await?;
+        Ok(disabled)
     }
 
-    /// Writes attempts' results in one transaction, then claims at most `max` due deliveries
-    /// until `now_ms + lease_ms` on the same connection: the endpoints the results disabled,
-    /// and the claimed deliveries or the claim's own failure (the results stay written).
+    /// Writes attempts' results, then claims at most `max` due deliveries until `now_ms +
+    /// lease_ms`, in one transaction on the writer: the endpoints the results disabled, and the
+    /// claimed deliveries.
     ///
     /// # Errors
     ///
-    /// [`StoreError`] of the results; then none is written.
+    /// [`StoreError`]; then nothing is written (write the results with
+    /// [`Store::finish_webhook_attempts`]).
     pub async fn finish_webhook_attempts_and_claim(
         &self,
         results: &[AttemptResult],
@@ -214,11 +203,34 @@ impl Store {
         now_ms: i64,
         lease_ms: i64,
         max: usize,
-    ) -> Result<(Vec<String>, Result<Vec<Due>, StoreError>), StoreError> {
-        on_relaxed_writer!(
-            self,
-            finish_and_claim(results, disable_after_ms, (now_ms, lease_ms, max))
-        )
+    ) -> Result<(Vec<String>, Vec<Due>), StoreError> {
+        self.visit(Visit {
+            results: results.to_vec(),
+            disable_after_ms,
+            claim: (now_ms, lease_ms, max),
+        })
+        .await
+    }
+
+    /// Makes a visit of the webhook worker (`queries::*::visit`) on a write connection whose
+    /// commits need not reach the disk before they return (the worker's claims and results:
+    /// one lost in a crash leaves its delivery due, which at-least-once allows): on SQLite by
+    /// the writing task, between two groups of batches (`group.rs`); on PostgreSQL on a
+    /// connection of the pool, its transaction with `synchronous_commit = off`.
+    async fn visit(&self, visit: Visit) -> Result<Visited, StoreError> {
+        match &self.backend {
+            Backend::Sqlite { group, .. } => group.visit(visit).await,
+            Backend::Postgres { pool, .. } => {
+                let mut conn = pool.acquire().await?;
+                queries::postgres::visit(
+                    &mut conn,
+                    &visit.results,
+                    visit.disable_after_ms,
+                    visit.claim,
+                )
+                .await
+            }
+        }
     }
 
     /// Deletes webhook messages created, and attempts made, before `before_ms`, in steps of

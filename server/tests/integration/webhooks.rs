@@ -979,7 +979,7 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
             }
             let (disabled, claim) = visit.unwrap();
             assert!(disabled.is_empty(), "{backend}");
-            in_flight = claim.unwrap();
+            in_flight = claim;
             assert!(in_flight.len() <= 8, "{backend}: {}", in_flight.len());
             claim_once(&mut claimed, &in_flight, backend);
         }
@@ -993,7 +993,7 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
                 .finish_webhook_attempts_and_claim(&results, DAY_MS * 5, t0 + 40, lease, 8)
                 .await
                 .unwrap();
-            in_flight = claim.unwrap();
+            in_flight = claim;
             if in_flight.is_empty() {
                 break;
             }
@@ -1158,5 +1158,79 @@ async fn a_claim_takes_at_most_eight_of_a_large_backlog() {
         assert_eq!(claimed.len(), 8, "{}", test_store.backend);
         let again = store.claim_webhook_deliveries(t0, lease, 64).await.unwrap();
         assert!(again.is_empty(), "{}: {}", test_store.backend, again.len());
+    }
+}
+
+/// The writer is shared while batches keep coming (SQLite's writing task holds its connection
+/// from job to job, `group.rs`): with eight tasks sending batches back to back, each endpoint
+/// created (a write of the API, on the writer's pool) and each claim of the worker answers,
+/// and the batches go on being stored; on both stores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_writes_get_the_writer_while_batches_keep_coming() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    for test_store in TestStore::both() {
+        let backend = test_store.backend;
+        let store = Store::open(&test_store.url).await.unwrap();
+        let scope = Scope {
+            site: "s9".to_owned(),
+            mode: Mode::Test,
+        };
+        let t0 = now_ms();
+        let stop = Arc::new(AtomicBool::new(false));
+        let senders: Vec<_> = (0..8)
+            .map(|w| {
+                let (store, scope, stop) = (store.clone(), scope.clone(), Arc::clone(&stop));
+                tokio::spawn(async move {
+                    let mut stored = 0usize;
+                    while !stop.load(Ordering::Relaxed) {
+                        let id = format!("w{w}n{stored}");
+                        let events = [crate::store::page_view(
+                            &id,
+                            &format!("sess_{id}"),
+                            t0,
+                            "/p",
+                        )];
+                        assert_eq!(
+                            store
+                                .insert_events(&scope, &events, t0)
+                                .await
+                                .unwrap()
+                                .accepted,
+                            1
+                        );
+                        stored += 1;
+                    }
+                    stored
+                })
+            })
+            .collect();
+        for i in 0..5 {
+            let id = format!("we_beside{i}");
+            let created = tokio::time::timeout(
+                Duration::from_secs(10),
+                store.create_webhook_endpoint(&scope, &endpoint(&id, &[EventType::NudgeShown]), 20),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{backend}: creating {id} waited 10 s for the writer"));
+            assert!(created.unwrap(), "{backend}");
+            let claimed = tokio::time::timeout(
+                Duration::from_secs(10),
+                store.claim_webhook_deliveries(now_ms(), 60_000, 8),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{backend}: a claim waited 10 s for the writer"));
+            assert!(claimed.unwrap().is_empty(), "{backend}: nothing is due");
+            let listed = store.webhook_endpoints(&scope, None, 100).await.unwrap();
+            assert_eq!(listed.len(), i + 1, "{backend}");
+        }
+        stop.store(true, Ordering::Relaxed);
+        let mut stored = 0;
+        for sender in senders {
+            stored += sender.await.unwrap();
+        }
+        assert!(
+            stored >= 8,
+            "{backend}: {stored} batches stored beside the other writes"
+        );
     }
 }

@@ -4,73 +4,59 @@
 
 macro_rules! deliveries {
     ($db:ty) => {
-        /// Claims due deliveries until `now_ms + lease_ms`: for up to `endpoints` endpoints
-        /// with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each (module docs), `max`
-        /// in all. Each claim has its own token.
-        pub(crate) async fn claim_due(
-            conn: &mut <$db as sqlx::Database>::Connection,
+        /// Claims due deliveries until `now_ms + lease_ms` (in the caller's transaction): for
+        /// up to 64 endpoints with due deliveries, at most [`MAX_IN_FLIGHT`] in flight each
+        /// (module docs), `max` in all. Each endpoint's claim has its own token.
+        async fn claim_in(
+            tx: &mut sqlx::Transaction<'_, $db>,
             now_ms: i64,
             lease_ms: i64,
             max: usize,
         ) -> Result<Vec<Due>, StoreError> {
-            // The enabled endpoints with a claimable delivery: each a short walk of its own
-            // index range (its claims in flight, then one due row), whatever its backlog. A
-            // scalar subquery in the index's order with `LIMIT 1`, not `EXISTS`: PostgreSQL
-            // turns an `EXISTS` into a join it may run the other way round, or a scan, reading
-            // every delivery ever made (each claim then took 30 ms once the table held a few
-            // minutes of history).
-            let candidates: Vec<String> = sqlx::query_scalar(
-                "SELECT id FROM webhook_endpoints e WHERE status = 'enabled' AND (SELECT 1 FROM webhook_deliveries d \
+            // The enabled endpoints with a claimable delivery, read (and on PostgreSQL locked)
+            // at once: each a short walk of its own index range (one due row), whatever its
+            // backlog. A scalar subquery in the index's order with `LIMIT 1`, not `EXISTS`:
+            // PostgreSQL turns an `EXISTS` into a join it may run the other way round, or a
+            // scan, reading every delivery ever made (each claim then took 30 ms once the
+            // table held a few minutes of history).
+            let rows = sqlx::query(&format!(
+                "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints e WHERE status = 'enabled' AND (SELECT 1 FROM webhook_deliveries d \
                  WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $1 AND d.claimed_until <= $1 \
                  ORDER BY d.next_attempt_at LIMIT 1) = 1 \
-                 LIMIT 64",
-            )
+                 LIMIT 64{ROW_LOCKS}"
+            ))
             .bind(now_ms)
-            .fetch_all(&mut *conn)
+            .fetch_all(&mut **tx)
             .await?;
             let mut claimed = Vec::new();
-            for endpoint_id in candidates {
+            for row in &rows {
                 let room = max.saturating_sub(claimed.len());
                 if room == 0 {
                     break;
                 }
-                let mut tx = conn.begin().await?;
-                relax_commit(&mut tx).await?;
-                let row = sqlx::query(&format!(
-                    "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status = 'enabled'{ROW_LOCKS}"
-                ))
-                .bind(&endpoint_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(row) = row else { continue };
-                let endpoint = read_endpoint(&row)?;
-                let in_flight: i64 = sqlx::query_scalar(
-                    "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND claimed_until > $2",
-                )
-                .bind(&endpoint_id)
-                .bind(now_ms)
-                .fetch_one(&mut *tx)
-                .await?;
-                let take = (MAX_IN_FLIGHT - in_flight).min(i64::try_from(room).unwrap_or(i64::MAX));
-                if take <= 0 {
-                    continue;
-                }
+                let endpoint = read_endpoint(row)?;
                 let claim = crate::domain::webhook::endpoint::random_id("clm_", 12).map_err(StoreError::new)?;
                 // The rows to claim are picked once, in a materialized CTE: as a subquery of
                 // `IN`, PostgreSQL may run the pick again for each row it joins, and with
                 // `SKIP LOCKED` each run finds other rows (a whole backlog was claimed so).
+                // How many: the places the endpoint's claims in flight leave of
+                // MAX_IN_FLIGHT ($6), at most `room` ($5), counted in the same statement
+                // (after the endpoint's row lock, so no other instance claims in between).
                 let rows = sqlx::query(&format!(
                     "WITH picked AS MATERIALIZED (SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' \
-                     AND next_attempt_at <= $2 AND claimed_until <= $2 ORDER BY next_attempt_at LIMIT $5{ROW_LOCKS}) \
+                     AND next_attempt_at <= $2 AND claimed_until <= $2 ORDER BY next_attempt_at \
+                     LIMIT (SELECT CASE WHEN count(*) >= $6 THEN 0 WHEN $6 - count(*) < $5 THEN $6 - count(*) ELSE $5 END \
+                     FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND claimed_until > $2){ROW_LOCKS}) \
                      UPDATE webhook_deliveries SET claimed_until = $3, claim = $4 WHERE endpoint_id = $1 \
                      AND message_id IN (SELECT message_id FROM picked) RETURNING message_id, attempts"
                 ))
-                .bind(&endpoint_id)
+                .bind(&endpoint.id)
                 .bind(now_ms)
                 .bind(now_ms.saturating_add(lease_ms))
                 .bind(&claim)
-                .bind(take)
-                .fetch_all(&mut *tx)
+                .bind(i64::try_from(room).unwrap_or(i64::MAX))
+                .bind(MAX_IN_FLIGHT)
+                .fetch_all(&mut **tx)
                 .await?;
                 let mut ids: Vec<(String, i64)> = Vec::with_capacity(rows.len());
                 for r in &rows {
@@ -84,11 +70,10 @@ macro_rules! deliveries {
                         list.push_bind(id.as_str());
                     }
                     list.push_unseparated(")");
-                    for r in select.build().fetch_all(&mut *tx).await? {
+                    for r in select.build().fetch_all(&mut **tx).await? {
                         bodies.insert(r.try_get("id")?, (r.try_get("type")?, r.try_get("body")?));
                     }
                 }
-                tx.commit().await?;
                 let secrets: Vec<String> = endpoint.signing_secrets(now_ms).iter().map(ToString::to_string).collect();
                 for (message_id, attempts) in ids {
                     let Some((event_type, body)) = bodies.remove(&message_id) else { continue };
@@ -107,23 +92,28 @@ macro_rules! deliveries {
             Ok(claimed)
         }
 
-        /// [`finish_attempts`], then [`claim_due`] for at most `max` on the same connection: the
-        /// worker's finisher fills the places its results freed in one visit to the writer
-        /// (on SQLite, one turn of its one connection instead of two). The claim's own failure
-        /// is returned beside the results' success: those are committed and must not be
-        /// written twice.
-        pub(crate) async fn finish_and_claim(
+        /// A visit of the worker's finisher (`app/delivery.rs`), in one transaction whose
+        /// commit need not reach the disk ([`begin_relaxed`]): `results` written
+        /// ([`finish_in`]), then at most `max` due deliveries claimed until `now_ms + lease_ms`
+        /// ([`claim_in`]; `max` 0: none), so the places the results freed are filled in the
+        /// same turn of the writer (each statement and each commit of a visit is time the
+        /// relay waits for on SQLite's one writer; docs/PERFORMANCE.md "Webhook figures").
+        /// Returns the endpoints the results disabled and the claimed deliveries; on an error
+        /// nothing is written.
+        pub(crate) async fn visit(
             conn: &mut <$db as sqlx::Database>::Connection,
             results: &[AttemptResult],
             disable_after_ms: i64,
             (now_ms, lease_ms, max): (i64, i64, usize),
-        ) -> Result<(Vec<String>, Result<Vec<Due>, StoreError>), StoreError> {
-            let disabled = finish_attempts(&mut *conn, results, disable_after_ms).await?;
-            let claimed = if max == 0 { Ok(Vec::new()) } else { claim_due(&mut *conn, now_ms, lease_ms, max).await };
+        ) -> Result<(Vec<String>, Vec<Due>), StoreError> {
+            let mut tx = begin_relaxed(conn).await?;
+            let disabled = finish_in(&mut tx, results, disable_after_ms).await?;
+            let claimed = if max == 0 { Vec::new() } else { claim_in(&mut tx, now_ms, lease_ms, max).await? };
+            tx.commit().await?;
             Ok((disabled, claimed))
         }
 
-        /// Writes attempts' results in one transaction (the worker's finisher gathers them): the
+        /// Writes attempts' results (in the caller's transaction; the worker's finisher gathers them): the
         /// attempts log; each delivery (succeeded, due again, or failed) while the claim is
         /// still this attempt's; for the deliveries so held, the endpoint's 5-day rule
         /// (`disable_after_ms` of failures since the last success) and a 410's disable, which
@@ -136,13 +126,11 @@ macro_rules! deliveries {
         /// success after a success of the same endpoint in the batch writes nothing). On
         /// SQLite's one writer the per-statement cost was the worker's share of the relay's
         /// time (docs/PERFORMANCE.md, "Webhook figures").
-        pub(crate) async fn finish_attempts(
-            conn: &mut <$db as sqlx::Database>::Connection,
+        async fn finish_in(
+            tx: &mut sqlx::Transaction<'_, $db>,
             results: &[AttemptResult],
             disable_after_ms: i64,
         ) -> Result<Vec<String>, StoreError> {
-            let mut tx = conn.begin().await?;
-            relax_commit(&mut tx).await?;
             for chunk in results.chunks(ATTEMPTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
                     "INSERT INTO webhook_attempts (endpoint_id, message_id, event_type, attempt, attempted_at, status, error, duration_ms, body, next_attempt_at) ",
@@ -160,9 +148,9 @@ macro_rules! deliveries {
                         .push_bind(result.body.as_str())
                         .push_bind(next_attempt_of(result));
                 });
-                insert.build().execute(&mut *tx).await?;
+                insert.build().execute(&mut **tx).await?;
             }
-            let held = release_claims(&mut tx, results).await?;
+            let held = release_claims(tx, results).await?;
             let mut disabled = Vec::new();
             // Endpoints whose `failing_since` this batch has already cleared.
             let mut succeeding: HashSet<&str> = HashSet::new();
@@ -178,7 +166,7 @@ macro_rules! deliveries {
                         if succeeding.insert(endpoint_id) {
                             sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
                                 .bind(endpoint_id)
-                                .execute(&mut *tx)
+                                .execute(&mut **tx)
                                 .await?;
                         }
                         false
@@ -191,17 +179,16 @@ macro_rules! deliveries {
                         )
                         .bind(endpoint_id)
                         .bind(result.attempted_at_ms)
-                        .fetch_optional(&mut *tx)
+                        .fetch_optional(&mut **tx)
                         .await?
                         .flatten();
                         since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
                     }
                 };
-                if disable && disable_endpoint(&mut tx, endpoint_id, result.attempted_at_ms).await? {
+                if disable && disable_endpoint(tx, endpoint_id, result.attempted_at_ms).await? {
                     disabled.push(endpoint_id.to_owned());
                 }
             }
-            tx.commit().await?;
             Ok(disabled)
         }
 

@@ -419,8 +419,9 @@ pub(crate) mod sqlite {
     );
     /// No row locks: SQLite's one writer orders every claim.
     const ROW_LOCKS: &str = "";
-    /// SQLite's commits are relaxed per connection, around the call (`store/webhooks.rs`).
-    const RELAXED_COMMIT: &str = "";
+    /// SQLite's commits are relaxed per connection: set before `BEGIN` (one round trip to the
+    /// connection's thread), set back after the call (`store/webhooks.rs`).
+    const RELAXED_BEGIN: &str = "PRAGMA synchronous = NORMAL; BEGIN";
     webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
     deliveries!(sqlx::Sqlite);
 }
@@ -464,8 +465,9 @@ pub(crate) mod postgres {
     );
     /// Each due row (and the endpoint's row) is taken by one instance (SPEC 16).
     const ROW_LOCKS: &str = " FOR UPDATE SKIP LOCKED";
-    /// The worker's claims and results need not wait for the WAL's flush.
-    const RELAXED_COMMIT: &str = "SET LOCAL synchronous_commit = off";
+    /// The worker's claims and results need not wait for the WAL's flush (sent as one simple
+    /// query, so one round trip).
+    const RELAXED_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
     webhooks!(sqlx::Postgres, sqlx::postgres::PgRow);
     deliveries!(sqlx::Postgres);
 

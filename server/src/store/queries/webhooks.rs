@@ -6,11 +6,12 @@
 //! `failed`. The worker claims due deliveries for a lease: `claimed_until` ahead of now and a
 //! token in `claim`; the result is written only while the claim is still that token, so an
 //! instance that outlived its lease (killed, or stalled past it) writes nothing over another's
-//! claim. On PostgreSQL the claim locks the endpoint's row (`SKIP LOCKED`: an endpoint another
-//! instance is claiming for is skipped this round), counts the endpoint's claims in flight, and
-//! claims at most the rest of [`MAX_IN_FLIGHT`] due rows, themselves locked with `SKIP LOCKED`:
-//! one instance per due attempt, at most 8 at a time per endpoint across every instance. On
-//! SQLite the one writer makes the same statements exact.
+//! claim. On PostgreSQL the claim locks the rows of the endpoints with due deliveries (`SKIP
+//! LOCKED`: an endpoint another instance is claiming for is skipped this round), then for each
+//! counts its claims in flight and claims at most the rest of [`MAX_IN_FLIGHT`] due rows, in one
+//! statement run after the lock and themselves locked with `SKIP LOCKED`: one instance per due
+//! attempt, at most 8 at a time per endpoint across every instance. On SQLite the one writer
+//! makes the same statements exact.
 
 macro_rules! webhooks {
     ($db:ty, $row:ty) => {
@@ -191,16 +192,16 @@ macro_rules! webhooks {
             Ok(())
         }
 
-        /// Lets this transaction's commit return before it reaches the disk, where the backend
-        /// decides that per transaction (PostgreSQL's `synchronous_commit`; SQLite's is the
-        /// connection's `synchronous`, set around the call by `store/webhooks.rs`). For the
+        /// A transaction whose commit may return before it reaches the disk
+        /// ([`RELAXED_BEGIN`]: SQLite's connection `synchronous` = NORMAL, which
+        /// `store/webhooks.rs` sets back to FULL after the call; PostgreSQL's
+        /// `synchronous_commit = off` for the transaction), begun in one round trip. For the
         /// worker's claims and results only: one lost in a crash leaves its delivery due
         /// (again), which at-least-once allows; the durable writes that follow sync it anyway.
-        async fn relax_commit(tx: &mut sqlx::Transaction<'_, $db>) -> Result<(), StoreError> {
-            if !RELAXED_COMMIT.is_empty() {
-                sqlx::query(RELAXED_COMMIT).execute(&mut **tx).await?;
-            }
-            Ok(())
+        async fn begin_relaxed(
+            conn: &mut <$db as sqlx::Database>::Connection,
+        ) -> Result<sqlx::Transaction<'_, $db>, StoreError> {
+            Ok(sqlx::Connection::begin_with(conn, RELAXED_BEGIN).await?)
         }
 
         /// The enabled endpoints of `scope` (read in the caller's transaction).

@@ -7,11 +7,11 @@ macro_rules! writes {
         /// stored, or twice in a batch, is a duplicate) and the derived fields of every session
         /// it touches; all committed by one commit, or none. One batch on PostgreSQL; on SQLite
         /// the batches queued together (a group commit, `group.rs`).
-        pub(crate) async fn insert_groups(
-            pool: &Pool<$db>,
+        pub(crate) async fn insert_groups<'c>(
+            conn: impl sqlx::Acquire<'c, Database = $db>,
             batches: &[(&Scope, &[NewEvent], i64, Option<i64>)],
         ) -> Result<Vec<InsertOutcome>, StoreError> {
-            let mut tx = pool.begin().await?;
+            let mut tx = conn.begin().await?;
             let mut outcomes = Vec::with_capacity(batches.len());
             let mut outbox = Outbox::default();
             for &(scope, events, received_at_ms, max_session_age_ms) in batches {
