@@ -419,8 +419,8 @@ pub(crate) mod sqlite {
     );
     /// No row locks: SQLite's one writer orders every claim.
     const ROW_LOCKS: &str = "";
-    /// SQLite's commits are relaxed per connection: set before `BEGIN` (one round trip to the
-    /// connection's thread), set back after the call (`store/webhooks.rs`).
+    /// SQLite's commits are relaxed per connection: set with the `BEGIN`, set back to FULL
+    /// after the visit by the writing task (`store/group.rs`).
     const RELAXED_BEGIN: &str = "PRAGMA synchronous = NORMAL; BEGIN";
     webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
     deliveries!(sqlx::Sqlite);

@@ -193,9 +193,9 @@ macro_rules! webhooks {
         }
 
         /// A transaction whose commit may return before it reaches the disk
-        /// ([`RELAXED_BEGIN`]: SQLite's connection `synchronous` = NORMAL, which
-        /// `store/webhooks.rs` sets back to FULL after the call; PostgreSQL's
-        /// `synchronous_commit = off` for the transaction), begun in one round trip. For the
+        /// ([`RELAXED_BEGIN`]: SQLite's connection `synchronous` = NORMAL, which the writing
+        /// task sets back to FULL after the visit, `store/group.rs`; PostgreSQL's
+        /// `synchronous_commit = off` for the transaction, sent with its `BEGIN`). For the
         /// worker's claims and results only: one lost in a crash leaves its delivery due
         /// (again), which at-least-once allows; the durable writes that follow sync it anyway.
         async fn begin_relaxed(
