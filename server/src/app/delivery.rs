@@ -240,7 +240,7 @@ impl Delivery {
                 )
                 .await
             {
-                Ok((gone, due)) => (disabled, claimed) = (gone, due),
+                Ok(visited) => (disabled, claimed) = visited,
                 Err(e) => {
                     tracing::warn!(error = %e, "webhooks: cannot record attempts and claim; recording them alone");
                     for _ in 0..5 {

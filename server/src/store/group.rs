@@ -61,7 +61,7 @@ pub(crate) type Visited = (Vec<String>, Vec<Due>);
 
 /// One job and where its answer goes.
 enum Job {
-    Batch(Batch, oneshot::Sender<Result<InsertOutcome, String>>),
+    Batch(Batch, oneshot::Sender<Result<InsertOutcome, StoreError>>),
     Visit(Visit, oneshot::Sender<Result<Visited, StoreError>>),
 }
 
@@ -100,10 +100,7 @@ impl GroupWriter {
             .send(Job::Batch(batch, reply))
             .await
             .map_err(|_| stopped())?;
-        answer
-            .await
-            .map_err(|_| stopped())?
-            .map_err(StoreError::new)
+        answer.await.map_err(|_| stopped())?
     }
 
     /// Makes `visit` between two groups; returns after its commit.
@@ -180,10 +177,10 @@ async fn run(writer: SqlitePool, mut queue: mpsc::Receiver<Job>) {
 fn fail(job: Job, error: &StoreError) {
     match job {
         Job::Batch(_, reply) => {
-            let _ = reply.send(Err(error.to_string()));
+            let _ = reply.send(Err(error.clone()));
         }
         Job::Visit(_, reply) => {
-            let _ = reply.send(Err(StoreError::new(error.to_string())));
+            let _ = reply.send(Err(error.clone()));
         }
     }
 }
@@ -191,7 +188,7 @@ fn fail(job: Job, error: &StoreError) {
 /// Writes a group of batches in one transaction, or each alone if that fails.
 async fn write_group(
     conn: &mut PoolConnection<sqlx::Sqlite>,
-    batches: Vec<(Batch, oneshot::Sender<Result<InsertOutcome, String>>)>,
+    batches: Vec<(Batch, oneshot::Sender<Result<InsertOutcome, StoreError>>)>,
 ) {
     let (batches, replies): (Vec<_>, Vec<_>) = batches.into_iter().unzip();
     let borrowed: Vec<(&Scope, &[NewEvent], i64, Option<i64>)> = batches
@@ -207,7 +204,7 @@ async fn write_group(
         }
         Err(e) if batches.len() == 1 => {
             for reply in replies {
-                let _ = reply.send(Err(e.to_string()));
+                let _ = reply.send(Err(e.clone()));
             }
         }
         Err(_) => {
@@ -215,8 +212,9 @@ async fn write_group(
             for (single, reply) in borrowed.iter().zip(replies) {
                 let result = queries::sqlite::insert_groups(&mut **conn, &[*single])
                     .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|mut outcomes| outcomes.pop().ok_or_else(|| "no outcome".to_owned()));
+                    .and_then(|mut outcomes| {
+                        outcomes.pop().ok_or_else(|| StoreError::new("no outcome"))
+                    });
                 let _ = reply.send(result);
             }
         }

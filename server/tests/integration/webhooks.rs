@@ -676,6 +676,16 @@ async fn the_editors_origin_may_patch_and_delete_endpoints() {
 }
 
 /// An endpoint of `scope` for the store-level tests.
+/// The store of `test_store`, opened, and the test scope of site `site`.
+async fn opened(test_store: &TestStore, site: &str) -> (Store, Scope) {
+    let store = Store::open(&test_store.url).await.unwrap();
+    let scope = Scope {
+        site: site.to_owned(),
+        mode: Mode::Test,
+    };
+    (store, scope)
+}
+
 fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
     Endpoint {
         id: id.to_owned(),
@@ -729,11 +739,7 @@ fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claims_are_bounded_and_five_days_of_failures_disable() {
     for test_store in TestStore::both() {
-        let store = Store::open(&test_store.url).await.unwrap();
-        let scope = Scope {
-            site: "s5".to_owned(),
-            mode: Mode::Test,
-        };
+        let (store, scope) = opened(&test_store, "s5").await;
         let watcher = endpoint("we_watch", &[EventType::EndpointDisabled]);
         let failing = endpoint("we_fail", &[EventType::NudgeShown]);
         for e in [&watcher, &failing] {
@@ -819,11 +825,7 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
 async fn a_batch_of_results_ends_only_the_claims_still_held() {
     for test_store in TestStore::both() {
         let backend = test_store.backend;
-        let store = Store::open(&test_store.url).await.unwrap();
-        let scope = Scope {
-            site: "s6".to_owned(),
-            mode: Mode::Test,
-        };
+        let (store, scope) = opened(&test_store, "s6").await;
         let e = endpoint("we_mix", &[EventType::NudgeShown]);
         assert!(store.create_webhook_endpoint(&scope, &e, 20).await.unwrap());
         let t0 = now_ms();
@@ -928,11 +930,7 @@ fn claim_once(claimed: &mut std::collections::HashSet<String>, dues: &[Due], bac
 async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
     for test_store in TestStore::both() {
         let backend = test_store.backend;
-        let store = Store::open(&test_store.url).await.unwrap();
-        let scope = Scope {
-            site: "s8".to_owned(),
-            mode: Mode::Test,
-        };
+        let (store, scope) = opened(&test_store, "s8").await;
         assert!(
             store
                 .create_webhook_endpoint(&scope, &endpoint("we_ride", &[EventType::NudgeShown]), 20)
@@ -1129,11 +1127,7 @@ async fn kill_9_on(store: Option<String>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_takes_at_most_eight_of_a_large_backlog() {
     for test_store in TestStore::both() {
-        let store = Store::open(&test_store.url).await.unwrap();
-        let scope = Scope {
-            site: "s9".to_owned(),
-            mode: Mode::Test,
-        };
+        let (store, scope) = opened(&test_store, "s9").await;
         let t0 = now_ms();
         let lease = 20_000;
         for (n, id) in [(1000, "we_old"), (1000, "we_new")] {
@@ -1170,11 +1164,7 @@ async fn other_writes_get_the_writer_while_batches_keep_coming() {
     use std::sync::atomic::{AtomicBool, Ordering};
     for test_store in TestStore::both() {
         let backend = test_store.backend;
-        let store = Store::open(&test_store.url).await.unwrap();
-        let scope = Scope {
-            site: "s9".to_owned(),
-            mode: Mode::Test,
-        };
+        let (store, scope) = opened(&test_store, "s9").await;
         let t0 = now_ms();
         let stop = Arc::new(AtomicBool::new(false));
         let senders: Vec<_> = (0..8)
