@@ -14,6 +14,7 @@ mod group;
 mod lease;
 mod queries;
 mod stats;
+mod writing;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -94,8 +95,7 @@ enum Backend {
         /// webhook worker's visits between them, on the connection it holds (`group.rs`).
         group: group::GroupWriter,
     },
-    /// Writes (and the migrations) on `pool`, with a plan made for each execution; reads on
-    /// `reader`, with the plan made once per statement and connection.
+    /// Writes (and the migrations) on `pool`, reads on `reader` (their plans: [`Store::open_with`]).
     Postgres {
         pool: PgPool,
         reader: Arc<lease::Leases<sqlx::Postgres>>,
@@ -148,6 +148,7 @@ mod webhooks;
 pub struct Store {
     backend: Backend,
     url_shown: String,
+    batches: writing::Batches,
 }
 
 /// What [`Store::insert_events`] did with each event of a batch.
@@ -230,13 +231,11 @@ impl Store {
                 group,
             }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            // Writes: PostgreSQL's own choice between custom and generic plans (`auto`). A
-            // plan made while a table had no statistics (a fresh database) could scan a site's
-            // whole prefix as the table grows; the first statistics now come as soon as a
-            // table holds rows (stats.rs), and `ANALYZE` makes every cached plan again. Custom
-            // plans for every execution (`force_custom_plan`, before) spent more on planning
-            // than on the writes: the relay on PostgreSQL went from 22,000 to 29,000 events/s
-            // without them, and deliveries to one endpoint from 1,200 to 1,900 a second.
+            // Writes: PostgreSQL's own choice between custom and generic plans (`auto`). A plan
+            // made without statistics (a fresh database) could scan a site's whole prefix as the
+            // table grows; statistics now come as soon as a table holds rows (stats.rs), and
+            // `ANALYZE` makes every cached plan again. Custom plans for every execution spent
+            // more on planning than on the writes (the relay: 22,000 against 29,000 events/s).
             let options = PgConnectOptions::from_str(url)
                 .map_err(|e| StoreError::new(format!("--store: not a PostgreSQL URL: {e}")))?;
             // No ping before each use, as for SQLite's readers: a round trip to the database
@@ -250,11 +249,10 @@ impl Store {
             // The migrator holds PostgreSQL's advisory lock while it runs: instances starting
             // together apply each migration once.
             sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-            // Reads: the generic plan of each statement, made once per connection. Planning was
-            // a third of PostgreSQL's time on a list page (113 against 180 us of its CPU per
-            // `GET /v1/sessions?limit=50`). Every read walks an index by its leading columns,
-            // which a generic plan does whatever the values; a plan is made again when
-            // `ANALYZE` (autovacuum's, or an import's) changes a table's statistics.
+            // Reads: the generic plan of each statement, made once per connection (planning was
+            // a third of PostgreSQL's time per `GET /v1/sessions?limit=50`). Every read walks an
+            // index by its leading columns, which a generic plan does whatever the values; it is
+            // made again when `ANALYZE` changes a table's statistics.
             let reader = PgPoolOptions::new()
                 .max_connections(POSTGRES_READERS)
                 .test_before_acquire(false)
@@ -282,6 +280,7 @@ impl Store {
         Ok(Store {
             backend,
             url_shown: shown_url(url),
+            batches: writing::Batches::default(),
         })
     }
 
@@ -372,6 +371,7 @@ impl Store {
         received_at_ms: i64,
         max_session_age_ms: Option<i64>,
     ) -> Result<InsertOutcome, StoreError> {
+        let _writing = self.batches.begin();
         match &self.backend {
             Backend::Sqlite { group, .. } => {
                 group

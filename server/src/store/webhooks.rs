@@ -10,6 +10,12 @@ use super::group::{Visit, Visited};
 use super::{Backend, Store, StoreError, queries};
 
 impl Store {
+    /// Whether event batches are being written now (the relay's): the delivery worker gives
+    /// way to them (`app/delivery.rs`).
+    pub fn writing_batches(&self) -> bool {
+        self.batches.now() > 0
+    }
+
     /// Stores a new endpoint of `scope` unless it has `max` already (then `false`).
     ///
     /// # Errors

@@ -422,6 +422,7 @@ pub(crate) mod sqlite {
     /// SQLite's commits are relaxed per connection: set with the `BEGIN`, set back to FULL
     /// after the visit by the writing task (`store/group.rs`).
     const RELAXED_BEGIN: &str = "PRAGMA synchronous = NORMAL; BEGIN";
+    use super::outbox::sqlite::enqueue;
     webhooks!(sqlx::Sqlite, sqlx::sqlite::SqliteRow);
     deliveries!(sqlx::Sqlite);
 }
@@ -468,6 +469,7 @@ pub(crate) mod postgres {
     /// The worker's claims and results need not wait for the WAL's flush (sent as one simple
     /// query, so one round trip).
     const RELAXED_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
+    use super::outbox::postgres::enqueue;
     webhooks!(sqlx::Postgres, sqlx::postgres::PgRow);
     deliveries!(sqlx::Postgres);
 

@@ -219,47 +219,6 @@ macro_rules! webhooks {
             rows.iter().map(read_endpoint).collect()
         }
 
-        /// Writes `messages` to the outbox, each with a pending delivery to each endpoint of
-        /// its list, due at the message's creation (in the caller's transaction).
-        async fn enqueue(
-            conn: &mut <$db as sqlx::Database>::Connection,
-            scope: &Scope,
-            messages: &[(Message, Vec<String>)],
-        ) -> Result<(), StoreError> {
-            for chunk in messages.chunks(MESSAGES_PER_STATEMENT) {
-                let mut insert = QueryBuilder::<$db>::new("INSERT INTO webhook_messages (id, site, mode, type, created_at, body) ");
-                insert.push_values(chunk, |mut row, (m, _)| {
-                    row.push_bind(m.id.as_str())
-                        .push_bind(scope.site.as_str())
-                        .push_bind(scope.mode.as_str())
-                        .push_bind(m.event_type.as_str())
-                        .push_bind(m.created_at_ms)
-                        .push_bind(m.body.as_str());
-                });
-                insert.build().execute(&mut *conn).await?;
-            }
-            let deliveries: Vec<(&Message, &str)> = messages
-                .iter()
-                .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m, e.as_str())))
-                .collect();
-            for chunk in deliveries.chunks(MESSAGES_PER_STATEMENT) {
-                let mut insert = QueryBuilder::<$db>::new(
-                    "INSERT INTO webhook_deliveries (message_id, endpoint_id, state, attempts, next_attempt_at, claimed_until, created_at) ",
-                );
-                insert.push_values(chunk, |mut row, (message, endpoint)| {
-                    row.push_bind(message.id.as_str())
-                        .push_bind(*endpoint)
-                        .push_bind("pending")
-                        .push_bind(0i64)
-                        .push_bind(message.created_at_ms)
-                        .push_bind(0i64)
-                        .push_bind(message.created_at_ms);
-                });
-                insert.build().execute(&mut *conn).await?;
-            }
-            Ok(())
-        }
-
         /// `(message, the endpoints of `endpoints` subscribed to its type)` for each message
         /// made by `make` for a type some endpoint subscribes to.
         fn addressed(
