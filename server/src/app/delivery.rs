@@ -51,10 +51,10 @@ const POLL: Duration = Duration::from_millis(250);
 /// How long the finisher waits, after a result comes, for the other attempts of its claim
 /// (the attempts to one endpoint claimed together, which mostly end together), so that their
 /// results are written, and their places claimed again, by one visit to the store instead of
-/// one visit each. A visit is a transaction of about ten statements whatever it carries; a
-/// backlog delivered with a visit per result or two cost the relay 7 points of its ratio on
-/// PostgreSQL (docs/PERFORMANCE.md "Webhook figures"). A result whose claim has nothing else
-/// out is written at once.
+/// one visit each: a visit is a transaction of about ten statements whatever it carries
+/// (under the relay's load, 3.6 results a visit without the wait, 8 with it;
+/// docs/PERFORMANCE.md "Webhook figures"). A result whose claim has nothing else out is
+/// written at once.
 const GATHER: Duration = Duration::from_millis(10);
 
 /// How many times as long as its last visit took the finisher waits before the next one while
@@ -62,10 +62,10 @@ const GATHER: Duration = Duration::from_millis(10);
 /// at most a quarter of the time, and the relay, which visitors' browsers wait on, goes first
 /// (SPEC 16: the relay keeps at least 0.8x of its speed with an endpoint). The attempts it
 /// launched run meanwhile. With no batch being written it does not wait, so deliveries from an
-/// otherwise idle store go at full speed. Under the relay's full load on PostgreSQL, the
-/// deliveries each cost it about 0.5 ms of CPU (the database's, the client's, the receiver's):
-/// at the worker's full pace they took 9 points of its ratio (docs/PERFORMANCE.md "Webhook
-/// figures").
+/// otherwise idle store go at full speed. Under the relay's full load on PostgreSQL each
+/// delivery cost about 0.5 ms of the machine's CPU (the database's, the client's, the
+/// receiver's), and at the worker's full pace the deliveries took 7 to 9 points of the relay's
+/// ratio (docs/PERFORMANCE.md "Webhook figures").
 const GIVE_WAY: u32 = 3;
 
 /// The longest the finisher waits after a visit to give way ([`GIVE_WAY`]).
@@ -218,8 +218,9 @@ impl Delivery {
     /// ([`GATHER`]) in one transaction (one commit, so a backlog's deliveries cost the store's
     /// writer little), and in the same transaction claims as many due deliveries as the
     /// results freed places (`finish_webhook_attempts_and_claim`), so a backlog drains without
-    /// a claim of its own per result. If that fails, the results alone are tried again until the claims' lease
-    /// is nearly over (then the deliveries are due again anyway).
+    /// a claim of its own per result. If that fails, the results alone are tried again until
+    /// the claims' lease is nearly over (then the deliveries are due again anyway). While
+    /// event batches are being written, it gives way to them after each visit ([`GIVE_WAY`]).
     async fn finisher(
         self: Arc<Self>,
         store: Store,

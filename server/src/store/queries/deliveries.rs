@@ -43,10 +43,11 @@ macro_rules! deliveries {
                 // read (a parameter in a generic plan, or a subquery) counts as a tenth of the
                 // backlog, and with statistics from a smaller table PostgreSQL joined the pick
                 // to the table by a hash over a scan of every delivery (13 to 36 ms a claim,
-                // against 0.3 ms by the primary key; seen with `auto_explain`). How many of the picked are claimed: the places the endpoint's claims in
-                // flight leave of MAX_IN_FLIGHT ($6), at most `room` ($5), counted in the same
-                // statement (after the endpoint's row lock, so no other instance claims in
-                // between); the rest are only locked until the commit.
+                // against 0.3 ms by the primary key; seen with `auto_explain`). How many of
+                // the picked are claimed: the places the endpoint's claims in flight leave of
+                // MAX_IN_FLIGHT ($6), at most `room` ($5), counted in the same statement (after
+                // the endpoint's row lock, so no other instance claims in between); the rest
+                // are only locked until the commit.
                 let rows = sqlx::query(&format!(
                     "WITH picked AS MATERIALIZED (SELECT message_id, next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 \
                      AND state = 'pending' AND next_attempt_at <= $2 AND claimed_until <= $2 ORDER BY next_attempt_at \
