@@ -675,7 +675,6 @@ async fn the_editors_origin_may_patch_and_delete_endpoints() {
     server.shutdown().await;
 }
 
-/// An endpoint of `scope` for the store-level tests.
 /// The store of `test_store`, opened, and the test scope of site `site`.
 async fn opened(test_store: &TestStore, site: &str) -> (Store, Scope) {
     let store = Store::open(&test_store.url).await.unwrap();
@@ -686,6 +685,7 @@ async fn opened(test_store: &TestStore, site: &str) -> (Store, Scope) {
     (store, scope)
 }
 
+/// An endpoint of `scope` for the store-level tests.
 fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
     Endpoint {
         id: id.to_owned(),

@@ -122,8 +122,8 @@ macro_rules! deliveries {
         }
 
         /// Writes attempts' results in the caller's transaction (the worker's finisher gathers
-        /// them): the attempts log; each delivery (succeeded, due again, or failed) while the claim is
-        /// still this attempt's; for the deliveries so held, the endpoint's 5-day rule
+        /// them): the attempts log; each delivery (succeeded, due again, or failed) while the
+        /// claim is still this attempt's; for the deliveries so held, the endpoint's 5-day rule
         /// (`disable_after_ms` of failures since the last success) and a 410's disable, which
         /// fails its pending deliveries and sends `webhook_endpoint.disabled` to the scope's
         /// other endpoints. Returns the endpoints disabled.

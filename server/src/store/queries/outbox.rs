@@ -39,6 +39,13 @@ impl<'s> Outbox<'s> {
     }
 }
 
+/// Each delivery of `messages`: a message and one endpoint of its list, in order.
+fn deliveries(messages: &[Addressed]) -> impl Iterator<Item = (&Message, &str)> {
+    messages
+        .iter()
+        .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m, e.as_str())))
+}
+
 /// Writing the outbox on SQLite.
 pub(super) mod sqlite {
     use sqlx::QueryBuilder;
@@ -69,10 +76,7 @@ pub(super) mod sqlite {
             });
             insert.build().execute(&mut *conn).await?;
         }
-        let deliveries: Vec<(&Message, &str)> = messages
-            .iter()
-            .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m, e.as_str())))
-            .collect();
+        let deliveries: Vec<(&Message, &str)> = super::deliveries(messages).collect();
         for chunk in deliveries.chunks(MESSAGES_PER_STATEMENT) {
             let mut insert = QueryBuilder::<sqlx::Sqlite>::new(
                 "INSERT INTO webhook_deliveries (message_id, endpoint_id, state, attempts, next_attempt_at, claimed_until, created_at) ",
@@ -119,12 +123,10 @@ pub(super) mod postgres {
         let times: Vec<i64> = messages.iter().map(|(m, _)| m.created_at_ms).collect();
         let bodies: Vec<&str> = messages.iter().map(|(m, _)| m.body.as_str()).collect();
         let (mut to_message, mut to_endpoint, mut to_time) = (Vec::new(), Vec::new(), Vec::new());
-        for (m, endpoints) in messages {
-            for e in endpoints {
-                to_message.push(m.id.as_str());
-                to_endpoint.push(e.as_str());
-                to_time.push(m.created_at_ms);
-            }
+        for (m, endpoint) in super::deliveries(messages) {
+            to_message.push(m.id.as_str());
+            to_endpoint.push(endpoint);
+            to_time.push(m.created_at_ms);
         }
         sqlx::query(
             "WITH messages AS (INSERT INTO webhook_messages (id, site, mode, type, created_at, body) \
