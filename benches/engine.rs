@@ -21,7 +21,7 @@
 //!   200 single previews on the same page.
 //! - `replay/{sessions_10000,parse_json_10000}`: 10,000 recorded sessions (examples/sessions.jsonl
 //!   repeated with fresh ids, 11 MB of JSONL) read and replayed against the storefront config
-//!   into the summary (SPEC 8), against serde_json reading the same lines into values.
+//!   into the summary (docs/contract/as-code.md), against serde_json reading the same lines into values.
 
 use std::hint::black_box;
 
@@ -431,7 +431,7 @@ fn replay(c: &mut Criterion) {
     g.finish();
 }
 
-/// SPEC 15: a preview with a 200-entry history and a visitor id (caps counted, the holdout bucket
+/// docs/contract/caps.md: a preview with a 200-entry history and a visitor id (caps counted, the holdout bucket
 /// hashed) against the plain preview of the same config (examples/caps.json) and page.
 fn visit(c: &mut Criterion) {
     use nudge_rules::{HistoryEntry, NudgeOutcome};

@@ -13,7 +13,7 @@
 //
 // Peers: both get the page as a path normalized the way hand-written JS would do it
 // (`new URL(url, base).pathname`, lower-cased, trailing slash removed): cheaper and less strict
-// than SPEC 4, which flatters the peers. Every storefront pattern is a literal path or a literal
+// than docs/contract/urls.md, which flatters the peers. Every storefront pattern is a literal path or a literal
 // `X/**` prefix, so `starts_with`/`==` (JSON Logic) and picomatch express the rules exactly.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

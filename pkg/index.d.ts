@@ -44,7 +44,7 @@ export function initSync(module: { module: SyncInitInput } | SyncInitInput): Ini
 // Errors and diagnostics
 // ---------------------------------------------------------------------------------------------
 
-/** `InvalidConfig`: the site config breaks SPEC 2 or 3. `InvalidRequest`: a bad session state or URL. */
+/** `InvalidConfig`: the site config breaks docs/contract/config.md or docs/contract/patterns.md. `InvalidRequest`: a bad session state or URL. */
 export type ErrorKind = "InvalidConfig" | "InvalidRequest";
 
 export type Severity = "error" | "warning";
@@ -69,7 +69,7 @@ export interface NudgeRulesError extends Error {
   diagnostics: Diagnostic[];
 }
 
-/** The stable codes of a rejected page URL (SPEC 4). */
+/** The stable codes of a rejected page URL (docs/contract/urls.md). */
 export type UrlErrorCode =
   | "empty"
   | "too_long"
@@ -94,18 +94,18 @@ export interface PageUrlError extends NudgeRulesError {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Config (SPEC 2)
+// Config (docs/contract/config.md)
 // ---------------------------------------------------------------------------------------------
 
 export type NudgeType = "chat_bubble" | "toast" | "exit_modal" | "sticky_bar";
 
-/** A site config as written (SPEC 2): absent fields take their defaults. */
+/** A site config as written (docs/contract/config.md): absent fields take their defaults. */
 export interface SiteConfigInput {
   version: 1;
   case_sensitive?: boolean;
   quiet_zones?: string[];
   rules?: RuleInput[];
-  /** SPEC 15: after this many nudges shown or held out in a session (1 to 100), no rule fires. Absent: no limit. */
+  /** docs/contract/caps.md: after this many nudges shown or held out in a session (1 to 100), no rule fires. Absent: no limit. */
   max_nudges_per_session?: number;
 }
 
@@ -114,13 +114,13 @@ export interface RuleInput {
   enabled?: boolean;
   nudge: ConfigNudge;
   when?: Partial<Conditions>;
-  /** SPEC 15: how often the rule may fire for one visitor. */
+  /** docs/contract/caps.md: how often the rule may fire for one visitor. */
   cap?: Partial<Cap>;
-  /** SPEC 15: 0 to 50; this share of visitors (by `visitor_id`) is the rule's control group. Default 0. */
+  /** docs/contract/caps.md: 0 to 50; this share of visitors (by `visitor_id`) is the rule's control group. Default 0. */
   holdout_percent?: number;
 }
 
-/** A rule's cap (SPEC 15). */
+/** A rule's cap (docs/contract/caps.md). */
 export interface Cap {
   /** 1 to 100, default 1: the rule fires at most this many times in one session (shown or held out). */
   per_session: number;
@@ -133,7 +133,7 @@ export interface ConfigNudge {
   type: NudgeType;
   message: string;
   cta: string;
-  /** SPEC 15: where the CTA takes the visitor: a path starting with one `/` or an absolute `https:` URL, at most 2,048 bytes. */
+  /** docs/contract/caps.md: where the CTA takes the visitor: a path starting with one `/` or an absolute `https:` URL, at most 2,048 bytes. */
   cta_url?: string;
 }
 
@@ -144,7 +144,7 @@ export interface Conditions {
   /** Absent: every page. */
   pages?: string[];
   exclude_pages: string[];
-  /** SPEC 15: true only on exit intent, false never on exit intent; absent: either. */
+  /** docs/contract/caps.md: true only on exit intent, false never on exit intent; absent: either. */
   exit_intent?: boolean;
 }
 
@@ -154,7 +154,7 @@ export interface Config {
   case_sensitive: boolean;
   quiet_zones: string[];
   rules: Rule[];
-  /** Present only when set (SPEC 15). */
+  /** Present only when set (docs/contract/caps.md). */
   max_nudges_per_session?: number;
 }
 
@@ -163,9 +163,9 @@ export interface Rule {
   enabled: boolean;
   nudge: ConfigNudge;
   when: Conditions;
-  /** Present only when not the default `{per_session: 1, cooldown_ms: 0}` (SPEC 15). */
+  /** Present only when not the default `{per_session: 1, cooldown_ms: 0}` (docs/contract/caps.md). */
   cap?: Cap;
-  /** Present only when not 0 (SPEC 15). */
+  /** Present only when not 0 (docs/contract/caps.md). */
   holdout_percent?: number;
 }
 
@@ -176,26 +176,26 @@ export interface Rule {
 export type ConfigSource = string | SiteConfigInput | object;
 
 // ---------------------------------------------------------------------------------------------
-// Preview (SPEC 5)
+// Preview (docs/contract/preview.md)
 // ---------------------------------------------------------------------------------------------
 
 /** A hypothetical visitor's state. */
 export interface SessionState {
   /** Integer 0 to 100. */
   intent_score: number;
-  /** A path or an absolute http(s) URL (SPEC 4). */
+  /** A path or an absolute http(s) URL (docs/contract/urls.md). */
   page_url: string;
   /** Integer 0 to 86,400,000; default 0. */
   idle_ms?: number;
-  /** SPEC 15: the visitor is about to leave; default false. */
+  /** docs/contract/caps.md: the visitor is about to leave; default false. */
   exit_intent?: boolean;
-  /** SPEC 15: `vis_` then 1 to 64 of `A-Za-z0-9_-`; without it no one is held out. */
+  /** docs/contract/caps.md: `vis_` then 1 to 64 of `A-Za-z0-9_-`; without it no one is held out. */
   visitor_id?: string;
-  /** SPEC 15: the nudges this visitor was shown or held out from, newest first, at most 200. */
+  /** docs/contract/caps.md: the nudges this visitor was shown or held out from, newest first, at most 200. */
   history?: HistoryEntry[];
 }
 
-/** One earlier nudge of the visitor (SPEC 15 `session_state.history[]`). */
+/** One earlier nudge of the visitor (docs/contract/caps.md `session_state.history[]`). */
 export interface HistoryEntry {
   /** 1 to 64 of `A-Za-z0-9_-`. */
   rule_id: string;
@@ -208,7 +208,7 @@ export interface HistoryEntry {
   held_out?: boolean;
 }
 
-/** The structured decision of one state (`engine.decide`; SPEC 14, 15). Absent values are `null`. */
+/** The structured decision of one state (`engine.decide`; docs/contract/storefront.md, docs/contract/caps.md). Absent values are `null`. */
 export interface Decision {
   would_fire: boolean;
   rule_id: string | null;
@@ -219,7 +219,7 @@ export interface Decision {
   held_out_rule_id: string | null;
   /** The quiet zone the page is in, as written. */
   quiet_zone: string | null;
-  /** The normalized path (SPEC 4). */
+  /** The normalized path (docs/contract/urls.md). */
   path: string;
   /** When nothing fires: the idle time in ms at which a rule would fire (or hold the visitor out), all else equal. */
   next_idle_ms: number | null;
@@ -252,7 +252,7 @@ export interface SilentPreviewResult {
 export type PreviewResult = FiredPreviewResult | SilentPreviewResult;
 
 // ---------------------------------------------------------------------------------------------
-// Analysis (SPEC 6)
+// Analysis (docs/contract/analysis.md)
 // ---------------------------------------------------------------------------------------------
 
 export interface QuietZoneRef {
@@ -270,7 +270,7 @@ export interface UrlRejection {
 export type Verdict = "fired" | "shadowed" | "failed" | "disabled" | "quiet" | "held_out";
 
 export interface ConditionCheck {
-  /** `min_intent_score`, `max_intent_score`, `min_idle_ms`, `pages`, `exclude_pages`, `exit_intent`; a reached cap (SPEC 15, never holding): `cap` or `max_nudges_per_session`. */
+  /** `min_intent_score`, `max_intent_score`, `min_idle_ms`, `pages`, `exclude_pages`, `exit_intent`; a reached cap (docs/contract/caps.md, never holding): `cap` or `max_nudges_per_session`. */
   condition: string;
   holds: boolean;
   /** What was compared, e.g. `intent_score 42 < min 60`. */
@@ -281,7 +281,7 @@ export interface RuleExplanation {
   index: number;
   id: string;
   nudge_type: NudgeType;
-  /** `shadowed`: all conditions hold but an earlier rule fired (or held the visitor out); `quiet`: the page is in a quiet zone; `held_out`: the visitor is in this rule's control group (SPEC 15). */
+  /** `shadowed`: all conditions hold but an earlier rule fired (or held the visitor out); `quiet`: the page is in a quiet zone; `held_out`: the visitor is in this rule's control group (docs/contract/caps.md). */
   verdict: Verdict;
   conditions: ConditionCheck[];
 }
@@ -297,7 +297,7 @@ export interface Explanation {
   /** Every rule, in config order. */
   rules: RuleExplanation[];
   fired_rule_id: string | null;
-  /** The rule the visitor is held out from (SPEC 15); present only then, and then nothing fires. */
+  /** The rule the visitor is held out from (docs/contract/caps.md); present only then, and then nothing fires. */
   held_out_rule_id?: string;
   /** At or after `idle_ms`; `null`: never for this intent score and page. */
   earliest_idle_ms: number | null;
@@ -374,7 +374,7 @@ export interface NormalizeOptions {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Config as code (SPEC 8): scenarios, coverage, replay, diff
+// Config as code (docs/contract/as-code.md): scenarios, coverage, replay, diff
 // ---------------------------------------------------------------------------------------------
 
 /** Loads the config-as-code module (browsers): fetches `wasm/config-as-code/nudge_rules_bg.wasm` next to its glue. Call once before `test`, `coverage`, `scenario`, `replay`, `replaySummary`, `RecordedSessions` or `NudgeEngine.diff`. */
@@ -451,9 +451,9 @@ export interface RuleCoverage {
   enabled: boolean;
   /** Scenarios in which it fired. */
   fired: number;
-  /** Scenarios in which the visitor was held out from it (SPEC 15). */
+  /** Scenarios in which the visitor was held out from it (docs/contract/caps.md). */
   held_out: number;
-  /** Scenarios in which it was capped (SPEC 15), whether or not its conditions held. */
+  /** Scenarios in which it was capped (docs/contract/caps.md), whether or not its conditions held. */
   capped: number;
   /** The conditions the rule sets, in field order. */
   conditions: ConditionCoverage[];
@@ -498,9 +498,9 @@ export interface RecordedSession {
   intent_score: number;
   converted?: boolean;
   nudge_count?: number;
-  /** SPEC 15: the visitor (`vis_` then 1 to 64 of `A-Za-z0-9_-`); the replay holds them out of the rules whose control group they are in. Absent: no one is held out. */
+  /** docs/contract/caps.md: the visitor (`vis_` then 1 to 64 of `A-Za-z0-9_-`); the replay holds them out of the rules whose control group they are in. Absent: no one is held out. */
   visitor_id?: string;
-  /** A `NUDGE_HELD_OUT` event (SPEC 15) needs `rule_id`; it is no page view and counts for the rule's caps. */
+  /** A `NUDGE_HELD_OUT` event (docs/contract/caps.md) needs `rule_id`; it is no page view and counts for the rule's caps. */
   events: { type: string; url: string; occurred_at: string; intent_score?: number; rule_id?: string }[];
   nudges?: {
     nudge_id?: string;
@@ -519,7 +519,7 @@ export type NudgeOutcome = "shown" | "clicked" | "dismissed" | "chat_opened";
 /** What fires on a page view. */
 export type PageOutcome =
   | { kind: "fired"; rule_id: string; rule_index: number; nudge_type: NudgeType; at_ms: number }
-  /** SPEC 15: the rule would fire but the session's `visitor_id` is in its control group: nothing shown; counts for caps. */
+  /** docs/contract/caps.md: the rule would fire but the session's `visitor_id` is in its control group: nothing shown; counts for caps. */
   | { kind: "held_out"; rule_id: string; rule_index: number; nudge_type: NudgeType; at_ms: number }
   | { kind: "quiet_zone"; quiet_zone: QuietZoneRef }
   | { kind: "no_nudge" }
@@ -547,7 +547,7 @@ export interface PageReplay {
   intent_score: number;
   path: string | null;
   outcome: PageOutcome;
-  /** SPEC 15: the rule that would have fired but was capped; present only then. */
+  /** docs/contract/caps.md: the rule that would have fired but was capped; present only then. */
   capped_rule_id?: string;
   /** Nudges really shown on this page view. */
   recorded: RecordedNudgeView[];
@@ -575,17 +575,17 @@ export interface RuleReach {
   rule_id: string;
   nudge_type: NudgeType;
   enabled: boolean;
-  /** Predicted treated reach: sessions in which it would show its nudge, caps and holdouts applied (SPEC 15). */
+  /** Predicted treated reach: sessions in which it would show its nudge, caps and holdouts applied (docs/contract/caps.md). */
   sessions: number;
-  /** SPEC 15: sessions in which it would fire but the session's `visitor_id` is in its control group (0 without visitor ids). */
+  /** docs/contract/caps.md: sessions in which it would fire but the session's `visitor_id` is in its control group (0 without visitor ids). */
   held_out_sessions: number;
   converted_sessions: number;
   page_views: number;
   /** The nudges of the rule's type really shown on the page views it reaches. */
   recorded_same_type: OutcomeCounts;
-  /** SPEC 15: page views on which it would have fired but had reached its cap in the session. */
+  /** docs/contract/caps.md: page views on which it would have fired but had reached its cap in the session. */
   capped_page_views: number;
-  /** SPEC 15: recorded `NUDGE_HELD_OUT` events of the rule (its control group). */
+  /** docs/contract/caps.md: recorded `NUDGE_HELD_OUT` events of the rule (its control group). */
   held_out_events: number;
 }
 
@@ -722,7 +722,7 @@ export class NudgeEngine {
   free(): void;
   /** Which nudge fires. Throws a {@link NudgeRulesError} (kind `InvalidRequest`) for a bad state. */
   preview(sessionState: SessionState): PreviewResult;
-  /** The structured decision (SPEC 14, 15): the rule and its whole nudge, the held-out rule, the quiet zone, when a rule would fire if the visitor keeps idling. Throws like `preview`. */
+  /** The structured decision (docs/contract/storefront.md, docs/contract/caps.md): the rule and its whole nudge, the held-out rule, the quiet zone, when a rule would fire if the visitor keeps idling. Throws like `preview`. */
   decide(sessionState: SessionState): Decision;
   /** The response body text exactly as the server sends it (200 body or InvalidRequest body). Never throws for a bad request. */
   previewBody(requestBodyText: string): string;
@@ -745,7 +745,7 @@ export class NudgeEngine {
   /** The validated config with defaults filled in. */
   config(): Config;
 
-  // Config as code (SPEC 8): these need `initConfigAsCode()` first (else they throw an Error).
+  // Config as code (docs/contract/as-code.md): these need `initConfigAsCode()` first (else they throw an Error).
   /** Checks every scenario. Throws an {@link InputError} (kind `InvalidScenarios`) for a bad file; a scenario's own outcome, InvalidRequest included, is in its result. */
   test(scenarios: ScenariosSource): TestReport;
   /** What the scenarios exercise: rules fired, conditions seen true and false, patterns matched. Throws like `test`. */
@@ -758,7 +758,7 @@ export class NudgeEngine {
   replaySummary(sessions: SessionsSource): ReplaySummary;
   /** The inputs whose outcome changes between two configs; without inputs, the decision maps of the pages the configs mention. Throws {@link DiffConfigError} for a bad config, {@link InputError} (with `input`: its index) for a bad input, `TypeError` when `inputs` is not an array. */
   static diff(oldConfig: ConfigSource, newConfig: ConfigSource, inputs?: DiffInput[]): Diff;
-  /** One pattern checked as every pattern of a config is (SPEC 3): `null` when valid, else why, with the valid patterns the message suggests instead. */
+  /** One pattern checked as every pattern of a config is (docs/contract/patterns.md): `null` when valid, else why, with the valid patterns the message suggests instead. */
   static checkPattern(pattern: string, caseSensitive: boolean): PatternFinding | null;
   /** The limits a config and a request must keep (Rust `nudge_rules::limits`). */
   static limits(): Limits;
@@ -783,7 +783,7 @@ export interface PatternFinding {
   fixes: string[];
 }
 
-/** The limits of SPEC 2 and 5 (`NudgeEngine.limits()`): bytes of UTF-8, characters as Unicode scalar values. */
+/** The limits of docs/contract/config.md and docs/contract/preview.md (`NudgeEngine.limits()`): bytes of UTF-8, characters as Unicode scalar values. */
 export interface Limits {
   config_bytes: number;
   rules: number;
@@ -800,7 +800,7 @@ export interface Limits {
   scenario_name_chars: number;
 }
 
-/** The canonical path of a page URL (SPEC 4). Throws a {@link PageUrlError} when rejected. */
+/** The canonical path of a page URL (docs/contract/urls.md). Throws a {@link PageUrlError} when rejected. */
 export function normalizePageUrl(url: string, options?: NormalizeOptions): string;
 
 /** The whole endpoint in one call (mirrors Rust `preview_response`): 500 and the engine's InvalidConfig body for an invalid config, 400 and the InvalidRequest body for an invalid request, else 200 and the result. Never throws. */

@@ -28,7 +28,7 @@ export {
   validateConfig,
 } from './wasm/nudge_rules.js';
 
-// Config as code (SPEC 8; docs/JS-API.md "Config as code"): a second module with the whole engine,
+// Config as code (docs/contract/as-code.md; docs/JS-API.md "Config as code"): a second module with the whole engine,
 // loaded only when asked for, so that the first stays small. `initConfigAsCode()` fetches
 // wasm/config-as-code/nudge_rules_bg.wasm next to its glue; Node: `initConfigAsCodeSync({ module })`.
 let asCodeReady = false;
@@ -92,7 +92,7 @@ const stateValues = [];
  * check, made there, cost 370 ns per preview, a third of the whole; passing the values untyped
  * and testing them there, 200 ns). Everything else (unknown keys, wrong types, a class instance
  * with `toJSON`) goes through `JSON.stringify` in the module for the exact error, and every rule
- * of SPEC 5 (whole numbers, ranges, the default idle time, the URL, a lone surrogate) is the
+ * of docs/contract/preview.md (whole numbers, ranges, the default idle time, the URL, a lone surrogate) is the
  * module's.
  */
 function readPlainState(state) {

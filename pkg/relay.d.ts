@@ -1,7 +1,7 @@
-// nudge-rules/relay: the client of the SDK relay, POST /v1/events (SPEC 10). See docs/JS-API.md,
+// nudge-rules/relay: the client of the SDK relay, POST /v1/events (docs/contract/relay.md). See docs/JS-API.md,
 // "The relay client".
 
-/** The six event types of the relay (NUDGE_HELD_OUT: SPEC 15). */
+/** The six event types of the relay (NUDGE_HELD_OUT: docs/contract/caps.md). */
 export type RelayEventType = 'PAGE_VIEW' | 'ADD_TO_CART' | 'PURCHASE' | 'NUDGE_SHOWN' | 'NUDGE_OUTCOME' | 'NUDGE_HELD_OUT';
 export type RelayNudgeType = 'chat_bubble' | 'toast' | 'exit_modal' | 'sticky_bar';
 export type RelayOutcome = 'clicked' | 'dismissed' | 'chat_opened';
@@ -18,7 +18,7 @@ export interface RelayOptions {
   /** The site's publishable key: `pk_live_` or `pk_test_` (never a secret `sk_` key). */
   siteKey: string;
   /**
-   * The visitor's id (SPEC 15), `vis_` then 1 to 64 of `[A-Za-z0-9_-]`: sent as `visitor_id` on
+   * The visitor's id (docs/contract/caps.md), `vis_` then 1 to 64 of `[A-Za-z0-9_-]`: sent as `visitor_id` on
    * every event. A malformed one is reported through onError and left out.
    */
   visitorId?: string;
@@ -104,7 +104,7 @@ export interface NudgeOutcome {
   outcome: RelayOutcome;
 }
 
-/** A visitor held out of a rule's nudge: in its control group (SPEC 15), nothing shown. */
+/** A visitor held out of a rule's nudge: in its control group (docs/contract/caps.md), nothing shown. */
 export interface NudgeHeldOut {
   /** The rule whose control group holds the visitor. */
   ruleId: string;
@@ -124,7 +124,7 @@ export interface Relay {
   purchase(url?: string, options?: PageEventOptions): void;
   nudgeShown(nudge: NudgeShown): void;
   nudgeOutcome(outcome: NudgeOutcome): void;
-  /** NUDGE_HELD_OUT (SPEC 15): the visitor is in the rule's control group; nothing was shown. */
+  /** NUDGE_HELD_OUT (docs/contract/caps.md): the visitor is in the rule's control group; nothing was shown. */
   nudgeHeldOut(heldOut: NudgeHeldOut): void;
   /** Sends what is queued (a batch waiting for its retry time stays waiting). Never rejects. */
   flush(): Promise<FlushResult>;

@@ -1,17 +1,17 @@
-// nudge-rules/relay: the browser/Node client of the SDK relay, POST /v1/events (SPEC 10).
+// nudge-rules/relay: the browser/Node client of the SDK relay, POST /v1/events (docs/contract/relay.md).
 //
 // Plain ES module, no WebAssembly. It batches events, mints `message_id`s and `sess_` ids,
 // flushes every few seconds, when a batch is full, and with navigator.sendBeacon when the page is
 // hidden; it retries 429, 503 and network errors with the SAME batch (same message ids, so the
 // server counts a resend as duplicates) with exponential backoff and full jitter, never sooner
 // than the answer's Retry-After; it bounds its queue (oldest dropped and counted) and never throws into the page.
-// SPEC 15: `visitorId` puts `visitor_id` on every event; `nudgeHeldOut` sends NUDGE_HELD_OUT.
+// docs/contract/caps.md: `visitorId` puts `visitor_id` on every event; `nudgeHeldOut` sends NUDGE_HELD_OUT.
 // See docs/JS-API.md, "The relay client".
 
 /** Backoff (API document section 7): base 1 s, cap 60 s, delay = random() * min(cap, base * 2^attempt). */
 export const BACKOFF_BASE_MS = 1000;
 export const BACKOFF_CAP_MS = 60_000;
-/** The server's limits (SPEC 10). */
+/** The server's limits (docs/contract/relay.md). */
 export const MAX_BATCH = 500;
 const MAX_BODY_BYTES = 500_000; // under the server's 512 KiB
 const MAX_BEACON_BYTES = 60_000; // browsers refuse beacons past 64 KiB in flight
@@ -146,7 +146,7 @@ function makeRelay(o, report) {
   }
   const endpoint = o.endpoint;
   const siteKey = o.siteKey;
-  // SPEC 15: the visitor's id on every event; a malformed one is reported and left out (the
+  // docs/contract/caps.md: the visitor's id on every event; a malformed one is reported and left out (the
   // events still count, only the visitor link is lost), never a disabled relay.
   let visitorId;
   if (o.visitorId !== undefined && o.visitorId !== null) {

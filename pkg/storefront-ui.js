@@ -1,4 +1,4 @@
-// The four nudges of the storefront runtime (SPEC 14), each in a Shadow DOM so that the shop's
+// The four nudges of the storefront runtime (docs/contract/storefront.md), each in a Shadow DOM so that the shop's
 // CSS and the nudge's never mix: chat_bubble (a card in the corner), toast (a card,
 // role="status"), exit_modal (a dialog: focus moved in and trapped, Escape closes it, focus
 // returned), sticky_bar (a bar over the page's bottom edge). Every nudge is position: fixed, so
@@ -156,7 +156,7 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
   msg.id = `${id}-msg`;
   msg.textContent = nudge.message;
 
-  // The CTA: a link when the rule names where it goes (cta_url, SPEC 15), else a button. A
+  // The CTA: a link when the rule names where it goes (cta_url, docs/contract/caps.md), else a button. A
   // chat bubble's CTA opens the chat (onChatOpen): always a button.
   const link = nudge.type !== 'chat_bubble' && typeof nudge.cta_url === 'string' && nudge.cta_url !== '';
   const cta = doc.createElement(link ? 'a' : 'button');

@@ -1,4 +1,4 @@
-// nudge-rules/storefront: the storefront runtime (SPEC 14). See docs/STOREFRONT.md.
+// nudge-rules/storefront: the storefront runtime (docs/contract/storefront.md). See docs/STOREFRONT.md.
 
 /** What `onError` hears; never thrown into the page. */
 export declare class NudgesError extends Error {

@@ -1,4 +1,4 @@
-// nudge-rules/storefront: the storefront runtime (SPEC 14). A visitor sees the nudge the engine
+// nudge-rules/storefront: the storefront runtime (docs/contract/storefront.md). A visitor sees the nudge the engine
 // decides, and every page view, nudge and outcome goes back through nudge-rules/relay.
 //
 //   import { startNudges } from 'nudge-rules/storefront';
@@ -85,7 +85,7 @@ export class NudgesError extends Error {
 }
 
 /**
- * The built-in intent score (SPEC 14): 10 per distinct page viewed in the session (at most 50),
+ * The built-in intent score (docs/contract/storefront.md): 10 per distinct page viewed in the session (at most 50),
  * plus 30 once the session has an ADD_TO_CART, plus 20 when the visitor had an earlier session,
  * at most 100.
  * @param {{ pages: number, addedToCart: boolean, returning: boolean }} visit
@@ -121,7 +121,7 @@ function loadEngine(wasmUrl) {
 // V8 compiles a WebAssembly function when it is first called (lazy compilation), on the main
 // thread: the page's first config compile and first decision would pay for most of the module's
 // code in one task each. A few small calls, each in a task of its own, compile it bit by bit
-// first (SPEC 14's 50 ms budget); their results are thrown away.
+// first (docs/contract/storefront.md's 50 ms budget); their results are thrown away.
 const WARM_RULE = { id: 'w', nudge: { type: 'toast', message: 'm', cta: 'c' } };
 const WARM_STEPS = [
   { version: 1 },
@@ -362,7 +362,7 @@ function start(o, report) {
   const installConfig = async (cfg) => {
     if (!(await engineLoaded)) throw ENGINE_DOWN;
     await warmEngine();
-    // The config's compile gets a main-thread task of its own (SPEC 14's 50 ms budget): apart
+    // The config's compile gets a main-thread task of its own (docs/contract/storefront.md's 50 ms budget): apart
     // from the module's instantiation before it and the first decision after it.
     await yieldToPage();
     mark('compile');
@@ -465,7 +465,7 @@ function start(o, report) {
     return refreshing;
   };
 
-  // --- the history as the engine reads it (SPEC 15) -----------------------------------------
+  // --- the history as the engine reads it (docs/contract/caps.md) -----------------------------------------
   const historyFor = (sid, t) => visitor.history.slice(0, MAX_HISTORY).map((h) => {
     const entry = { rule_id: h.rule_id, ms_ago: Math.min(MAX_MS_AGO, Math.max(0, t - h.at)), this_session: h.sid === sid };
     if (h.outcome) entry.outcome = h.outcome;
@@ -528,7 +528,7 @@ function start(o, report) {
       const rule = Array.isArray(config?.rules) ? config.rules.find((r) => r && r.id === ruleId) : null;
       remember({ rule_id: ruleId, at: t, sid, held_out: true });
       relay.nudgeHeldOut({ ruleId, nudgeType: rule?.nudge?.type, url: win.location.href, intentScore: score });
-      // Nothing is shown and no later rule is tried now (SPEC 15); the held-out entry counts
+      // Nothing is shown and no later rule is tried now (docs/contract/caps.md); the held-out entry counts
       // for caps like a shown one, so a later decision may fire another rule.
       clearTimer();
       return;

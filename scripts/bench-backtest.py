@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The backtest's speed (`make bench-server`; docs/PERFORMANCE.md, "Backtest figures"; SPEC 12).
+"""The backtest's speed (`make bench-server`; docs/PERFORMANCE.md, "Backtest figures"; docs/contract/backtest.md).
 
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own started here) and
 each size (10,000 and 100,000 sessions, generated as scripts/bench-store.py generates them: 3

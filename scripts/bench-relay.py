@@ -4,7 +4,7 @@
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own), a release server
 runs on an empty store and wrk sends batches of 50 events (one session each, unique message ids)
 from 16 connections over 1,000 publishable keys (so the 10,000 events per key and minute never
-bind), for `--duration` seconds: half of it events as the SDK sent them before SPEC 15, half with
+bind), for `--duration` seconds: half of it events as the SDK sent them before docs/contract/caps.md, half with
 a `visitor_id` on every event, in alternating rounds. Reported: events per second (202 answers
 times 50) of each, their ratio, p50 and p99 of a batch, the server's peak RSS, and the floor: the same rows (the `events` table's
 columns) inserted by a bare batched insert into the same kind of store in the same run (Python's
@@ -45,7 +45,7 @@ local keys = {}
 for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
 local occurred = os.getenv("BENCH_TIME")
 -- Each wrk run its own message ids (BENCH_RUN), so no run's events are duplicates of another's;
--- BENCH_VISITOR=1 puts a `visitor_id` on every event (SPEC 15).
+-- BENCH_VISITOR=1 puts a `visitor_id` on every event (docs/contract/caps.md).
 local run = os.getenv("BENCH_RUN") or "0"
 local visitor = os.getenv("BENCH_VISITOR") == "1"
 local counter = 0

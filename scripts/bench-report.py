@@ -85,11 +85,11 @@ for n, limit in ((10, 0.2e6), (1000, 5e6)):
             f"at most {fmt_time(limit)}", t is not None and t <= limit)
 plain, visited = ns("visit/plain"), ns("visit/history_200")
 r = ratio(visited, plain)
-row("SPEC 15: preview with a 200-entry history and a visitor id vs the plain preview (examples/caps.json)",
+row("docs/contract/caps.md: preview with a 200-entry history and a visitor id vs the plain preview (examples/caps.json)",
     f"{fmt_time(visited)} vs {fmt_time(plain)}: {r:.2f}x" if r else "n/a", "at most 1.5x", r is not None and r <= 1.5)
 worst = ns("visit/history_200_worst")
 r = ratio(worst, plain)
-row("SPEC 15: the same with 200 entries all inside the cooldown (every entry read)",
+row("docs/contract/caps.md: the same with 200 entries all inside the cooldown (every entry read)",
     f"{fmt_time(worst)}: {r:.2f}x" if r else "n/a", "(reported)", None)
 wire = ns("wire/preview_body")
 row("wire: request body bytes to response body", fmt_time(wire), "(reported)", None)

@@ -1,4 +1,4 @@
-// The storefront runtime's budgets (SPEC 14), measured in headless Chromium on the test shop's
+// The storefront runtime's budgets (docs/contract/storefront.md), measured in headless Chromium on the test shop's
 // product page (examples/shop, served gzip -9) against the server binary:
 //
 // - bytes downloaded before the first decision: the runtime's JS and WASM as transferred (gzip),
@@ -38,7 +38,7 @@ const runs = Number(arg('runs', '5'));
 const PK = 'pk_test_storefrontBenchKey01';
 const SK = 'sk_test_storefrontBenchKey01';
 // The preview route's wrk run spreads over 8 secret keys: a release server answers more than the
-// 100,000 requests a minute one key may make (SPEC 7) in the run's 3 s.
+// 100,000 requests a minute one key may make (docs/contract/server.md) in the run's 3 s.
 const SKS = Array.from({ length: 8 }, (_, i) => `sk_test_storefrontBenchKey0${i + 1}`);
 const sha = (t) => createHash('sha256').update(t).digest('hex');
 const IDLE_MS = 1500;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Webhook delivery (SPEC 16; docs/PERFORMANCE.md, "Webhook figures"), on each store.
+"""Webhook delivery (docs/contract/webhooks.md; docs/PERFORMANCE.md, "Webhook figures"), on each store.
 
 For each backend (SQLite in a file, then PostgreSQL in a cluster of its own), a release server
 runs with `--webhook-allow-http --webhook-allow-private 127.0.0.0/8` and a receiver on the
@@ -10,7 +10,7 @@ loopback (Node's `http`, answering 204 at once) subscribed to `nudge.shown`:
    publishable keys for `--duration` seconds, in alternating rounds with the endpoint enabled
    (each NUDGE_SHOWN writes a message to the outbox in the batch's transaction, and the worker
    delivers it meanwhile) and disabled (`PATCH {"status": "disabled"}`: nothing written).
-   Reported: events per second of each and their ratio (SPEC 16 target: at least 0.8x).
+   Reported: events per second of each and their ratio (docs/contract/webhooks.md target: at least 0.8x).
 2. Deliveries per second: with the relay idle, `--messages` NUDGE_SHOWN in batches of 500,
    then the time from the first delivery to the last at the receiver (one endpoint: at most 8
    attempts in flight), and the same with 4 endpoints.

@@ -5,11 +5,11 @@
 #   scripts/build-wasm.sh --opt-level L    override opt-level (3, 2, s or z) and the matching wasm-opt
 #                                          level, for measurements (docs/PERFORMANCE.md)
 #
-# Steps (shared/TOOLCHAIN.md): cargo build for wasm32-unknown-unknown with the `wasm` feature,
+# Steps (docs/CONTRIBUTING.md, "Toolchain"): cargo build for wasm32-unknown-unknown with the `wasm` feature,
 # wasm-bindgen --target web (one build for browsers and Node: Node loads it with
 # initSync({ module: fs.readFileSync(...) })), then npm binaryen's wasm-opt. Prints the .wasm
 # size raw and gzip -9. Three modules: pkg/wasm/ (preview and analysis),
-# pkg/wasm/config-as-code/ (the same engine with SPEC 8's config as code, loaded on demand) and
+# pkg/wasm/config-as-code/ (the same engine with docs/contract/as-code.md's config as code, loaded on demand) and
 # pkg/wasm/slim/ (decide only, for the storefront runtime); then pkg/dist/storefront.js.
 # Cargo runs at nice 10, or at WASM_NICE (`make test` sets 0: its suites wait for this build).
 set -euo pipefail
@@ -141,18 +141,18 @@ inputs_digest() {
 
 # The package's module: preview and analysis (what every page of the editor loads).
 build_module wasm "$OUT"
-# Config as code (SPEC 8: scenarios, coverage, replay, diff), a second module with the whole
+# Config as code (docs/contract/as-code.md: scenarios, coverage, replay, diff), a second module with the whole
 # engine, loaded only when asked for (`initConfigAsCode`, docs/JS-API.md), so that the first stays
 # within its size budget.
 build_module wasm,config-as-code "$OUT/config-as-code"
-# The slim module for storefront pages (SPEC 14: `new NudgeEngine` and `decide` only,
+# The slim module for storefront pages (docs/contract/storefront.md: `new NudgeEngine` and `decide` only,
 # src/wasm_slim.rs), which the storefront runtime loads. LLVM inlines less in it (the threshold
 # of opt-level z, 25, instead of opt-level 2's 225): 4.3 KB gzip smaller for a `decide` about
-# 1.14 times as long, inside SPEC 14's 20 us (docs/PERFORMANCE.md, "Bytes before the first
+# 1.14 times as long, inside docs/contract/storefront.md's 20 us (docs/PERFORMANCE.md, "Bytes before the first
 # decision, step by step"). Its own target directory keeps the flag from rebuilding the
 # dependencies of the other two modules.
 build_module wasm,slim "$OUT/slim" "-Cllvm-args=-inline-threshold=25" target/wasm-slim
-# The storefront runtime for a plain <script type="module"> tag (SPEC 14): one bundled module and
+# The storefront runtime for a plain <script type="module"> tag (docs/contract/storefront.md): one bundled module and
 # the slim module's .wasm beside it, in pkg/dist/ (generated, gitignored).
 echo "== pkg/dist/storefront.js (scripts/build-storefront.mjs)"
 node scripts/build-storefront.mjs

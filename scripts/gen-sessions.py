@@ -105,7 +105,7 @@ def visit(rng, intent):
             steps.append(("PURCHASE", "/checkout/thank-you", lognormal(rng, 10), "quiet"))
             purchased = True
     if rng.random() < 0.01:
-        # A URL that SPEC 4 rejects, as a badly configured tracker records it.
+        # A URL that docs/contract/urls.md rejects, as a badly configured tracker records it.
         steps.insert(1, ("PAGE_VIEW", "/search?q=linen shirt", lognormal(rng, 5), "search"))
     return steps, purchased
 

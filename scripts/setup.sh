@@ -9,7 +9,7 @@
 #   scripts/setup.sh --fuzz        also a nightly toolchain and cargo-fuzz (for `make fuzz`)
 #
 # Only the package registries are reachable on these machines (see
-# shared/TOOLCHAIN.md): no wasm-pack, no `npx playwright install`, and never
+# docs/CONTRIBUTING.md, "Toolchain"): no wasm-pack, no `npx playwright install`, and never
 # Debian's binaryen (wasm-opt comes from the npm package `binaryen`).
 set -euo pipefail
 
@@ -154,7 +154,7 @@ else
   took
 fi
 
-# Pinned: the independent verifier of webhook signatures (SPEC 16) in the server's tests.
+# Pinned: the independent verifier of webhook signatures (docs/contract/webhooks.md) in the server's tests.
 SWH_VERSION=1.1.0
 if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("standardwebhooks"))' 2>/dev/null || true)" = "$SWH_VERSION" ]; then
   echo "ok: standardwebhooks $SWH_VERSION present"

@@ -93,7 +93,7 @@ diagnostic_codes! {
     MissingField = "missing_field": "a required field is absent.",
     WrongType = "wrong_type": "a value of the wrong JSON type (`\"50\"` for an integer, `null`).",
     OutOfRange = "out_of_range": "an integer outside its range (intent scores 0 to 100, idle times 0 to 86,400,000).",
-    // --- The config (SPEC 2, 3) ----------------------------------------------------------
+    // --- The config (docs/contract/config.md, docs/contract/patterns.md) ----------------------------------------------------------
     ConfigTooLarge = "config_too_large": "the config text is over 1 MiB.",
     UnsupportedVersion = "unsupported_version": "`version` is not 1.",
     InvalidRuleId = "invalid_rule_id": "a rule id is empty, over 64 characters, or has a character other than `A-Za-z0-9_-`.",
@@ -107,12 +107,12 @@ diagnostic_codes! {
     PatternNotAbsolute = "pattern_not_absolute": "a pattern that starts with neither `/` nor `**`.",
     PatternTrailingSlash = "pattern_trailing_slash": "a pattern ending in `/`, which no normalized path does.",
     PatternSyntax = "pattern_syntax": "a pattern that is not a valid glob (unclosed class or alternate group).",
-    InvalidCtaUrl = "invalid_cta_url": "a `cta_url` that is neither a path starting with one `/` nor an absolute `https:` URL, or is over 2,048 bytes (SPEC 15).",
-    // --- The request (SPEC 5) ------------------------------------------------------------
+    InvalidCtaUrl = "invalid_cta_url": "a `cta_url` that is neither a path starting with one `/` nor an absolute `https:` URL, or is over 2,048 bytes (docs/contract/caps.md).",
+    // --- The request (docs/contract/preview.md) ------------------------------------------------------------
     RequestTooLarge = "request_too_large": "the request body is over 64 KiB.",
-    InvalidVisitorId = "invalid_visitor_id": "a `visitor_id` that is not `vis_` then 1 to 64 of `A-Za-z0-9_-` (SPEC 15).",
-    TooManyHistoryEntries = "too_many_history_entries": "a session state's `history` of more than 200 entries (SPEC 15).",
-    // --- page_url rejections (SPEC 4): `UrlError::code`, one per variant of that name ------
+    InvalidVisitorId = "invalid_visitor_id": "a `visitor_id` that is not `vis_` then 1 to 64 of `A-Za-z0-9_-` (docs/contract/caps.md).",
+    TooManyHistoryEntries = "too_many_history_entries": "a session state's `history` of more than 200 entries (docs/contract/caps.md).",
+    // --- page_url rejections (docs/contract/urls.md): `UrlError::code`, one per variant of that name ------
     [
     Empty = "empty": "`page_url` is the empty string.",
     TooLong = "too_long": "`page_url`, or the path it normalizes to, is over 8,192 bytes.",
@@ -127,10 +127,10 @@ diagnostic_codes! {
     ForbiddenEscape = "forbidden_escape": "an escape decoding to `/`, `\\`, `%` or a control character.",
     InvalidUtf8 = "invalid_utf8": "percent-decoded bytes that are not UTF-8.",
     AmbiguousUnicode = "ambiguous_unicode": "Unicode normalization (NFKC) would change the path's structure.",
-    AmbiguousDotSegment = "ambiguous_dot_segment": "a dot segment that a browser and SPEC 4's steps resolve differently.",
+    AmbiguousDotSegment = "ambiguous_dot_segment": "a dot segment that a browser and docs/contract/urls.md's steps resolve differently.",
     ParameterOnlySegment = "parameter_only_segment": "a segment that is empty only because its `;` parameters are cut (`/orders/;a/invoice`), which servers read two ways.",
     ]
-    // --- Lint warnings (SPEC 6) ----------------------------------------------------------
+    // --- Lint warnings (docs/contract/analysis.md) ----------------------------------------------------------
     ShadowedRule = "shadowed_rule": "earlier rules fire in every state in which this rule could fire.",
     CatchAllRule = "catch_all_rule": "a rule without conditions, so every later rule can never fire.",
     RuleInQuietZone = "rule_in_quiet_zone": "every page the rule targets is inside a quiet zone.",
@@ -144,14 +144,14 @@ diagnostic_codes! {
     PatternUppercase = "pattern_uppercase": "upper-case letters in a case-insensitive config.",
     PatternNeverMatches = "pattern_never_matches": "a pattern with `%`, `;`, `//` or a dot segment, which a normalized path never has.",
     PatternByteWildcard = "pattern_byte_wildcard": "a `?` or a class next to non-ASCII text, or listing it: globs match bytes, so it never matches such a character.",
-    CostlyHoldout = "costly_holdout": "a `holdout_percent` over 20: that share of the rule's visitors never sees the nudge (SPEC 15).",
-    CappedBySession = "capped_by_session": "a rule that earlier rules, firing in every state in which it could, keep from firing by using up `max_nudges_per_session` (SPEC 15).",
-    // --- Scenario files and recorded sessions (SPEC 8) ----------------------------------
+    CostlyHoldout = "costly_holdout": "a `holdout_percent` over 20: that share of the rule's visitors never sees the nudge (docs/contract/caps.md).",
+    CappedBySession = "capped_by_session": "a rule that earlier rules, firing in every state in which it could, keep from firing by using up `max_nudges_per_session` (docs/contract/caps.md).",
+    // --- Scenario files and recorded sessions (docs/contract/as-code.md) ----------------------------------
     InputTooLarge = "input_too_large": "a scenario file over 16 MiB, or sessions over 64 MiB of text.",
     TooManyScenarios = "too_many_scenarios": "more than 10,000 scenarios in one file.",
     InvalidScenarioName = "invalid_scenario_name": "a scenario name that is empty or over 200 characters.",
     DuplicateScenarioName = "duplicate_scenario_name": "a scenario name already used by an earlier scenario of the file.",
-    InvalidExpectation = "invalid_expectation": "`expect` is not exactly one of `rule`, `quiet_zone: true`, `no_nudge: true`, `error: \"InvalidRequest\"`, `held_out` (SPEC 15).",
+    InvalidExpectation = "invalid_expectation": "`expect` is not exactly one of `rule`, `quiet_zone: true`, `no_nudge: true`, `error: \"InvalidRequest\"`, `held_out` (docs/contract/caps.md).",
     TooManySessions = "too_many_sessions": "more than 100,000 sessions in one input.",
     DuplicateSessionId = "duplicate_session_id": "a session id already used by an earlier session of the input.",
     TooManyEvents = "too_many_events": "more than 10,000 events in one session.",

@@ -1,4 +1,4 @@
-//! The compiled engine and evaluation (SPEC 5): quiet zones first, then the first enabled rule, in
+//! The compiled engine and evaluation (docs/contract/preview.md): quiet zones first, then the first enabled rule, in
 //! config order, whose conditions all hold.
 //!
 //! Compilation puts every quiet zone into one pattern set and every rule's `pages` and
@@ -15,7 +15,7 @@
 //!
 //! - [`Engine::config`] and [`Engine::normalize`] (public), and `source` (the config text, to
 //!   place lint warnings);
-//! - `decide_with_page` (what fires on a normalized path for a visit: SPEC 15's exit intent,
+//! - `decide_with_page` (what fires on a normalized path for a visit: docs/contract/caps.md's exit intent,
 //!   visitor and history), `preview_path` (the same with its reason);
 //! - `quiet_zone_of`, `quiet_zones_of` and `with_page_matches` (which quiet zones and which
 //!   `pages`/`exclude_pages` patterns match a normalized path).
@@ -32,7 +32,7 @@ use crate::pattern::PatternSet;
 use crate::visit::Visit;
 
 /// The compiled form of a site config: immutable, `Send + Sync`, shared by reference across
-/// threads (SPEC 6). Build it once per config with [`Engine::compile`], then call
+/// threads (docs/contract/analysis.md). Build it once per config with [`Engine::compile`], then call
 /// [`Engine::preview`] (or [`Engine::preview_body`] for the wire format) per request.
 #[derive(Clone, Debug)]
 pub struct Engine {
@@ -54,14 +54,14 @@ pub(crate) enum Outcome {
     /// This rule (index into `rules`) fired.
     Fired(usize),
     /// This rule (index into `rules`) would fire, but the visitor is in its control group
-    /// (SPEC 15 holdout): no nudge is shown, and no later rule is tried.
+    /// (docs/contract/caps.md holdout): no nudge is shown, and no later rule is tried.
     HeldOut(usize),
     /// No rule's conditions all hold.
     NoMatch,
 }
 
 impl Engine {
-    /// Compiles config text (SPEC 2, 3) into an engine.
+    /// Compiles config text (docs/contract/config.md, docs/contract/patterns.md) into an engine.
     ///
     /// ```
     /// let engine = nudge_rules::Engine::compile(r#"{
@@ -191,7 +191,7 @@ impl Engine {
         &self.config
     }
 
-    /// Normalizes a page URL with this config's case sensitivity (SPEC 4).
+    /// Normalizes a page URL with this config's case sensitivity (docs/contract/urls.md).
     ///
     /// # Errors
     ///
@@ -200,7 +200,7 @@ impl Engine {
         normalize_page_url(page_url, self.config.case_sensitive)
     }
 
-    /// The decision for a normalized path and a visit (exit intent, visitor, history: SPEC 15),
+    /// The decision for a normalized path and a visit (exit intent, visitor, history: docs/contract/caps.md),
     /// with the index of the fired (or held-out) rule's first `pages` pattern that matches
     /// (`None` when no rule fires or the rule has no `pages`), which its reason names.
     pub(crate) fn decide_with_page(
@@ -223,7 +223,7 @@ impl Engine {
 
     /// Walks, in config order, the rules the page can reach (those with a matching `pages`
     /// pattern and those without `pages`), and returns the first whose conditions all hold and
-    /// that is not capped (SPEC 15), with its first matching `pages` pattern; held out when the
+    /// that is not capped (docs/contract/caps.md), with its first matching `pages` pattern; held out when the
     /// visitor is in that rule's control group.
     fn first_firing(
         &self,

@@ -1,7 +1,7 @@
 //! Errors and diagnostics: what went wrong, where, and what the HTTP layer should answer.
 //!
 //! The crate has one error type, [`Error`], with a [`kind`](Error::kind) that maps onto the API
-//! document's error names (section 7) and SPEC 5's table: `InvalidRequest` (HTTP 400) and
+//! document's error names (section 7) and docs/contract/preview.md's table: `InvalidRequest` (HTTP 400) and
 //! `InvalidConfig` (HTTP 500 on a server). An error carries one or more [`Diagnostic`]s, each with
 //! a JSON path, a message and, where the input was JSON text, a 1-based line and column.
 
@@ -12,17 +12,17 @@ use serde::Serialize;
 use crate::code::DiagnosticCode;
 use crate::normalize::UrlError;
 
-/// Which of SPEC 5's error names an [`Error`] is, or which input of SPEC 8 (a scenario file,
+/// Which of docs/contract/preview.md's error names an [`Error`] is, or which input of docs/contract/as-code.md (a scenario file,
 /// recorded sessions) is invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The request body is not JSON, or a field breaks SPEC 5 or SPEC 4 (HTTP 400).
+    /// The request body is not JSON, or a field breaks docs/contract/preview.md or docs/contract/urls.md (HTTP 400).
     InvalidRequest,
-    /// The site config breaks SPEC 2 or SPEC 3 (HTTP 500 on a server: it is the site's config,
+    /// The site config breaks docs/contract/config.md or docs/contract/patterns.md (HTTP 500 on a server: it is the site's config,
     /// not the caller's fault).
     InvalidConfig,
-    /// A scenario file breaks SPEC 8's format (reading a `ScenarioFile`).
+    /// A scenario file breaks docs/contract/as-code.md's format (reading a `ScenarioFile`).
     InvalidScenarios,
     /// Recorded sessions break the API document's 2.2 shape (reading `Sessions` for replay).
     InvalidSessions,
@@ -40,7 +40,7 @@ impl ErrorKind {
         }
     }
 
-    /// The HTTP status a server answers with (SPEC 5): 500 for `InvalidConfig`, 400 for the
+    /// The HTTP status a server answers with (docs/contract/preview.md): 500 for `InvalidConfig`, 400 for the
     /// others (the caller's input).
     pub fn http_status(self) -> u16 {
         match self {
@@ -181,7 +181,7 @@ impl Error {
         )
     }
 
-    /// The InvalidRequest for a `page_url` that SPEC 4 rejects, at JSON path `path`: the message
+    /// The InvalidRequest for a `page_url` that docs/contract/urls.md rejects, at JSON path `path`: the message
     /// quotes the URL (its first 80 characters) and gives the reason; the code is the
     /// [`UrlError`]'s.
     pub(crate) fn rejected_page_url(path: &str, page_url: &str, e: &UrlError) -> Error {
@@ -200,7 +200,7 @@ impl Error {
         self.kind
     }
 
-    /// The HTTP status a server answers with: 400 or 500 (SPEC 5).
+    /// The HTTP status a server answers with: 400 or 500 (docs/contract/preview.md).
     pub fn http_status(&self) -> u16 {
         self.kind.http_status()
     }
@@ -226,7 +226,7 @@ impl Error {
         &self.diagnostics
     }
 
-    /// The API error body (API document section 7; SPEC 5):
+    /// The API error body (API document section 7; docs/contract/preview.md):
     /// `{"error":"InvalidRequest","message":"session_state.intent_score: ..."}`.
     pub fn to_body(&self) -> String {
         #[derive(Serialize)]

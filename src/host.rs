@@ -1,4 +1,4 @@
-//! The authority of an absolute page URL (SPEC 4 step 1): host, port and user info are ignored,
+//! The authority of an absolute page URL (docs/contract/urls.md step 1): host, port and user info are ignored,
 //! but a URL that the WHATWG URL parser rejects is rejected, since no browser can be on it
 //! (`http://h:99999/x`, `http://a<b/x`).
 //!

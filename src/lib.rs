@@ -35,10 +35,10 @@
 //!   [`Engine::preview_body`]), the config types ([`Config`], [`Rule`], [`Nudge`],
 //!   [`Conditions`], [`Pattern`]), the errors ([`Error`], [`Diagnostic`], [`DiagnosticCode`]) and
 //!   [`normalize_page_url`].
-//! - [`analysis`]: what an editor needs beyond a preview (SPEC 6), as an
+//! - [`analysis`]: what an editor needs beyond a preview (docs/contract/analysis.md), as an
 //!   [`Analysis`](analysis::Analysis) of an engine: explain, decision map, lint, plain-language
 //!   summary, page report; and validation that never fails.
-//! - [`as_code`]: config as code (SPEC 8), as [`ConfigAsCode`](as_code::ConfigAsCode) of an
+//! - [`as_code`]: config as code (docs/contract/as-code.md), as [`ConfigAsCode`](as_code::ConfigAsCode) of an
 //!   engine: [`scenarios`] (the scenario file, [`ConfigAsCode::test`](as_code::ConfigAsCode::test)),
 //!   [`coverage`] ([`ConfigAsCode::coverage`](as_code::ConfigAsCode::coverage)), [`replay`] of
 //!   recorded sessions from any iterator ([`ConfigAsCode::replay`](as_code::ConfigAsCode::replay)),
@@ -46,7 +46,7 @@
 //!   modules are re-exported here, at their old paths.
 //! - [`limits`]: every limit of the specification, as constants.
 //!
-//! Sections cited in the docs (`SPEC 4`) are those of the product specification; the API
+//! Sections cited in the docs (`docs/contract/urls.md`) are those of the product specification; the API
 //! document is "Visitor Sessions and Nudges API".
 
 #![cfg_attr(
@@ -61,9 +61,9 @@
 #![deny(missing_docs)]
 
 /// A diagnostic's message text, as `format!` builds it; in the slim WASM module for storefront
-/// pages (SPEC 14, src/wasm_slim.rs) an empty string, with nothing formatted: that module reports
+/// pages (docs/contract/storefront.md, src/wasm_slim.rs) an empty string, with nothing formatted: that module reports
 /// a refusal by kind, code and path, and carries no message texts nor the formatting code they
-/// need (docs/DECISIONS.md, SPEC 14; docs/PERFORMANCE.md, "Bytes before the first decision, step
+/// need (docs/DECISIONS.md, docs/contract/storefront.md; docs/PERFORMANCE.md, "Bytes before the first decision, step
 /// by step"). Only for message texts: never for paths, fixes or anything a decision reads.
 #[cfg(all(feature = "slim", target_arch = "wasm32"))]
 macro_rules! msg {

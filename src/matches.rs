@@ -26,7 +26,7 @@ impl List {
 /// lists and the pattern's index in that list. Packed into one `u32` so that sorting owners puts
 /// the quiet zones first, in config order, then the rules' patterns by rule, list and pattern
 /// index: `quiet zone` is the zone's index; a rule's pattern is `1 << 31 | rule << 8 | list << 7 |
-/// pattern`. SPEC 2's limits (1,000 quiet zones and rules, 100 patterns a list) fit.
+/// pattern`. docs/contract/config.md's limits (1,000 quiet zones and rules, 100 patterns a list) fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Owner(u32);
 

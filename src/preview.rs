@@ -1,4 +1,4 @@
-//! One evaluation's result (SPEC 5): [`Preview`], what fires and why, and the engine's preview
+//! One evaluation's result (docs/contract/preview.md): [`Preview`], what fires and why, and the engine's preview
 //! entry points that make it.
 
 use std::borrow::Cow;
@@ -13,7 +13,7 @@ use crate::request::SessionState;
 use crate::visit::Visit;
 
 impl Engine {
-    /// Decides which nudge, if any, fires for a session state (SPEC 5 evaluation). Pure: the same
+    /// Decides which nudge, if any, fires for a session state (docs/contract/preview.md evaluation). Pure: the same
     /// engine and state give the same result on every platform.
     ///
     /// ```
@@ -32,7 +32,7 @@ impl Engine {
     /// # Errors
     ///
     /// - `InvalidRequest` when `intent_score` is over 100, `idle_ms` over 86,400,000, or `page_url`
-    ///   is rejected by SPEC 4 (path `session_state.page_url`; the message gives the reason, the
+    ///   is rejected by docs/contract/urls.md (path `session_state.page_url`; the message gives the reason, the
     ///   code is the [`UrlError`](crate::UrlError)'s).
     pub fn preview<'a>(&'a self, state: &'a SessionState) -> Result<Preview<'a>, Error> {
         let (intent_score, idle_ms) = (state.intent_score, state.idle_ms);
@@ -68,7 +68,7 @@ impl Engine {
             .map_err(|e| Error::rejected_page_url("session_state.page_url", page_url, &e))
     }
 
-    /// The preview of an already normalized path and checked ranges, for a visit (SPEC 15).
+    /// The preview of an already normalized path and checked ranges, for a visit (docs/contract/caps.md).
     pub(crate) fn preview_path<'a>(
         &'a self,
         path: Cow<'a, str>,
@@ -100,7 +100,7 @@ pub struct Preview<'a> {
     path: Cow<'a, str>,
     intent_score: u8,
     idle_ms: u32,
-    /// The state's exit intent, visitor and history (SPEC 15).
+    /// The state's exit intent, visitor and history (docs/contract/caps.md).
     visit: Visit<'a>,
     outcome: Outcome,
     /// The fired rule's first matching `pages` pattern, for the reason.
@@ -132,7 +132,7 @@ impl<'a> Preview<'a> {
         self.rule().map(|r| &r.nudge)
     }
 
-    /// The rule the visitor is held out from (SPEC 15): its conditions hold and it is not
+    /// The rule the visitor is held out from (docs/contract/caps.md): its conditions hold and it is not
     /// capped, but the visitor's bucket is in its control group, so no nudge is shown (and the
     /// storefront records `NUDGE_HELD_OUT` for it). `None` otherwise.
     pub fn held_out_rule(&self) -> Option<&'a Rule> {
@@ -145,7 +145,7 @@ impl<'a> Preview<'a> {
     /// When nothing fires now: the idle time, in ms (at most 86,400,000), at which a rule would
     /// fire (or hold the visitor out) if the visitor keeps idling on this page with nothing else
     /// changing; `None` when a nudge fires, the visitor is held out, the page is quiet, or more
-    /// idling would not help. What a storefront sets its timer by (SPEC 14).
+    /// idling would not help. What a storefront sets its timer by (docs/contract/storefront.md).
     pub fn next_idle_ms(&self) -> Option<u32> {
         if self.outcome != Outcome::NoMatch {
             return None;
@@ -168,12 +168,12 @@ impl<'a> Preview<'a> {
         }
     }
 
-    /// The normalized path the patterns were matched against (SPEC 4).
+    /// The normalized path the patterns were matched against (docs/contract/urls.md).
     pub fn path(&self) -> &str {
         &self.path
     }
 
-    /// The structured decision: what a storefront acts on (SPEC 14, 15), without the reason text.
+    /// The structured decision: what a storefront acts on (docs/contract/storefront.md, docs/contract/caps.md), without the reason text.
     /// Computes [`Preview::next_idle_ms`] when nothing fires.
     pub fn decision(&self) -> Decision<'_> {
         Decision {
@@ -188,7 +188,7 @@ impl<'a> Preview<'a> {
         }
     }
 
-    /// Why the nudge fires, or why none does (SPEC 5 evaluation steps 1 to 3). Informational: the
+    /// Why the nudge fires, or why none does (docs/contract/preview.md evaluation steps 1 to 3). Informational: the
     /// wording may change between versions.
     pub fn reason(&self) -> String {
         reason::reason(
@@ -215,14 +215,14 @@ pub struct Decision<'a> {
     pub rule_id: Option<&'a str>,
     /// Its index in config order.
     pub rule_index: Option<usize>,
-    /// Its nudge as configured (type, message, cta, and `cta_url` when set: SPEC 15).
+    /// Its nudge as configured (type, message, cta, and `cta_url` when set: docs/contract/caps.md).
     pub nudge: Option<&'a Nudge>,
-    /// The rule the visitor is held out from (SPEC 15): no nudge is shown, and a storefront
+    /// The rule the visitor is held out from (docs/contract/caps.md): no nudge is shown, and a storefront
     /// records `NUDGE_HELD_OUT` for it.
     pub held_out_rule_id: Option<&'a str>,
     /// The quiet zone the page is in, as written.
     pub quiet_zone: Option<&'a Pattern>,
-    /// The normalized path (SPEC 4).
+    /// The normalized path (docs/contract/urls.md).
     pub path: &'a str,
     /// When nothing fires: the idle time in ms (at most 86,400,000) at which a rule would fire
     /// or hold the visitor out, all else equal ([`Preview::next_idle_ms`]).

@@ -1,7 +1,7 @@
-//! Reason texts (SPEC 5 evaluation steps 1 to 3) and the per-rule condition checks they are
+//! Reason texts (docs/contract/preview.md evaluation steps 1 to 3) and the per-rule condition checks they are
 //! written from.
 //!
-//! Preview reasons and explain (SPEC 6) are both derived from [`RuleCheck`], so they cannot
+//! Preview reasons and explain (docs/contract/analysis.md) are both derived from [`RuleCheck`], so they cannot
 //! disagree; the conditions themselves are [`Conditions`](crate::Conditions)' predicates.
 
 use serde::Serialize;
@@ -18,7 +18,7 @@ use crate::words::{Condition, PageCondition};
 #[non_exhaustive]
 pub struct ConditionCheck {
     /// The condition's field name: `min_intent_score`, `max_intent_score`, `min_idle_ms`,
-    /// `pages`, `exclude_pages` or `exit_intent`; or, for a cap the rule has reached (SPEC 15,
+    /// `pages`, `exclude_pages` or `exit_intent`; or, for a cap the rule has reached (docs/contract/caps.md,
     /// listed only then, never holding), `cap` or `max_nudges_per_session`.
     pub condition: &'static str,
     /// True when the condition holds.
@@ -42,7 +42,7 @@ pub(crate) struct RuleCheck {
     pub(crate) exclude: Option<Option<usize>>,
     /// `exit_intent`'s outcome, when the rule sets it: `(holds, the state's exit intent)`.
     pub(crate) exit_intent: Option<(bool, bool)>,
-    /// The cap the rule has reached for this visit (SPEC 15), which fails it.
+    /// The cap the rule has reached for this visit (docs/contract/caps.md), which fails it.
     pub(crate) capped: Option<Capped>,
 }
 
@@ -59,7 +59,7 @@ impl RuleCheck {
         })
     }
 
-    /// [`RuleCheck::new`] for a visit (SPEC 15): with its exit intent, and the cap the rule has
+    /// [`RuleCheck::new`] for a visit (docs/contract/caps.md): with its exit intent, and the cap the rule has
     /// reached in `config` for it.
     pub(crate) fn of_visit(
         config: &Config,
@@ -402,7 +402,7 @@ pub(crate) fn earliest_idle(engine: &Engine, checks: &[RuleCheck]) -> Option<(u3
 /// Bytes reserved for a reason text up front: most fit, so the text is not grown in steps.
 const REASON_CAPACITY: usize = 256;
 
-/// The reason text for an outcome (SPEC 5 evaluation steps 1 to 3; SPEC 15 caps and holdouts).
+/// The reason text for an outcome (docs/contract/preview.md evaluation steps 1 to 3; docs/contract/caps.md caps and holdouts).
 pub(crate) fn reason(
     engine: &Engine,
     (path, intent_score, idle_ms): (&str, u8, u32),
@@ -524,7 +524,7 @@ fn no_match_reason(
         let state = (path, intent_score, idle_ms);
         check.write_details(rule, state, Some(false), " and ", &mut text);
     }
-    // A rule that only its cap stops (SPEC 15), when it is not the closest: said too.
+    // A rule that only its cap stops (docs/contract/caps.md), when it is not the closest: said too.
     if let Some((capped, rule)) = checks
         .iter()
         .filter(|c| c.failing() == 1 && Some(c.rule) != closest.map(|c| c.rule))

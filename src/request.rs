@@ -1,4 +1,4 @@
-//! The preview request (SPEC 5; API document section 4.4): `{"session_state": {...}}`.
+//! The preview request (docs/contract/preview.md; API document section 4.4): `{"session_state": {...}}`.
 
 use crate::code::DiagnosticCode;
 use serde::Serialize;
@@ -16,35 +16,35 @@ use crate::visit::{HistoryEntry, NudgeOutcome, Visit};
 /// A hypothetical visitor's state (API document section 4.4 `session_state`).
 ///
 /// Built by [`SessionState::from_request_body`] or [`SessionState::from_json_value`], which
-/// enforce SPEC 5's and 15's rules, or directly (`..Default::default()` for the fields left
+/// enforce docs/contract/preview.md's and 15's rules, or directly (`..Default::default()` for the fields left
 /// out); [`Engine::preview`](crate::Engine::preview) checks the ranges again either way. The
-/// last three fields are SPEC 15's; at their defaults the state is the API document's.
+/// last three fields are docs/contract/caps.md's; at their defaults the state is the API document's.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SessionState {
     /// Simulated intent score, 0 to 100 (required).
     pub intent_score: u8,
-    /// The page, as a path or absolute http(s) URL (required); normalized by SPEC 4.
+    /// The page, as a path or absolute http(s) URL (required); normalized by docs/contract/urls.md.
     pub page_url: String,
     /// Milliseconds the visitor has been idle on the page, 0 to 86,400,000 (default 0).
     pub idle_ms: u32,
-    /// The visitor is about to leave the page (default false; SPEC 15).
+    /// The visitor is about to leave the page (default false; docs/contract/caps.md).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exit_intent: bool,
     /// The visitor, `vis_` then 1 to 64 of `A-Za-z0-9_-` (default none: no one is held out;
-    /// SPEC 15).
+    /// docs/contract/caps.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub visitor_id: Option<String>,
     /// The nudges this visitor was shown or held out from, newest first, at most 200 entries
-    /// (default empty; SPEC 15): what caps and cooldowns count.
+    /// (default empty; docs/contract/caps.md): what caps and cooldowns count.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<HistoryEntry>,
 }
 
 impl SessionState {
-    /// `idle_ms` when the request leaves it out (SPEC 5).
+    /// `idle_ms` when the request leaves it out (docs/contract/preview.md).
     pub(crate) const DEFAULT_IDLE_MS: u32 = 0;
 
-    /// The fields of a `session_state` object (SPEC 5 and 15), the only ones it may have: the
+    /// The fields of a `session_state` object (docs/contract/preview.md and docs/contract/caps.md), the only ones it may have: the
     /// intent score, the page URL and the idle time, then exit intent, the visitor id and the
     /// history, in this order. The one list of them: the request reader checks against it, and
     /// the WASM package's object API reads the first three by these names.
@@ -57,7 +57,7 @@ impl SessionState {
         "history",
     ];
 
-    /// The SPEC 15 part of the state, as evaluation reads it.
+    /// The docs/contract/caps.md part of the state, as evaluation reads it.
     pub(crate) fn visit(&self) -> Visit<'_> {
         Visit {
             exit_intent: self.exit_intent,
@@ -118,8 +118,8 @@ impl SessionState {
     /// as the WASM package). Error paths still start with `session_state.`, so messages are the
     /// same as for a whole request body.
     ///
-    /// Rules (SPEC 5): `intent_score` required, an integer 0 to 100 (not `50.5`, not `"50"`);
-    /// `page_url` required, a string (checked by SPEC 4 when previewed); `idle_ms` optional
+    /// Rules (docs/contract/preview.md): `intent_score` required, an integer 0 to 100 (not `50.5`, not `"50"`);
+    /// `page_url` required, a string (checked by docs/contract/urls.md when previewed); `idle_ms` optional
     /// (default 0), an integer 0 to 86,400,000; no other fields.
     ///
     /// # Errors
@@ -165,7 +165,7 @@ fn finish(state: Option<SessionState>, findings: Findings) -> Result<SessionStat
     }
 }
 
-/// Reads a `session_state` object at `path` (SPEC 5, 15), reporting every problem to `f`.
+/// Reads a `session_state` object at `path` (docs/contract/preview.md, docs/contract/caps.md), reporting every problem to `f`.
 pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option<SessionState> {
     let r = Reader::object(value, path, "session_state", &SessionState::FIELDS, f)?;
     let [
@@ -212,7 +212,7 @@ pub(crate) fn read_state(value: &Value, path: &Path, f: &mut Findings) -> Option
     })
 }
 
-/// `visitor_id` (SPEC 15): `vis_` then 1 to 64 of `A-Za-z0-9_-`.
+/// `visitor_id` (docs/contract/caps.md): `vis_` then 1 to 64 of `A-Za-z0-9_-`.
 pub(crate) fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<String> {
     let rest = id.strip_prefix("vis_");
     let len = rest.map_or(0, |r| r.chars().count());
@@ -248,7 +248,7 @@ pub(crate) fn visitor_id(id: &str, path: &Path, f: &mut Findings) -> Option<Stri
 
 const HISTORY_FIELDS: &[&str] = &["rule_id", "ms_ago", "this_session", "outcome", "held_out"];
 
-/// `history` (SPEC 15): at most 200 entries `{rule_id, ms_ago, this_session, outcome?,
+/// `history` (docs/contract/caps.md): at most 200 entries `{rule_id, ms_ago, this_session, outcome?,
 /// held_out?}`, newest first (`ms_ago` never decreasing, this session's entries before those of
 /// earlier sessions); every problem of every entry is reported.
 fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<HistoryEntry>> {
@@ -265,7 +265,7 @@ fn read_history(value: &Value, path: &Path, f: &mut Findings) -> Option<Vec<Hist
             ok = false;
             continue;
         };
-        // Newest first (SPEC 15): evaluation stops reading at the first entry too old to count.
+        // Newest first (docs/contract/caps.md): evaluation stops reading at the first entry too old to count.
         if let Some(before) = out.last() {
             let order = if entry.ms_ago < before.ms_ago {
                 Some(msg!(

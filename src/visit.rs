@@ -1,4 +1,4 @@
-//! What SPEC 15 adds to a session state and to evaluation: the visitor's nudge history, the caps
+//! What docs/contract/caps.md adds to a session state and to evaluation: the visitor's nudge history, the caps
 //! it reaches, exit intent and the holdout (control group) a visitor may fall in.
 //!
 //! [`HistoryEntry`] is the wire form (`session_state.history[]`); [`Visit`] is the view of one
@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::config::{Config, Rule, holdout_bucket};
 
-/// A nudge's outcome (API document 2.2, 3): in recorded sessions (SPEC 8) and in a session
-/// state's `history` (SPEC 15).
+/// A nudge's outcome (API document 2.2, 3): in recorded sessions (docs/contract/as-code.md) and in a session
+/// state's `history` (docs/contract/caps.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -54,7 +54,7 @@ impl NudgeOutcome {
     }
 }
 
-/// One nudge this visitor was shown or held out from (SPEC 15 `session_state.history[]`),
+/// One nudge this visitor was shown or held out from (docs/contract/caps.md `session_state.history[]`),
 /// newest first in the list.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HistoryEntry {
@@ -77,7 +77,7 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Why a rule whose conditions hold does not fire (SPEC 15 caps), with the numbers its reason
+/// Why a rule whose conditions hold does not fire (docs/contract/caps.md caps), with the numbers its reason
 /// gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Capped {
@@ -119,7 +119,7 @@ impl Capped {
     }
 }
 
-/// The parts of a session state that SPEC 15 adds, as evaluation reads them.
+/// The parts of a session state that docs/contract/caps.md adds, as evaluation reads them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Visit<'a> {
     /// The visitor is about to leave (`session_state.exit_intent`).
@@ -131,7 +131,7 @@ pub(crate) struct Visit<'a> {
 }
 
 impl Visit<'static> {
-    /// A state without SPEC 15's fields: no exit intent, no visitor, no history (the API
+    /// A state without docs/contract/caps.md's fields: no exit intent, no visitor, no history (the API
     /// document's three-field request).
     pub(crate) const NONE: Visit<'static> = Visit {
         exit_intent: false,
@@ -186,7 +186,7 @@ impl<'a> Visit<'a> {
 
     /// The visitor's holdout bucket for `rule` when it falls in the rule's control group
     /// (bucket below `holdout_percent` x 100), else `None`; always `None` without a visitor id
-    /// or a holdout (SPEC 15).
+    /// or a holdout (docs/contract/caps.md).
     pub(crate) fn held_out(&self, rule: &Rule) -> Option<u16> {
         let visitor = self.visitor_id.filter(|_| rule.holdout_percent > 0)?;
         let bucket = remembered_bucket(&rule.id, visitor);

@@ -16,7 +16,7 @@
 //! the page URLs an engine has seen (their texts, their index, its bounds), so that a URL
 //! previewed again is named by its index instead of being copied again.
 //!
-//! Config as code (SPEC 8: scenarios, coverage, replay, diff) is in `wasm/as_code.rs`, built
+//! Config as code (docs/contract/as-code.md: scenarios, coverage, replay, diff) is in `wasm/as_code.rs`, built
 //! only with the feature `config-as-code` (a second module of the package); what the editor asks
 //! besides (a pattern checked alone, the limits) in `wasm/editor.rs`.
 
@@ -216,8 +216,8 @@ impl WasmEngine {
         Ok(self.result_object(&preview))
     }
 
-    /// `engine.decide(sessionState): Decision`: the structured decision (SPEC 14, 15) of the
-    /// state (its SPEC 15 fields included): the rule that fires and its whole nudge, the rule the
+    /// `engine.decide(sessionState): Decision`: the structured decision (docs/contract/storefront.md, docs/contract/caps.md) of the
+    /// state (its docs/contract/caps.md fields included): the rule that fires and its whole nudge, the rule the
     /// visitor is held out from, the quiet zone, and `next_idle_ms` (when a rule would fire if
     /// the visitor keeps idling: what a storefront sets its timer by). No reason text.
     ///
@@ -372,7 +372,7 @@ impl WasmEngine {
     }
 
     /// A preview of JS numbers and a URL; `None` for a number that is not a whole number in its
-    /// range, or a URL that SPEC 4 rejects.
+    /// range, or a URL that docs/contract/urls.md rejects.
     fn preview_primitives<'a>(
         &'a self,
         intent_score: f64,

@@ -1,4 +1,4 @@
-//! The slim WASM facade for storefront pages (feature `slim`; SPEC 14): `pkg/wasm/slim/`, the
+//! The slim WASM facade for storefront pages (feature `slim`; docs/contract/storefront.md): `pkg/wasm/slim/`, the
 //! module the storefront runtime (`nudge-rules/storefront`, `pkg/dist/storefront.js`) loads.
 //!
 //! Only what a page needs: `new NudgeEngine(config)` and `engine.decide(sessionState)`, with the
@@ -152,7 +152,7 @@ fn decision_js(decision: &Decision<'_>) -> Result<JsValue, JsValue> {
 
 /// A diagnostic in the first module's shape, `{ severity, code, path, message, line, column }`,
 /// whose `message` is its code: this module carries no message texts (`msg!` in src/lib.rs;
-/// docs/DECISIONS.md, SPEC 14), and docs/CODES.md says what each code means.
+/// docs/DECISIONS.md, docs/contract/storefront.md), and docs/CODES.md says what each code means.
 fn diagnostic_js(d: &Diagnostic) -> JsValue {
     object(&[
         ("severity", JsValue::from_str(d.severity.as_str())),

@@ -1,4 +1,4 @@
-//! The wire format of `POST /v1/nudges/preview` (SPEC 5; API document 2.4, 4.4, 7): bodies in,
+//! The wire format of `POST /v1/nudges/preview` (docs/contract/preview.md; API document 2.4, 4.4, 7): bodies in,
 //! bodies out.
 //!
 //! A server holds one [`Engine`] per site config and calls [`Engine::preview_body`]: `Ok(body)` is
@@ -92,7 +92,7 @@ impl Preview<'_> {
 }
 
 impl Engine {
-    /// Reads a request body and returns the response body (SPEC 5; API document 2.4 and 4.4):
+    /// Reads a request body and returns the response body (docs/contract/preview.md; API document 2.4 and 4.4):
     /// `{"data":{"would_fire":true,"nudge":{"type","message","cta","reason"}}}` or
     /// `{"data":{"would_fire":false,"nudge":null,"reason":"..."}}`.
     ///

@@ -24,9 +24,9 @@ pub(crate) enum Condition<'a> {
     MinIdle { idle_ms: u32, min: u32 },
     /// `pages` or `exclude_pages`.
     Pages(PageCondition<'a>),
-    /// `exit_intent` (SPEC 15): the visitor's exit intent and the one the rule wants.
+    /// `exit_intent` (docs/contract/caps.md): the visitor's exit intent and the one the rule wants.
     ExitIntent { exit_intent: bool, want: bool },
-    /// A cap the rule has reached (SPEC 15); listed only when reached, so it never holds.
+    /// A cap the rule has reached (docs/contract/caps.md); listed only when reached, so it never holds.
     Cap(Capped),
 }
 

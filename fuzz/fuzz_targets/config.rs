@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = Analysis::new(&engine).explain(&state);
         let _ = Analysis::new(&engine).decision_map(url);
         let _ = Analysis::new(&engine).page_report(url);
-        // SPEC 15: exit intent, a visitor (holdouts) and a history (caps, cooldowns).
+        // docs/contract/caps.md: exit intent, a visitor (holdouts) and a history (caps, cooldowns).
         let history = ["r0", "a", "rule-1"]
             .iter()
             .enumerate()

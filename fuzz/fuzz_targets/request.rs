@@ -1,4 +1,4 @@
-//! Request body to response body against the storefront config and a config with SPEC 15's caps,
+//! Request body to response body against the storefront config and a config with docs/contract/caps.md's caps,
 //! exit intent and holdouts (examples/caps.json): never panics; the answer is a response body or
 //! an InvalidRequest, never anything else.
 #![no_main]

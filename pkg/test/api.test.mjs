@@ -641,7 +641,7 @@ describe('NudgeEngine.checkPattern(pattern, caseSensitive) and NudgeEngine.limit
     assert.equal(NudgeEngine.checkPattern(`/${'a'.repeat(600)}`, false).code, 'pattern_too_long');
   });
 
-  test('limits: the numbers of SPEC 2 and 5', () => {
+  test('limits: the numbers of docs/contract/config.md and docs/contract/preview.md', () => {
     assert.deepEqual(NudgeEngine.limits(), {
       config_bytes: 1_048_576, rules: 1000, quiet_zones: 1000, patterns_per_list: 100, pattern_bytes: 512,
       rule_id_chars: 64, message_chars: 500, cta_chars: 80, intent_score: 100, idle_ms: 86_400_000,

@@ -1,4 +1,4 @@
-// SPEC 4 step 6, "the browser's reading decides", against Node's own WHATWG `URL` (the parser
+// docs/contract/urls.md step 6, "the browser's reading decides", against Node's own WHATWG `URL` (the parser
 // browsers implement), on generated URLs built from dot segments (`.`, `..`, `%2e` in every case
 // and combination), empty segments, `;` parameters, segments that are only `;` parameters (`;a`,
 // `;`, `%3Ba`), case changes and absolute forms around the storefront's quiet-zone pages
@@ -66,12 +66,12 @@ function pathnameOf(url) {
 }
 
 /** A segment of a pathname that is empty once cut at its first `;` (`;a`, `;`, `%3Ba`): servers
- * that keep path parameters route it, SPEC 4's steps drop it (step 6 rejects the URL). */
+ * that keep path parameters route it, docs/contract/urls.md's steps drop it (step 6 rejects the URL). */
 function hasParameterOnlySegment(pathname) {
   return pathname.split('/').some((s) => s.startsWith(';') || s.slice(0, 3).toLowerCase() === '%3b');
 }
 
-/** The browser's reading of a pathname (SPEC 4 step 6); null when there is none or the decoded
+/** The browser's reading of a pathname (docs/contract/urls.md step 6); null when there is none or the decoded
  * bytes are not UTF-8. */
 function browserReading(pathname) {
   if (pathname === null) return null;

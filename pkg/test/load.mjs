@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 export const pkgDir = new URL('../', import.meta.url);
 export const repoRoot = new URL('../../', import.meta.url);
 export const wasmUrl = new URL('wasm/nudge_rules_bg.wasm', pkgDir);
-/** The config-as-code module (SPEC 8), loaded on demand by users; the tests load it up front. */
+/** The config-as-code module (docs/contract/as-code.md), loaded on demand by users; the tests load it up front. */
 export const asCodeWasmUrl = new URL('wasm/config-as-code/nudge_rules_bg.wasm', pkgDir);
 
 for (const file of [wasmUrl, new URL('wasm/nudge_rules.js', pkgDir), asCodeWasmUrl]) {

@@ -4,7 +4,7 @@
 // object API (`preview`, whose result object src/wasm/result.rs makes, from three primitives for a
 // plain state) must give the same result, or throw the same error, as `previewBody` for every
 // request that has a session_state.
-// SPEC 15's fields are generated too: caps, cooldowns, exit intent, holdouts, cta_url and
+// docs/contract/caps.md's fields are generated too: caps, cooldowns, exit intent, holdouts, cta_url and
 // max_nudges_per_session in configs; exit intent, visitor ids and histories in states.
 // PARITY_CONFIGS=N changes the number of configs (100 requests each; default 1,000).
 import assert from 'node:assert/strict';
@@ -56,7 +56,7 @@ function config() {
   return JSON.stringify(site);
 }
 
-/** SPEC 15's state fields: exit intent, a visitor id, a history over the rule ids above. */
+/** docs/contract/caps.md's state fields: exit intent, a visitor id, a history over the rule ids above. */
 function visit(state) {
   if (random() < 0.3) state.exit_intent = random() < 0.5;
   if (random() < 0.4) state.visitor_id = random() < 0.02 ? pick(['vis_', 'vis_a/b', 'abc']) : `vis_${Math.floor(random() * 1000)}`;
@@ -68,7 +68,7 @@ function visit(state) {
       if (how === 5) entry.held_out = true;
       return entry;
     });
-    // Newest first (SPEC 15), except now and then: an order error.
+    // Newest first (docs/contract/caps.md), except now and then: an order error.
     if (random() < 0.95) state.history.sort((a, b) => Number(b.this_session) - Number(a.this_session) || a.ms_ago - b.ms_ago);
   }
 }

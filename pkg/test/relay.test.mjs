@@ -1,4 +1,4 @@
-// nudge-rules/relay (SPEC 10's client): unit tests with a fake fetch, clock and timers, then tests
+// nudge-rules/relay (docs/contract/relay.md's client): unit tests with a fake fetch, clock and timers, then tests
 // against the real server binary (target/debug/nudge-rules-server, `cargo build -p
 // nudge-rules-server`).
 //   node --test pkg/test/relay.test.mjs

@@ -1,4 +1,4 @@
-// The slim module (pkg/wasm/slim/, SPEC 14) normalizes Unicode with the platform's
+// The slim module (pkg/wasm/slim/, docs/contract/storefront.md) normalizes Unicode with the platform's
 // `String.prototype.normalize('NFKC')` instead of ICU4X's tables (src/normalize/unicode.rs), which
 // the issue allows where both agree on the vectors. This proves it, in Node and in headless
 // Chromium: every page URL of tests/vectors/normalize.json gives the slim module the vector's
@@ -47,7 +47,7 @@ function readVectors(Engine, normalize, configs) {
     try {
       return { path: engineFor(c.case_sensitive === true).decide({ intent_score: 0, page_url: c.input }).path };
     } catch (e) {
-      // The slim module's errors carry codes, not message texts (docs/DECISIONS.md, SPEC 14).
+      // The slim module's errors carry codes, not message texts (docs/DECISIONS.md, docs/contract/storefront.md).
       return { error: `${e.kind} ${JSON.stringify(e.diagnostics.map((d) => [d.severity, d.code, d.path]))}` };
     }
   });

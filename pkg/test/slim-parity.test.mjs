@@ -1,9 +1,9 @@
-// The slim module for storefront pages (pkg/wasm/slim/, src/wasm_slim.rs; SPEC 14) decides
-// exactly as the package's first module: 100,000 generated session states (SPEC 15's history,
+// The slim module for storefront pages (pkg/wasm/slim/, src/wasm_slim.rs; docs/contract/storefront.md) decides
+// exactly as the package's first module: 100,000 generated session states (docs/contract/caps.md's history,
 // visitor ids and exit intent included, bad ones too) against four configs (the storefront's,
 // examples/caps.json with holdouts, caps, cooldowns and exit intent, and two generated ones give
 // the same `decide` result, or throw the same error, from both. The slim module's errors carry
-// codes, not message texts (docs/DECISIONS.md, SPEC 14): the same kind and the same diagnostics
+// codes, not message texts (docs/DECISIONS.md, docs/contract/storefront.md): the same kind and the same diagnostics
 // (severity, code, path) as the full module's, each `message` its code, and the error's message
 // `path: code` per diagnostic (no line and column either: the runtime hands configs as objects).
 //

@@ -1,4 +1,4 @@
-// The storefront runtime (SPEC 14) in headless Chromium, on the test shop (examples/shop, served
+// The storefront runtime (docs/contract/storefront.md) in headless Chromium, on the test shop (examples/shop, served
 // with the Content-Security-Policy docs/STOREFRONT.md gives) against the real server binary
 // (target/debug/nudge-rules-server) on a real SQLite store, with pkg/dist/storefront.js as a shop
 // puts it in a page. A visitor walks the shop: the nudge the engine decides appears when its
@@ -182,7 +182,7 @@ describe('the storefront runtime on the test shop', () => {
     const session = await sessionOf(page);
     // Each event with its page and the built-in score (10 per page, 30 more after the cart). The
     // order is not compared: the fake clock's jumps move the browser's clock against the server's,
-    // and the relay's `sent_at` correction (SPEC 10) reorders events of different batches.
+    // and the relay's `sent_at` correction (docs/contract/relay.md) reorders events of different batches.
     const seen = session.events.map((e) => `${e.type} ${new URL(e.url).pathname} ${e.intent_score}`).sort();
     assert.deepEqual(seen, [
       'ADD_TO_CART /products/linen-shirt 60',

@@ -86,7 +86,7 @@ export function usage(): string[] {
   const maybeReason: string | undefined = result.reason;
   out.push(maybeReason ?? '');
 
-  // SPEC 15: the new state fields and the structured decision.
+  // docs/contract/caps.md: the new state fields and the structured decision.
   const visit: SessionState = {
     ...state,
     exit_intent: true,
@@ -150,7 +150,7 @@ export function usage(): string[] {
   return out;
 }
 
-// Config as code (SPEC 8).
+// Config as code (docs/contract/as-code.md).
 export async function configAsCode(engine: NudgeEngine, sessionsText: string): Promise<string[]> {
   await initConfigAsCode();
   await initConfigAsCode({ module_or_path: new URL('https://cdn.example/nudge_rules_bg.wasm') });

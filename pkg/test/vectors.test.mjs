@@ -152,7 +152,7 @@ function previewObjectApi(c) {
       assert.equal(e.message, body.message, 'preview and previewBody messages differ');
       return true;
     });
-    // A string page_url that SPEC 4 rejects: explain reports it instead of throwing.
+    // A string page_url that docs/contract/urls.md rejects: explain reports it instead of throwing.
     const urlRejected =
       typeof ss?.page_url === 'string' && body.message.startsWith('session_state.page_url: ');
     let thrown = null;
@@ -177,7 +177,7 @@ function previewObjectApi(c) {
   assert.deepEqual(result, body.data);
   const ex = engine.explain(ss);
   assert.deepEqual(ex.result, body.data, 'explain().result differs from previewBody');
-  // The structured decision (SPEC 14, 15) says what the body says, with the whole nudge.
+  // The structured decision (docs/contract/storefront.md, docs/contract/caps.md) says what the body says, with the whole nudge.
   const decision = engine.decide(ss);
   assert.equal(decision.would_fire, body.data.would_fire);
   assert.equal(decision.rule_id, ex.fired_rule_id);
@@ -310,7 +310,7 @@ function lintNative(c) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json, compared as
+// Config as code (docs/contract/as-code.md): scenarios.json, coverage.json, replay.json, diff.json, compared as
 // tests/integration/vectors.rs compares them (`subset`), on what the package returns.
 
 /** `expected` matches `actual` as in tests/integration/vectors.rs: object keys given must match, arrays

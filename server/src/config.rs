@@ -18,7 +18,7 @@ pub const DEFAULT_ADMIN_LISTEN: SocketAddr =
 /// How often config files are checked for changes by default, in milliseconds.
 pub const DEFAULT_RELOAD_INTERVAL_MS: u64 = 1000;
 /// How long one Redis rate-limit call may take before the request is decided locally
-/// (`--redis-timeout-ms`, SPEC 7 "Several instances"), in milliseconds.
+/// (`--redis-timeout-ms`, docs/contract/server.md "Several instances"), in milliseconds.
 pub const DEFAULT_REDIS_TIMEOUT_MS: u64 = 250;
 /// How long a request head may take by default, in milliseconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
@@ -33,7 +33,7 @@ pub const DEFAULT_DRAIN_TIMEOUT_MS: u64 = 30_000;
 /// What `--demo` lets webhook endpoints reach besides public addresses: the loopback (a
 /// receiver on the same machine, docs/WEBHOOKS.md), with `http:` too.
 pub const DEMO_WEBHOOK_RANGES: [&str; 2] = ["127.0.0.0/8", "::1/128"];
-/// How often sessions past retention are purged (SPEC 9: at least once a day).
+/// How often sessions past retention are purged (docs/contract/read-api.md: at least once a day).
 pub const DEFAULT_PURGE_INTERVAL: Duration = Duration::from_secs(3600);
 
 /// How the server runs; [`ServeConfig::default`] gives the documented defaults.
@@ -64,23 +64,23 @@ pub struct ServeConfig {
     pub reload_interval: Duration,
     /// Serve the benchmark's constant-body route (`/v1/_bench/constant`).
     pub constant_route: bool,
-    /// The store (SPEC 11): `sqlite:PATH` or `postgres://...`; `None`: no store, the read
+    /// The store (docs/contract/store.md): `sqlite:PATH` or `postgres://...`; `None`: no store, the read
     /// endpoints answer 503.
     pub store: Option<String>,
     /// The secret that signs page cursors (at least 32 bytes), the same on every instance;
     /// `None`: a random one (cursors then die with the process).
     pub cursor_secret: Option<Vec<u8>>,
-    /// How often sessions past retention plus grace are deleted. Default 1 hour (SPEC 9: at
+    /// How often sessions past retention plus grace are deleted. Default 1 hour (docs/contract/read-api.md: at
     /// least once a day).
     pub purge_interval: Duration,
-    /// The webhook retry delays (`--webhook-schedule`); `None`: SPEC 16's ladder (5 s, 5 min,
+    /// The webhook retry delays (`--webhook-schedule`); `None`: docs/contract/webhooks.md's ladder (5 s, 5 min,
     /// 30 min, 2 h, 5 h, 10 h, 10 h; `domain::webhook::schedule::DEFAULT_DELAYS`).
     pub webhook_delays: Option<Vec<Duration>>,
     /// Accept `http:` endpoint URLs (`--webhook-allow-http`; tests, private networks).
     pub webhook_allow_http: bool,
     /// Address ranges endpoints may reach though special-purpose (`--webhook-allow-private`).
     pub webhook_allow_private: Vec<ipnet::IpNet>,
-    /// The sites file the sites were read from: reloaded at `reload_interval` (SPEC 7), so
+    /// The sites file the sites were read from: reloaded at `reload_interval` (docs/contract/server.md), so
     /// keys, plans and origins change without a restart. `None`: the sites never change.
     pub sites_file: Option<PathBuf>,
 }

@@ -1,6 +1,6 @@
 //! # nudge-rules-server
 //!
-//! The server of SPEC 7, 9-13 and 15: `POST /v1/nudges/preview` over HTTP for many sites, each
+//! The server of docs/contract/server.md, docs/contract/read-api.md-13 and 15: `POST /v1/nudges/preview` over HTTP for many sites, each
 //! with its config (a file, hot-reloaded, or versions published through the API and kept in
 //! the store), its API keys (stored as SHA-256 hashes) and an exact rolling-minute rate limit
 //! per key (in process, or shared by many instances through Redis); the relay of page events
@@ -88,10 +88,10 @@ pub const DEMO_CONFIG: &str = include_str!("../../examples/storefront.json");
 /// at once. `--demo` listens on loopback addresses only.
 pub const DEMO_KEY: &str = "sk_test_nudgeRulesDemoKey0001";
 
-/// The demo site's publishable relay key (SPEC 10), public like [`DEMO_KEY`].
+/// The demo site's publishable relay key (docs/contract/relay.md), public like [`DEMO_KEY`].
 pub const DEMO_SITE_KEY: &str = "pk_test_nudgeRulesDemoKey0001";
 
-/// The origins the demo site answers CORS for (SPEC 12): the editor of `make demo` (port
+/// The origins the demo site answers CORS for (docs/contract/backtest.md): the editor of `make demo` (port
 /// 8000) on the loopback names a browser uses.
 pub const DEMO_ALLOWED_ORIGINS: [&str; 2] = ["http://127.0.0.1:8000", "http://localhost:8000"];
 

@@ -1,4 +1,4 @@
-//! `nudge-rules-server`: the server (SPEC 7, 9-13, 15): the command line, read into the runtime's
+//! `nudge-rules-server`: the server (docs/contract/server.md, docs/contract/read-api.md-13, 15): the command line, read into the runtime's
 //! options. See docs/SERVER.md; the library's layout is in lib.rs.
 
 #![cfg_attr(
@@ -119,8 +119,8 @@ struct ServeArgs {
     /// limiter, in milliseconds (1 to 60,000).
     #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_REDIS_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     redis_timeout_ms: u64,
-    /// How often the sites file, config files and the store's published config versions (SPEC
-    /// 13) are checked for changes, in milliseconds.
+    /// How often the sites file, config files and the store's published config versions
+    /// (docs/contract/versions.md) are checked for changes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = config::DEFAULT_RELOAD_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(10..))]
     reload_interval_ms: u64,
     /// How long a client may take to send a request head, in milliseconds (also the idle
@@ -153,7 +153,7 @@ struct ServeArgs {
     /// load benchmark's baseline).
     #[arg(long)]
     constant_route: bool,
-    /// The webhook retry delays (SPEC 16), comma-separated, each a whole number and a unit (ms,
+    /// The webhook retry delays (docs/contract/webhooks.md), comma-separated, each a whole number and a unit (ms,
     /// s, m, h, d). Default: 5s,5m,30m,2h,5h,10h,10h (8 attempts). Tests compress it.
     #[arg(long, value_name = "DELAYS")]
     webhook_schedule: Option<nudge_rules_server::domain::webhook::Schedule>,
@@ -224,7 +224,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
         vec![SiteDef {
             id: "demo".to_owned(),
-            // Managed through the API, so the editor can publish to it (SPEC 13); its test
+            // Managed through the API, so the editor can publish to it (docs/contract/versions.md); its test
             // mode starts at version 1, the embedded storefront config.
             source: ConfigSource::Store,
             allowed_origins: DEMO_ALLOWED_ORIGINS
@@ -464,7 +464,7 @@ fn run_import(args: &ImportArgs) -> ExitCode {
         return ExitCode::from(2);
     };
     // An API-managed site's config is in the store: its events are keyed case-insensitively
-    // (SPEC 2's default) whatever a later version says; only derived path keys depend on it.
+    // (docs/contract/config.md's default) whatever a later version says; only derived path keys depend on it.
     let case_sensitive = match &site.source {
         ConfigSource::File(path) => std::fs::read_to_string(path).ok(),
         ConfigSource::Embedded(text) => Some((*text).to_owned()),

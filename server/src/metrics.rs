@@ -1,4 +1,4 @@
-//! The Prometheus metrics served on the admin listener's `/metrics` (SPEC 7 "Operations"), in
+//! The Prometheus metrics served on the admin listener's `/metrics` (docs/contract/server.md "Operations"), in
 //! the OpenMetrics text format (`prometheus-client`). Every name starts with `nudge_`.
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -113,7 +113,7 @@ pub struct Metrics {
     /// `nudge_relay_events_total{outcome}`: events of relay batches answered 202, counted once
     /// the batch is committed: `accepted`, `duplicate`, `rejected`.
     pub relay_events: Family<RelayEventLabels, Counter>,
-    /// `nudge_webhook_attempts_total{outcome}`: webhook delivery attempts (SPEC 16) by outcome:
+    /// `nudge_webhook_attempts_total{outcome}`: webhook delivery attempts (docs/contract/webhooks.md) by outcome:
     /// `delivered`, `failed`, `gone`.
     pub webhook_attempts: Family<OutcomeLabels, Counter>,
 }

@@ -1,4 +1,4 @@
-//! Which patterns certainly cover others, for lint (SPEC 6): claims are made only where certain.
+//! Which patterns certainly cover others, for lint (docs/contract/analysis.md): claims are made only where certain.
 
 use rustc_hash::FxHashMap;
 

@@ -1,4 +1,4 @@
-//! Explain one session state (SPEC 6): every rule's verdict and conditions.
+//! Explain one session state (docs/contract/analysis.md): every rule's verdict and conditions.
 //!
 //! Built from the same [`RuleCheck`]s as the preview's reasons, and checked against the hot path
 //! by property tests, so explain and preview cannot disagree.
@@ -29,7 +29,7 @@ pub enum Verdict {
     /// The page is in a quiet zone: no rule fires.
     Quiet,
     /// All its conditions hold and it is not capped, but the visitor is in its control group
-    /// (SPEC 15 holdout): no nudge is shown, and later rules are not tried (they are
+    /// (docs/contract/caps.md holdout): no nudge is shown, and later rules are not tried (they are
     /// `shadowed` when their conditions hold).
     HeldOut,
 }
@@ -50,7 +50,7 @@ pub struct RuleExplanation {
     pub conditions: Vec<ConditionCheck>,
 }
 
-/// Everything about one session state (SPEC 6 explain).
+/// Everything about one session state (docs/contract/analysis.md explain).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Explanation {
@@ -70,7 +70,7 @@ pub struct Explanation {
     pub rules: Vec<RuleExplanation>,
     /// The rule that fires.
     pub fired_rule_id: Option<String>,
-    /// The rule the visitor is held out from (SPEC 15), when one is: then none fires. Written
+    /// The rule the visitor is held out from (docs/contract/caps.md), when one is: then none fires. Written
     /// only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held_out_rule_id: Option<String>,
@@ -84,7 +84,7 @@ pub struct Explanation {
 }
 
 impl Analysis<'_> {
-    /// Explains one session state (SPEC 6): the normalized path (or why the URL is rejected), the
+    /// Explains one session state (docs/contract/analysis.md): the normalized path (or why the URL is rejected), the
     /// quiet zone, every rule's verdict with each condition's compared values, the rule that
     /// fires, and the earliest idle time at which a nudge would fire.
     ///

@@ -1,4 +1,4 @@
-//! Lint (SPEC 6): warnings that do not stop a config from loading, each with a stable code, a
+//! Lint (docs/contract/analysis.md): warnings that do not stop a config from loading, each with a stable code, a
 //! JSON path, and a message a merchant understands.
 //!
 //! Claims are made only where they are certain. Page coverage uses
@@ -85,7 +85,7 @@ fn covered_by_any(specific: &Pattern, general: &[Pattern]) -> bool {
         .any(|g| covers(g.normalized(), specific.normalized()))
 }
 
-/// True when every exit intent at which `later` can fire satisfies `earlier`'s (SPEC 15): an
+/// True when every exit intent at which `later` can fire satisfies `earlier`'s (docs/contract/caps.md): an
 /// earlier rule that sets none holds at both; one that sets it holds only where `later` wants
 /// the same.
 fn exit_intent_covered(earlier: &Rule, later: &Rule) -> bool {
@@ -121,13 +121,13 @@ fn quoted_list(ids: &[&str]) -> String {
 }
 
 impl Analysis<'_> {
-    /// Lint warnings for the config (SPEC 6), each a [`Diagnostic`] with severity warning, a
+    /// Lint warnings for the config (docs/contract/analysis.md), each a [`Diagnostic`] with severity warning, a
     /// stable code, a JSON path and, when the engine was compiled from text, line and column.
     ///
     /// Codes: `shadowed_rule`, `catch_all_rule`, `rule_in_quiet_zone`, `rule_excludes_all_pages`,
     /// `empty_pages`, `quiet_zone_covers_every_page`, `duplicate_pattern`, `redundant_pattern`,
     /// `pattern_query_string`, `pattern_has_scheme`, `pattern_uppercase`,
-    /// `pattern_never_matches`, `pattern_byte_wildcard`; SPEC 15: `costly_holdout`,
+    /// `pattern_never_matches`, `pattern_byte_wildcard`; docs/contract/caps.md: `costly_holdout`,
     /// `capped_by_session`.
     pub fn lint(&self) -> Vec<Diagnostic> {
         let config = self.engine.config();
@@ -299,11 +299,11 @@ fn dead_rule(
     false
 }
 
-/// A holdout above this share is named as costly (SPEC 15 lint).
+/// A holdout above this share is named as costly (docs/contract/caps.md lint).
 const COSTLY_HOLDOUT_PERCENT: u8 = 20;
 
 /// The earlier rules that shadow a rule, and how many times they fire in a session before it
-/// can (SPEC 15 caps).
+/// can (docs/contract/caps.md caps).
 struct Shadow<'r> {
     /// Their ids, in config order.
     by: Vec<&'r str>,

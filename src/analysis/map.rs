@@ -1,4 +1,4 @@
-//! The decision map (SPEC 6): for one page, which rule fires over the whole plane
+//! The decision map (docs/contract/analysis.md): for one page, which rule fires over the whole plane
 //! intent_score 0..=100 x idle_ms 0..=86,400,000, computed exactly from the thresholds.
 //!
 //! A rule that can fire on the page fires on the rectangle `[min_intent, max_intent] x
@@ -43,7 +43,7 @@ pub struct Region {
 pub struct DecisionMap {
     /// The page URL as given.
     pub page_url: String,
-    /// The normalized path (SPEC 4); `None` when the URL is rejected.
+    /// The normalized path (docs/contract/urls.md); `None` when the URL is rejected.
     pub path: Option<String>,
     /// Why the URL is rejected, when it is (then there are no regions).
     pub url_error: Option<UrlRejection>,
@@ -52,7 +52,7 @@ pub struct DecisionMap {
     /// The regions, sorted by `min_intent_score`, then `min_idle_ms`, for a visitor without
     /// exit intent (`exit_intent` false, the default state).
     pub regions: Vec<Region>,
-    /// The regions for a visitor with exit intent (SPEC 15 `exit_intent` true), in the same
+    /// The regions for a visitor with exit intent (docs/contract/caps.md `exit_intent` true), in the same
     /// order; present only when a rule that can fire on the page sets `when.exit_intent`
     /// (otherwise they are `regions`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,7 +66,7 @@ impl DecisionMap {
         self.region_at_exit(intent_score, idle_ms, false)
     }
 
-    /// [`DecisionMap::region_at`] for a visitor with or without exit intent (SPEC 15).
+    /// [`DecisionMap::region_at`] for a visitor with or without exit intent (docs/contract/caps.md).
     pub fn region_at_exit(
         &self,
         intent_score: u8,
@@ -93,7 +93,7 @@ struct Candidate {
 }
 
 impl Analysis<'_> {
-    /// The decision map of one page (SPEC 6): the plane intent_score 0..=100 x idle_ms
+    /// The decision map of one page (docs/contract/analysis.md): the plane intent_score 0..=100 x idle_ms
     /// 0..=86,400,000 split into rectangles, each labelled with the rule that fires there.
     ///
     /// ```
@@ -109,7 +109,7 @@ impl Analysis<'_> {
     /// assert!(rejected.regions.is_empty());
     /// ```
     ///
-    /// Never fails: a URL that SPEC 4 rejects is reported in [`DecisionMap::url_error`], as
+    /// Never fails: a URL that docs/contract/urls.md rejects is reported in [`DecisionMap::url_error`], as
     /// [`Analysis::explain`] and [`Analysis::page_report`] do.
     pub fn decision_map(&self, page_url: &str) -> DecisionMap {
         let mut map = DecisionMap {

@@ -1,4 +1,4 @@
-//! What a config editor and a server need beyond the preview (SPEC 6), as [`Analysis`] of a
+//! What a config editor and a server need beyond the preview (docs/contract/analysis.md), as [`Analysis`] of a
 //! compiled [`Engine`]: explain ([`Analysis::explain`]), the decision map
 //! ([`Analysis::decision_map`]), lint ([`Analysis::lint`]), a plain-language summary
 //! ([`Analysis::summary`]), a page's matching patterns ([`Analysis::page_report`]); and
@@ -39,7 +39,7 @@ use crate::engine::Engine;
 use crate::matches::List;
 use crate::normalize::UrlError;
 
-/// The analysis of one compiled config (SPEC 6). Cheap to make (one reference): make one where
+/// The analysis of one compiled config (docs/contract/analysis.md). Cheap to make (one reference): make one where
 /// it is needed, `Analysis::new(&engine).lint()`.
 #[derive(Clone, Copy, Debug)]
 pub struct Analysis<'e> {
@@ -118,7 +118,7 @@ pub struct PatternMatch {
 pub struct PageReport {
     /// The URL as given.
     pub page_url: String,
-    /// The normalized path (SPEC 4); `None` when rejected.
+    /// The normalized path (docs/contract/urls.md); `None` when rejected.
     pub path: Option<String>,
     /// Why the URL was rejected, when it was.
     pub url_error: Option<UrlRejection>,
@@ -127,7 +127,7 @@ pub struct PageReport {
 }
 
 impl Analysis<'_> {
-    /// Tests a page URL against every pattern of the config (SPEC 6 normalize, for a URL test
+    /// Tests a page URL against every pattern of the config (docs/contract/analysis.md normalize, for a URL test
     /// bench). Never fails: a rejected URL is reported in the result.
     pub fn page_report(&self, page_url: &str) -> PageReport {
         let path = match self.engine.normalize(page_url) {

@@ -1,4 +1,4 @@
-//! One plain sentence per rule, for merchants (SPEC 6), in the words of `crate::words`.
+//! One plain sentence per rule, for merchants (docs/contract/analysis.md), in the words of `crate::words`.
 
 use super::Analysis;
 use serde::Serialize;
@@ -72,7 +72,7 @@ fn sentence(rule: &Rule) -> String {
         s.push_str(", except ");
         s.push_str(&join(&w.exclude_pages));
     }
-    // SPEC 15, said only where the rule sets it (the default cap, once per visit, goes unsaid).
+    // docs/contract/caps.md, said only where the rule sets it (the default cap, once per visit, goes unsaid).
     match w.exit_intent {
         Some(true) => s.push_str(", only when they are about to leave"),
         Some(false) => s.push_str(", never when they are about to leave"),

@@ -1,4 +1,4 @@
-//! Backtest (SPEC 12): recorded sessions replayed against a draft config and against the live
+//! Backtest (docs/contract/backtest.md): recorded sessions replayed against a draft config and against the live
 //! one, page by page, with what changes between the two. The sessions come in any number of
 //! batches (a server streams them from its store a page at a time), so memory does not grow
 //! with their number: only the two summaries and at most
@@ -31,7 +31,7 @@ use crate::limits::MAX_BACKTEST_EXAMPLES;
 /// let report = backtest.finish();
 /// let sizing = report.live.rules.iter().find(|r| r.rule_id == "sizing-help").unwrap();
 /// assert!(sizing.page_views > 0);
-/// // At least the page views the rule won change: with caps (SPEC 15), a rule that takes its
+/// // At least the page views the rule won change: with caps (docs/contract/caps.md), a rule that takes its
 /// // place there is capped on a later page of the session where it fired before.
 /// assert!(report.changes.page_views >= sizing.page_views);
 /// ```
@@ -44,7 +44,7 @@ pub struct Backtest<'e> {
     changes: PageChanges,
 }
 
-/// What a backtest found (SPEC 12).
+/// What a backtest found (docs/contract/backtest.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct BacktestReport {

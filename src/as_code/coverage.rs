@@ -1,4 +1,4 @@
-//! Coverage of a config by scenarios (SPEC 8 `--coverage`): which rules fired, which conditions
+//! Coverage of a config by scenarios (docs/contract/as-code.md `--coverage`): which rules fired, which conditions
 //! of each rule were seen true and seen false, which patterns and quiet zones matched, and what
 //! was never exercised, by name.
 //!
@@ -41,9 +41,9 @@ pub struct RuleCoverage {
     pub enabled: bool,
     /// Scenarios in which the rule fired.
     pub fired: usize,
-    /// Scenarios in which the visitor was held out from the rule (SPEC 15: its control group).
+    /// Scenarios in which the visitor was held out from the rule (docs/contract/caps.md: its control group).
     pub held_out: usize,
-    /// Scenarios in which the rule was capped (SPEC 15: `cap` or `max_nudges_per_session`
+    /// Scenarios in which the rule was capped (docs/contract/caps.md: `cap` or `max_nudges_per_session`
     /// reached), whether or not its conditions held.
     pub capped: usize,
     /// The conditions the rule sets (absent ones always hold and are not listed), in field
@@ -81,9 +81,9 @@ pub struct CoverageTotals {
     pub patterns: usize,
 }
 
-/// What the scenarios exercise of a config (SPEC 8 `--coverage`).
+/// What the scenarios exercise of a config (docs/contract/as-code.md `--coverage`).
 ///
-/// A rule's conditions count over the scenarios whose state SPEC 5 accepts and whose page is in
+/// A rule's conditions count over the scenarios whose state docs/contract/preview.md accepts and whose page is in
 /// no quiet zone, for every enabled rule, whether or not an earlier rule fired (as
 /// [`Analysis::explain`] reports them); patterns count over every accepted page, quiet ones
 /// included.
@@ -123,7 +123,7 @@ fn set_conditions(when: &Conditions) -> Vec<&'static str> {
 }
 
 impl ConfigAsCode<'_> {
-    /// What the scenarios exercise of this config (SPEC 8 `--coverage`).
+    /// What the scenarios exercise of this config (docs/contract/as-code.md `--coverage`).
     ///
     /// ```
     /// use nudge_rules::scenarios::ScenarioFile;

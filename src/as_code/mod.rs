@@ -1,4 +1,4 @@
-//! Config as code (SPEC 8), as [`ConfigAsCode`] of a compiled [`Engine`]: scenario files and
+//! Config as code (docs/contract/as-code.md), as [`ConfigAsCode`] of a compiled [`Engine`]: scenario files and
 //! [`ConfigAsCode::test`] ([`scenarios`]), [`ConfigAsCode::coverage`] ([`coverage`]), the replay
 //! of recorded sessions from any iterator ([`ConfigAsCode::replay`], [`replay`]), and the diff of
 //! this config and another ([`ConfigAsCode::diff`], [`ConfigAsCode::diff_maps`], [`diff`]). The
@@ -28,7 +28,7 @@ pub mod scenarios;
 
 use crate::engine::Engine;
 
-/// Config as code over one compiled config (SPEC 8). Cheap to make (one reference):
+/// Config as code over one compiled config (docs/contract/as-code.md). Cheap to make (one reference):
 /// `ConfigAsCode::new(&engine).test(&file)`.
 #[derive(Clone, Copy, Debug)]
 pub struct ConfigAsCode<'e> {

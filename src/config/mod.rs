@@ -1,4 +1,4 @@
-//! The site config (SPEC 2): its model here, and loading from JSON text with every error
+//! The site config (docs/contract/config.md): its model here, and loading from JSON text with every error
 //! reported in `read.rs`.
 
 mod read;
@@ -12,8 +12,8 @@ pub(crate) use read::{parse, parse_value};
 use crate::limits::MAX_INTENT_SCORE;
 use crate::text::{self, Quoted};
 
-/// A validated site config (SPEC 2). Obtained from [`Engine::compile`](crate::Engine::compile)
-/// and read through [`Engine::config`](crate::Engine::config); serializes back to SPEC 2's JSON
+/// A validated site config (docs/contract/config.md). Obtained from [`Engine::compile`](crate::Engine::compile)
+/// and read through [`Engine::config`](crate::Engine::config); serializes back to docs/contract/config.md's JSON
 /// shape with every default written out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -29,12 +29,12 @@ pub struct Config {
     pub rules: Vec<Rule>,
     /// After this many nudges shown or held out in one session (`history` entries with
     /// `this_session`), no rule fires: 1 to 100; `None` (absent, the default): no limit
-    /// (SPEC 15). Serialized only when set.
+    /// (docs/contract/caps.md). Serialized only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_nudges_per_session: Option<u8>,
 }
 
-/// A page pattern (SPEC 3) as written, with its normalized form (NFKC, lowercased unless the
+/// A page pattern (docs/contract/patterns.md) as written, with its normalized form (NFKC, lowercased unless the
 /// config is case-sensitive). Serializes as the text as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pattern {
@@ -56,7 +56,7 @@ impl Pattern {
         &self.normalized
     }
 
-    /// A checked pattern: `written` as in the config, `normalized` as SPEC 3 makes it.
+    /// A checked pattern: `written` as in the config, `normalized` as docs/contract/patterns.md makes it.
     pub(crate) fn new(written: String, normalized: String) -> Pattern {
         let plain = text::is_plain(&written);
         Pattern {
@@ -103,12 +103,12 @@ pub struct Rule {
     pub nudge: Nudge,
     /// All must hold for the rule to fire; absent conditions always hold.
     pub when: Conditions,
-    /// How often the rule may fire for one visitor (SPEC 15): per session, and not again for a
+    /// How often the rule may fire for one visitor (docs/contract/caps.md): per session, and not again for a
     /// while after a dismissal. Serialized only when not the default.
     #[serde(skip_serializing_if = "Cap::is_default")]
     pub cap: Cap,
     /// The share of visitors, 0 to 50 percent, held out as the rule's control group: they get no
-    /// nudge when the rule would fire (SPEC 15; the bucket is [`holdout_bucket`]). Default 0;
+    /// nudge when the rule would fire (docs/contract/caps.md; the bucket is [`holdout_bucket`]). Default 0;
     /// serialized only when set.
     #[serde(skip_serializing_if = "is_zero")]
     pub holdout_percent: u8,
@@ -118,7 +118,7 @@ fn is_zero(n: &u8) -> bool {
     *n == 0
 }
 
-/// A rule's cap (SPEC 15 `rule.cap`), with defaults filled in.
+/// A rule's cap (docs/contract/caps.md `rule.cap`), with defaults filled in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Cap {
@@ -148,7 +148,7 @@ impl Default for Cap {
     }
 }
 
-/// The holdout bucket of a visitor for a rule (SPEC 15): the first 8 bytes of SHA-256 of the
+/// The holdout bucket of a visitor for a rule (docs/contract/caps.md): the first 8 bytes of SHA-256 of the
 /// UTF-8 text `RULE_ID:VISITOR_ID`, read as a big-endian unsigned integer, modulo 10,000; a
 /// number from 0 to 9,999. A bucket below `holdout_percent` x 100 holds the visitor out.
 ///
@@ -181,7 +181,7 @@ pub struct Nudge {
     pub message: String,
     /// The call-to-action label, 1 to 80 characters.
     pub cta: String,
-    /// Where the CTA takes the visitor (SPEC 15): a path starting with one `/`, or an absolute
+    /// Where the CTA takes the visitor (docs/contract/caps.md): a path starting with one `/`, or an absolute
     /// `https:` URL, at most 2,048 bytes. Absent by default; serialized only when set. The
     /// preview's wire answer (API document 2.4) does not carry it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -234,7 +234,7 @@ impl fmt::Display for NudgeType {
     }
 }
 
-/// A rule's conditions (SPEC 2 `when`), with defaults filled in.
+/// A rule's conditions (docs/contract/config.md `when`), with defaults filled in.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Conditions {
@@ -250,7 +250,7 @@ pub struct Conditions {
     /// The page must match none; default empty.
     pub exclude_pages: Vec<Pattern>,
     /// `Some(true)`: only on exit intent; `Some(false)`: never on exit intent; `None` (absent,
-    /// the default): either (SPEC 15 `when.exit_intent`). Serialized only when set.
+    /// the default): either (docs/contract/caps.md `when.exit_intent`). Serialized only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_intent: Option<bool>,
 }
@@ -268,7 +268,7 @@ impl Default for Conditions {
     }
 }
 
-/// The per-condition rules of SPEC 2 `when`, written once and used by evaluation, reasons,
+/// The per-condition rules of docs/contract/config.md `when`, written once and used by evaluation, reasons,
 /// explain and the decision map alike. A condition at its default always holds.
 impl Conditions {
     /// `intent_score >= min_intent_score`.
@@ -298,7 +298,7 @@ impl Conditions {
         self.exclude_pages.is_empty() || !some_pattern_matches()
     }
 
-    /// `exit_intent` holds when it is absent or equals the state's exit intent (SPEC 15).
+    /// `exit_intent` holds when it is absent or equals the state's exit intent (docs/contract/caps.md).
     pub fn exit_intent_holds(&self, exit_intent: bool) -> bool {
         self.exit_intent.is_none_or(|want| want == exit_intent)
     }

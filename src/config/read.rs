@@ -1,4 +1,4 @@
-//! Loading a config from JSON (SPEC 2, 3): every error found, each with its JSON path and, for
+//! Loading a config from JSON (docs/contract/config.md, docs/contract/patterns.md): every error found, each with its JSON path and, for
 //! text, 1-based line and column.
 
 use rustc_hash::FxHashMap;
@@ -17,7 +17,7 @@ use crate::limits::{
 use crate::pattern;
 use crate::text::{binary_size, group};
 
-/// Parses and validates config text (SPEC 2, 3). Returns every error found, each with its JSON
+/// Parses and validates config text (docs/contract/config.md, docs/contract/patterns.md). Returns every error found, each with its JSON
 /// path and 1-based line and column.
 pub(crate) fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
     if text.len() > MAX_CONFIG_BYTES {
@@ -214,7 +214,7 @@ fn read_rule(value: &Value, path: &Path, case_sensitive: bool, f: &mut Findings)
     })
 }
 
-/// `rule.cap` (SPEC 15): `per_session` 1 to 100 (default 1), `cooldown_ms` 0 to 31,536,000,000
+/// `rule.cap` (docs/contract/caps.md): `per_session` 1 to 100 (default 1), `cooldown_ms` 0 to 31,536,000,000
 /// (default 0).
 fn read_cap(value: &Value, path: &Path, f: &mut Findings) -> Option<Cap> {
     let r = Reader::object(value, path, "cap", CAP_FIELDS, f)?;
@@ -235,7 +235,7 @@ fn read_cap(value: &Value, path: &Path, f: &mut Findings) -> Option<Cap> {
     })
 }
 
-/// `nudge.cta_url` (SPEC 15): a path starting with exactly one `/`, or an absolute `https:` URL
+/// `nudge.cta_url` (docs/contract/caps.md): a path starting with exactly one `/`, or an absolute `https:` URL
 /// with a host; at most 2,048 bytes; no control characters, spaces or `\`. Anything else
 /// (`javascript:`, `data:`, `http:`, `//host`) is an error naming the value: a link in a nudge
 /// must never run script or leave the secure web.
@@ -426,14 +426,14 @@ fn read_when(
     })
 }
 
-/// Quiet zones: at most 1,000 (SPEC 2).
+/// Quiet zones: at most 1,000 (docs/contract/config.md).
 const QUIET_ZONES_LIMIT: ListLimit = ListLimit {
     max: MAX_QUIET_ZONES,
     code: DiagnosticCode::TooManyPatterns,
     noun: "quiet zones",
 };
 
-/// One `pages` or `exclude_pages` list: at most 100 patterns (SPEC 2).
+/// One `pages` or `exclude_pages` list: at most 100 patterns (docs/contract/config.md).
 const PAGE_LIST_LIMIT: ListLimit = ListLimit {
     max: MAX_PATTERNS_PER_LIST,
     code: DiagnosticCode::TooManyPatterns,

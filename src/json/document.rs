@@ -1,4 +1,4 @@
-//! Reading a whole input document other than the config and the request (SPEC 8's scenario
+//! Reading a whole input document other than the config and the request (docs/contract/as-code.md's scenario
 //! files and recorded sessions): a size limit, strict parsing, every finding placed.
 
 use serde_json::Value;

@@ -44,7 +44,7 @@ impl Findings {
     }
 
     fn into_placed(self, text: Option<&str>, severity: Severity) -> Vec<Diagnostic> {
-        // The slim WASM module for storefront pages (SPEC 14) places nothing: the runtime hands it
+        // The slim WASM module for storefront pages (docs/contract/storefront.md) places nothing: the runtime hands it
         // the config as an object (no text to place in), which keeps the lookup out of its `.wasm`.
         #[cfg(all(feature = "slim", target_arch = "wasm32"))]
         let text: Option<&str> = text.and(None);

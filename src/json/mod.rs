@@ -1,7 +1,7 @@
 //! Strict JSON reading shared by the config and the request: duplicate keys are errors, every
 //! problem is collected with its JSON path, and paths are mapped back to 1-based line and column.
 //!
-//! Why not `#[serde(deny_unknown_fields)]` structs: serde stops at the first error, and SPEC 2
+//! Why not `#[serde(deny_unknown_fields)]` structs: serde stops at the first error, and docs/contract/config.md
 //! wants every error reported at once, each with its path. So the text is parsed with serde_json
 //! into a tree (syntax errors keep serde_json's line and column; duplicate keys are rejected,
 //! since a second `quiet_zones` would silently replace the first), and the tree is read field by
@@ -104,12 +104,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
 /// Parses JSON text strictly (duplicate keys are errors). The error diagnostic has an empty path,
 /// code `json_syntax`, and serde_json's 1-based line and column.
 ///
-/// The number `-0` is read as the integer 0 (JSON's grammar makes it an integer; SPEC 5: "`-0`
+/// The number `-0` is read as the integer 0 (JSON's grammar makes it an integer; docs/contract/preview.md: "`-0`
 /// is 0"), while `-0.0` stays a float: serde_json gives both as the float `-0.0`, so the text's
 /// `-0` tokens are read as ` 0` (the same length: positions in messages are unchanged).
 ///
 /// The slim WASM module for storefront pages reads with `strict_text` instead: the same trees
-/// and the same refusals, without serde_json's deserializer in its `.wasm` (SPEC 14's 90 KB).
+/// and the same refusals, without serde_json's deserializer in its `.wasm` (docs/contract/storefront.md's 90 KB).
 pub(crate) fn parse(text: &str) -> Result<Value, Diagnostic> {
     #[cfg(all(feature = "slim", target_arch = "wasm32"))]
     return strict_text::parse(text);
@@ -470,7 +470,7 @@ pub fn suggest_name(key: &str, known: &[&'static str]) -> Option<&'static str> {
 }
 
 /// The known name closest to a misspelled one, if it is close enough to be a likely typo. None in
-/// the slim WASM module for storefront pages (SPEC 14), whose configs the server validated and
+/// the slim WASM module for storefront pages (docs/contract/storefront.md), whose configs the server validated and
 /// whose states the runtime writes: no "did you mean", and no string-distance code in its `.wasm`.
 #[cfg(all(feature = "slim", target_arch = "wasm32"))]
 fn closest(_key: &str, _known: &[&'static str]) -> Option<&'static str> {

@@ -1,5 +1,5 @@
 //! A strict JSON text reader of our own, for the slim WASM module for storefront pages only
-//! (feature `slim`, SPEC 14): the tree [`super::parse`] gives, without serde_json's deserializer,
+//! (feature `slim`, docs/contract/storefront.md): the tree [`super::parse`] gives, without serde_json's deserializer,
 //! its error texts and serde's visitor machinery in the `.wasm` (docs/PERFORMANCE.md, "Bytes
 //! before the first decision, step by step"). Every other build reads with serde_json, the
 //! parser of record; the tests below hold this one to it on every input they try.

@@ -1,6 +1,6 @@
-//! The browser's reading (SPEC 4 step 6): resolves a raw path's dot segments as WHATWG URL does
+//! The browser's reading (docs/contract/urls.md step 6): resolves a raw path's dot segments as WHATWG URL does
 //! (`.` and `%2e` dropped, `..` and its escaped forms removing the segment before them, empty
-//! ones included; `..;` kept), so that the caller can compare that reading with SPEC 4's steps;
+//! ones included; `..;` kept), so that the caller can compare that reading with docs/contract/urls.md's steps;
 //! and names the segment that is empty only because of its `;` parameters (`/orders/;a/invoice`),
 //! which servers read two ways.
 

@@ -1,4 +1,4 @@
-//! Percent-decoding (SPEC 4 step 3): decodes the path's escapes once, and decides which escapes
+//! Percent-decoding (docs/contract/urls.md step 3): decodes the path's escapes once, and decides which escapes
 //! are refused: malformed ones (`%`, `%zz`), those that decode to `/`, `\`, `%` (double encoding)
 //! or a control character (C1 included), and decoded bytes that are not UTF-8.
 
@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::error::UrlError;
 
-/// Percent-decodes once (SPEC 4 step 3), rejecting malformed escapes and escapes that decode to
+/// Percent-decodes once (docs/contract/urls.md step 3), rejecting malformed escapes and escapes that decode to
 /// `/`, `\`, `%` or a control character, and decoded bytes that are not UTF-8.
 pub(super) fn percent_decode(raw: &str, offset: usize) -> Result<Cow<'_, str>, UrlError> {
     if !raw.contains('%') {

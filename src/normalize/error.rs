@@ -1,12 +1,12 @@
-//! What a rejected `page_url` is: [`UrlError`], one variant per reason of SPEC 4 (and the
+//! What a rejected `page_url` is: [`UrlError`], one variant per reason of docs/contract/urls.md (and the
 //! fail-closed readings beyond it), each with a sentence a person can act on and a stable code.
 
 use crate::code::DiagnosticCode;
 use crate::limits::MAX_PAGE_URL_BYTES;
 use crate::text::group;
 
-/// Why a `page_url` was rejected (SPEC 4 step 2; step 6: dot segments that a browser reads
-/// otherwise, and segments that are only `;` parameters; and, beyond SPEC 4, Unicode
+/// Why a `page_url` was rejected (docs/contract/urls.md step 2; step 6: dot segments that a browser reads
+/// otherwise, and segments that are only `;` parameters; and, beyond docs/contract/urls.md, Unicode
 /// normalization that changes the path's structure). `Display` is a sentence a person can act
 /// on; [`UrlError::code`] is a stable machine-readable name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -110,21 +110,21 @@ pub enum UrlError {
         /// The same segment after NFKC.
         normalized: String,
     },
-    /// The path's dot segments put a browser on another page than SPEC 4's steps do (SPEC 4 step
+    /// The path's dot segments put a browser on another page than docs/contract/urls.md's steps do (docs/contract/urls.md step
     /// 6): `/checkout//./../pay` (a browser resolves `..` against the empty segment; the steps
     /// drop empty segments first) or `/x/..;/checkout` (a browser keeps `..;` as a segment).
     #[error(
-        "page_url reads as {spec_path:?} by SPEC 4's steps but as {browser_path:?} in a browser, which resolves dot segments before dropping empty segments and cutting ';' parameters; ambiguous, rejected"
+        "page_url reads as {spec_path:?} by the normalization steps (docs/contract/urls.md) but as {browser_path:?} in a browser, which resolves dot segments before dropping empty segments and cutting ';' parameters; ambiguous, rejected"
     )]
     AmbiguousDotSegment {
-        /// The path SPEC 4's steps 1 to 5 give.
+        /// The path docs/contract/urls.md's steps 1 to 5 give.
         spec_path: String,
         /// The path as a browser reads it (WHATWG path, then steps 3 and 4 without dot
         /// resolution).
         browser_path: String,
     },
-    /// A segment that is empty only because its `;` parameters are cut (SPEC 4 step 6):
-    /// `/orders/;a/invoice`, `/checkout/;jsessionid=1`, `/checkout/;`. SPEC 4's steps drop it;
+    /// A segment that is empty only because its `;` parameters are cut (docs/contract/urls.md step 6):
+    /// `/orders/;a/invoice`, `/checkout/;jsessionid=1`, `/checkout/;`. docs/contract/urls.md's steps drop it;
     /// a server that keeps path parameters routes it as a page of its own.
     #[error(
         "page_url has the segment {segment:?} at byte {at}, which is empty once its ';' parameters are cut: servers that keep path parameters read it as a page of its own, servers that cut them drop it; ambiguous, rejected (put the parameters on a segment with a name, as in \"/checkout;jsessionid=1\", or remove them)"

@@ -1,4 +1,4 @@
-//! Accepted forms (SPEC 4 steps 1 and 2): decides whether the input is a path starting with
+//! Accepted forms (docs/contract/urls.md steps 1 and 2): decides whether the input is a path starting with
 //! exactly one `/` or an absolute http(s) URL with a valid host, rejects raw spaces, `\` and
 //! control characters, and splits off the raw path (without query and fragment) with its byte
 //! offset in the input.
@@ -7,7 +7,7 @@ use super::error::UrlError;
 use crate::host;
 use crate::limits::MAX_PAGE_URL_BYTES;
 
-/// SPEC 4 step 2 on the whole input, before its form is read: not empty, at most
+/// docs/contract/urls.md step 2 on the whole input, before its form is read: not empty, at most
 /// [`MAX_PAGE_URL_BYTES`], no raw space, `\` or control character anywhere (query included).
 pub(super) fn check_input(page_url: &str) -> Result<(), UrlError> {
     if page_url.is_empty() {

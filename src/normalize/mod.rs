@@ -1,10 +1,10 @@
-//! Page URL normalization (SPEC 4): one canonical path per page, or a typed rejection.
+//! Page URL normalization (docs/contract/urls.md): one canonical path per page, or a typed rejection.
 //!
 //! The policy fails closed: input that could be read two ways is rejected rather than guessed at.
 //!
-//! **The browser's reading decides** (SPEC 4 step 6). A browser resolves dot segments before any
+//! **The browser's reading decides** (docs/contract/urls.md step 6). A browser resolves dot segments before any
 //! server sees the path (WHATWG URL: `%2e` is a dot, empty segments are kept, `..;` is an ordinary
-//! segment), while SPEC 4's steps 3 and 4 drop empty segments and cut `;` parameters first. Both
+//! segment), while docs/contract/urls.md's steps 3 and 4 drop empty segments and cut `;` parameters first. Both
 //! readings are computed whenever the path has a dot segment in either, and a URL whose two
 //! readings differ is rejected ([`UrlError::AmbiguousDotSegment`] names both):
 //! `/checkout//./../pay` (a browser is on `/checkout/pay`, the steps alone give `/pay`),
@@ -14,7 +14,7 @@
 //! `browser_reading` test checks the property against the `url` crate's WHATWG parser on generated
 //! URLs, and `pkg/test/browser-reading.test.mjs` against Node's `URL`.
 //!
-//! Beyond SPEC 4's list, Unicode normalization (NFKC) that creates a `/`, `;`, `\`, `%`, a control
+//! Beyond docs/contract/urls.md's list, Unicode normalization (NFKC) that creates a `/`, `;`, `\`, `%`, a control
 //! character, or a `.`/`..` segment that was not there before (`/checkout/‥/pay`, `/a／b`) is
 //! rejected too: the server sees one segment where NFKC would see several (recorded in the
 //! README).
@@ -58,7 +58,7 @@ use form::{check_input, raw_path};
 use segments::{Dots, Joined, join_segments};
 use unicode::{lowercase_cow, nfkc_checked};
 
-/// Turns a `page_url` into its canonical path (SPEC 4), or says why it is rejected.
+/// Turns a `page_url` into its canonical path (docs/contract/urls.md), or says why it is rejected.
 ///
 /// Accepted: an absolute `http`/`https` URL (scheme case-insensitive; host, port, user info,
 /// query and fragment ignored) or a path starting with exactly one `/` (query and fragment
@@ -74,7 +74,7 @@ use unicode::{lowercase_cow, nfkc_checked};
 /// use nudge_rules::normalize_page_url;
 /// assert_eq!(normalize_page_url("/Checkout//Pay", false).unwrap(), "/checkout/pay");
 /// assert_eq!(normalize_page_url("https://shop.example/account?next=/x#top", false).unwrap(), "/account");
-/// // SPEC 4 step 6: a browser keeps `..;` as a segment; Tomcat-style servers resolve it.
+/// // docs/contract/urls.md step 6: a browser keeps `..;` as a segment; Tomcat-style servers resolve it.
 /// assert!(normalize_page_url("/x/..;/checkout", false).is_err());
 /// assert_eq!(normalize_page_url("/a/%2E%2e/checkout", false).unwrap(), "/checkout");
 /// assert!(normalize_page_url("/x%2F..%2Fcheckout", false).is_err());
@@ -93,7 +93,7 @@ use unicode::{lowercase_cow, nfkc_checked};
 ///   or a control character (`ForbiddenEscape`); decoded bytes that are not UTF-8
 ///   (`InvalidUtf8`);
 /// - NFKC changing the path's structure (`AmbiguousUnicode`);
-/// - dot segments that put a browser on another page than SPEC 4's steps (step 6:
+/// - dot segments that put a browser on another page than docs/contract/urls.md's steps (step 6:
 ///   `/checkout//./../pay`, `/x/..;/checkout`; `AmbiguousDotSegment`), and segments that are
 ///   empty once their `;` parameters are cut (`ParameterOnlySegment`).
 pub fn normalize_page_url(page_url: &str, case_sensitive: bool) -> Result<Cow<'_, str>, UrlError> {
@@ -119,11 +119,11 @@ fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlErr
         saw_parameter_only_segment,
     } = read_path(raw_path, offset, case_sensitive, Dots::Resolve)?;
     if saw_parameter_only_segment {
-        // SPEC 4 step 6: servers read a `;`-only segment two ways.
+        // docs/contract/urls.md step 6: servers read a `;`-only segment two ways.
         return Err(parameter_only_error(raw_path, offset));
     }
     if saw_dot_segment {
-        // SPEC 4 step 6: only dot segments can make the two readings differ.
+        // docs/contract/urls.md step 6: only dot segments can make the two readings differ.
         let browser = browser_resolved(raw_path);
         let browser_path = read_path(&browser, offset, case_sensitive, Dots::Keep)?.path;
         if browser_path != path {
@@ -143,7 +143,7 @@ fn normalize_slow(page_url: &str, case_sensitive: bool) -> Result<String, UrlErr
     Ok(path)
 }
 
-/// SPEC 4 steps 3 to 5 on a raw path (without query and fragment; `offset` is its byte offset in
+/// docs/contract/urls.md steps 3 to 5 on a raw path (without query and fragment; `offset` is its byte offset in
 /// the input, for messages): decoded once, NFKC, lowercased unless `case_sensitive`, split on `/`,
 /// each segment cut at `;`, empty segments dropped, dot segments handled as `dots` says. Returns
 /// the path and what step 6 needs to know about its segments.

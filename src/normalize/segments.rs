@@ -1,4 +1,4 @@
-//! Segments (SPEC 4 steps 4 and 5): splits a decoded path on `/`, cuts each segment at its first
+//! Segments (docs/contract/urls.md steps 4 and 5): splits a decoded path on `/`, cuts each segment at its first
 //! `;`, drops empty segments, handles `.` and `..` (resolved, or kept for the browser's reading),
 //! and joins the rest into a path that starts with `/` and has no trailing slash. Also reports
 //! what step 6 needs: whether a dot segment, or a segment empty only because of its `;`
@@ -9,10 +9,10 @@ use smallvec::SmallVec;
 /// What [`join_segments`] does with `.` and `..` segments.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dots {
-    /// SPEC 4 step 4: drop `.`, resolve `..`.
+    /// docs/contract/urls.md step 4: drop `.`, resolve `..`.
     Resolve,
     /// Keep them as ordinary segments: the browser's reading, whose dot segments were resolved
-    /// before decoding (SPEC 4 step 6).
+    /// before decoding (docs/contract/urls.md step 6).
     Keep,
 }
 
@@ -26,7 +26,7 @@ pub(super) struct Joined {
     pub(super) saw_parameter_only_segment: bool,
 }
 
-/// SPEC 4 steps 4 and 5: split on `/`, cut each segment at `;`, drop empty segments, handle dot
+/// docs/contract/urls.md steps 4 and 5: split on `/`, cut each segment at `;`, drop empty segments, handle dot
 /// segments as `dots` says (`..` stops at the root), join with a leading `/`. Also says whether a
 /// `.` or `..` segment, and a segment empty only because of its `;` parameters, were seen.
 pub(super) fn join_segments(path: &str, dots: Dots) -> Joined {

@@ -1,4 +1,4 @@
-//! Unit tests of normalization: SPEC 4's table, every rejection with its code, the `;`-only
+//! Unit tests of normalization: docs/contract/urls.md's table, every rejection with its code, the `;`-only
 //! segments, Unicode and case, absolute URLs, and the fast path against the full normalizer.
 
 use super::*;
@@ -91,7 +91,7 @@ fn rejections_have_their_codes() {
     assert!(norm(&format!("/{}", "a".repeat(8191))).is_ok());
 }
 
-/// SPEC 4 step 6: a segment cut to nothing by its `;` parameters is named as written, with
+/// docs/contract/urls.md step 6: a segment cut to nothing by its `;` parameters is named as written, with
 /// its byte offset; a segment that keeps a name before its `;` is accepted.
 #[test]
 fn parameter_only_segments() {

@@ -1,4 +1,4 @@
-//! Unicode (SPEC 4 step 3, SPEC 3 for patterns): NFKC with ICU4X's tables and full lowercase,
+//! Unicode (docs/contract/urls.md step 3, docs/contract/patterns.md for patterns): NFKC with ICU4X's tables and full lowercase,
 //! and the fail-closed rule that NFKC may not change the path's structure (create a `/`, `;`,
 //! `\`, `%`, a control character, or a `.`/`..` segment: `/checkout/‥/pay`, `/a／b`).
 
@@ -25,7 +25,7 @@ fn nfkc(text: &str) -> Cow<'_, str> {
     ComposingNormalizerBorrowed::new_nfkc().normalize(text)
 }
 
-/// NFKC in the slim WASM module for storefront pages (SPEC 14): the platform's own
+/// NFKC in the slim WASM module for storefront pages (docs/contract/storefront.md): the platform's own
 /// `String.prototype.normalize('NFKC')`, registered by the facade when the module starts
 /// (`use_platform_unicode`; this module has no platform code), which keeps ICU4X's tables out of
 /// the `.wasm`. It agrees with ICU4X on every vector and on every character the platform's Unicode
@@ -135,7 +135,7 @@ pub(super) fn lowercase_cow(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// Normalizes a glob pattern's text the way paths are normalized (SPEC 3): NFKC, then lowercase
+/// Normalizes a glob pattern's text the way paths are normalized (docs/contract/patterns.md): NFKC, then lowercase
 /// unless `case_sensitive`. Glob syntax is left alone.
 pub(crate) fn normalize_pattern_text(pattern: &str, case_sensitive: bool) -> String {
     let normalized = nfkc(pattern).into_owned();

@@ -2,7 +2,7 @@
 //! (escapes, classes listing `/`, alternates holding `**`, classes or groups, nested groups): a
 //! Glushkov automaton over bytes, built from globset's own translation of the glob.
 //!
-//! globset is the parser of record (SPEC 3): it parses the glob, applies every rule of its
+//! globset is the parser of record (docs/contract/patterns.md): it parses the glob, applies every rule of its
 //! language (`**` read by the characters around it, escapes, classes, alternates) and writes the
 //! result as a regex in a small, fixed dialect (`Glob::regex`: literal bytes, `[...]` byte
 //! classes, `.`, `(?:a|b)`, `*` and `?`, anchored by `^...$`, in `(?-u)` byte mode). This module
@@ -387,7 +387,7 @@ fn literal_prefix(node: &Node, out: &mut Vec<u8>) {
 }
 
 impl GlobAutomaton {
-    /// Compiles globset's regex for a glob (`Glob::regex()`, under SPEC 3's options); `None` for
+    /// Compiles globset's regex for a glob (`Glob::regex()`, under docs/contract/patterns.md's options); `None` for
     /// text outside globset's dialect.
     pub(crate) fn from_globset_regex(regex: &str) -> Option<GlobAutomaton> {
         let node = RegexReader {

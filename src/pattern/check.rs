@@ -1,4 +1,4 @@
-//! Checking a pattern as written (SPEC 3): its length, its start and end, and its glob syntax,
+//! Checking a pattern as written (docs/contract/patterns.md): its length, its start and end, and its glob syntax,
 //! with globset as the parser of record; and the pattern's normalized text.
 
 use globset::{Glob, GlobBuilder};
@@ -10,7 +10,7 @@ use crate::limits::MAX_PATTERN_BYTES;
 use crate::normalize::normalize_pattern_text;
 use crate::text::binary_size;
 
-/// Builds a glob with every option set explicitly (SPEC 3): `*` and `?` never cross `/`, `\`
+/// Builds a glob with every option set explicitly (docs/contract/patterns.md): `*` and `?` never cross `/`, `\`
 /// escapes, matching is case-sensitive (case folding is done by normalization), empty alternates
 /// allowed (`/guide{,s}` matches `/guide` and `/guides`, as in a shell), no unclosed classes.
 pub(super) fn glob(text: &str) -> Result<Glob, globset::Error> {
@@ -23,7 +23,7 @@ pub(super) fn glob(text: &str) -> Result<Glob, globset::Error> {
         .build()
 }
 
-/// The globs a pattern compiles to: itself, plus its prefix when it ends in `/**` (SPEC 3:
+/// The globs a pattern compiles to: itself, plus its prefix when it ends in `/**` (docs/contract/patterns.md:
 /// `/checkout/**` also matches `/checkout`).
 pub(super) fn globs_of(normalized: &str) -> Result<Vec<Glob>, globset::Error> {
     let mut out = vec![glob(normalized)?];
@@ -48,7 +48,7 @@ pub(crate) struct PatternProblem {
     pub(crate) fixes: Vec<String>,
 }
 
-/// Checks a pattern as written in the config and returns its normalized text (SPEC 3).
+/// Checks a pattern as written in the config and returns its normalized text (docs/contract/patterns.md).
 ///
 /// Rules: at most 512 bytes; starts with `/` or `**`; does not end in `/` (unless it is `/`);
 /// parses as a glob (with its `/**` prefix variant); normalized like paths (NFKC, lowercase unless

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use super::{is_literal, matches_every_path};
 
 /// The exact form of a pattern without glob syntax: `/search` matches itself only; `X/**` with a
-/// literal `X` matches `X` and every path starting with `X/` (SPEC 3); `/**` and `**` match every
+/// literal `X` matches `X` and every path starting with `X/` (docs/contract/patterns.md); `/**` and `**` match every
 /// path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum LiteralForm {
@@ -107,7 +107,7 @@ fn expand_groups(pattern: &str) -> Option<Vec<String>> {
     }
     let rests = expand_groups(tail)?;
     let mut out = Vec::new();
-    // An alternative may be empty (SPEC 3: `/guide{,s}`).
+    // An alternative may be empty (docs/contract/patterns.md: `/guide{,s}`).
     for alternative in inner.split(',') {
         for rest in &rests {
             out.push(format!("{head}{alternative}{rest}"));

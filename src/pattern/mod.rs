@@ -1,4 +1,4 @@
-//! Page patterns (SPEC 3): checking, normalization, and compilation into shared indexes.
+//! Page patterns (docs/contract/patterns.md): checking, normalization, and compilation into shared indexes.
 //!
 //! Every pattern of a kind (all quiet zones; all rules' `pages` and `exclude_pages`) goes into one
 //! [`PatternSet`], built once, so that matching a path costs about the same however many rules
@@ -134,7 +134,7 @@ impl<O: Copy + Ord> PatternSet<O> {
 
 /// The verdicts on a normalized `path` of a pattern, as a config loads it (case-sensitive):
 /// `(ours, globset's)`, each `None` when that side rejects the pattern; `None` when the pattern
-/// fails SPEC 3's checks before any glob is built. For the differential fuzz target (`fuzz/`,
+/// fails docs/contract/patterns.md's checks before any glob is built. For the differential fuzz target (`fuzz/`,
 /// built with `--cfg fuzzing` by cargo-fuzz only).
 #[cfg(fuzzing)]
 pub fn glob_verdicts(pattern: &str, path: &str) -> Option<(Option<bool>, Option<bool>)> {

@@ -1,4 +1,4 @@
-//! The pattern matchers against globset, the reference (SPEC 3): tables and a differential test
+//! The pattern matchers against globset, the reference (docs/contract/patterns.md): tables and a differential test
 //! on generated patterns and paths.
 
 use globset::{Candidate, GlobSet};

@@ -1,4 +1,4 @@
-//! Config as code in the npm package (SPEC 8; docs/JS-API.md "Config as code"): scenarios,
+//! Config as code in the npm package (docs/contract/as-code.md; docs/JS-API.md "Config as code"): scenarios,
 //! coverage, replay of recorded sessions and diff, mapped one to one onto the native API.
 //!
 //! Inputs are text (diagnostics with line and column) or JS values (read through
@@ -116,7 +116,7 @@ impl WasmEngine {
     /// # Errors
     ///
     /// - Throws `InvalidRequest` (code `not_json`) only when the state has no JSON form; a state
-    ///   that SPEC 5 rejects gives `expect: {"error": "InvalidRequest"}`.
+    ///   that docs/contract/preview.md rejects gives `expect: {"error": "InvalidRequest"}`.
     pub fn scenario(&self, name: &str, session_state: &JsValue) -> Result<JsValue, JsValue> {
         let tree = json_tree(
             session_state,

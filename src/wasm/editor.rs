@@ -24,7 +24,7 @@ struct PatternFinding {
     fixes: Vec<String>,
 }
 
-/// The limits of a config and a request (SPEC 2 and 5), for an editor's controls and words.
+/// The limits of a config and a request (docs/contract/config.md and docs/contract/preview.md), for an editor's controls and words.
 #[derive(Serialize)]
 struct Limits {
     config_bytes: usize,
@@ -45,7 +45,7 @@ struct Limits {
 #[wasm_bindgen(js_class = NudgeEngine)]
 impl WasmEngine {
     /// `NudgeEngine.checkPattern(pattern, caseSensitive): null | { code, message, fixes }`: the
-    /// check every pattern of a config gets (SPEC 3), alone: `null` when it is valid, else the
+    /// check every pattern of a config gets (docs/contract/patterns.md), alone: `null` when it is valid, else the
     /// diagnostic's code and message and the valid patterns the message suggests instead.
     ///
     /// # Errors

@@ -1,4 +1,4 @@
-//! SPEC 4 step 6, "the browser's reading decides", as a property checked against a real WHATWG
+//! docs/contract/urls.md step 6, "the browser's reading decides", as a property checked against a real WHATWG
 //! URL parser (the `url` crate) on generated URLs: dot segments (`.`, `..`, `%2e` in every case
 //! and combination), empty segments, `;` parameters (`..;`, `.;x`), segments that are only `;`
 //! parameters (`;a`, `;`, `%3Ba`), case changes and absolute forms, around the storefront's
@@ -133,7 +133,7 @@ fn pathname(input: &str) -> Option<String> {
 }
 
 /// A segment of a WHATWG pathname that is empty once cut at its first `;` (`;a`, `;`, `%3Ba`):
-/// servers that keep path parameters route it, SPEC 4's steps drop it (step 6 rejects the URL).
+/// servers that keep path parameters route it, docs/contract/urls.md's steps drop it (step 6 rejects the URL).
 fn has_parameter_only_segment(pathname: &str) -> bool {
     pathname.split('/').any(|segment| {
         segment.starts_with(';')

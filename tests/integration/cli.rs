@@ -221,7 +221,7 @@ fn usage_errors_exit_2() {
     assert_eq!(run(&[], "").status.code(), Some(2));
 }
 
-// --- Config as code (SPEC 8): test, replay, diff ----------------------------------------------
+// --- Config as code (docs/contract/as-code.md): test, replay, diff ----------------------------------------------
 
 /// Writes `text` to a fresh file under the target directory and returns its path.
 fn temp_file(name: &str, text: &str) -> String {

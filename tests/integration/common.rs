@@ -2,7 +2,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-/// SPEC 4 step 6's browser reading of a WHATWG pathname (dot segments already resolved by the URL
+/// docs/contract/urls.md step 6's browser reading of a WHATWG pathname (dot segments already resolved by the URL
 /// parser): decoded once, NFKC, lowercased unless `case_sensitive`, `;` parameters cut, empty
 /// segments dropped. `None` when the decoded bytes are not UTF-8.
 pub fn browser_reading(pathname: &str, case_sensitive: bool) -> Option<String> {

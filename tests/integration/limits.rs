@@ -1,4 +1,4 @@
-//! Every SPEC 2 and SPEC 5 limit at its edge (accepted) and one past it (a clear error naming the
+//! Every docs/contract/config.md and docs/contract/preview.md limit at its edge (accepted) and one past it (a clear error naming the
 //! field), plus hostile inputs: deep nesting and huge texts fail fast with a clear error.
 //! Compile time and peak memory at the limits are measured by `tools/src/bin/limits.rs`
 //! (docs/RELIABILITY.md), not here: tests do not time.
@@ -151,7 +151,7 @@ fn request_limits() {
     assert!(e.to_string().contains("64 KiB"), "{e}");
 }
 
-// --- SPEC 8: scenario files and recorded sessions ---------------------------------------------
+// --- docs/contract/as-code.md: scenario files and recorded sessions ---------------------------------------------
 
 use nudge_rules::limits::{
     MAX_EVENTS_PER_SESSION, MAX_RECORDED_NUDGES_PER_SESSION, MAX_SCENARIO_FILE_BYTES,

@@ -5,7 +5,7 @@
 //! - `cli`: the built `nudge-rules` binary (exit codes, stdout, stderr).
 //! - `properties`: property tests (proptest).
 //! - `quiet_zone_mutations`: mangled URLs inside quiet zones never fire.
-//! - `browser_reading`: SPEC 4 step 6 against the `url` crate's WHATWG parser.
+//! - `browser_reading`: docs/contract/urls.md step 6 against the `url` crate's WHATWG parser.
 //! - `wpt_urls`: the web-platform-tests URL data through the normalizer.
 //! - `limits`: every limit at its edge and one past it.
 //! - `common`: helpers shared by the suites.

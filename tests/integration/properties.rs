@@ -52,7 +52,7 @@ fn rule(index: usize) -> impl Strategy<Value = Value> {
         prop::collection::vec(pattern(), 0..2),
         0..4usize,
         prop::bool::weighted(0.85),
-        // SPEC 15: exit intent, cap, holdout.
+        // docs/contract/caps.md: exit intent, cap, holdout.
         (
             prop::option::of(any::<bool>()),
             prop::option::of((1..=3u8, prop::sample::select(&[0u64, 1000, 86_400_000][..]))),
@@ -101,7 +101,7 @@ fn config() -> impl Strategy<Value = (String, Engine)> {
         })
 }
 
-/// SPEC 15's part of a state: exit intent, a visitor id (or none), and a history over the rule
+/// docs/contract/caps.md's part of a state: exit intent, a visitor id (or none), and a history over the rule
 /// ids `config()` makes (and one it does not).
 fn visit() -> impl Strategy<Value = (bool, Option<String>, Vec<HistoryEntry>)> {
     let entry = (
@@ -127,7 +127,7 @@ fn visit() -> impl Strategy<Value = (bool, Option<String>, Vec<HistoryEntry>)> {
     (
         any::<bool>(),
         prop::option::of((0..10_000u32).prop_map(|n| format!("vis_{n}"))),
-        // Newest first, as SPEC 15 has it: this session's entries, then by time.
+        // Newest first, as docs/contract/caps.md has it: this session's entries, then by time.
         prop::collection::vec(entry, 0..5).prop_map(|mut history| {
             history.sort_by_key(|e| (!e.this_session, e.ms_ago));
             history
@@ -135,8 +135,8 @@ fn visit() -> impl Strategy<Value = (bool, Option<String>, Vec<HistoryEntry>)> {
     )
 }
 
-/// SPEC 15's evaluation written plainly from the spec, as a model: the first enabled rule whose
-/// SPEC 2 conditions hold (read from explain of the state without SPEC 15's fields), whose
+/// docs/contract/caps.md's evaluation written plainly from the spec, as a model: the first enabled rule whose
+/// docs/contract/config.md conditions hold (read from explain of the state without docs/contract/caps.md's fields), whose
 /// `exit_intent` holds and which no cap stops; then the holdout bucket from SHA-256. Returns
 /// `(fired, held_out)` rule indices.
 fn model(engine: &Engine, state: &SessionState) -> (Option<usize>, Option<usize>) {
@@ -200,7 +200,7 @@ fn point() -> impl Strategy<Value = (u8, u32)> {
     )
 }
 
-/// Meaning-preserving mangles of a path under SPEC 4 (case-insensitive).
+/// Meaning-preserving mangles of a path under docs/contract/urls.md (case-insensitive).
 fn mangle(path: &str, how: &[u8]) -> String {
     let mut out = String::new();
     for (i, seg) in path.split('/').skip(1).enumerate() {
@@ -338,7 +338,7 @@ proptest! {
             let preview = engine.preview_fields(intent, &url, idle).unwrap();
             let region = map.region_at(intent, idle).unwrap();
             prop_assert_eq!(region.rule_index, preview.rule_index(), "at ({}, {})", intent, idle);
-            // SPEC 15: the map of a visitor with exit intent.
+            // docs/contract/caps.md: the map of a visitor with exit intent.
             let leaving = SessionState { intent_score: intent, page_url: url.clone(), idle_ms: idle, exit_intent: true, ..Default::default() };
             let preview = engine.preview(&leaving).unwrap();
             let region = map.region_at_exit(intent, idle, true).unwrap();
@@ -346,7 +346,7 @@ proptest! {
         }
     }
 
-    /// SPEC 15: caps, cooldowns, the session cap, exit intent and holdouts agree with a model
+    /// docs/contract/caps.md: caps, cooldowns, the session cap, exit intent and holdouts agree with a model
     /// written plainly from the spec, and explain, scenarios' outcome and the preview agree.
     #[test]
     fn caps_exit_intent_and_holdouts_follow_the_spec((_, engine) in config(), url in page(), (intent, idle) in point(), (exit_intent, visitor_id, history) in visit()) {
@@ -421,7 +421,7 @@ proptest! {
         }
     }
 
-    /// Scenario files and sessions (SPEC 8) are read without panicking, whatever the text: junk,
+    /// Scenario files and sessions (docs/contract/as-code.md) are read without panicking, whatever the text: junk,
     /// and near-misses of the real shapes (timestamps, fields, nesting).
     #[test]
     fn scenario_and_session_readers_never_panic(
@@ -449,7 +449,7 @@ proptest! {
         }
     }
 
-    /// Replay (SPEC 8) agrees with previews at the idle times it computes: a rule that fires at
+    /// Replay (docs/contract/as-code.md) agrees with previews at the idle times it computes: a rule that fires at
     /// `at_ms` is what preview gives at that idle time, nothing fires a millisecond earlier, and a
     /// page without a nudge gets none at its whole dwell time.
     #[test]
@@ -459,7 +459,7 @@ proptest! {
         let replay = ConfigAsCode::new(&engine).replay(&sessions);
         let pages = &replay.sessions[0].pages;
         prop_assert_eq!(pages.len(), visits.len());
-        // SPEC 15: the session's own history; exit intent at the end of the last page.
+        // docs/contract/caps.md: the session's own history; exit intent at the end of the last page.
         let mut history: Vec<HistoryEntry> = Vec::new();
         let last = pages.len() - 1;
         for (i, (page, (url, intent, dwell))) in pages.iter().zip(expected).enumerate() {
@@ -494,7 +494,7 @@ proptest! {
         }
     }
 
-    /// Diff (SPEC 8) of a config against itself is empty; swapping the two configs swaps every
+    /// Diff (docs/contract/as-code.md) of a config against itself is empty; swapping the two configs swaps every
     /// pair of outcomes and inverts each kind.
     #[test]
     fn diff_is_empty_against_itself_and_symmetric((_, a) in config(), (_, b) in config(), visits in prop::collection::vec((page(), prop::sample::select(INTENTS), prop::sample::select(DWELLS)), 1..6), states in prop::collection::vec((page(), point()), 1..6)) {

@@ -1,8 +1,8 @@
 //! Mutation suite: for each quiet zone of the storefront config and pages inside it, mangled
 //! URLs (case changes, dot segments, duplicate slashes, `;` parameters, percent-encoding of
 //! unreserved characters, full-width Unicode, absolute URLs with odd hosts and ports, query and
-//! fragment) never fire a nudge. A mutation SPEC 4 rejects counts as rejected, never as fired.
-//! Two families target SPEC 4 step 6: dot segments that a browser resolves against an empty
+//! fragment) never fire a nudge. A mutation docs/contract/urls.md rejects counts as rejected, never as fired.
+//! Two families target docs/contract/urls.md step 6: dot segments that a browser resolves against an empty
 //! segment (`/checkout//./../pay` is `/checkout/pay` to a browser, `/pay` to the steps alone) and
 //! `..;` segments that Tomcat-style servers resolve and browsers keep.
 //!
@@ -47,7 +47,7 @@ const HOSTS: &[&str] = &[
     "hTtP://a.b.c.d.example:1",
 ];
 
-/// One character mangled so that it reads as the same character after SPEC 4.
+/// One character mangled so that it reads as the same character after docs/contract/urls.md.
 fn mangle_char(c: char, rng: &mut Rng) -> String {
     match rng.below(6) {
         0 if c.is_ascii_lowercase() => c.to_ascii_uppercase().to_string(),
@@ -63,7 +63,7 @@ fn mangle_char(c: char, rng: &mut Rng) -> String {
     }
 }
 
-/// A mutated URL for `path` that SPEC 4 normalizes back to `path` (or rejects).
+/// A mutated URL for `path` that docs/contract/urls.md normalizes back to `path` (or rejects).
 fn mutate(path: &str, rng: &mut Rng) -> String {
     let mut out = String::new();
     for segment in path.split('/').skip(1) {

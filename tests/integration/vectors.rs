@@ -280,7 +280,7 @@ fn lint_vectors() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Config as code (SPEC 8): scenarios.json, coverage.json, replay.json, diff.json. Results are
+// Config as code (docs/contract/as-code.md): scenarios.json, coverage.json, replay.json, diff.json. Results are
 // compared as JSON (the shape the WASM package returns too) with `subset`.
 
 use nudge_rules::diff::DiffInput;

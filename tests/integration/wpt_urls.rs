@@ -1,7 +1,7 @@
 //! The web-platform-tests URL test data (`tests/data/urltestdata.json`, a copy of
-//! shared/data/urltestdata.json; BSD 3-Clause, web-platform-tests) through the normalizer:
-//! no panic on any input, and for every http(s) entry that parses, either a SPEC 4 rejection or
-//! the browser's reading of its pathname (SPEC 4 step 6: the WHATWG pathname decoded once, NFKC,
+//! web-platform-tests' url/resources/urltestdata.json; BSD 3-Clause) through the normalizer:
+//! no panic on any input, and for every http(s) entry that parses, either a docs/contract/urls.md rejection or
+//! the browser's reading of its pathname (docs/contract/urls.md step 6: the WHATWG pathname decoded once, NFKC,
 //! lowercased, `;` parameters cut, empty segments dropped).
 
 use crate::common::browser_reading;

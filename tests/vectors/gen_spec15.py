@@ -1,9 +1,9 @@
-"""python3 tests/vectors/gen_spec15.py: writes the SPEC 15 cases into the conformance vectors
+"""python3 tests/vectors/gen_spec15.py: writes the docs/contract/caps.md cases into the conformance vectors
 (idempotent: replaces the cases whose name starts with 'spec15'). Expectations are worked out from
-SPEC 15; holdout buckets are computed here with hashlib, independently of the engine.
+docs/contract/caps.md; holdout buckets are computed here with hashlib, independently of the engine.
 
-Adds the SPEC 15 cases to the conformance vectors (idempotent: replaces cases whose name starts
-with 'spec15'). Expectations are worked out from SPEC 15; holdout buckets with hashlib."""
+Adds the docs/contract/caps.md cases to the conformance vectors (idempotent: replaces cases whose name starts
+with 'spec15'). Expectations are worked out from docs/contract/caps.md; holdout buckets with hashlib."""
 import hashlib, json, pathlib
 root = pathlib.Path(__file__).resolve().parent
 
@@ -187,7 +187,7 @@ def cfg_rule(**kw):
     r.update(kw)
     return {"version": 1, "rules": [r]}
 config = [
-  ("valid: every SPEC 15 field at an edge of its range", {"version": 1, "max_nudges_per_session": 100, "rules": [
+  ("valid: every docs/contract/caps.md field at an edge of its range", {"version": 1, "max_nudges_per_session": 100, "rules": [
       dict(rule("a", {"exit_intent": True}), cap={"per_session": 100, "cooldown_ms": 31536000000}, holdout_percent=50,
            nudge={"type": "toast", "message": "m", "cta": "c", "cta_url": "https://shop.example/cart?x=1#y"}),
       dict(rule("b", {"exit_intent": False}), cap={"per_session": 1, "cooldown_ms": 0}, holdout_percent=0,
@@ -219,7 +219,7 @@ config = [
   ("invalid: cta_url empty", cfg_rule(nudge={"cta_url": ""}), ["rules[0].nudge.cta_url"]),
   ("invalid: cta_url of 2,049 bytes", cfg_rule(nudge={"cta_url": "/" + "a" * 2048}), ["rules[0].nudge.cta_url"]),
   ("invalid: cta_url not a string", cfg_rule(nudge={"cta_url": None}), ["rules[0].nudge.cta_url"]),
-  ("invalid: every SPEC 15 error at once", {"version": 1, "max_nudges_per_session": 0, "rules": [dict(rule("a", {"exit_intent": 1}), holdout_percent=99, cap={"per_session": 0}, nudge={"type": "toast", "message": "m", "cta": "c", "cta_url": "ftp://x"})]},
+  ("invalid: every docs/contract/caps.md error at once", {"version": 1, "max_nudges_per_session": 0, "rules": [dict(rule("a", {"exit_intent": 1}), holdout_percent=99, cap={"per_session": 0}, nudge={"type": "toast", "message": "m", "cta": "c", "cta_url": "ftp://x"})]},
    ["max_nudges_per_session", "rules[0].when.exit_intent", "rules[0].holdout_percent", "rules[0].cap.per_session", "rules[0].nudge.cta_url"]),
 ]
 merge('config.json', [{"name": "spec15 " + n, "config": c, "expect_paths": p} for n, c, p in config])

@@ -1,4 +1,4 @@
-// The worker's side of config as code (SPEC 8, docs/JS-API.md "For an editor"): the scenario
+// The worker's side of config as code (docs/contract/as-code.md, docs/JS-API.md "For an editor"): the scenario
 // file checked against every new engine (test report and coverage), "save this visitor as a
 // scenario", and recorded sessions replayed before and after the edit. Runs in the Web Worker
 // (worker.js), on the second WASM module, which the worker loads on the first job that needs it.

@@ -20,7 +20,7 @@ const FIELDS = {
   'when.min_idle_ms': 'idle',
   'when.pages': 'pages',
   'when.exclude_pages': 'exclude_pages',
-  // SPEC 15: how often, the exit moment, the link and the control group.
+  // docs/contract/caps.md: how often, the exit moment, the link and the control group.
   'nudge.cta_url': 'cta_url',
   cap: 'per_session',
   'cap.per_session': 'per_session',

@@ -1,4 +1,4 @@
-// "Connect to a server" (issue 22, SPEC 12 and 13): the top bar's server part. A merchant gives
+// "Connect to a server" (issue 22, docs/contract/backtest.md and docs/contract/versions.md): the top bar's server part. A merchant gives
 // a nudge-rules server's address and the site's secret key; the editor then backtests drafts on
 // the site's real sessions (real-sessions.js, in the Replay panel), publishes them
 // (publish-panel.js) and shows the history with restore (history-panel.js).

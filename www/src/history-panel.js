@@ -1,4 +1,4 @@
-// History (issue 22, SPEC 13): the published versions of the site and mode, newest first, each
+// History (issue 22, docs/contract/versions.md): the published versions of the site and mode, newest first, each
 // with when, who (the first 8 hex digits of the publishing key's hash) and the message; the line
 // diff between any two; "Open in the editor"; and "Restore", which publishes an earlier version's
 // config again as a new version naming the one it restores.

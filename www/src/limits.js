@@ -1,11 +1,11 @@
-// The limits a config and a request must keep (SPEC 2 and 5), as the engine states them:
+// The limits a config and a request must keep (docs/contract/config.md and docs/contract/preview.md), as the engine states them:
 // `NudgeEngine.limits()`, which the worker posts with its first answer (store.js keeps them, and
-// `setLimits` puts them here). Until that answer, the values of SPEC 2, so that the controls drawn
+// `setLimits` puts them here). Until that answer, the values of docs/contract/config.md, so that the controls drawn
 // before the engine loads have their ends; a browser test checks them against the engine's.
 
 /** @typedef {import('../../pkg/index.js').Limits} Limits */
 
-/** @type {Readonly<Limits>} SPEC 2 and 5, until the engine's arrive */
+/** @type {Readonly<Limits>} docs/contract/config.md and docs/contract/preview.md, until the engine's arrive */
 export const SPEC_LIMITS = Object.freeze({
   config_bytes: 1_048_576,
   rules: 1000,
@@ -23,8 +23,8 @@ export const SPEC_LIMITS = Object.freeze({
 });
 
 /**
- * SPEC 15's limits (caps, cooldown, holdout, CTA link, a visitor's history). `NudgeEngine.limits()`
- * does not give them yet, so they are SPEC 15's numbers (src/limits.rs holds the same).
+ * docs/contract/caps.md's limits (caps, cooldown, holdout, CTA link, a visitor's history). `NudgeEngine.limits()`
+ * does not give them yet, so they are docs/contract/caps.md's numbers (src/limits.rs holds the same).
  */
 export const SPEC15_LIMITS = Object.freeze({
   nudges_per_session: 100,

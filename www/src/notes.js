@@ -1,8 +1,8 @@
 // Rule descriptions: a line of free text beside each rule's id, saying what the rule is for. The
-// site config has no place for them (SPEC 2 lists a rule's fields, and any other field is an
+// site config has no place for them (docs/contract/config.md lists a rule's fields, and any other field is an
 // error), so they are the editor's notes, never written into the config: kept in this browser's
 // local storage by rule id and carried by a share link (share.js `n`). They follow a rule when it
-// is moved and when its id is retyped (docs/DECISIONS.md, SPEC 2).
+// is moved and when its id is retyped (docs/DECISIONS.md, docs/contract/config.md).
 //
 // The notes are keyed by the ids of one version of the text, `ids`, and follow the text forward
 // only: `follow` is given the ids of the editor's current text (the rule cards' parse, or an

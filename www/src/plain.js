@@ -25,7 +25,7 @@ export function seconds(ms) {
  * @param {{firedId?: string | null, quietWords?: string | null, heldOutId?: string | null,
  *          ruleId?: string | null, visitorId?: string | null}} [context]  `quietWords`: the
  *   page's quiet zone in the engine's words; `heldOutId`: the rule whose control group the
- *   visitor is in (SPEC 15); `ruleId`: the rule the sentence is about
+ *   visitor is in (docs/contract/caps.md); `ruleId`: the rule the sentence is about
  */
 export function verdictSentence(verdict, { firedId, quietWords, heldOutId, ruleId, visitorId } = {}) {
   switch (verdict) {

@@ -1,4 +1,4 @@
-// Publish (issue 22, SPEC 13): what publishing the draft would change, then the publish itself.
+// Publish (issue 22, docs/contract/versions.md): what publishing the draft would change, then the publish itself.
 // The dialog shows the line diff against the live version the draft starts from (drafts.js
 // lineDiff, as "Changes" shows it), the scenarios' result (the editor's scenario file goes with
 // the publish, and the server publishes nothing unless every scenario passes), the backtest on

@@ -1,4 +1,4 @@
-// "Real sessions" in the Replay panel (issue 22, SPEC 12): once the editor is connected to a
+// "Real sessions" in the Replay panel (issue 22, docs/contract/backtest.md): once the editor is connected to a
 // server (connect.js), the draft is backtested on the site's stored sessions of the last 7, 30
 // or 90 days (POST /v1/nudges/backtest) against the live config, and the answer is drawn with the
 // same table and change list as a sessions file (replay-panel.js). The backtest follows the draft

@@ -1,4 +1,4 @@
-// The Replay panel (SPEC 8, issue 14): recorded sessions (API document 2.2) replayed against the
+// The Replay panel (docs/contract/as-code.md, issue 14): recorded sessions (API document 2.2) replayed against the
 // config before the edit (the baseline) and after it, as reach per rule; the page views whose
 // outcome changes on demand. The replays run in the worker (as-code.js): the file is read once,
 // then each edit costs one replay.

@@ -1,4 +1,4 @@
-// "Results" (issue 32, SPEC 15 "Measured uplift"): once the editor is connected to a server with
+// "Results" (issue 32, docs/contract/caps.md "Measured uplift"): once the editor is connected to a server with
 // a secret key (connect.js), each rule's measured uplift over the last 7, 30 or 90 days, from
 // GET /v1/reports/uplift: the sessions shown its nudge against the sessions held out from it (its
 // control group), how many of each bought, the difference with its 95 % interval drawn as a bar
@@ -19,10 +19,10 @@ import { formatInt, h } from './util.js';
 
 export const WINDOWS = [7, 30, 90];
 const DAY_MS = 86_400_000;
-/** SPEC 15: the uplift is "enough data" from 100 sessions and 5 conversions in each arm. */
+/** docs/contract/caps.md: the uplift is "enough data" from 100 sessions and 5 conversions in each arm. */
 const MIN_SESSIONS = 100;
 const MIN_CONVERTED = 5;
-/** SPEC 15: a rule's control group is 0 to 50 % of its visitors; over 20 % the lint calls it costly. */
+/** docs/contract/caps.md: a rule's control group is 0 to 50 % of its visitors; over 20 % the lint calls it costly. */
 export const MAX_HOLDOUT = 50;
 export const COSTLY_HOLDOUT = 20;
 

@@ -1,7 +1,7 @@
 // One rule's card in the rules editor (rules-editor.js): its head (order, colour, id,
 // description, on/off, moves), what it shows, its conditions on sliders and as chips
 // (chips-field.js), the engine's findings under their fields, the failing scenarios that expect
-// it and what the scenarios exercise of it. SPEC 15's settings in words: how often it may show
+// it and what the scenarios exercise of it. docs/contract/caps.md's settings in words: how often it may show
 // (per visit, and the pause after a visitor closes it), the exit moment, the button's link and
 // the control group; each left out of the JSON at its default.
 
@@ -189,7 +189,7 @@ export class RuleCard {
         if (e.target.value !== '' && Number.isFinite(s)) type(['when', 'min_idle_ms'], Math.round(s * 1000));
       },
     });
-    // SPEC 15. The button's link: empty removes it.
+    // docs/contract/caps.md. The button's link: empty removes it.
     this.ctaUrl = h('input', {
       type: 'text', inputmode: 'url', spellcheck: 'false', autocomplete: 'off', dataset: { field: 'cta_url' },
       placeholder: '/collections/sale or https://…',
@@ -243,7 +243,7 @@ export class RuleCard {
       onchange: (e) => set(['when', 'exit_intent'], EXIT_CHOICES.find((c) => c.value === e.target.value)?.set),
     }, ...EXIT_CHOICES.map((c) => h('option', { value: c.value }, c.label)));
     this.holdoutText = h('span', { class: 'says' });
-    // SPEC 15's settings fold away while all are at their defaults (the card stays short); they
+    // docs/contract/caps.md's settings fold away while all are at their defaults (the card stays short); they
     // open by themselves when one is set or has a problem, unless the merchant closed them.
     this.moreSummary = h('span', { class: 'rc-more-summary' });
     this.moreClosedByHand = false;
@@ -308,7 +308,7 @@ export class RuleCard {
   }
 
   /**
-   * The SPEC 15 section's line when folded, and whether it opens by itself: when a setting is
+   * The docs/contract/caps.md section's line when folded, and whether it opens by itself: when a setting is
    * not at its default or has a problem (and the merchant did not fold it).
    */
   updateMore(r, nudge, when, diags) {
@@ -435,7 +435,7 @@ export class RuleCard {
 }
 
 /**
- * SPEC 15's fields of a rule into their controls, each with its value in words: "Show at most
+ * docs/contract/caps.md's fields of a rule into their controls, each with its value in words: "Show at most
  * once per visit", "Not again for 7 days after a visitor closes it", "Keep 10 % of visitors as a
  * control group".
  */
@@ -490,7 +490,7 @@ const CONDITION_CASES = {
 };
 
 /**
- * What the scenarios exercise of one rule (the engine's coverage, SPEC 8), for a merchant: how
+ * What the scenarios exercise of one rule (the engine's coverage, docs/contract/as-code.md), for a merchant: how
  * many scenarios make it fire, the visitors no scenario has tried (a condition never seen
  * holding or never seen failing), and the page patterns no scenario's page matches.
  */

@@ -267,7 +267,7 @@ export class RulesEditor {
       });
       const zones = new ChipsField(this, { what: 'quiet zone', path: () => ['quiet_zones'] });
       const errors = h('ul', { class: 'card-errors' });
-      // SPEC 15: at most this many nudges in one visit, all rules together (empty: no limit).
+      // docs/contract/caps.md: at most this many nudges in one visit, all rules together (empty: no limit).
       const maxNudges = h('input', {
         type: 'number', min: '1', max: String(SPEC15_LIMITS.nudges_per_session), step: '1', class: 'num-small', id: 'max-nudges',
         placeholder: 'any', 'aria-label': 'At most this many nudges per visit, all rules together (empty: no limit)',

@@ -1,4 +1,4 @@
-// The Scenarios panel (SPEC 8, issue 14): visitors saved with the outcome they should get, every
+// The Scenarios panel (docs/contract/as-code.md, issue 14): visitors saved with the outcome they should get, every
 // one re-checked against each edit with a pass or fail badge; import and export of the scenario
 // file; coverage (which rules and conditions the scenarios exercise) for the rule cards. The
 // checks run in the worker (as-code.js); this file keeps the file and draws the answers.
@@ -10,7 +10,7 @@ import { downloadText, esc, fetchExample, formatInt, onTextFileChosen } from './
 const STORAGE_KEY = 'nudge-rules:scenarios';
 const GAPS_SHOWN = 100;
 
-/** An expectation in plain words: `{ rule }`, `{ held_out }` (SPEC 15), `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
+/** An expectation in plain words: `{ rule }`, `{ held_out }` (docs/contract/caps.md), `{ quiet_zone }`, `{ no_nudge }`, `{ error }`. */
 export function describeExpectation(e) {
   if (!e || typeof e !== 'object') return 'nothing';
   if (e.rule !== undefined) return `rule “${e.rule}” fires`;

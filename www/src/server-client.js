@@ -202,7 +202,7 @@ export function createClient(address, key) {
       return withText(await call('GET', `/v1/config/versions/${Number(n)}`));
     },
     /**
-     * The measured uplift per rule over [from, to) (GET /v1/reports/uplift, SPEC 15): `{ from,
+     * The measured uplift per rule over [from, to) (GET /v1/reports/uplift, docs/contract/caps.md): `{ from,
      * to, rules }`, each rule with its treated and control arms, rates, uplift and interval.
      * @param {{ from?: string, to?: string }} [range]
      * @param {AbortSignal} [signal]
@@ -214,11 +214,11 @@ export function createClient(address, key) {
       const q = query.toString();
       return (await call('GET', `/v1/reports/uplift${q ? `?${q}` : ''}`, { signal })).json.data;
     },
-    /** One stored session with its events and nudges (GET /v1/sessions/{id}, SPEC 9). */
+    /** One stored session with its events and nudges (GET /v1/sessions/{id}, docs/contract/read-api.md). */
     async session(id, signal) {
       return (await call('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal })).json.data;
     },
-    /** The webhook endpoints (SPEC 16), newest first: `{ data, next_cursor, has_more }`. */
+    /** The webhook endpoints (docs/contract/webhooks.md), newest first: `{ data, next_cursor, has_more }`. */
     async webhookEndpoints({ limit = 100, cursor = null } = {}, signal) {
       const query = new URLSearchParams({ limit: String(limit) });
       if (cursor) query.set('cursor', cursor);

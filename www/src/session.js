@@ -1,6 +1,6 @@
 // The visitor-session controls: page URL (with the storefront's pages), intent score, idle time
 // (slider on the map's scale, exact milliseconds, and a play button that lets it run), and what
-// SPEC 15 adds to a visit: exit intent, the visitor's id (which decides control groups) and the
+// docs/contract/caps.md adds to a visit: exit intent, the visitor's id (which decides control groups) and the
 // nudges of earlier in the visit or of earlier visits (`history`, which caps read).
 
 import { STORE_PAGES } from './storefront.js';
@@ -12,7 +12,7 @@ export const DEFAULT_VISITOR_ID = 'vis_demo';
 export const DEFAULT_STATE = { intent: 82, idle: 9000, url: '/products/linen-shirt', exitIntent: false, visitorId: DEFAULT_VISITOR_ID, history: [] };
 
 /**
- * One earlier nudge of the visitor (SPEC 15 `session_state.history[]`).
+ * One earlier nudge of the visitor (docs/contract/caps.md `session_state.history[]`).
  * @typedef {{rule_id: string, ms_ago: number, this_session: boolean, outcome?: string, held_out?: boolean}} HistoryEntry
  */
 
@@ -90,7 +90,7 @@ export class SessionControls {
       this.rebase();
     });
 
-    // SPEC 15: exit intent, the visitor id, earlier nudges.
+    // docs/contract/caps.md: exit intent, the visitor id, earlier nudges.
     els.exitIntent.addEventListener('change', () => this.set({ exitIntent: els.exitIntent.checked }, els.exitIntent));
     els.visitorId.addEventListener('input', () => this.set({ visitorId: els.visitorId.value.trim() }, els.visitorId));
     els.visitorId.addEventListener('blur', () => this.render());
@@ -176,11 +176,11 @@ export class SessionControls {
     const s = this.state;
     /** @type {{intent_score: number, page_url: string, idle_ms: number, exit_intent?: boolean, visitor_id?: string, history?: HistoryEntry[]}} */
     const state = { intent_score: s.intent, page_url: s.url, idle_ms: s.idle };
-    // SPEC 15's fields only when they say something: the API document's three-field request
+    // docs/contract/caps.md's fields only when they say something: the API document's three-field request
     // stays what it was for a visit without them.
     if (s.exitIntent) state.exit_intent = true;
     if (s.visitorId) state.visitor_id = s.visitorId;
-    // Newest first, as SPEC 15 lists them.
+    // Newest first, as docs/contract/caps.md lists them.
     if (s.history.length) state.history = [...s.history].sort((a, b) => Number(b.this_session) - Number(a.this_session) || a.ms_ago - b.ms_ago);
     return state;
   }

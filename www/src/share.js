@@ -2,7 +2,7 @@
 // `c` (the config) is only there when it differs from the example config: `z` + base64url of the
 // deflate-raw compressed text, or `b` + base64url of the plain UTF-8 text where the browser has no
 // CompressionStream. `n`, encoded the same way, holds the rules' descriptions (notes.js) as a JSON
-// object by rule id, when a rule has one. The visit's SPEC 15 fields, when they are not the
+// object by rule id, when a rule has one. The visit's docs/contract/caps.md fields, when they are not the
 // defaults: `x=1` (exit intent), `v` (the visitor id), `h` (the earlier nudges, as JSON).
 
 function toBase64Url(bytes) {

@@ -1,4 +1,4 @@
-// "Open the test shop with this draft" (issue 36, SPEC 14): the editor's draft config, not the
+// "Open the test shop with this draft" (issue 36, docs/contract/storefront.md): the editor's draft config, not the
 // published one, shown by the real storefront runtime in the test shop (examples/shop, `make
 // shop`), on the page the visitor above is on. The draft goes in the link's `#nudge-preview=`
 // fragment (base64url of its JSON; a fragment is never sent to a server), which the shop's tag

@@ -86,7 +86,7 @@ import { initialWebhooks, reduceWebhooks } from './webhooks-store.js';
  * @property {{ from: string, to: string, rules: object[] } | null} report GET /v1/reports/uplift's `data`
  * @property {{ sessions: number, rules: Record<string, { shown: number, heldOut: number }> } | null} reach
  *   the backtest's sessions of the window, and per rule of the draft the sessions it would be
- *   shown in and those whose visitor it would hold out (SPEC 15)
+ *   shown in and those whose visitor it would hold out (docs/contract/caps.md)
  * @property {string | null} reachError why there is no predicted reach, in words
  * @property {string | null} error why there is no report, in words
  */

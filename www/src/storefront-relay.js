@@ -1,4 +1,4 @@
-// "Send this visitor to a server" (issue 21, SPEC 10): the storefront mock's simulated visitor
+// "Send this visitor to a server" (issue 21, docs/contract/relay.md): the storefront mock's simulated visitor
 // sent to a running nudge-rules server's relay, POST /v1/events, through the package's own
 // client (pkg/relay.js, `createRelay`), so that a merchant sees the session appear through
 // GET /v1/sessions.

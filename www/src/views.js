@@ -87,7 +87,7 @@ export function pageViews(p) {
       } else if (result.would_fire) {
         showFired(result.nudge);
       } else if (ex.held_out_rule_id) {
-        // SPEC 15: the visitor is in the control group of the rule that would fire.
+        // docs/contract/caps.md: the visitor is in the control group of the rule that would fire.
         badge.className = 'pill pill-held';
         badge.textContent = `Control group of ${ex.held_out_rule_id}`;
         els.previewReason.textContent = result.reason || '';

@@ -1,4 +1,4 @@
-// "Webhooks" (issue 33, SPEC 16): once the editor is connected to a server with a secret key
+// "Webhooks" (issue 33, docs/contract/webhooks.md): once the editor is connected to a server with a secret key
 // (connect.js), the site's webhook endpoints for the key's mode: each one's status, address and
 // events; an endpoint added (its address, the events it gets, a description) with its signing
 // secret shown once, to copy; a test message sent; the recent delivery attempts read (status,
@@ -15,7 +15,7 @@
 import { plainError } from './connect.js';
 import { h } from './util.js';
 
-/** SPEC 16's event types, with what each one is sent for. */
+/** docs/contract/webhooks.md's event types, with what each one is sent for. */
 export const EVENT_TYPES = [
   ['nudge.shown', 'a nudge was shown to a visitor'],
   ['nudge.outcome', 'a nudge was clicked, dismissed or its chat opened'],
@@ -29,7 +29,7 @@ const WATCH_MS = 20_000;
 const WATCH_EVERY_MS = 400;
 /** The attempts read at a time (the newest first, then older ones on demand). */
 const ATTEMPTS_PAGE = 20;
-/** SPEC 16: recover goes at most 14 days back. */
+/** docs/contract/webhooks.md: recover goes at most 14 days back. */
 const RECOVER_DAYS = 14;
 const HOUR_MS = 3_600_000;
 

@@ -1,4 +1,4 @@
-// The Webhooks view's state (issue 33, SPEC 16), a slice of the page's one store (store.js): the
+// The Webhooks view's state (issue 33, docs/contract/webhooks.md), a slice of the page's one store (store.js): the
 // server connected to, its webhook endpoints, the attempts of the endpoint opened, the signing
 // secret shown once, the action under way and what the last one did. `reduceWebhooks` is the
 // slice's reducer, called by store.js's `reduce` for the `webhooks…` actions: pure, the slice

@@ -17,7 +17,7 @@ export const VERDICTS = {
   held_out: 'Control group',
 };
 
-/** The conditions a rule fails by being capped (SPEC 15), not by the visitor. */
+/** The conditions a rule fails by being capped (docs/contract/caps.md), not by the visitor. */
 const CAP_CONDITIONS = new Set(['cap', 'max_nudges_per_session']);
 
 /**
@@ -42,7 +42,7 @@ function fact(term, ...value) {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
-/** "nothing fires", or, when a rule would but is capped (SPEC 15), which one. */
+/** "nothing fires", or, when a rule would but is capped (docs/contract/caps.md), which one. */
 function nothingFires(ex) {
   const capped = ex.quiet_zone ? null : ex.rules.find((r) => r.verdict === 'failed' && cappedBy(r.conditions));
   return capped ? `nothing fires; ${capped.id} would, but it is capped` : 'nothing fires';
@@ -112,7 +112,7 @@ export class WhyPanel {
         detail: c.detail,
         text: r.sentences[k] ?? c.detail,
       }));
-      // Capped (SPEC 15): its conditions hold but its caps do not; said as the verdict.
+      // Capped (docs/contract/caps.md): its conditions hold but its caps do not; said as the verdict.
       const capped = r.verdict === 'failed' ? cappedBy(conditions) : null;
       const card = {
         index: r.index,

@@ -4,7 +4,7 @@
 // with what changed, one answer per part of the work, each named by its kind: the `Job`, `Reply`
 // and `Answer` of protocol.js.
 //
-// Scenarios, coverage and replay (SPEC 8) need the second WASM module (config as code): it is
+// Scenarios, coverage and replay (docs/contract/as-code.md) need the second WASM module (config as code): it is
 // fetched on the first job that asks for one of them, never before (asCode.js).
 
 import init, * as nudge from '../../pkg/index.js';
@@ -122,7 +122,7 @@ function analysis() {
 /**
  * What a server holding this config answers for a request body: `{ status, body }`, from the
  * engine (`previewResponse`, docs/JS-API.md): 200 with the result, 400 with the InvalidRequest
- * body, or, for an invalid config, 500 with the engine's own InvalidConfig body (SPEC 5). That
+ * body, or, for an invalid config, 500 with the engine's own InvalidConfig body (docs/contract/preview.md). That
  * 500 does not depend on the request, so it is computed once per text.
  */
 function apiResponse(requestBody) {

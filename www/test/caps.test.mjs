@@ -1,4 +1,4 @@
-// The editor's half of issue 31 (SPEC 15): a rule card sets how often a nudge may show, the pause
+// The editor's half of issue 31 (docs/contract/caps.md): a rule card sets how often a nudge may show, the pause
 // after a visitor closes it, the exit moment, the button's link and the control group, in words;
 // the site settings set the nudges a visit may have; the visitor simulator has exit intent, a
 // visitor id and earlier nudges; the Why panel says when a rule is capped or the visitor is held
@@ -36,7 +36,7 @@ const EXIT_CONFIG = `{
 }
 `;
 
-/** SPEC 15's bucket: SHA-256 of RULE_ID:VISITOR_ID, first 8 bytes big-endian, modulo 10,000. */
+/** docs/contract/caps.md's bucket: SHA-256 of RULE_ID:VISITOR_ID, first 8 bytes big-endian, modulo 10,000. */
 function bucket(ruleId, visitorId) {
   return Number(createHash('sha256').update(`${ruleId}:${visitorId}`).digest().readBigUInt64BE(0) % 10_000n);
 }
@@ -77,7 +77,7 @@ async function card(page, index) {
   return page.locator(`.rule-card-slot[data-index="${index}"]`);
 }
 
-/** Opens a card's SPEC 15 section (folded while every setting is at its default). */
+/** Opens a card's docs/contract/caps.md section (folded while every setting is at its default). */
 async function unfold(c) {
   if (!(await c.locator('details.rc-more').evaluate((el) => el.open))) await c.locator('details.rc-more > summary').click();
 }

@@ -76,7 +76,7 @@ test('a setting added then taken back to its default gives the text it had, in i
     text = applyEdits(text, setAt(text, at, value));
     return text;
   };
-  // SPEC 15's fields, each added (one property, the rest of the text as it was) and removed.
+  // docs/contract/caps.md's fields, each added (one property, the rest of the text as it was) and removed.
   set(['rules', 0, 'cap', 'per_session'], 3);
   assert.match(text, /"pages": \["\/products\/\*\*", "\/collections\/\*\*"\]\n {6}\},\n {6}"cap": \{\n {8}"per_session": 3\n {6}\}/);
   set(['rules', 0, 'cap', 'cooldown_ms'], 604_800_000);

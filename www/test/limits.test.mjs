@@ -1,4 +1,4 @@
-// The editor's limits before the engine answers (www/src/limits.js, the values of SPEC 2 and 5)
+// The editor's limits before the engine answers (www/src/limits.js, the values of docs/contract/config.md and docs/contract/preview.md)
 // are the engine's own (`NudgeEngine.limits()`), which replace them once the worker has loaded:
 // a limit changed in src/limits.rs without the editor fails here. Node only, no browser.
 //

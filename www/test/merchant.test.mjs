@@ -389,7 +389,7 @@ describe('issue 24 findings', () => {
     await description.click();
     await page.keyboard.type(note);
     await settled(page);
-    // SPEC 2 has no such field (unknown fields are errors): the config is the same text, valid.
+    // docs/contract/config.md has no such field (unknown fields are errors): the config is the same text, valid.
     assert.equal(await configText(page), STOREFRONT);
     assert.match(await page.locator('#config-status').textContent(), /^Valid/);
     // The Why panel shows it under the rule.
@@ -650,7 +650,7 @@ describe('issue 24 findings', () => {
 
   test('14. replay\'s change list tells repeated page views apart by the time of the view', async () => {
     const page = await editorPage();
-    // The sticky bar may show on every page view of a visit (SPEC 15's default cap is once per
+    // The sticky bar may show on every page view of a visit (docs/contract/caps.md's default cap is once per
     // session), so that turning it off changes a page viewed twice, twice.
     const config = JSON.parse(STOREFRONT);
     config.rules.find((r) => r.id === 'free-shipping-bar').cap = { per_session: 100 };

@@ -1,4 +1,4 @@
-// The Results view (issue 32, SPEC 15 "Measured uplift") in headless Chromium against the real
+// The Results view (issue 32, docs/contract/caps.md "Measured uplift") in headless Chromium against the real
 // server binary (target/debug/nudge-rules-server; `cargo build -p nudge-rules-server`, which make
 // test-browser runs first).
 //

@@ -131,14 +131,14 @@ test('the schema names every field of the Rust types, with a description', () =>
   assert.deepEqual(filled.rules[0].when.exclude_pages, when.exclude_pages.default);
 });
 
-/** A config of one rule with SPEC 15's fields merged in (`top`: site settings, `rule`: the rule's). */
+/** A config of one rule with docs/contract/caps.md's fields merged in (`top`: site settings, `rule`: the rule's). */
 function spec15(rule = {}, top = {}) {
   const base = { id: 'r', nudge: { type: 'exit_modal', message: 'm', cta: 'c' } };
   const merged = { ...base, ...rule, nudge: { ...base.nudge, ...(rule.nudge ?? {}) } };
   return { version: 1, ...top, rules: [merged] };
 }
 
-test('SPEC 15 fields: the schema accepts what the engine accepts and rejects what it rejects', () => {
+test('docs/contract/caps.md fields: the schema accepts what the engine accepts and rejects what it rejects', () => {
   const accepted = [
     spec15({}, { max_nudges_per_session: 1 }),
     spec15({}, { max_nudges_per_session: 100 }),

@@ -1,4 +1,4 @@
-// The storefront mock's visitor sent to a server (issue 21, SPEC 10), in headless Chromium
+// The storefront mock's visitor sent to a server (issue 21, docs/contract/relay.md), in headless Chromium
 // against the real server binary (target/debug/nudge-rules-server; `cargo build -p
 // nudge-rules-server`, which make test-browser runs first).
 //
@@ -219,7 +219,7 @@ describe('the storefront’s visitor sent to a server', () => {
     assert.equal(s.converted, true);
     assert.equal(s.nudge_count, 2);
     // A purchase within 30 minutes of the visitor acting on a nudge (a click, a chat opened)
-    // counts; a nudge only shown never does (SPEC 9, amended 2026-11-26).
+    // counts; a nudge only shown never does (docs/contract/read-api.md, amended 2026-11-26).
     assert.deepEqual(s.nudges.map((n) => [n.type, n.outcome, n.influenced_conversion]), [
       ['sticky_bar', 'shown', false],
       ['chat_bubble', 'clicked', true],

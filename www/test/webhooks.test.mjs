@@ -1,4 +1,4 @@
-// The Webhooks view (issue 33, SPEC 16) in headless Chromium against the real server binary
+// The Webhooks view (issue 33, docs/contract/webhooks.md) in headless Chromium against the real server binary
 // (target/debug/nudge-rules-server; `cargo build -p nudge-rules-server`, which make test-browser
 // runs first), delivering to a real receiver: a node:http server on 127.0.0.1 in this test,
 // scripted per path (200 with a JSON body, or 500).

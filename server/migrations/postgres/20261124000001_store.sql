@@ -1,9 +1,9 @@
--- The store of SPEC 11 (PostgreSQL). Times are Unix milliseconds (UTC); every record has its site
+-- The store of docs/contract/store.md (PostgreSQL). Times are Unix milliseconds (UTC); every record has its site
 -- and mode ('live' or 'test'). server/src/store/ explains each table; the SQLite twin is
 -- ../sqlite/ with the same names and meanings.
 
 -- Every event as received (relay, import), in arrival order (seq). message_id is unique per
--- site and mode: a resent event is a duplicate (SPEC 10 "Exactly once").
+-- site and mode: a resent event is a duplicate (docs/contract/relay.md "Exactly once").
 CREATE TABLE events (
     seq          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     site         TEXT    NOT NULL,
@@ -13,7 +13,7 @@ CREATE TABLE events (
     type         TEXT    NOT NULL,
     occurred_at  BIGINT NOT NULL,
     url          TEXT,
-    -- the canonical path (SPEC 4) of url, or its exact text when SPEC 4 rejects it
+    -- the canonical path (docs/contract/urls.md) of url, or its exact text when docs/contract/urls.md rejects it
     path_key     TEXT,
     intent_score BIGINT,
     nudge_id     TEXT,
@@ -25,7 +25,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_session ON events (site, mode, session_id, occurred_at, seq);
 
--- One row per session: the derived fields of SPEC 9, recomputed from its events whenever one
+-- One row per session: the derived fields of docs/contract/read-api.md, recomputed from its events whenever one
 -- arrives.
 CREATE TABLE sessions (
     site         TEXT    NOT NULL,

@@ -1,4 +1,4 @@
--- Published configs (SPEC 13): one history per site and mode, version 1, 2, 3, ... Each row is
+-- Published configs (docs/contract/versions.md): one history per site and mode, version 1, 2, 3, ... Each row is
 -- a whole config as published; a rollback is a new row naming the version it restores.
 -- published_by is the first 8 hex digits of the publishing key's SHA-256, never the key.
 CREATE TABLE config_versions (

@@ -1,10 +1,10 @@
--- SPEC 15 (issue 32): holdouts and measured uplift. Forward only.
+-- docs/contract/caps.md (issue 32): holdouts and measured uplift. Forward only.
 --
--- Every event may carry the visitor's id (SPEC 10, 15), stored as sent; NULL for events
+-- Every event may carry the visitor's id (docs/contract/relay.md, docs/contract/caps.md), stored as sent; NULL for events
 -- stored before and for events sent without one.
 ALTER TABLE events ADD COLUMN visitor_id TEXT;
 
--- One row per session and rule the session was exposed to (SPEC 15 "Measured uplift"): its
+-- One row per session and rule the session was exposed to (docs/contract/caps.md "Measured uplift"): its
 -- first NUDGE_SHOWN with that rule_id (treated = 1) or NUDGE_HELD_OUT of that rule
 -- (treated = 0), whichever came first (a tie: treated), at exposed_at; converted = 1 when a
 -- PURCHASE of the session occurred at or after exposed_at. session_started_at is the session's

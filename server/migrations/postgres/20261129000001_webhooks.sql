@@ -1,4 +1,4 @@
--- Webhooks (SPEC 16): endpoints, the outbox of messages, each message's delivery to each
+-- Webhooks (docs/contract/webhooks.md): endpoints, the outbox of messages, each message's delivery to each
 -- endpoint, and the attempts log. Times are Unix milliseconds. Forward only.
 --
 -- The outbox: a message and its deliveries are written in the transaction of the change that

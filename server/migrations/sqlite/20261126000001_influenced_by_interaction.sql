@@ -1,4 +1,4 @@
--- SPEC 9 "Derived fields", amended 2026-11-26: a nudge's influenced_conversion is true only when
+-- docs/contract/read-api.md "Derived fields", amended 2026-11-26: a nudge's influenced_conversion is true only when
 -- a PURCHASE of its session occurred at or after the visitor acted on the nudge (its latest
 -- `clicked` outcome event, or `chat_opened` of a chat bubble) and at most 30 minutes (1,800,000
 -- ms) later; a nudge only shown or dismissed is never influenced. Nudges stored before were

@@ -1,4 +1,4 @@
--- SPEC 9 "Pagination" (issue 35): a walk returns each record once when its time moves during
+-- docs/contract/read-api.md "Pagination" (issue 35): a walk returns each record once when its time moves during
 -- the walk (a late event with an earlier time moves a session's started_at; a second
 -- NUDGE_SHOWN a nudge event's shown_at). Forward only.
 --

@@ -1,4 +1,4 @@
-//! The backtest (SPEC 12), with no HTTP in it: the stored sessions of a site and mode that
+//! The backtest (docs/contract/backtest.md), with no HTTP in it: the stored sessions of a site and mode that
 //! started in a window, replayed against a draft config and against the live config, with what
 //! changes (`POST /v1/nudges/backtest`, `http/routes/backtest.rs`).
 //!
@@ -154,7 +154,7 @@ async fn read_range(
 /// with its NUDGE_HELD_OUT events besides (type and `rule_id`), which count for caps, and its
 /// visitor: the `visitor_id` of its earliest event that has one (a storefront sends one id on
 /// every event of a visit), so the replay holds that visitor out as the storefront would
-/// (SPEC 15). A malformed stored id (never, the relay checks it) replays with no visitor.
+/// (docs/contract/caps.md). A malformed stored id (never, the relay checks it) replays with no visitor.
 fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
     let s = &detail.summary;
     let visitor_id = detail
@@ -177,7 +177,7 @@ fn parts_of(detail: &SessionDetail) -> SessionParts<'_> {
                 occurred_at_ms: e.occurred_at_ms,
                 intent_score: e.intent_score.map(|n| u8::try_from(n).unwrap_or(u8::MAX)),
                 // A NUDGE_HELD_OUT event names its rule: the replay counts it for that rule's
-                // caps and takes it for no page view (SPEC 15).
+                // caps and takes it for no page view (docs/contract/caps.md).
                 rule_id: e.rule_id.as_deref(),
             })
             .collect(),

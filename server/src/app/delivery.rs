@@ -1,4 +1,4 @@
-//! Webhook delivery (SPEC 16 "Delivery", "Safe by construction", "Many instances"): the
+//! Webhook delivery (docs/contract/webhooks.md "Delivery", "Safe by construction", "Many instances"): the
 //! worker that claims due deliveries from the outbox and makes each attempt.
 //!
 //! - The HTTP client is reqwest's: 15 s for the whole attempt (connect, request, response
@@ -31,13 +31,13 @@ use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::tasks::Tasks;
 
-/// How long one attempt may take, whole (SPEC 16: a 2xx within 15 s).
+/// How long one attempt may take, whole (docs/contract/webhooks.md: a 2xx within 15 s).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// How long a claim lasts: the attempt's 15 s and 5 s to write its result.
 pub const LEASE: Duration = Duration::from_secs(20);
 
-/// The most of a response body read (SPEC 16: 64 KiB); the rest is never read.
+/// The most of a response body read (docs/contract/webhooks.md: 64 KiB); the rest is never read.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 
 /// Attempts in flight per instance, all endpoints together.
@@ -60,7 +60,7 @@ const GATHER: Duration = Duration::from_millis(10);
 /// How many times as long as its last visit took the finisher waits before the next one while
 /// event batches are being written (`Store::writing_batches`): its visits then hold the store
 /// at most a quarter of the time, and the relay, which visitors' browsers wait on, goes first
-/// (SPEC 16: the relay keeps at least 0.8x of its speed with an endpoint). The attempts it
+/// (docs/contract/webhooks.md: the relay keeps at least 0.8x of its speed with an endpoint). The attempts it
 /// launched run meanwhile. With no batch being written it does not wait, so deliveries from an
 /// otherwise idle store go at full speed. Under the relay's full load on PostgreSQL each
 /// delivery cost about 0.5 ms of the machine's CPU (the database's, the client's, the
@@ -151,7 +151,7 @@ impl Delivery {
     }
 
     /// Judges an endpoint URL as an attempt would: the URL, then every address its name
-    /// resolves to (SPEC 16: refused at registration before any connection).
+    /// resolves to (docs/contract/webhooks.md: refused at registration before any connection).
     ///
     /// # Errors
     ///
@@ -318,7 +318,7 @@ impl Delivery {
         }
     }
 
-    /// One attempt of `due`: signed, sent, its answer judged (SPEC 16 "Delivery").
+    /// One attempt of `due`: signed, sent, its answer judged (docs/contract/webhooks.md "Delivery").
     pub async fn attempt(&self, due: Due) -> AttemptResult {
         let attempted_at_ms = now_ms();
         let started = Instant::now();

@@ -1,4 +1,4 @@
-//! The demo's holdout traffic (SPEC 15, `--demo`): sessions exposed to three rules of the
+//! The demo's holdout traffic (docs/contract/caps.md, `--demo`): sessions exposed to three rules of the
 //! embedded storefront config, shown their nudge or held out from it, so that the uplift report
 //! (`GET /v1/reports/uplift`) has something to say at once:
 //!
@@ -78,7 +78,7 @@ pub async fn import_sessions(store: &Store) -> Result<usize, String> {
     let report = import::import(store, &scope, &text, &options, &mut |_, _| {})
         .await
         .map_err(|e| e.to_string())?;
-    // Holdout traffic for the uplift report (SPEC 15): one rule lifting conversion, one not,
+    // Holdout traffic for the uplift report (docs/contract/caps.md): one rule lifting conversion, one not,
     // one without enough data. Idempotent, like the import.
     let holdouts = holdout_events(now);
     for batch in holdouts.chunks(1000) {
@@ -92,7 +92,7 @@ pub async fn import_sessions(store: &Store) -> Result<usize, String> {
 /// The demo's recorded sessions (`examples/sessions.jsonl`, one per line) with a visitor on
 /// each, `vis_` then the session id's hex, as a storefront sends it on every event: imported,
 /// every event carries it, and a backtest of a draft with a holdout holds that visitor's share
-/// out of the predicted reach (SPEC 15). A line that is not a session object is kept as it is.
+/// out of the predicted reach (docs/contract/caps.md). A line that is not a session object is kept as it is.
 pub fn with_visitors(jsonl: &str) -> String {
     jsonl
         .lines()

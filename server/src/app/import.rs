@@ -1,4 +1,4 @@
-//! Import of recorded sessions (SPEC 11 "Import"): the API document's 2.2 shape, one per line
+//! Import of recorded sessions (docs/contract/store.md "Import"): the API document's 2.2 shape, one per line
 //! (streamed: bounded memory whatever the file's size) or an array, read by the library's
 //! replay reader, stored as events so that every derived
 //! field is recomputed, idempotent (each event's `message_id` is derived from the session id
@@ -10,9 +10,9 @@
 //!   NUDGE_OUTCOME at the same time (the document records no interaction time);
 //! - the session's `intent_score` goes on its latest page event (or latest nudge when it has
 //!   no page event), so the stored session keeps it;
-//! - a session's `visitor_id` (SPEC 15) goes on every one of its events, as a storefront sends it;
+//! - a session's `visitor_id` (docs/contract/caps.md) goes on every one of its events, as a storefront sends it;
 //! - `ended_at` is derived (the latest event); a recorded `ended_at` after every event is not
-//!   kept. docs/DECISIONS.md (SPEC 11) lists these.
+//!   kept. docs/DECISIONS.md (docs/contract/store.md) lists these.
 
 use std::io::{BufRead, Read};
 
@@ -31,7 +31,7 @@ const SESSIONS_PER_BATCH: usize = 500;
 /// How an import reads its input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ImportOptions {
-    /// The site's `case_sensitive` (SPEC 4): how URLs become the page keys `page_count` counts.
+    /// The site's `case_sensitive` (docs/contract/urls.md): how URLs become the page keys `page_count` counts.
     pub case_sensitive: bool,
     /// Added to every time, in milliseconds (`--demo` moves the sample into the last 30 days;
     /// `--shift-to-now` moves the latest event to now: [`latest_ms`]).
@@ -57,7 +57,7 @@ pub struct ImportReport {
     pub bad_records: Vec<String>,
     /// Sessions stored that start before the site's retention window
     /// ([`ImportOptions::visible_from_ms`]): the read API does not show them, and the purge
-    /// deletes them once they are older than the window plus the grace (SPEC 9).
+    /// deletes them once they are older than the window plus the grace (docs/contract/read-api.md).
     pub outside_retention: usize,
 }
 
@@ -125,7 +125,7 @@ pub fn events_of(record: &SessionRecord<'_>, options: &ImportOptions) -> Vec<New
     if let Some(event) = carrier.and_then(|i| events.get_mut(i)) {
         event.intent_score = Some(record.intent_score());
     }
-    // The session's visitor (SPEC 15), on every event as a storefront sends it.
+    // The session's visitor (docs/contract/caps.md), on every event as a storefront sends it.
     if let Some(visitor) = record.visitor_id() {
         for e in &mut events {
             e.visitor_id = Some(visitor.to_owned());

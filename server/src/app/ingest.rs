@@ -1,6 +1,6 @@
 //! Storing events: one path for the relay (`POST /v1/events`), the import and `--demo`. The relay
 //! judges each event alone ([`read_events`]), then every path stores through [`store_events`];
-//! the relay's 24-hour rule (SPEC 10 "Clocks": an event more than 24 hours after its session's
+//! the relay's 24-hour rule (docs/contract/relay.md "Clocks": an event more than 24 hours after its session's
 //! start is refused) is checked by the store inside the write transaction, so no concurrent
 //! batch can move a session's start between the check and the write.
 
@@ -33,7 +33,7 @@ pub struct Rejected {
     pub message: String,
 }
 
-/// What a relay batch came to (SPEC 10 "Answer").
+/// What a relay batch came to (docs/contract/relay.md "Answer").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Ingested {
     /// Events stored.
@@ -88,7 +88,7 @@ pub fn read_events(
 }
 
 /// A relay batch of `site` in `scope`'s mode, received at `received_at_ms` (Unix ms): each
-/// event judged alone (its time corrected by the batch's `sent_at`, SPEC 10 "Clocks"; paths
+/// event judged alone (its time corrected by the batch's `sent_at`, docs/contract/relay.md "Clocks"; paths
 /// compared as the site's config says, `case_sensitive`), the valid ones stored under the
 /// 24-hour rule, and once committed counted in `nudge_relay_events_total` (never for a batch
 /// the store did not take).

@@ -1,9 +1,9 @@
-//! The config storefront pages fetch (SPEC 14, `GET /v1/runtime/config`), made once per version
+//! The config storefront pages fetch (docs/contract/storefront.md, `GET /v1/runtime/config`), made once per version
 //! and kept in memory: the `{"data": {"version", "config"}}` body, its gzip form and its entity
 //! tag. The HTTP side (the key, CORS, `If-None-Match`, `Accept-Encoding`) is
 //! `http/routes/runtime.rs`.
 //!
-//! The version is an API-managed site's published version (SPEC 13; `0` before the first, whose
+//! The version is an API-managed site's published version (docs/contract/versions.md; `0` before the first, whose
 //! config has no rules) or a file-managed site's SHA-256 prefix (12 hex digits), the same
 //! `Nudge-Config-Version` a preview answers with; a new version is made at the first request
 //! after the instance serves it (the store poll, within 2 s). The entity tag is weak: the

@@ -23,17 +23,17 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The served API document, `docs/openapi.yaml` as JSON.
     pub openapi_json: String,
-    /// The store of sessions and nudge events (SPEC 11); without one, the read endpoints
+    /// The store of sessions and nudge events (docs/contract/store.md); without one, the read endpoints
     /// answer 503.
     pub store: Option<Store>,
-    /// The key that signs page cursors (SPEC 9 "Pagination").
+    /// The key that signs page cursors (docs/contract/read-api.md "Pagination").
     pub cursor_key: CursorKey,
     /// The server's background tasks: a request's own tasks (a backtest's) are spawned here,
     /// so the drain awaits them.
     pub tasks: Tasks,
-    /// The runtime config answers made so far (SPEC 14), one per site, mode and version.
+    /// The runtime config answers made so far (docs/contract/storefront.md), one per site, mode and version.
     pub runtime_cache: crate::app::runtime_config::RuntimeCache,
-    /// Webhook delivery (SPEC 16): the URL policy, the schedule, the client; its worker runs
+    /// Webhook delivery (docs/contract/webhooks.md): the URL policy, the schedule, the client; its worker runs
     /// when the server has a store.
     pub delivery: Arc<crate::app::delivery::Delivery>,
     /// Set once every site was loaded; a site never goes back to loading.
@@ -78,7 +78,7 @@ impl AppState {
         }
     }
 
-    /// `None` when requests are served; otherwise why not (SPEC 7: 503 until every site's
+    /// `None` when requests are served; otherwise why not (docs/contract/server.md: 503 until every site's
     /// config loaded once, and while shutting down).
     pub fn unavailable(&self) -> Option<Unavailable> {
         if self.shutting_down.load(Ordering::SeqCst) {
@@ -99,7 +99,7 @@ impl AppState {
         self.sites.load_full()
     }
 
-    /// Serves `sites` from now on (a reloaded sites file, SPEC 7).
+    /// Serves `sites` from now on (a reloaded sites file, docs/contract/server.md).
     pub fn replace_sites(&self, sites: Sites) {
         self.sites.store(Arc::new(sites));
     }

@@ -1,4 +1,4 @@
-//! The statistics of the uplift report (SPEC 15 "Measured uplift"): per rule, the treated arm
+//! The statistics of the uplift report (docs/contract/caps.md "Measured uplift"): per rule, the treated arm
 //! (sessions shown its nudge) against the control arm (sessions held out from it).
 //!
 //! - each arm's conversion rate with its Wilson score interval ([`wilson`], z = [`Z95`]);
@@ -19,7 +19,7 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-/// The two-sided 95 % quantile of the standard normal distribution used by SPEC 15.
+/// The two-sided 95 % quantile of the standard normal distribution used by docs/contract/caps.md.
 pub const Z95: f64 = 1.959964;
 
 /// Sessions each arm needs before the report says `enough_data`.
@@ -112,7 +112,7 @@ pub fn pooled_z_p_value(treated: Arm, control: Arm) -> Option<f64> {
     finite((2.0 * (1.0 - normal.cdf(z))).clamp(0.0, 1.0))
 }
 
-/// One rule's line of the report (SPEC 15), as the API writes it.
+/// One rule's line of the report (docs/contract/caps.md), as the API writes it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RuleUplift {
     /// The rule.

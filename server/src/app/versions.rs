@@ -1,4 +1,4 @@
-//! Publishing a config version (SPEC 13), one path for `POST /v1/config/versions` and `--demo`:
+//! Publishing a config version (docs/contract/versions.md), one path for `POST /v1/config/versions` and `--demo`:
 //! the version's SHA-256 and time are set here, the `If-Match` check and the insert are the
 //! store's one transaction. Also the rules of a publish the API receives ([`publish_sent`]: the
 //! message, `restores`, the config, the scenarios, then the store's compare-and-publish and
@@ -22,7 +22,7 @@ use crate::metrics::Metrics;
 use crate::sites::registry::{Served, Site};
 use crate::store::{NewVersion, Published, Store, StoreError};
 
-/// The longest publish message, in characters (SPEC 13).
+/// The longest publish message, in characters (docs/contract/versions.md).
 pub const MAX_MESSAGE_CHARS: usize = 500;
 
 /// `GET /v1/config`, which the refusals of a publish point to.
@@ -161,7 +161,7 @@ pub fn compile_sent(raw: &RawValue) -> Result<(Engine, String), Refusal> {
     Ok((engine, text.into_owned()))
 }
 
-/// Checks a publish in the order of SPEC 13 (the message, `restores`, the config with every
+/// Checks a publish in the order of docs/contract/versions.md (the message, `restores`, the config with every
 /// diagnostic, the scenarios), then publishes it as the next version of `site`'s mode when
 /// `expected` is its latest (`None`: when it has none yet), and installs it on this instance.
 /// `published_by` names the publishing key.

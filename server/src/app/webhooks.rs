@@ -1,4 +1,4 @@
-//! Webhook endpoint management (SPEC 16 "Endpoints"): the rules of create, update, rotate,
+//! Webhook endpoint management (docs/contract/webhooks.md "Endpoints"): the rules of create, update, rotate,
 //! test, resend and recover, called by `http/routes/webhooks.rs`. Delivery is `delivery.rs`.
 
 use crate::app::delivery::Delivery;
@@ -11,7 +11,7 @@ use crate::domain::webhook::endpoint::{
 use crate::domain::webhook::{EventType, Refused, Secret};
 use crate::store::{Store, StoreError};
 
-/// How far back `recover` reaches (SPEC 16: at most 14 days), and how long messages and
+/// How far back `recover` reaches (docs/contract/webhooks.md: at most 14 days), and how long messages and
 /// attempts are kept.
 pub const RECOVER_WINDOW_MS: i64 = 14 * 24 * 3600 * 1000;
 
@@ -42,7 +42,7 @@ impl From<StoreError> for WebhookError {
 pub struct NewEndpoint {
     /// The URL, checked (and resolved) by the policy before any connection.
     pub url: String,
-    /// The event types it subscribes to (SPEC 16 "Events").
+    /// The event types it subscribes to (docs/contract/webhooks.md "Events").
     pub event_types: Vec<String>,
     /// A description, at most 500 characters.
     pub description: Option<String>,

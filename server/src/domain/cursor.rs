@@ -1,4 +1,4 @@
-//! Signed page cursors (SPEC 9 "Pagination"): opaque, URL-safe, at most [`MAX_CURSOR_BYTES`],
+//! Signed page cursors (docs/contract/read-api.md "Pagination"): opaque, URL-safe, at most [`MAX_CURSOR_BYTES`],
 //! HMAC-SHA256 with the server's secret. A cursor carries the walk's resolved window, the
 //! filters of its first request and the last record's (time, id); the signature also covers the
 //! endpoint, the site and the mode, which the cursor does not carry, so a cursor of another
@@ -16,7 +16,7 @@ use sha2::Sha256;
 use super::event::Scope;
 use super::time::ExactTime;
 
-/// The longest cursor the server writes or reads, in bytes (SPEC 9).
+/// The longest cursor the server writes or reads, in bytes (docs/contract/read-api.md).
 pub const MAX_CURSOR_BYTES: usize = 512;
 
 /// The shortest secret accepted, in bytes.
@@ -91,7 +91,7 @@ impl CursorState {
     }
 }
 
-/// Where a page of a keyset walk starts (SPEC 9 "Pagination"): after the previous page's last
+/// Where a page of a keyset walk starts (docs/contract/read-api.md "Pagination"): after the previous page's last
 /// position, in the walk that began at the store's walk revision `rev`.
 ///
 /// A record's time can move during a walk (a late event with an earlier time moves a session's
@@ -162,7 +162,7 @@ impl<T> WalkPage<T> {
     }
 }
 
-/// A place in a keyset walk (SPEC 9 "Pagination"; the backtest's walk too): a record's time,
+/// A place in a keyset walk (docs/contract/read-api.md "Pagination"; the backtest's walk too): a record's time,
 /// Unix milliseconds, and its id, the order every list is walked in. The one type between the
 /// cursor, the page and the backtest; the store binds it as a row value ([`Position::as_key`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

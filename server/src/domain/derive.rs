@@ -1,4 +1,4 @@
-//! The fields SPEC 9 derives from a session's stored events, whatever order they arrived in.
+//! The fields docs/contract/read-api.md derives from a session's stored events, whatever order they arrived in.
 //!
 //! - `started_at`/`ended_at`: the earliest and latest event time (page and nudge events);
 //! - `page_count`: distinct canonical paths of PAGE_VIEW events (a rejected URL counts by its
@@ -9,15 +9,15 @@
 //!   `chat_opened` of a nudge that is not a chat bubble does not count), `shown` when none;
 //!   `influenced_conversion`: a PURCHASE at or after the interaction time and at most
 //!   [`INFLUENCE_WINDOW_MS`] later, the interaction being the visitor acting on the nudge: its
-//!   latest `clicked` or `chat_opened` outcome event (SPEC 9 "Derived fields", amended
+//!   latest `clicked` or `chat_opened` outcome event (docs/contract/read-api.md "Derived fields", amended
 //!   2026-11-26). A nudge only shown or dismissed is never influenced.
 //!
 //! A session exists for the read API once it holds a PAGE_VIEW, ADD_TO_CART, PURCHASE,
-//! NUDGE_SHOWN or NUDGE_OUTCOME event: NUDGE_HELD_OUT events alone make none (SPEC 9, 15), but
+//! NUDGE_SHOWN or NUDGE_OUTCOME event: NUDGE_HELD_OUT events alone make none (docs/contract/read-api.md, docs/contract/caps.md), but
 //! when it exists they count for its `started_at`, `ended_at` and `intent_score` like its other
 //! events. They are never nudges.
 //!
-//! [`exposures`] derives what the uplift report counts (SPEC 15): per rule, the session's
+//! [`exposures`] derives what the uplift report counts (docs/contract/caps.md): per rule, the session's
 //! first NUDGE_SHOWN of that rule (treated) or NUDGE_HELD_OUT (control), whichever came first
 //! (a tie goes to the treated arm: the nudge was seen), and whether a PURCHASE of the session
 //! occurred at or after it.
@@ -92,7 +92,7 @@ pub fn derive(
     events: &[StoredEvent],
 ) -> Option<(SessionSummary, Vec<NudgeSummary>)> {
     let first = events.first()?;
-    // SPEC 9 "Derived fields": a session exists once it holds a page, cart, purchase or
+    // docs/contract/read-api.md "Derived fields": a session exists once it holds a page, cart, purchase or
     // shown-nudge event (an outcome alone, or held-out events alone, make none).
     if !events.iter().any(|e| {
         matches!(
@@ -153,7 +153,7 @@ pub fn derive(
         .iter()
         .map(|(&id, &(shown_at_ms, nudge_type))| {
             // The latest outcome that the nudge's type allows (`chat_opened`: chat bubbles
-            // only; SPEC 10), whichever arrived first.
+            // only; docs/contract/relay.md), whichever arrived first.
             let latest = outcomes
                 .get(id)
                 .into_iter()
@@ -200,7 +200,7 @@ pub fn derive(
     Some((summary, nudges))
 }
 
-/// A session's exposure to one rule (SPEC 15): the arm, when, and whether it converted after.
+/// A session's exposure to one rule (docs/contract/caps.md): the arm, when, and whether it converted after.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exposure {
     /// The rule.
@@ -266,7 +266,7 @@ pub fn exposures(events: &[StoredEvent]) -> Vec<Exposure> {
         .collect()
 }
 
-/// Whether an outcome event is the visitor acting on a nudge of `nudge_type` (SPEC 9
+/// Whether an outcome event is the visitor acting on a nudge of `nudge_type` (docs/contract/read-api.md
 /// "Derived fields"): `clicked`, or `chat_opened` of a chat bubble.
 fn counts_as_interaction(outcome: NudgeOutcome, nudge_type: NudgeType) -> bool {
     outcome == NudgeOutcome::Clicked

@@ -1,4 +1,4 @@
-//! One stored event (SPEC 10 "Body", SPEC 15 "Relay"; API document 2.2): a page event
+//! One stored event (docs/contract/relay.md "Body", docs/contract/caps.md "Relay"; API document 2.2): a page event
 //! (PAGE_VIEW, ADD_TO_CART, PURCHASE) or a nudge event (NUDGE_SHOWN, NUDGE_OUTCOME,
 //! NUDGE_HELD_OUT), with its site and mode.
 
@@ -6,7 +6,7 @@ use std::fmt;
 
 use nudge_rules::{NudgeOutcome, NudgeType};
 
-/// Which records a key reads and writes (SPEC 9 "Modes"): `sk_live_`/`pk_live_` keys live
+/// Which records a key reads and writes (docs/contract/read-api.md "Modes"): `sk_live_`/`pk_live_` keys live
 /// records, `sk_test_`/`pk_test_` keys test records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -54,7 +54,7 @@ impl fmt::Display for Mode {
     }
 }
 
-/// The records one caller may see: one site, one mode (SPEC 9 "Modes").
+/// The records one caller may see: one site, one mode (docs/contract/read-api.md "Modes").
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scope {
     /// The site id.
@@ -63,7 +63,7 @@ pub struct Scope {
     pub mode: Mode,
 }
 
-/// An event's type (SPEC 10 "Body").
+/// An event's type (docs/contract/relay.md "Body").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
     /// A page was viewed.
@@ -76,7 +76,7 @@ pub enum EventKind {
     NudgeShown,
     /// The visitor acted on a nudge (clicked, dismissed, opened a chat).
     NudgeOutcome,
-    /// A rule fired but the visitor is in its control group: nothing was shown (SPEC 15).
+    /// A rule fired but the visitor is in its control group: nothing was shown (docs/contract/caps.md).
     NudgeHeldOut,
 }
 
@@ -122,20 +122,20 @@ impl EventKind {
 /// One event, checked, ready to store. Times are Unix milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewEvent {
-    /// Unique per site and mode (SPEC 10 "Exactly once").
+    /// Unique per site and mode (docs/contract/relay.md "Exactly once").
     pub message_id: String,
     /// `sess_...`.
     pub session_id: String,
-    /// `vis_...`, the visitor (any event, optional; SPEC 15).
+    /// `vis_...`, the visitor (any event, optional; docs/contract/caps.md).
     pub visitor_id: Option<String>,
     /// The type.
     pub kind: EventKind,
-    /// When it happened (after the clock correction of SPEC 10).
+    /// When it happened (after the clock correction of docs/contract/relay.md).
     pub occurred_at_ms: i64,
     /// The page's URL as sent (page events and NUDGE_HELD_OUT, optionally NUDGE_SHOWN).
     pub url: Option<String>,
-    /// The URL's canonical path (SPEC 4 with the site's `case_sensitive`), or the URL's exact
-    /// text when SPEC 4 rejects it: what `page_count` counts distinct (SPEC 9).
+    /// The URL's canonical path (docs/contract/urls.md with the site's `case_sensitive`), or the URL's exact
+    /// text when docs/contract/urls.md rejects it: what `page_count` counts distinct (docs/contract/read-api.md).
     pub path_key: Option<String>,
     /// The SDK's intent score at that moment, 0 to 100.
     pub intent_score: Option<u8>,

@@ -1,8 +1,8 @@
-//! The identifiers the API reads (SPEC 10): session and nudge ids, and the page key a URL is
-//! counted under (SPEC 9).
+//! The identifiers the API reads (docs/contract/relay.md): session and nudge ids, and the page key a URL is
+//! counted under (docs/contract/read-api.md).
 
-/// The page key `page_count` counts (SPEC 9): the canonical path, or the exact text of a URL
-/// SPEC 4 rejects.
+/// The page key `page_count` counts (docs/contract/read-api.md): the canonical path, or the exact text of a URL
+/// docs/contract/urls.md rejects.
 pub fn path_key(url: &str, case_sensitive: bool) -> String {
     match nudge_rules::normalize_page_url(url, case_sensitive) {
         Ok(path) => path.into_owned(),
@@ -10,12 +10,12 @@ pub fn path_key(url: &str, case_sensitive: bool) -> String {
     }
 }
 
-/// `sess_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+/// `sess_` then 1 to 64 of `[A-Za-z0-9_-]` (docs/contract/relay.md).
 pub fn is_session_id(text: &str) -> bool {
     is_prefixed_id(text, "sess_")
 }
 
-/// `nudg_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 10).
+/// `nudg_` then 1 to 64 of `[A-Za-z0-9_-]` (docs/contract/relay.md).
 pub fn is_nudge_id(text: &str) -> bool {
     is_prefixed_id(text, "nudg_")
 }

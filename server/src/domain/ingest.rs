@@ -1,4 +1,4 @@
-//! The relay's body and events (SPEC 10 "Body", "Each event is judged alone", "Clocks"): what a
+//! The relay's body and events (docs/contract/relay.md "Body", "Each event is judged alone", "Clocks"): what a
 //! batch must be to be read at all (else a 400 for the whole), and what each event must be to
 //! be stored (else it is listed, with its index and a message naming the field and the value).
 
@@ -23,7 +23,7 @@ pub const MAX_EVENT_BYTES: usize = 32 * 1024;
 pub const FUTURE_TOLERANCE_MS: i64 = 5 * 60 * 1000;
 /// An event more than this before it was received, or after its session's start, is refused.
 pub const MAX_AGE_MS: i64 = 24 * 60 * 60 * 1000;
-/// The longest URL, in bytes (SPEC 4).
+/// The longest URL, in bytes (docs/contract/urls.md).
 pub const MAX_URL_BYTES: usize = 8192;
 
 /// A relay body, read: the optional key and send time, and each event's raw JSON.
@@ -81,7 +81,7 @@ pub fn read_batch(body: &[u8]) -> Result<Batch<'_>, String> {
     })
 }
 
-/// How a batch's times are read (SPEC 10 "Clocks").
+/// How a batch's times are read (docs/contract/relay.md "Clocks").
 #[derive(Clone, Copy, Debug)]
 pub struct Clocks {
     /// When the server received the batch, Unix ms.
@@ -324,7 +324,7 @@ fn nudge_type(fields: &Map<String, Value>) -> Result<NudgeType, String> {
     })
 }
 
-/// 1 to 64 of `[A-Za-z0-9_-]` (SPEC 1's rule ids).
+/// 1 to 64 of `[A-Za-z0-9_-]` (docs/contract/README.md's rule ids).
 fn checked_rule_id(rule_id: &str) -> Result<String, String> {
     let ok = (1..=64).contains(&rule_id.len())
         && rule_id
@@ -340,7 +340,7 @@ fn checked_rule_id(rule_id: &str) -> Result<String, String> {
     }
 }
 
-/// `vis_` then 1 to 64 of `[A-Za-z0-9_-]` (SPEC 15).
+/// `vis_` then 1 to 64 of `[A-Za-z0-9_-]` (docs/contract/caps.md).
 pub fn is_visitor_id(text: &str) -> bool {
     text.strip_prefix("vis_").is_some_and(|rest| {
         (1..=64).contains(&rest.len())
@@ -363,7 +363,7 @@ fn nudge_id(fields: &Map<String, Value>) -> Result<String, String> {
 }
 
 /// A path (starting with `/`) or an absolute http(s) URL, at most [`MAX_URL_BYTES`]; whether
-/// SPEC 4 accepts it decides only its page key.
+/// docs/contract/urls.md accepts it decides only its page key.
 fn check_url(url: &str) -> Result<(), String> {
     if url.len() > MAX_URL_BYTES {
         return Err(format!(

@@ -1,6 +1,6 @@
-//! The session model (SPEC 9): what a stored event is, the fields derived from a session's
+//! The session model (docs/contract/read-api.md): what a stored event is, the fields derived from a session's
 //! events, times on the wire, retention windows and signed page cursors; and the webhooks'
-//! parts that need no I/O (SPEC 16). Pure code: no I/O, no clock (callers pass `now`).
+//! parts that need no I/O (docs/contract/webhooks.md). Pure code: no I/O, no clock (callers pass `now`).
 
 pub mod cursor;
 pub mod derive;

@@ -1,4 +1,4 @@
-//! Retention per plan (API document section 8; SPEC 9 "Retention"): how far back a site's
+//! Retention per plan (API document section 8; docs/contract/read-api.md "Retention"): how far back a site's
 //! sessions are visible, and when they are deleted.
 
 use std::fmt;
@@ -6,7 +6,7 @@ use std::fmt;
 /// One day in milliseconds.
 pub const DAY_MS: i64 = 86_400_000;
 
-/// Records older than the window plus this grace are deleted (SPEC 9): a downgrade hides data
+/// Records older than the window plus this grace are deleted (docs/contract/read-api.md): a downgrade hides data
 /// at once, an upgrade within the grace brings it back.
 pub const GRACE_DAYS: u32 = 7;
 

@@ -1,7 +1,7 @@
-//! Times on the wire (SPEC 9 "Times"): read as RFC 3339 (`Z` or an offset), kept as Unix
+//! Times on the wire (docs/contract/read-api.md "Times"): read as RFC 3339 (`Z` or an offset), kept as Unix
 //! milliseconds, written in UTC with exactly three fraction digits (`2026-11-24T10:00:00.120Z`).
 //! The read API's `from` and `to` take up to nine fraction digits and are kept exactly
-//! ([`ExactTime`], SPEC 9 "Parameters"). jiff checks the calendar (no February 30, no hour 25).
+//! ([`ExactTime`], docs/contract/read-api.md "Parameters"). jiff checks the calendar (no February 30, no hour 25).
 
 use jiff::Timestamp;
 
@@ -51,11 +51,11 @@ pub fn parse_rfc3339_ms(text: &str, max_fraction_digits: usize) -> Result<i64, T
     }
 }
 
-/// The most fraction digits a `from` or `to` may have (SPEC 9 "Parameters"): nanoseconds.
+/// The most fraction digits a `from` or `to` may have (docs/contract/read-api.md "Parameters"): nanoseconds.
 pub const MAX_BOUND_FRACTION_DIGITS: usize = 9;
 
 /// A time as given, to the nanosecond: the Unix millisecond at or before it and the nanoseconds
-/// past that millisecond. The read API's `from` and `to` (SPEC 9 "Parameters") are compared
+/// past that millisecond. The read API's `from` and `to` (docs/contract/read-api.md "Parameters") are compared
 /// exactly with the whole milliseconds stored through [`ExactTime::ceil_ms`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExactTime {

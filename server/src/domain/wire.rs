@@ -1,5 +1,5 @@
-//! The wire forms of the read API's records (API document 2.1, 2.3; SPEC 13's versions): one
-//! shape for the list and detail routes and for the webhook payloads (SPEC 16), so a receiver
+//! The wire forms of the read API's records (API document 2.1, 2.3; docs/contract/versions.md's versions): one
+//! shape for the list and detail routes and for the webhook payloads (docs/contract/webhooks.md), so a receiver
 //! parses one vocabulary.
 
 use nudge_rules::{NudgeOutcome, NudgeType};
@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use super::derive::{NudgeSummary, SessionSummary};
 use super::time::{WireTime, format_ms};
 
-/// One published config version (SPEC 13).
+/// One published config version (docs/contract/versions.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigVersion {
     /// 1, 2, 3, ... per site and mode.
@@ -81,7 +81,7 @@ impl<'a> NudgeItem<'a> {
         }
     }
 }
-/// A version as the API writes it (SPEC 13).
+/// A version as the API writes it (docs/contract/versions.md).
 #[derive(Serialize)]
 pub struct VersionItem<'a> {
     /// 1, 2, 3, ...
@@ -119,7 +119,7 @@ impl<'a> VersionItem<'a> {
     }
 }
 
-/// `GET /v1/config`'s data (SPEC 13): a version with `managed_by`.
+/// `GET /v1/config`'s data (docs/contract/versions.md): a version with `managed_by`.
 #[derive(Serialize)]
 pub struct LiveConfig<'a> {
     managed_by: &'static str,

@@ -1,4 +1,4 @@
-//! The admin listener (SPEC 7 "Operations"): `/healthz`, `/readyz`, `/metrics`, `/openapi.json`
+//! The admin listener (docs/contract/server.md "Operations"): `/healthz`, `/readyz`, `/metrics`, `/openapi.json`
 //! and `/sites` (each site's config state and its latest refused config with every
 //! diagnostic). It has no authentication: bind it to a private address.
 

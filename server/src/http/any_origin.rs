@@ -1,12 +1,12 @@
 //! The routes that answer every origin themselves, which the CORS layer (`cors.rs`)
-//! leaves alone: the relay (SPEC 10) and the runtime config (SPEC 14). Storefront pages on any
+//! leaves alone: the relay (docs/contract/relay.md) and the runtime config (docs/contract/storefront.md). Storefront pages on any
 //! domain call them, with publishable keys only.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// Who may call a route that answers every origin itself (the relay, SPEC 10; the runtime
-/// config, SPEC 14): its preflight's methods and request headers, and the headers a page may
+/// Who may call a route that answers every origin itself (the relay, docs/contract/relay.md; the runtime
+/// config, docs/contract/storefront.md): its preflight's methods and request headers, and the headers a page may
 /// read.
 pub struct AnyOrigin {
     /// `Access-Control-Allow-Methods` of the preflight.

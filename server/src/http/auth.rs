@@ -1,4 +1,4 @@
-//! Who is calling (SPEC 7 "Sites and keys", "Authentication", "Rate limit"; SPEC 9 "Modes"):
+//! Who is calling (docs/contract/server.md "Sites and keys", "Authentication", "Rate limit"; docs/contract/read-api.md "Modes"):
 //! the server's lifecycle, the key of `Authorization: Bearer`, its site and mode, and the key's
 //! one rolling window, shared by every endpoint of the REST API.
 
@@ -26,14 +26,14 @@ use crate::sites::registry::Site;
 pub struct Caller {
     /// The key's site, as the sites file defined it when the request arrived.
     pub site: Arc<Site>,
-    /// The key's site and mode (SPEC 9 "Modes").
+    /// The key's site and mode (docs/contract/read-api.md "Modes").
     pub scope: Scope,
     /// The key's hash (log lines name it by its first 8 hex digits).
     pub key_hash: KeyHash,
 }
 
 /// The secret key of `Authorization: Bearer <key>` (API document section 5), well formed
-/// (SPEC 7).
+/// (docs/contract/server.md).
 ///
 /// # Errors
 ///
@@ -77,7 +77,7 @@ pub fn bearer_any(headers: &HeaderMap) -> Result<Option<&str>, AuthFailure> {
         .ok_or(AuthFailure::Malformed)
 }
 
-/// The caller of the runtime config (SPEC 14): a publishable key's site and mode, the key
+/// The caller of the runtime config (docs/contract/storefront.md): a publishable key's site and mode, the key
 /// given as `?key=` (so the request stays "simple": no CORS preflight) or `Authorization:
 /// Bearer`. Checks, in order: the lifecycle (503), the query (400 for another parameter or
 /// `key` twice), the key (both given and different, 400; 401 otherwise).
@@ -182,7 +182,7 @@ impl FromRequestParts<Arc<AppState>> for PageCaller {
 /// Events per rolling 60 s per publishable key (API document section 8).
 pub const EVENTS_PER_MINUTE: u32 = 10_000;
 
-/// The relay's caller (SPEC 10), from `header_key` (the key of `Authorization: Bearer`) and
+/// The relay's caller (docs/contract/relay.md), from `header_key` (the key of `Authorization: Bearer`) and
 /// the `batch`'s `site_key` (both and different, 400); a publishable key of a site (401); the
 /// key's window counting the batch's events (429, refused whole, with the decision).
 ///

@@ -1,6 +1,6 @@
-//! CORS on the REST endpoints (SPEC 12): a browser page may call them only from an origin the
+//! CORS on the REST endpoints (docs/contract/backtest.md): a browser page may call them only from an origin the
 //! site lists in `allowed_origins`. The relay (`POST /v1/events`) answers every origin itself
-//! (SPEC 10) and is left alone, as is the runtime config (SPEC 14), which answers `*` itself.
+//! (docs/contract/relay.md) and is left alone, as is the runtime config (docs/contract/storefront.md), which answers `*` itself.
 //!
 //! - A preflight (`OPTIONS` with `Access-Control-Request-Method`) from an origin some site
 //!   lists gets 204 with the allowed methods and headers; from any other origin it goes on to
@@ -23,7 +23,7 @@ use crate::http::routes::events::EVENTS_PATH;
 use crate::http::routes::runtime::RUNTIME_PATH;
 use crate::sites::keys::KeyHash;
 
-/// Methods a preflight allows: `PATCH` and `DELETE` for the editor's webhook endpoints (SPEC 16).
+/// Methods a preflight allows: `PATCH` and `DELETE` for the editor's webhook endpoints (docs/contract/webhooks.md).
 const METHODS: &str = "GET, POST, PATCH, DELETE";
 /// Request headers a preflight allows.
 const REQUEST_HEADERS: &str = "Authorization, Content-Type, If-Match, If-None-Match";

@@ -1,4 +1,4 @@
-//! The API's errors (API document section 7; SPEC 7, 9): one enum whose [`IntoResponse`]
+//! The API's errors (API document section 7; docs/contract/server.md, docs/contract/read-api.md): one enum whose [`IntoResponse`]
 //! gives each its status, error name, headers and `{"error", "message"}` body, so handlers
 //! return `Result<_, ApiError>` and use `?`.
 
@@ -26,9 +26,9 @@ pub enum AuthFailure {
     Malformed,
     /// A well-formed key of no site.
     Unknown,
-    /// A publishable `pk_` key: it may only send events to the relay (SPEC 10).
+    /// A publishable `pk_` key: it may only send events to the relay (docs/contract/relay.md).
     Publishable,
-    /// A secret `sk_` key sent to the relay, which pages call (SPEC 10).
+    /// A secret `sk_` key sent to the relay, which pages call (docs/contract/relay.md).
     SecretInPage,
 }
 
@@ -67,12 +67,12 @@ pub enum ApiError {
     /// 400 InvalidRequest: a parameter, a header or a body field, named with its value.
     InvalidRequest(String),
     /// 400 InvalidCursor: a cursor that is damaged, of another list, site, mode or server, or
-    /// sent with other filters than its own (SPEC 9 "Pagination").
+    /// sent with other filters than its own (docs/contract/read-api.md "Pagination").
     InvalidCursor(String),
-    /// 401 Unauthorized with `WWW-Authenticate` (SPEC 7 "Authentication").
+    /// 401 Unauthorized with `WWW-Authenticate` (docs/contract/server.md "Authentication").
     Unauthorized(AuthFailure),
     /// 404 NotFound; for records, the same message whether the record is unknown or another
-    /// site's or mode's (SPEC 9 "Modes").
+    /// site's or mode's (docs/contract/read-api.md "Modes").
     NotFound(String),
     /// 405 MethodNotAllowed with `Allow`.
     MethodNotAllowed {
@@ -87,9 +87,9 @@ pub enum ApiError {
     PayloadTooLarge(String),
     /// 415 UnsupportedMediaType.
     UnsupportedMediaType(String),
-    /// 429 RateLimitExceeded with `Retry-After` and the decision's headers (SPEC 7).
+    /// 429 RateLimitExceeded with `Retry-After` and the decision's headers (docs/contract/server.md).
     RateLimited(Decision),
-    /// 429 RateLimitExceeded for a relay batch of this many events, refused whole (SPEC 10).
+    /// 429 RateLimitExceeded for a relay batch of this many events, refused whole (docs/contract/relay.md).
     EventsRateLimited(Decision, u32),
     /// 500 InvalidConfig: the site never had a valid config; the body names every diagnostic.
     InvalidConfig(String),
@@ -97,17 +97,17 @@ pub enum ApiError {
     Engine(nudge_rules::Error),
     /// 503 while loading or shutting down, with `Retry-After`.
     Unavailable(Unavailable),
-    /// 503 while the store is unreachable (SPEC 9: never a 500), with `Retry-After`.
+    /// 503 while the store is unreachable (docs/contract/read-api.md: never a 500), with `Retry-After`.
     StoreUnavailable,
-    /// 400 for a config or scenario file the caller sent (SPEC 12, 13): the engine's error
+    /// 400 for a config or scenario file the caller sent (docs/contract/backtest.md, docs/contract/versions.md): the engine's error
     /// name (`InvalidConfig`, `InvalidScenarios`) and message, and every diagnostic in
     /// `diagnostics` (`{severity, code, path, message, line, column}`), so an editor can point
     /// at each.
     Sent(nudge_rules::Error),
-    /// 409 ConfigManagedByFile: the site's config is a file on the server (SPEC 13).
+    /// 409 ConfigManagedByFile: the site's config is a file on the server (docs/contract/versions.md).
     ConfigManagedByFile(String),
     /// 409 Conflict: the request cannot be done in the resource's state (a site and mode with
-    /// the most webhook endpoints, SPEC 16).
+    /// the most webhook endpoints, docs/contract/webhooks.md).
     Conflict(String),
     /// 412 PreconditionFailed: `If-Match` names a version that is no longer the latest.
     PreconditionFailed(String),
@@ -335,7 +335,7 @@ impl From<NoConfig> for ApiError {
     }
 }
 
-/// A config the caller sent, or its publish, refused (SPEC 12, 13).
+/// A config the caller sent, or its publish, refused (docs/contract/backtest.md, docs/contract/versions.md).
 impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> ApiError {
         match refusal {
@@ -361,7 +361,7 @@ impl From<StoreError> for ApiError {
     }
 }
 
-/// A webhook request refused (SPEC 16).
+/// A webhook request refused (docs/contract/webhooks.md).
 impl From<WebhookError> for ApiError {
     fn from(error: WebhookError) -> ApiError {
         match error {

@@ -36,7 +36,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 }
 
 /// The caller of a publish, whose site is managed through the API (409
-/// ConfigManagedByFile for a site managed by its config file on the server, SPEC 13).
+/// ConfigManagedByFile for a site managed by its config file on the server, docs/contract/versions.md).
 pub struct ApiManaged(pub Caller);
 
 impl<S: Send + Sync> FromRequestParts<S> for ApiManaged {

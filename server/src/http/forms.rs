@@ -1,4 +1,4 @@
-//! The routes' request bodies and answers (SPEC 12, 13, 15, 16; API document 2.2): each body
+//! The routes' request bodies and answers (docs/contract/backtest.md, docs/contract/versions.md, docs/contract/caps.md, docs/contract/webhooks.md; API document 2.2): each body
 //! with its largest size and its shape ([`BodyForm`], read by the
 //! [`Sent`](crate::http::extract::Sent) extractor), and the answers the routes build from the
 //! store's records.
@@ -29,7 +29,7 @@ use crate::store::SessionDetail;
 /// for scenarios and the message).
 pub const MAX_PUBLISH_BODY_BYTES: usize = 2 * 1024 * 1024;
 
-/// The largest body: 2 MiB (SPEC 12).
+/// The largest body: 2 MiB (docs/contract/backtest.md).
 pub const MAX_BACKTEST_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The largest body of the webhook routes, in bytes.
@@ -120,7 +120,7 @@ impl<'a> SessionDetailItem<'a> {
 }
 
 /// A page event (API document 2.2 "Session event"), with the SDK's intent score when it sent
-/// one (SPEC 8 replay reads it).
+/// one (docs/contract/as-code.md replay reads it).
 #[derive(Serialize)]
 pub struct EventItem<'a> {
     #[serde(rename = "type")]
@@ -181,7 +181,7 @@ impl IntoResponse for ConfigAnswer {
     }
 }
 
-/// One version (`{"data": VERSION}`, SPEC 13) with `status`, its `ETag` the version.
+/// One version (`{"data": VERSION}`, docs/contract/versions.md) with `status`, its `ETag` the version.
 pub(crate) fn version_answer(status: StatusCode, version: &ConfigVersion) -> ConfigAnswer {
     let body = to_body(&DataEnvelope {
         data: VersionItem::of(version),
@@ -204,7 +204,7 @@ impl BodyForm for versions::Sent {
     const SHAPE: &'static str = "{\"config\": CONFIG, \"message\"?: TEXT, \"scenarios\"?: SCENARIO FILE, \"restores\"?: VERSION}";
 }
 
-/// The request body (SPEC 12).
+/// The request body (docs/contract/backtest.md).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BacktestRequest {
@@ -219,7 +219,7 @@ impl BodyForm for BacktestRequest {
     const SHAPE: &'static str = "{\"config\"?: CONFIG, \"from\"?: TIME, \"to\"?: TIME}";
 }
 
-/// The answer's `data` (SPEC 12): the draft's replay summary (the names of
+/// The answer's `data` (docs/contract/backtest.md): the draft's replay summary (the names of
 /// `nudge-rules replay --summary --json`), the live config's, and the changes.
 #[derive(Serialize)]
 pub struct BacktestAnswer {
@@ -246,10 +246,10 @@ pub struct UpliftReport {
     pub(crate) rules: Vec<RuleUplift>,
 }
 
-/// `Cache-Control` of a runtime config answer (SPEC 14; the API document recommends 60 to 300 s).
+/// `Cache-Control` of a runtime config answer (docs/contract/storefront.md; the API document recommends 60 to 300 s).
 pub const RUNTIME_CACHE_CONTROL: &str = "public, max-age=60, stale-while-revalidate=240";
 
-/// A `GET /v1/runtime/config` answer (SPEC 14): the kept body (200) or `304 Not Modified`, with
+/// A `GET /v1/runtime/config` answer (docs/contract/storefront.md): the kept body (200) or `304 Not Modified`, with
 /// the weak `ETag`, `Cache-Control`, `Vary: Accept-Encoding` and `Nudge-Config-Version`.
 pub struct RuntimeAnswer {
     /// The version's kept answer.

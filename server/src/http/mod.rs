@@ -4,7 +4,7 @@
 //! parameters ([`query`]), CORS ([`cors`], and [`any_origin`] for the routes every page may
 //! call), the errors ([`error`]), the admin listener ([`admin`]) and the API document
 //! ([`openapi`]); the routes are
-//! in [`routes`], one room per resource (API document 4, 5, 7, 8; SPEC 7, 9, 10, 12, 13, 15):
+//! in [`routes`], one room per resource (API document 4, 5, 7, 8; docs/contract/server.md, docs/contract/read-api.md, docs/contract/relay.md, docs/contract/backtest.md, docs/contract/versions.md, docs/contract/caps.md):
 //! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
 //! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `POST /v1/events` ([`events`]), `POST
 //! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]), the config routes

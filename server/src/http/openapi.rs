@@ -1,5 +1,5 @@
 //! The served API document: `docs/openapi.yaml`, the hand-written contract, built into the
-//! binary and served as JSON on the admin listener's `/openapi.json` (SPEC 7 "Operations").
+//! binary and served as JSON on the admin listener's `/openapi.json` (docs/contract/server.md "Operations").
 
 use serde_json::{Map, Number, Value};
 use yaml_rust2::{Yaml, YamlLoader};
@@ -98,7 +98,7 @@ mod tests {
     }
 
     /// What the server refuses, the schema does not accept (issue 35): a config needs its
-    /// `version` (SPEC 2), ids in paths have the server's form, times the server's range.
+    /// `version` (docs/contract/config.md), ids in paths have the server's form, times the server's range.
     #[test]
     fn the_schema_is_as_strict_as_the_server() {
         let json: Value = serde_json::from_str(&openapi_json().unwrap()).unwrap();

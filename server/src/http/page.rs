@@ -1,4 +1,4 @@
-//! The lists' pages (SPEC 9 "Parameters", "Pagination", "Retention"; API document section 1):
+//! The lists' pages (docs/contract/read-api.md "Parameters", "Pagination", "Retention"; API document section 1):
 //! the window of `from` and `to`, the cursor's position, and the envelopes.
 
 use serde::Serialize;
@@ -11,10 +11,10 @@ use crate::http::error::{ApiError, json};
 use crate::http::query::{KeysetQuery, ListQuery};
 use crate::store::ListWindow;
 
-/// The default look-back of both lists when `from` is absent (SPEC 9: 30 days before now).
+/// The default look-back of both lists when `from` is absent (docs/contract/read-api.md: 30 days before now).
 const DEFAULT_LOOKBACK_MS: i64 = 30 * crate::domain::retention::DAY_MS;
 
-/// The window of `from` and `to` (exactly as given, when given) at `now` (SPEC 9 "Parameters",
+/// The window of `from` and `to` (exactly as given, when given) at `now` (docs/contract/read-api.md "Parameters",
 /// "Retention"): `to` defaults to now, `from` to 30 days before, and the retention window's
 /// start at `now`; the one clamp of `from` to it is [`ListWindow::visible_start_ms`], applied
 /// by the store and by the answers that show the window. `from` (inclusive) and `to` (exclusive)
@@ -45,7 +45,7 @@ pub(crate) fn resolve_window(
 }
 
 /// The state `cursor` carries, signed by this server for `endpoint` and the caller's site and
-/// mode (SPEC 9 "Pagination").
+/// mode (docs/contract/read-api.md "Pagination").
 ///
 /// # Errors
 ///
@@ -73,7 +73,7 @@ pub(crate) struct ListPage {
 }
 
 impl ListPage {
-    /// Resolves `from`, `to`, `limit` and `cursor` of `query` for `endpoint` (SPEC 9
+    /// Resolves `from`, `to`, `limit` and `cursor` of `query` for `endpoint` (docs/contract/read-api.md
     /// "Parameters", "Pagination", "Retention"); `filters` are the request's own filters.
     pub(crate) fn resolve(
         app: &AppState,

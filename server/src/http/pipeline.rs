@@ -42,7 +42,7 @@ pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static st
     }
 }
 
-/// `Cache-Control` of a successful read (SPEC 9; API document section 8 recommends caching
+/// `Cache-Control` of a successful read (docs/contract/read-api.md; API document section 8 recommends caching
 /// session and nudge data for 60 to 300 s).
 pub const READ_CACHE_CONTROL: &str = "private, max-age=60";
 

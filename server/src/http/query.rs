@@ -1,4 +1,4 @@
-//! Query parameters of the read endpoints (SPEC 9 "Parameters"): each known once, none
+//! Query parameters of the read endpoints (docs/contract/read-api.md "Parameters"): each known once, none
 //! unknown, each value checked and named with its value when refused, never coerced. Each
 //! route takes its parameters as one typed extractor ([`SessionsQuery`], [`NudgesQuery`],
 //! [`WindowQuery`], [`KeysetQuery`], [`NoQuery`]), read in the order its fields are checked.
@@ -276,7 +276,7 @@ query_extractor!(
     NoQuery
 );
 
-/// A `from` or `to` (`name`) of the read API or the backtest, exactly (SPEC 9 "Parameters": RFC
+/// A `from` or `to` (`name`) of the read API or the backtest, exactly (docs/contract/read-api.md "Parameters": RFC
 /// 3339, up to nine fraction digits).
 ///
 /// # Errors

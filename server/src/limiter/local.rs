@@ -108,7 +108,7 @@ impl Decision {
 
     /// `X-RateLimit-Reset`: the Unix second at which the oldest counted request leaves the
     /// window, rounded up, `ceil((oldest + 60 s) / 1 s)`. Once the window is full, that is when
-    /// a request will be admitted again (SPEC 7).
+    /// a request will be admitted again (docs/contract/server.md).
     pub fn reset_unix_s(&self) -> u64 {
         self.oldest_us.saturating_add(WINDOW_US).div_ceil(US_PER_S)
     }
@@ -122,7 +122,7 @@ impl Decision {
             .max(1)
     }
 
-    /// The headers of SPEC 7 and of the IETF draft (docs/SERVER.md): `X-RateLimit-Limit`,
+    /// The headers of docs/contract/server.md and of the IETF draft (docs/SERVER.md): `X-RateLimit-Limit`,
     /// `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy`, `RateLimit`, and
     /// `Retry-After` when refused.
     pub fn write_headers(&self, headers: &mut HeaderMap) {
@@ -159,14 +159,14 @@ pub struct SlidingLog {
 }
 
 impl SlidingLog {
-    /// Decides one request at `now_us` against `limit` (SPEC 7): drops what left the window,
+    /// Decides one request at `now_us` against `limit` (docs/contract/server.md): drops what left the window,
     /// admits when fewer than `limit` remain, and records the admission.
     pub fn decide(&mut self, now_us: u64, limit: u32) -> Decision {
         self.decide_cost(now_us, limit, 1)
     }
 
     /// Decides a request that costs `cost` admissions at once (a relay batch of `cost` events,
-    /// SPEC 10): admitted when `cost` more fit under `limit`, all recorded at `now_us`; refused
+    /// docs/contract/relay.md): admitted when `cost` more fit under `limit`, all recorded at `now_us`; refused
     /// whole otherwise, with `oldest_us` the admission whose leaving makes room for `cost`.
     pub fn decide_cost(&mut self, now_us: u64, limit: u32, cost: u32) -> Decision {
         while self

@@ -1,4 +1,4 @@
-//! The rate limiter (SPEC 7 "Rate limit"; API document section 8): an exact sliding log per
+//! The rate limiter (docs/contract/server.md "Rate limit"; API document section 8): an exact sliding log per
 //! API key over a rolling 60 s window.
 //!
 //! Each key keeps the times of the requests it was admitted in the last 60 s. A request at time
@@ -39,7 +39,7 @@ impl Limiter {
     }
 
     /// Decides a request of `key` that costs `cost` admissions at once (a relay batch of
-    /// `cost` events, SPEC 10): admitted whole or refused whole.
+    /// `cost` events, docs/contract/relay.md): admitted whole or refused whole.
     pub async fn decide_cost(&self, key: &KeyHash, limit: u32, cost: u32) -> Decision {
         match self {
             Limiter::Local(local) => local.decide(key, limit, cost),
@@ -47,7 +47,7 @@ impl Limiter {
         }
     }
 
-    /// Limits exactly these keys from now on (a reloaded sites file, SPEC 7): known keys keep
+    /// Limits exactly these keys from now on (a reloaded sites file, docs/contract/server.md): known keys keep
     /// their window (Redis keeps it for every instance anyway).
     pub fn set_keys(&self, keys: impl IntoIterator<Item = KeyHash>) {
         match self {

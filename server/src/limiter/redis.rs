@@ -1,4 +1,4 @@
-//! The shared limiter (SPEC 7 "Several instances"): the sliding log of [`crate::limiter`] kept in
+//! The shared limiter (docs/contract/server.md "Several instances"): the sliding log of [`crate::limiter`] kept in
 //! Redis, one sorted set per key, decided by one Lua script with Redis's `TIME` as the clock, so
 //! any number of instances enforce one limit per key.
 //!

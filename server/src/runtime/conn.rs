@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// The most bytes a request head may take (hyper's read buffer): 16 KiB is plenty for this API
-/// and bounds what an unfinished head holds (SPEC 7 hardening).
+/// and bounds what an unfinished head holds (docs/contract/server.md hardening).
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// The answer to a connection over the limit, written without reading the request.

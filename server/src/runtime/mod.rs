@@ -1,5 +1,5 @@
 //! The two listeners and the server's lifecycle: bind (serving 503 until loaded), load every
-//! site once (ready), poll configs for reloads, and drain on shutdown (SPEC 7 "Operations").
+//! site once (ready), poll configs for reloads, and drain on shutdown (docs/contract/server.md "Operations").
 //! Every background task is spawned on the server's one [`Tasks`], awaited after the drain.
 
 pub mod conn;
@@ -282,7 +282,7 @@ impl Server {
         }
     }
 
-    /// Drains (SPEC 7): the public listener stops accepting connections, then `/readyz` turns
+    /// Drains (docs/contract/server.md): the public listener stops accepting connections, then `/readyz` turns
     /// 503 (so a 503 there means no new connection is taken), requests in flight finish (at
     /// most the drain timeout), idle connections close; then the admin listener closes.
     pub async fn shutdown(self) {
@@ -302,7 +302,7 @@ impl Server {
     }
 }
 
-/// Installs the latest published version of every API-managed site (SPEC 13 "Propagation"); a
+/// Installs the latest published version of every API-managed site (docs/contract/versions.md "Propagation"); a
 /// store that does not answer is logged and tried again at the next poll.
 async fn refresh_from_store(state: &AppState) {
     if let Some(store) = &state.store
@@ -316,7 +316,7 @@ async fn refresh_from_store(state: &AppState) {
     }
 }
 
-/// Deletes every site's sessions older than its retention window plus the grace (SPEC 9), with
+/// Deletes every site's sessions older than its retention window plus the grace (docs/contract/read-api.md), with
 /// their events and nudges.
 pub async fn purge(state: &AppState) {
     let Some(store) = &state.store else {

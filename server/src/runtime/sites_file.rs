@@ -1,4 +1,4 @@
-//! The sites file, reloaded like a config file (SPEC 7 "Sites and keys", "Config reload"): keys,
+//! The sites file, reloaded like a config file (docs/contract/server.md "Sites and keys", "Config reload"): keys,
 //! publishable keys, rate limits, plans, retention and origins change without a restart, so an
 //! operator can rotate a leaked key. Polled at the reload interval (modification time, size,
 //! inode, then the text's SHA-256); a valid new file replaces the registry whole, a site that

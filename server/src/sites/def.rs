@@ -1,4 +1,4 @@
-//! What a site is (SPEC 7 "Sites and keys"): its id, where its config comes from, its keys, rate
+//! What a site is (docs/contract/server.md "Sites and keys"): its id, where its config comes from, its keys, rate
 //! limit, plan and origins ([`SiteDef`]), with the bounds the sites file is checked against, and
 //! the problems a sites file can have.
 
@@ -28,7 +28,7 @@ pub enum ConfigSource {
     File(PathBuf),
     /// A text built into the binary (the demo site: `examples/storefront.json`).
     Embedded(&'static str),
-    /// Published versions in the store, one history per mode (SPEC 13): the site has no
+    /// Published versions in the store, one history per mode (docs/contract/versions.md): the site has no
     /// config file.
     Store,
 }
@@ -45,14 +45,14 @@ pub struct SiteDef {
     pub rate_limit: u32,
     /// Hashes of its API keys.
     pub keys: Vec<KeyHash>,
-    /// Hashes of its publishable relay keys (SPEC 10).
+    /// Hashes of its publishable relay keys (docs/contract/relay.md).
     pub site_keys: Vec<KeyHash>,
     /// Its plan (API document section 8).
     pub plan: Plan,
-    /// How long its sessions stay visible (SPEC 9).
+    /// How long its sessions stay visible (docs/contract/read-api.md).
     pub retention: Retention,
     /// Browser origins (`https://editor.example.com`) its REST endpoints answer CORS for
-    /// (SPEC 12), in their serialized form: scheme, host and a port other than the default.
+    /// (docs/contract/backtest.md), in their serialized form: scheme, host and a port other than the default.
     pub allowed_origins: Vec<String>,
 }
 

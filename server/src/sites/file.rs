@@ -1,17 +1,17 @@
 //! The sites file (TOML): which sites the server serves, each with its config file, its rate
-//! limit and the hashes of its API keys (SPEC 7 "Sites and keys").
+//! limit and the hashes of its API keys (docs/contract/server.md "Sites and keys").
 //!
 //! ```toml
 //! [[site]]
 //! id = "storefront"                 # 1 to 64 of A-Z a-z 0-9 _ -
 //! config = "storefront.json"        # relative to the sites file's folder; absent: the config
-//!                                   # is managed through the API (SPEC 13), kept in the store
+//!                                   # is managed through the API (docs/contract/versions.md), kept in the store
 //! rate_limit = 1000                 # requests per rolling 60 s per key, 1 to 100,000
 //! keys = ["sha256:3f9a..."]         # `nudge-rules-server hash-key KEY` prints one
-//! site_keys = ["sha256:77c1..."]    # publishable pk_ keys of the relay (SPEC 10); optional
+//! site_keys = ["sha256:77c1..."]    # publishable pk_ keys of the relay (docs/contract/relay.md); optional
 //! plan = "growth"                   # starter (default), growth, scale, enterprise
 //! retention_days = 365              # enterprise only: 90 to 730 (default 90)
-//! allowed_origins = ["https://editor.example.com"]  # CORS on the REST endpoints (SPEC 12)
+//! allowed_origins = ["https://editor.example.com"]  # CORS on the REST endpoints (docs/contract/backtest.md)
 //! ```
 //!
 //! Every problem is reported at once, each with its path (`site[1].keys[0]`), line and column,

@@ -1,4 +1,4 @@
-//! API keys (SPEC 7 "Sites and keys"; API document section 5): their form, their SHA-256 hash
+//! API keys (docs/contract/server.md "Sites and keys"; API document section 5): their form, their SHA-256 hash
 //! (the only form the server stores) and the short name a log line uses for a key.
 
 use std::fmt;
@@ -8,19 +8,19 @@ use sha2::{Digest, Sha256};
 /// The two key prefixes of API document section 5: live keys and test keys.
 pub const KEY_PREFIXES: [&str; 2] = ["sk_live_", "sk_test_"];
 
-/// The prefixes of publishable keys (SPEC 10): they may only send events to the relay.
+/// The prefixes of publishable keys (docs/contract/relay.md): they may only send events to the relay.
 pub const PUBLISHABLE_KEY_PREFIXES: [&str; 2] = ["pk_live_", "pk_test_"];
 
 /// What a well-formed key may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyKind {
-    /// `sk_live_`/`sk_test_`: the REST API (SPEC 7, 9); never in a page.
+    /// `sk_live_`/`sk_test_`: the REST API (docs/contract/server.md, docs/contract/read-api.md); never in a page.
     Secret,
-    /// `pk_live_`/`pk_test_`: the relay only (SPEC 10); safe in a page.
+    /// `pk_live_`/`pk_test_`: the relay only (docs/contract/relay.md); safe in a page.
     Publishable,
 }
 
-/// The fewest characters of `[A-Za-z0-9]` after the prefix (SPEC 7).
+/// The fewest characters of `[A-Za-z0-9]` after the prefix (docs/contract/server.md).
 pub const MIN_KEY_SECRET_CHARS: usize = 16;
 
 /// The prefix of a key hash in a sites file: `sha256:` then 64 lowercase hex digits.
@@ -70,7 +70,7 @@ impl KeyHash {
     }
 
     /// The name of the key in log lines and on the admin listener: the first 8 hex digits of
-    /// its hash (SPEC 7), e.g. `3f9a0c1e`.
+    /// its hash (docs/contract/server.md), e.g. `3f9a0c1e`.
     pub fn log_id(&self) -> String {
         hex::encode(self.0.get(..4).unwrap_or_default())
     }
@@ -89,13 +89,13 @@ impl fmt::Debug for KeyHash {
     }
 }
 
-/// Whether `text` has the form of an API key (SPEC 7): `sk_live_` or `sk_test_` followed by at
+/// Whether `text` has the form of an API key (docs/contract/server.md): `sk_live_` or `sk_test_` followed by at
 /// least 16 characters, all of `[A-Za-z0-9]`.
 pub fn is_well_formed_key(text: &str) -> bool {
     key_kind(text) == Some(KeyKind::Secret)
 }
 
-/// The kind of a well-formed key (secret or publishable, SPEC 7 and 10), `None` for anything
+/// The kind of a well-formed key (secret or publishable, docs/contract/server.md and docs/contract/relay.md), `None` for anything
 /// else.
 pub fn key_kind(text: &str) -> Option<KeyKind> {
     let well_formed = |prefixes: &[&str]| {

@@ -1,5 +1,5 @@
 //! The sites being served: each site's compiled config, swapped atomically on reload, and what
-//! the admin listener reports about it (SPEC 7 "Config reload").
+//! the admin listener reports about it (docs/contract/server.md "Config reload").
 //!
 //! A site's config file is polled for changes (modification time, size and inode). A changed
 //! file is read and compiled off the request path; a valid config is swapped in with one atomic
@@ -7,7 +7,7 @@
 //! invalid file is refused: the last valid config keeps serving, and the refusal with every
 //! diagnostic is logged, counted and shown on the admin listener's `/sites`.
 //!
-//! A site without a config file is managed through the API (SPEC 13): each mode serves the
+//! A site without a config file is managed through the API (docs/contract/versions.md): each mode serves the
 //! latest version published to the store, installed by the instance that published it at once
 //! and by every other instance at its next poll of the store ([`Sites::refresh_from_store`]).
 //! Before the first version, a mode serves [`EMPTY_CONFIG`] as version 0: no nudge fires.
@@ -30,7 +30,7 @@ use crate::sites::keys::{KeyHash, KeyKind};
 use crate::store::{Store, StoreError};
 
 /// What an API-managed mode serves before its first published version: no rules, so no nudge
-/// fires (docs/DECISIONS.md, SPEC 12 and 13).
+/// fires (docs/DECISIONS.md, docs/contract/backtest.md and docs/contract/versions.md).
 pub const EMPTY_CONFIG: &str = r#"{"version": 1}"#;
 
 /// `version` of a mode with no version yet.
@@ -48,7 +48,7 @@ pub enum Served {
         config_sha256: String,
         /// The config text.
         config_text: Arc<str>,
-        /// `Nudge-Config-Version` (SPEC 13): the published version (`0` before the first), or
+        /// `Nudge-Config-Version` (docs/contract/versions.md): the published version (`0` before the first), or
         /// the first 12 hex digits of the file's SHA-256 for a file-managed site.
         version: String,
     },
@@ -67,9 +67,9 @@ pub struct Site {
     pub source: ConfigSource,
     /// Requests per rolling 60 s per key.
     pub rate_limit: u32,
-    /// How long its sessions stay visible (SPEC 9).
+    /// How long its sessions stay visible (docs/contract/read-api.md).
     pub retention: Retention,
-    /// The browser origins its REST endpoints answer CORS for (SPEC 12).
+    /// The browser origins its REST endpoints answer CORS for (docs/contract/backtest.md).
     pub allowed_origins: Vec<String>,
     key_count: usize,
     /// What it serves: kept across reloads of the sites file while the site keeps its id and
@@ -177,7 +177,7 @@ impl Site {
     }
 
     /// What the site answers `mode`'s keys with now; the guard pins one config for the whole
-    /// request, so a request is answered wholly by one version (SPEC 13).
+    /// request, so a request is answered wholly by one version (docs/contract/versions.md).
     pub fn served(&self, mode: Mode) -> arc_swap::Guard<Arc<Served>> {
         self.served_slot(mode).load()
     }
@@ -198,7 +198,7 @@ impl Site {
         }
     }
 
-    /// Whether the site's config is managed through the API (SPEC 13): it has no config file.
+    /// Whether the site's config is managed through the API (docs/contract/versions.md): it has no config file.
     pub fn api_managed(&self) -> bool {
         matches!(self.source, ConfigSource::Store)
     }
@@ -209,7 +209,7 @@ impl Site {
         Some(self.version_slot(mode).load(Ordering::SeqCst)).filter(|&v| v != NO_VERSION)
     }
 
-    /// Serves `text` as published version `version` of `mode` (API-managed sites, SPEC 13),
+    /// Serves `text` as published version `version` of `mode` (API-managed sites, docs/contract/versions.md),
     /// unless the mode already serves that version or a later one: the publishing instance and
     /// the store poll may both install it, in either order.
     ///
@@ -454,7 +454,7 @@ pub struct SiteReport {
     pub id: String,
     /// The config file.
     pub config: String,
-    /// API-managed sites: the published version each mode serves (SPEC 13).
+    /// API-managed sites: the published version each mode serves (docs/contract/versions.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub versions: Option<ServedVersions>,
     /// Requests per rolling 60 s per key.
@@ -516,7 +516,7 @@ impl Sites {
         }
     }
 
-    /// The registry of a reloaded sites file (SPEC 7): `defs`' keys, rate limits, plans and
+    /// The registry of a reloaded sites file (docs/contract/server.md): `defs`' keys, rate limits, plans and
     /// origins, each site that keeps its id and its config's source keeping what it serves
     /// (its config is not read again unless it changed); a new site, or one whose config moved,
     /// is [`Served::Loading`] until [`Sites::refresh_all`].
@@ -579,7 +579,7 @@ impl Sites {
 
     /// Installs, for every API-managed site and mode, the latest version the store has (or
     /// [`EMPTY_CONFIG`] as version 0 when there is none) if it serves an older one: how a
-    /// version published through another instance reaches this one (SPEC 13 "Propagation").
+    /// version published through another instance reaches this one (docs/contract/versions.md "Propagation").
     ///
     /// # Errors
     ///
@@ -622,7 +622,7 @@ impl Sites {
         Ok(())
     }
 
-    /// Whether every site's config was read once (valid or not): the readiness of SPEC 7.
+    /// Whether every site's config was read once (valid or not): the readiness of docs/contract/server.md.
     pub fn all_loaded(&self) -> bool {
         self.pending().is_empty()
     }

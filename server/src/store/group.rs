@@ -1,4 +1,4 @@
-//! The writing task of the SQLite store (SPEC 10 "Durable", SPEC 16 "Delivery"): SQLite has one
+//! The writing task of the SQLite store (docs/contract/relay.md "Durable", docs/contract/webhooks.md "Delivery"): SQLite has one
 //! writer, and each commit syncs the WAL to disk, so the writes that come all the time go
 //! through one task, which holds the one writing connection while they keep coming:
 //!
@@ -48,7 +48,7 @@ type Batch = (Scope, Vec<NewEvent>, i64, Option<i64>);
 /// deliveries to claim until `now_ms + lease_ms` (`max` 0: none).
 #[derive(Debug)]
 pub(crate) struct Visit {
-    /// The attempts' results (SPEC 16 "Delivery").
+    /// The attempts' results (docs/contract/webhooks.md "Delivery").
     pub(crate) results: Vec<AttemptResult>,
     /// Failures since the last success (ms) that disable an endpoint (the 5-day rule).
     pub(crate) disable_after_ms: i64,

@@ -1,4 +1,4 @@
-//! The store (SPEC 11): sessions, their events and their nudges, per site and mode, in SQLite
+//! The store (docs/contract/store.md): sessions, their events and their nudges, per site and mode, in SQLite
 //! (one machine: `sqlite:PATH`, WAL, one writer) or PostgreSQL (many instances:
 //! `postgres://...`). One interface, the same schema through embedded migrations
 //! (`server/migrations/`), applied at start under the migrator's lock.
@@ -50,7 +50,7 @@ const POSTGRES_READERS: u32 = 16;
 /// How long a request waits for a database connection before the store counts as unreachable.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Why the store could not answer. Always a 503 for the API (SPEC 9 "Errors": never a 500).
+/// Why the store could not answer. Always a 503 for the API (docs/contract/read-api.md "Errors": never a 500).
 #[derive(Clone, Debug)]
 pub struct StoreError {
     message: String,
@@ -163,7 +163,7 @@ pub struct InsertOutcome {
     /// not stored.
     pub too_late: Vec<usize>,
     /// Indexes (in the batch, ascending) of `chat_opened` outcomes of a nudge whose type is
-    /// known (its NUDGE_SHOWN stored or in the batch) and is not a chat bubble (SPEC 10): not
+    /// known (its NUDGE_SHOWN stored or in the batch) and is not a chat bubble (docs/contract/relay.md): not
     /// stored.
     pub wrong_outcome: Vec<usize>,
 }
@@ -339,8 +339,8 @@ impl Store {
     }
 
     /// Stores a batch of events of one site and mode, and recomputes the derived fields of every
-    /// session it touches (SPEC 9). An event whose `message_id` the site and mode already have
-    /// is a duplicate and changes nothing (SPEC 10). Returns after the commit. On PostgreSQL the
+    /// session it touches (docs/contract/read-api.md). An event whose `message_id` the site and mode already have
+    /// is a duplicate and changes nothing (docs/contract/relay.md). Returns after the commit. On PostgreSQL the
     /// batch is one transaction; on SQLite it shares its transaction with the batches queued
     /// with it (a group commit, `group.rs`), stored whole or not at all.
     ///
@@ -359,7 +359,7 @@ impl Store {
 
     /// [`Store::insert_events`], and with `max_session_age_ms` each event more than that after
     /// its session's start is refused ([`InsertOutcome::too_late`]), the start read in the
-    /// write transaction (the relay's 24-hour rule, SPEC 10 "Clocks").
+    /// write transaction (the relay's 24-hour rule, docs/contract/relay.md "Clocks").
     ///
     /// # Errors
     ///
@@ -514,8 +514,8 @@ impl Store {
     }
 
     /// Per rule and arm, the sessions of `scope` that started in `window` (retention applied)
-    /// and were exposed to the rule, and how many of them converted after their exposure (SPEC
-    /// 15 "Measured uplift"); by rule id, control arm first.
+    /// and were exposed to the rule, and how many of them converted after their exposure
+    /// (docs/contract/caps.md "Measured uplift"); by rule id, control arm first.
     ///
     /// # Errors
     ///
@@ -564,7 +564,7 @@ impl Store {
     /// first (ties: id), after `after` (the last page's `(started_at, id)`) and up to and
     /// including `upto` (this page's [`Store::replay_bound`]; `None`: to the window's end), at
     /// most `limit`, each with its page events, its NUDGE_HELD_OUT events and its nudges: what a backtest replays
-    /// (SPEC 12, 15).
+    /// (docs/contract/backtest.md, docs/contract/caps.md).
     /// The three reads share one transaction, so a page is one snapshot. The summaries carry
     /// `id`, `started_at_ms`, `ended_at_ms`, `intent_score` and `converted` (the counts are 0).
     ///
@@ -583,7 +583,7 @@ impl Store {
     }
 
     /// The config version `version` of `scope`, or the latest when `None`; `None` when there is
-    /// no such version (SPEC 13).
+    /// no such version (docs/contract/versions.md).
     ///
     /// # Errors
     ///
@@ -597,7 +597,7 @@ impl Store {
     }
 
     /// Config versions of `scope` older than `before` (all when `None`), newest first, at most
-    /// `limit`, without their config texts (SPEC 13).
+    /// `limit`, without their config texts (docs/contract/versions.md).
     ///
     /// # Errors
     ///
@@ -612,7 +612,7 @@ impl Store {
     }
 
     /// The latest version of every site and mode that has one: `(site, mode, version)`. Each
-    /// instance polls it to serve a version published through another within 2 s (SPEC 13).
+    /// instance polls it to serve a version published through another within 2 s (docs/contract/versions.md).
     ///
     /// # Errors
     ///
@@ -622,7 +622,7 @@ impl Store {
     }
 
     /// Publishes `new` as the next version of `scope` if the latest version is `expected`
-    /// (`None`: no version yet), in one transaction (SPEC 13): of two publishers from the same
+    /// (`None`: no version yet), in one transaction (docs/contract/versions.md): of two publishers from the same
     /// version, exactly one gets it. Returns after the commit.
     ///
     /// # Errors

@@ -1,4 +1,4 @@
-//! The store's webhook part (SPEC 16): endpoints, test messages, attempts, resend and recover
+//! The store's webhook part (docs/contract/webhooks.md): endpoints, test messages, attempts, resend and recover
 //! for the API; claims and results for the delivery worker (`queries/webhooks.rs` has the
 //! statements and the claim's rules). The outbox itself is written inside the event batches'
 //! and the publishes' transactions.
@@ -124,7 +124,7 @@ impl Store {
         dispatch!(self, read, list_attempts(scope, id, before_seq, limit))
     }
 
-    /// Makes message `id`'s deliveries due again now (SPEC 16 resend).
+    /// Makes message `id`'s deliveries due again now (docs/contract/webhooks.md resend).
     ///
     /// # Errors
     ///

@@ -1,5 +1,5 @@
 //! How many event batches are being written now, for the webhook worker, which gives way to
-//! them (`app/delivery.rs`, SPEC 16's relay target).
+//! them (`app/delivery.rs`, docs/contract/webhooks.md's relay target).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

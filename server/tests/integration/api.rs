@@ -1,4 +1,4 @@
-//! Every status of SPEC 7 over real HTTP, with its headers and body; the rate limit's exactness
+//! Every status of docs/contract/server.md over real HTTP, with its headers and body; the rate limit's exactness
 //! and its headers with an injectable clock.
 
 use std::sync::Arc;

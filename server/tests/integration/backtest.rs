@@ -1,4 +1,4 @@
-//! `POST /v1/nudges/backtest` over real HTTP on both store backends (SPEC 12): the live config
+//! `POST /v1/nudges/backtest` over real HTTP on both store backends (docs/contract/backtest.md): the live config
 //! changes nothing, a disabled rule changes exactly the page views it won, the counts equal
 //! `nudge-rules replay` of the same sessions exported through the read API, and only the key's
 //! site and mode count.
@@ -135,9 +135,9 @@ async fn the_live_config_changes_nothing_and_a_disabled_rule_changes_its_page_vi
         let won = rule(&draft["live"], "sizing-help")["page_views"]
             .as_u64()
             .unwrap();
-        // Once per session with its default cap (SPEC 15).
+        // Once per session with its default cap (docs/contract/caps.md).
         assert!(won > 50, "{backend}: sizing-help wins {won} page views");
-        // Every page view the rule won changes, and with caps (SPEC 15) a few more: a rule that
+        // Every page view the rule won changes, and with caps (docs/contract/caps.md) a few more: a rule that
         // takes its place is capped on a later page of the session where it fired before.
         let changed = draft["changes"]["page_views"].as_u64().unwrap();
         assert!(changed >= won, "{backend}: {changed} changes, {won} won");
@@ -311,7 +311,7 @@ async fn an_invalid_draft_is_a_400_with_every_diagnostic_and_counts_once() {
     let (status, body, _) = post(&url, &key(1), &json!({ "from": "yesterday" })).await;
     assert_eq!(status, 400);
     assert!(body["message"].as_str().unwrap().contains("from"), "{body}");
-    // Up to nine fraction digits (SPEC 9 "Parameters"), compared exactly: a `from` of .xyz456
+    // Up to nine fraction digits (docs/contract/read-api.md "Parameters"), compared exactly: a `from` of .xyz456
     // starts at the next whole millisecond, the first one a session can have at or after it.
     let from_ms = now_ms() - 86_400_000;
     let from = format_ms(from_ms).replace('Z', "456Z");
@@ -382,7 +382,7 @@ async fn a_window_of_several_pages_counts_every_session_once() {
     }
 }
 
-/// SPEC 15: the stored NUDGE_HELD_OUT events reach the replay with their type and `rule_id`.
+/// docs/contract/caps.md: the stored NUDGE_HELD_OUT events reach the replay with their type and `rule_id`.
 /// A held-out event of `sizing-help` just before every session's first event caps the rule (its default
 /// cap: once per session, held out or shown), so it reaches no session, and the events are no
 /// page views.
@@ -479,10 +479,10 @@ fn visitor_of(session_id: &str) -> String {
     format!("vis_{}", session_id.trim_start_matches("sess_"))
 }
 
-/// SPEC 15: stored sessions whose events carry a `visitor_id` are replayed with it, so a draft
+/// docs/contract/caps.md: stored sessions whose events carry a `visitor_id` are replayed with it, so a draft
 /// that gives `sizing-help` a 50 % holdout splits the rule's reach into treated `sessions` and
 /// `held_out_sessions` (a held-out page counting for caps as a shown nudge, the two add up to
-/// the live reach), each held-out visitor's bucket below 5,000 as SPEC 15 computes it, and the
+/// the live reach), each held-out visitor's bucket below 5,000 as docs/contract/caps.md computes it, and the
 /// `nudge-rules` CLI given the same sessions exported through the read API (with their visitor)
 /// gives the same counts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -532,7 +532,7 @@ async fn stored_visitor_ids_hold_the_control_group_out_of_the_predicted_reach() 
                 assert_eq!(r["held_out_sessions"], 0, "{backend}: {r}");
             }
         }
-        // A held-out session's visitor is in the control group, by SPEC 15's own arithmetic.
+        // A held-out session's visitor is in the control group, by docs/contract/caps.md's own arithmetic.
         let changes = &data["changes"]["examples"];
         for change in changes.as_array().unwrap() {
             if change["after"]["outcome"]["held_out"] == "sizing-help" {

@@ -342,7 +342,7 @@ async fn demo_mode_serves_the_storefront_with_the_printed_key() {
     let body = String::from_utf8(out.stdout).unwrap();
     assert!(body.starts_with("{\"data\":{\"would_fire\":true"), "{body}");
     assert!(body.contains("\"cta\":\"Start chat\""), "{body}");
-    // The demo's holdout traffic (SPEC 15): one rule lifting conversion, one not, one without
+    // The demo's holdout traffic (docs/contract/caps.md): one rule lifting conversion, one not, one without
     // enough data.
     let report: serde_json::Value = client()
         .get(format!("http://{}/v1/reports/uplift", server.api))

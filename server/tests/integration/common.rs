@@ -50,7 +50,7 @@ impl TestSite {
         }
     }
 
-    /// A site managed through the API (SPEC 13): no config file.
+    /// A site managed through the API (docs/contract/versions.md): no config file.
     pub fn api_managed(id: &'static str, rate_limit: u32, keys: &[String]) -> TestSite {
         TestSite::new(id, "", rate_limit, keys)
     }

@@ -1,6 +1,6 @@
-//! Published configs over real HTTP (SPEC 13): publish, preconditions, scenarios as a gate,
+//! Published configs over real HTTP (docs/contract/versions.md): publish, preconditions, scenarios as a gate,
 //! history and restore, file-managed sites, modes, propagation between two instances on one
-//! PostgreSQL with no preview answered by a mix of versions, and CORS (SPEC 12).
+//! PostgreSQL with no preview answered by a mix of versions, and CORS (docs/contract/backtest.md).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,4 +1,4 @@
-//! Hardening found by a trial from outside (issue "The whole API", SPEC 7): bounded request
+//! Hardening found by a trial from outside (issue "The whole API", docs/contract/server.md): bounded request
 //! heads and connections, a whole-body deadline, `Connection: close` after early answers, one
 //! `Content-Type` and one `Host`, no transfer codings, JSON bodies on hyper's own errors, and a
 //! Redis error of one key kept to that key. Each of these failed before its fix.

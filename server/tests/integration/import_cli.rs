@@ -1,4 +1,4 @@
-//! The built binary's `import` subcommand (SPEC 11 "Import"): a JSONL file streamed with its
+//! The built binary's `import` subcommand (docs/contract/store.md "Import"): a JSONL file streamed with its
 //! progress on stderr, bad lines reported and skipped, a warning naming the sessions that fall
 //! outside the site's retention window, and `--shift-to-now` for sample data.
 

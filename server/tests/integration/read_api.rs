@@ -1,4 +1,4 @@
-//! The read API over real HTTP on both store backends (SPEC 9): pagination walks, cursors,
+//! The read API over real HTTP on both store backends (docs/contract/read-api.md): pagination walks, cursors,
 //! parameters, retention, modes and sites, a store outage.
 
 use std::collections::HashSet;
@@ -586,7 +586,7 @@ async fn a_store_outage_answers_503_with_retry_after_never_500() {
     f.server.shutdown().await;
 }
 
-/// SPEC 9 "Parameters": `from` and `to` take up to nine fraction digits (what Python's
+/// docs/contract/read-api.md "Parameters": `from` and `to` take up to nine fraction digits (what Python's
 /// `isoformat()` and generated clients send), compared exactly with the millisecond times stored:
 /// `from` is inclusive and `to` exclusive, so `.123456` excludes a record at `.123` for `from`
 /// and includes it for `to`; a cursor binds them exactly.
@@ -750,7 +750,7 @@ fn exposed_session(
     events
 }
 
-/// SPEC 15 "Measured uplift" over HTTP on both stores: per rule, the arms of the sessions that
+/// docs/contract/caps.md "Measured uplift" over HTTP on both stores: per rule, the arms of the sessions that
 /// started in the window (retention, modes and sites as the read API), exposure by the first
 /// NUDGE_SHOWN or NUDGE_HELD_OUT, conversion by a purchase at or after it; the statistics of
 /// `nudge_rules_server::app::uplift`; sorted by rule id; 400s naming the parameter; the read API's

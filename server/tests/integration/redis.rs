@@ -1,4 +1,4 @@
-//! Several instances sharing one real `redis-server` (SPEC 7 "Several instances"): one limit
+//! Several instances sharing one real `redis-server` (docs/contract/server.md "Several instances"): one limit
 //! per key across instances; Redis killed mid-run: no 500, the local fallback shows in
 //! `/metrics`, and the shared limit comes back with Redis.
 

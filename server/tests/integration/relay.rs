@@ -1,4 +1,4 @@
-//! The SDK relay over real HTTP (SPEC 10) on both store backends: per-event judgement, exactly
+//! The SDK relay over real HTTP (docs/contract/relay.md) on both store backends: per-event judgement, exactly
 //! once, clocks, the event limit, CORS and keys, malformed events, a store outage.
 
 use std::sync::Arc;
@@ -567,7 +567,7 @@ async fn a_store_outage_answers_503_and_stores_nothing_half() {
     r.server.shutdown().await;
 }
 
-/// SPEC 10 + 15 over HTTP on both stores: `visitor_id` on any event, NUDGE_HELD_OUT stored
+/// docs/contract/relay.md + 15 over HTTP on both stores: `visitor_id` on any event, NUDGE_HELD_OUT stored
 /// once, never a nudge, never a session alone; a bad one rejected with its index and the
 /// field and value named, the rest of the batch stored.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -670,7 +670,7 @@ async fn held_out_events_and_visitor_ids_are_stored_and_never_shown_as_nudges() 
     }
 }
 
-/// SPEC 9 "Derived fields" and SPEC 10 (issue 35): an outcome whose NUDGE_SHOWN has not come
+/// docs/contract/read-api.md "Derived fields" and docs/contract/relay.md (issue 35): an outcome whose NUDGE_SHOWN has not come
 /// makes no session (404, not listed) until the NUDGE_SHOWN comes; `chat_opened` on a nudge
 /// whose type is known and is not a chat bubble is rejected at the door with its index (known
 /// from the same batch or from the store), and allowed when the type is not known yet or is a

@@ -1,4 +1,4 @@
-//! The relay under load (SPEC 10): 100,000 events from 8 concurrent clients with resent batches,
+//! The relay under load (docs/contract/relay.md): 100,000 events from 8 concurrent clients with resent batches,
 //! a `kill -9` under load, two instances on one PostgreSQL and one Redis sharing the limit.
 
 use std::collections::{BTreeMap, HashSet};
@@ -286,7 +286,7 @@ async fn kill_9_under_load_loses_no_acknowledged_event_and_no_batch_is_half_stor
     binary.wait_ready().await;
     let base = format!("http://127.0.0.1:{port}");
     // Each batch is one session of 50 page views of distinct pages and one NUDGE_HELD_OUT
-    // (SPEC 15) of a rule of its own, every event with the visitor's id: whole means
+    // (docs/contract/caps.md) of a rule of its own, every event with the visitor's id: whole means
     // page_count 50 and one control exposure of that rule.
     let batch = |c: usize, b: usize| -> Vec<Value> {
         let now = now_ms();

@@ -1,4 +1,4 @@
-//! Config reload under load (SPEC 7 "Config reload"): the config file is replaced 100 times,
+//! Config reload under load (docs/contract/server.md "Config reload"): the config file is replaced 100 times,
 //! valid and invalid alternately, while clients send requests. No request fails, every
 //! response is exactly what one whole config answers (the old or the new, never a mix), and
 //! every invalid file is refused and reported on the admin listener.

@@ -1,4 +1,4 @@
-//! The config for storefront pages over real HTTP (SPEC 14): `GET /v1/runtime/config?key=pk_...`
+//! The config for storefront pages over real HTTP (docs/contract/storefront.md): `GET /v1/runtime/config?key=pk_...`
 //! on both stores: the key's site and mode, the published version or the file's SHA-256 prefix,
 //! `ETag` and 304, the cache headers, gzip, CORS for any origin, 401 for secret keys, and a new
 //! version served within 2 s (on the publishing instance, and on another one sharing the store).
@@ -245,7 +245,7 @@ async fn the_keys_config_with_etag_304_gzip_cors_and_a_new_version_within_2_s() 
                 .header("access-control-allow-headers")
                 .contains("If-None-Match")
         );
-        // A publishable key still reads nothing else (SPEC 10).
+        // A publishable key still reads nothing else (docs/contract/relay.md).
         let sessions = client()
             .get(format!("{base}/v1/sessions"))
             .bearer_auth(PK)

@@ -3,7 +3,7 @@
 //! answer is a 5xx and that every answer (status, headers, body) matches the document.
 //!
 //! One check is left out: `positive_data_acceptance` expects every schema-valid request to be
-//! accepted, but a `page_url` is valid only under SPEC 4's URL policy, which no JSON Schema
+//! accepted, but a `page_url` is valid only under docs/contract/urls.md's URL policy, which no JSON Schema
 //! can express (`/%zz` is a string like any other); such requests rightly get 400.
 //!
 //! Each operation gets the key its `security` names (tests/schemathesis.toml): the secret key,
@@ -32,7 +32,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         ),
     }
     let dir = tempfile::tempdir().unwrap();
-    // The relay takes the site's publishable key (SPEC 10), every other operation its secret
+    // The relay takes the site's publishable key (docs/contract/relay.md), every other operation its secret
     // key: schemathesis.toml gives each operation the key its `security` names.
     let site_keys = format!("site_keys = [\"{}\"]", KeyHash::of_key(PUBLISHABLE_KEY));
     let sites = write_sites(
@@ -65,7 +65,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     .await
     .unwrap();
     assert_eq!(report.sessions, 250);
-    // Exposures (SPEC 15) for the uplift report: a rule with both arms, one shown only.
+    // Exposures (docs/contract/caps.md) for the uplift report: a rule with both arms, one shown only.
     {
         use nudge_rules_server::domain::event::{EventKind, NewEvent};
         let now = nudge_rules_server::domain::time::now_ms() - 60_000;
@@ -107,7 +107,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         }
         store.insert_events(&scope, &events, 0).await.unwrap();
     }
-    // The site is managed through the API (SPEC 13), its test mode at version 1, so every
+    // The site is managed through the API (docs/contract/versions.md), its test mode at version 1, so every
     // config endpoint has something to answer.
     let sha256 = {
         use sha2::Digest as _;
@@ -122,7 +122,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         config: STOREFRONT,
     };
     store.publish(&scope, None, &first).await.unwrap();
-    // Webhook endpoints and a message (SPEC 16) for the webhook routes to act on
+    // Webhook endpoints and a message (docs/contract/webhooks.md) for the webhook routes to act on
     // (schemathesis.toml names them); the server may deliver to neither (example.com does not
     // resolve here, and its attempts fail).
     let hook = |id: &str| nudge_rules_server::domain::webhook::endpoint::Endpoint {
@@ -197,8 +197,8 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     // Three warnings are expected, each for a rule no schema expresses: random publishes (POST
     // /v1/config/versions) are mostly refused, since each needs `If-Match` naming the latest
     // version (428, 412); random webhook URLs (POST /v1/webhook_endpoints) are mostly refused,
-    // since an endpoint's URL must resolve to a public address (SPEC 16); a random `since` of
-    // a recover is mostly more than 14 days back (SPEC 16). Any other warning (an endpoint
+    // since an endpoint's URL must resolve to a public address (docs/contract/webhooks.md); a random `since` of
+    // a recover is mostly more than 14 days back (docs/contract/webhooks.md). Any other warning (an endpoint
     // that only answers 401 or 404) fails.
     let warned: Vec<&str> = report
         .lines()
@@ -235,7 +235,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
             "schemathesis listed {route} only {listed} times"
         );
     }
-    // The relay was reached with its publishable key and stored events (SPEC 10).
+    // The relay was reached with its publishable key and stored events (docs/contract/relay.md).
     let relayed = metric(
         &metrics,
         "nudge_http_requests_total{route=\"/v1/events\",status=\"202\"}",
@@ -244,7 +244,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         relayed >= 10.0,
         "schemathesis reached the relay only {relayed} times"
     );
-    // The config for storefront pages was reached with the publishable key as `?key=` (SPEC 14).
+    // The config for storefront pages was reached with the publishable key as `?key=` (docs/contract/storefront.md).
     let runtime = metric(
         &metrics,
         "nudge_http_requests_total{route=\"/v1/runtime/config\",status=\"200\"}",
@@ -253,7 +253,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         runtime >= 1.0,
         "schemathesis reached the runtime config only {runtime} times"
     );
-    // The webhook routes were reached on a real endpoint (SPEC 16).
+    // The webhook routes were reached on a real endpoint (docs/contract/webhooks.md).
     for route in [
         "/v1/webhook_endpoints/{id}",
         "/v1/webhook_endpoints/{id}/attempts",

@@ -1,4 +1,4 @@
-//! The sites file reloaded like a config (SPEC 7 "Sites and keys"): two instances of the built
+//! The sites file reloaded like a config (docs/contract/server.md "Sites and keys"): two instances of the built
 //! binary on one PostgreSQL, one sites file; a leaked key is rotated by rewriting the file and
 //! within 2 s (the default poll) every instance refuses the old key and admits the new one (the
 //! relay's publishable key too); a

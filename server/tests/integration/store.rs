@@ -1,4 +1,4 @@
-//! The store on both backends (SPEC 9, 11): derived fields whatever order events arrive in,
+//! The store on both backends (docs/contract/read-api.md, docs/contract/store.md): derived fields whatever order events arrive in,
 //! exactly-once by message_id, import, purge.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -112,7 +112,7 @@ async fn stored(store: &Store, scope: &Scope) -> Derived {
     out
 }
 
-/// The plain recomputation of SPEC 9's derived fields: each rule written out directly over the
+/// The plain recomputation of docs/contract/read-api.md's derived fields: each rule written out directly over the
 /// events in arrival order (`i` is the arrival index).
 pub fn recompute(events: &[NewEvent]) -> Derived {
     let mut out = Derived::new();
@@ -123,7 +123,7 @@ pub fn recompute(events: &[NewEvent]) -> Derived {
             .enumerate()
             .filter(|(_, e)| e.session_id == sid)
             .collect();
-        // SPEC 9: a session exists once it holds a page, cart, purchase or shown-nudge event.
+        // docs/contract/read-api.md: a session exists once it holds a page, cart, purchase or shown-nudge event.
         let exists = mine.iter().any(|(_, e)| {
             matches!(
                 e.kind,
@@ -357,7 +357,7 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
             "{}",
             test_store.backend
         );
-        // Derived fields agree with the file where the file's own rules agree with SPEC 9.
+        // Derived fields agree with the file where the file's own rules agree with docs/contract/read-api.md.
         let sessions = nudge_rules::replay::Sessions::from_text(text).unwrap();
         for record in sessions.records() {
             let stored = store
@@ -382,7 +382,7 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
             stored_outcomes.sort_unstable();
             assert_eq!(stored_outcomes, want);
             // influenced_conversion as the generator recorded it: a purchase within 30 minutes
-            // of a click or a chat opened (SPEC 9, amended 2026-11-26), never of a nudge only
+            // of a click or a chat opened (docs/contract/read-api.md, amended 2026-11-26), never of a nudge only
             // shown or dismissed.
             for n in record.nudges() {
                 let id = n.nudge_id.unwrap();
@@ -569,7 +569,7 @@ async fn purge_removes_sessions_past_the_cutoff_with_their_events_and_nothing_yo
     }
 }
 
-/// Backtest pages (SPEC 12) walked with a small limit, on both backends: every session of the
+/// Backtest pages (docs/contract/backtest.md) walked with a small limit, on both backends: every session of the
 /// window exactly once, in (started_at, id) order, with the same page events and nudges as its
 /// detail, although many sessions share a start (page boundaries fall inside ties) and the
 /// nudges of a page are read as a range of their sessions' starts.
@@ -894,7 +894,7 @@ async fn list_pages_read_together_each_hold_exactly_their_own_sessions() {
     }
 }
 
-/// The migration that recomputes `influenced_conversion` (SPEC 9 "Derived fields", amended
+/// The migration that recomputes `influenced_conversion` (docs/contract/read-api.md "Derived fields", amended
 /// 2026-11-26: only a click or a chat opened influences a purchase).
 const INFLUENCE_MIGRATION: &str = "20261126000001";
 
@@ -1129,7 +1129,7 @@ async fn the_influence_migration_recomputes_nudges_stored_under_the_earlier_rule
 
 /// The migration's SQL computes what the store derives, on random sessions on both backends:
 /// every stored value flipped, then the migration applied again, gives the plain
-/// recomputation of SPEC 9.
+/// recomputation of docs/contract/read-api.md.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_influence_migration_equals_the_derivation_on_random_sessions() {
     for test_store in TestStore::both() {
@@ -1165,7 +1165,7 @@ async fn the_influence_migration_equals_the_derivation_on_random_sessions() {
     }
 }
 
-/// The migration of SPEC 15 (visitor ids, NUDGE_HELD_OUT, exposures).
+/// The migration of docs/contract/caps.md (visitor ids, NUDGE_HELD_OUT, exposures).
 const HOLDOUT_MIGRATION: &str = "20261127000001";
 
 /// The migrations of `backend` before `name` alone, as their files are: the schema before.

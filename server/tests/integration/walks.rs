@@ -1,4 +1,4 @@
-//! SPEC 9 "Pagination": a walk returns each record that matched at its first page exactly once,
+//! docs/contract/read-api.md "Pagination": a walk returns each record that matched at its first page exactly once,
 //! also when records' times move during the walk (a late event with an earlier time moves a
 //! session's start; a second NUDGE_SHOWN a nudge's `shown_at`): records already read, not yet
 //! read, moved twice, and moved out of the window. Both stores; the store's walk, and the HTTP

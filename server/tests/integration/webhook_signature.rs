@@ -1,4 +1,4 @@
-//! Webhook signatures (SPEC 16) checked by an independent verifier: the `standardwebhooks`
+//! Webhook signatures (docs/contract/webhooks.md) checked by an independent verifier: the `standardwebhooks`
 //! package of PyPI (pinned and installed by scripts/setup.sh), not by our own code.
 
 use std::process::Command;

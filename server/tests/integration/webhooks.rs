@@ -1,4 +1,4 @@
-//! Webhooks over real HTTP (SPEC 16) on both stores: a real receiver on the loopback scripted
+//! Webhooks over real HTTP (docs/contract/webhooks.md) on both stores: a real receiver on the loopback scripted
 //! per attempt, deliveries checked by the independent verifier (PyPI `standardwebhooks`),
 //! registration refusals before any connection, rotation, the 5-day rule, kill -9 between the
 //! commit and the delivery, and two instances on one PostgreSQL.
@@ -733,7 +733,7 @@ fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
     }
 }
 
-/// SPEC 16 "Many instances" and "Delivery": at most 8 claims in flight per endpoint, a claim
+/// docs/contract/webhooks.md "Many instances" and "Delivery": at most 8 claims in flight per endpoint, a claim
 /// taken once until its lease ends or its result is written, and the 5-day rule, which
 /// disables the endpoint and tells the others.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -818,7 +818,7 @@ async fn claims_are_bounded_and_five_days_of_failures_disable() {
     }
 }
 
-/// SPEC 16 "Delivery": a batch of results (the worker's finisher writes them together) ends
+/// docs/contract/webhooks.md "Delivery": a batch of results (the worker's finisher writes them together) ends
 /// only the claims still held, even when one delivery's stale and current claims are in the
 /// same batch; every attempt is logged; the endpoint's failures count in the results' order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1007,7 +1007,7 @@ async fn the_workers_visits_beside_the_relay_claim_every_message_once() {
     }
 }
 
-/// SPEC 16 "Many instances": two instances on one PostgreSQL deliver each message to the
+/// docs/contract/webhooks.md "Many instances": two instances on one PostgreSQL deliver each message to the
 /// endpoint once (every attempt answered 200: one attempt each).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_on_one_postgres_deliver_each_message_once() {
@@ -1044,7 +1044,7 @@ async fn two_instances_on_one_postgres_deliver_each_message_once() {
     b.server.shutdown().await;
 }
 
-/// SPEC 16 "Delivery": a message committed is delivered though the server is killed (kill -9)
+/// docs/contract/webhooks.md "Delivery": a message committed is delivered though the server is killed (kill -9)
 /// with its attempt in flight: after a restart, once the claim's lease ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_before_delivery_delivers_after_a_restart() {
@@ -1120,7 +1120,7 @@ async fn kill_9_on(store: Option<String>) {
     assert_eq!(body["data"]["id"], "nudg_k9");
 }
 
-/// SPEC 16 "Many instances": a claim takes at most 8 of an endpoint's due deliveries however
+/// docs/contract/webhooks.md "Many instances": a claim takes at most 8 of an endpoint's due deliveries however
 /// large its backlog, also when the planner's statistics predate it (PostgreSQL once planned
 /// the claim's `IN (SELECT ... LIMIT 8 FOR UPDATE SKIP LOCKED)` as a join that ran the subquery
 /// again and again, and claimed a new endpoint's backlog whole).

@@ -1,4 +1,4 @@
-//! Decision maps compared exactly (SPEC 8 diff without inputs): the regions of a page's
+//! Decision maps compared exactly (docs/contract/as-code.md diff without inputs): the regions of a page's
 //! intent x idle plane that change owner, found by overlaying the two exact partitions, and the
 //! pages the two configs mention.
 

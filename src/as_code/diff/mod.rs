@@ -1,4 +1,4 @@
-//! Diff between two configs (SPEC 8): the inputs (scenarios, recorded page views) whose outcome
+//! Diff between two configs (docs/contract/as-code.md): the inputs (scenarios, recorded page views) whose outcome
 //! changes, with both outcomes and a count per kind of change; without inputs, the decision
 //! maps of the pages the two configs mention, compared exactly (the regions that change owner).
 //! [`ConfigAsCode::diff`] and [`ConfigAsCode::diff_maps`] compare a config (the old one) with
@@ -44,7 +44,7 @@ pub enum ChangeKind {
     QuietZoneRemoved,
     /// The input is rejected on one side only (InvalidRequest).
     ErrorChanged,
-    /// The visitor is held out (SPEC 15) on one side, or from another rule: a change in who is
+    /// The visitor is held out (docs/contract/caps.md) on one side, or from another rule: a change in who is
     /// in a control group, not in what is shown to others.
     HoldoutChanged,
 }
@@ -186,7 +186,7 @@ pub struct ReachChange {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum DiffInput {
-    /// A scenario file (SPEC 8).
+    /// A scenario file (docs/contract/as-code.md).
     Scenarios(ScenarioFile),
     /// Recorded sessions (API document 2.2).
     Sessions(Sessions),
@@ -222,7 +222,7 @@ impl DiffInput {
     }
 }
 
-/// The difference between two configs (SPEC 8 `nudge-rules diff`).
+/// The difference between two configs (docs/contract/as-code.md `nudge-rules diff`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Diff {
@@ -245,7 +245,7 @@ pub struct Diff {
 }
 
 impl ConfigAsCode<'_> {
-    /// Compares this config, the old one, with `new` on inputs (SPEC 8 `nudge-rules diff`):
+    /// Compares this config, the old one, with `new` on inputs (docs/contract/as-code.md `nudge-rules diff`):
     /// every scenario and recorded page view whose outcome changes. Without inputs, compares the
     /// decision maps of the pages the configs mention ([`ConfigAsCode::diff_maps`]).
     ///
@@ -340,7 +340,7 @@ impl ConfigAsCode<'_> {
         out
     }
 
-    /// Compares the decision maps (SPEC 6) of this config, the old one, and `new` exactly, on
+    /// Compares the decision maps (docs/contract/analysis.md) of this config, the old one, and `new` exactly, on
     /// `pages` or, when `None`, on the pages the two configs mention: for every pattern of
     /// either, the page it names (`/cart` for `/cart` and `/cart/**`; one page per `{a,b}`
     /// alternative; wildcards filled in: `/products/*` gives `/products/x`), sorted; at most

@@ -1,4 +1,4 @@
-//! Replay of recorded sessions against a config (SPEC 8): for each page a session visited, the
+//! Replay of recorded sessions against a config (docs/contract/as-code.md): for each page a session visited, the
 //! nudge that would have fired and after how many ms of idling, beside the nudges the session
 //! really showed; and a summary of reach per rule and per nudge type against the recorded
 //! nudges and their outcomes.
@@ -14,12 +14,12 @@
 //!   smallest `min_idle_ms` (config order on ties), if that is at most the dwell time;
 //! - a recorded nudge belongs to the page on which it was shown: the last event at or before its
 //!   `shown_at`; one shown before the first event or after `ended_at` is "unplaced";
-//! - SPEC 15: each session keeps its own simulated history: a rule that fires counts for its
+//! - docs/contract/caps.md: each session keeps its own simulated history: a rule that fires counts for its
 //!   `cap.per_session` and `max_nudges_per_session` on the session's later pages (a rule with the
 //!   default cap fires once per session), and so does a recorded `NUDGE_HELD_OUT` event (with
 //!   its `rule_id`; no page view) from the first page after it; `exit_intent: true` rules are
 //!   tried at the end of the last page (the visitor left), when nothing fired on it before;
-//! - SPEC 15 holdouts: with the session's `visitor_id`, the engine buckets the visitor as a
+//! - docs/contract/caps.md holdouts: with the session's `visitor_id`, the engine buckets the visitor as a
 //!   storefront would, and a page whose rule holds the visitor out is a `held_out` outcome (no
 //!   nudge shown, no later rule tried), which counts for caps like a shown nudge; without a
 //!   visitor id no one is held out.
@@ -72,7 +72,7 @@ pub enum PageOutcome {
         /// The quiet zone.
         quiet_zone: QuietZoneRef,
     },
-    /// SPEC 15: the rule that would fire holds the visitor out (the session's `visitor_id` is in
+    /// docs/contract/caps.md: the rule that would fire holds the visitor out (the session's `visitor_id` is in
     /// its control group): no nudge is shown, and it counts for caps as a shown nudge.
     HeldOut {
         /// The rule id.
@@ -86,7 +86,7 @@ pub enum PageOutcome {
     },
     /// No rule becomes true within the dwell time.
     NoNudge,
-    /// SPEC 4 rejects the page URL: nothing is evaluated.
+    /// docs/contract/urls.md rejects the page URL: nothing is evaluated.
     Rejected {
         /// Why.
         url_error: UrlRejection,
@@ -102,7 +102,7 @@ impl PageOutcome {
         }
     }
 
-    /// The rule that holds the visitor out on this page, if any (SPEC 15).
+    /// The rule that holds the visitor out on this page, if any (docs/contract/caps.md).
     pub fn held_out_rule_id(&self) -> Option<&str> {
         match self {
             PageOutcome::HeldOut { rule_id, .. } => Some(rule_id),
@@ -145,11 +145,11 @@ pub struct PageReplay {
     pub dwell_ms: u64,
     /// The intent score used: the event's, else the session's; 0 to 100.
     pub intent_score: u8,
-    /// The normalized path (SPEC 4); `None` when rejected.
+    /// The normalized path (docs/contract/urls.md); `None` when rejected.
     pub path: Option<String>,
     /// What would fire.
     pub outcome: PageOutcome,
-    /// The rule that would have fired on this page but was capped (SPEC 15: it fired, or the
+    /// The rule that would have fired on this page but was capped (docs/contract/caps.md: it fired, or the
     /// visitor was held out from it, often enough earlier in the session). Written only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_rule_id: Option<String>,
@@ -173,7 +173,7 @@ pub struct SessionReplay {
     pub unplaced_nudges: Vec<RecordedNudgeView>,
 }
 
-/// The replay of recorded sessions against one config (SPEC 8).
+/// The replay of recorded sessions against one config (docs/contract/as-code.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Replay {
@@ -184,7 +184,7 @@ pub struct Replay {
 }
 
 impl ConfigAsCode<'_> {
-    /// Replays recorded sessions against this config (SPEC 8): every page with what would fire
+    /// Replays recorded sessions against this config (docs/contract/as-code.md): every page with what would fire
     /// and when, beside the nudges really shown, and the summary.
     ///
     /// ```
@@ -232,7 +232,7 @@ impl ConfigAsCode<'_> {
     /// the session (no copies; [`Replayed::to_replay`] makes the owned form).
     pub(crate) fn replay_session<'s>(&self, s: &'s Session) -> Replayed<'s> {
         let mut pages: Vec<ReplayedPage<'s>> = Vec::with_capacity(s.events.len());
-        // The session's own history (SPEC 15): what fired, and the recorded holdouts.
+        // The session's own history (docs/contract/caps.md): what fired, and the recorded holdouts.
         let mut history: Vec<HistoryEntry> = Vec::new();
         let mut held_out = s.held_out.iter().peekable();
         let rules = &self.engine.config().rules;
@@ -262,7 +262,7 @@ impl ConfigAsCode<'_> {
             };
             let (path, outcome, capped) =
                 self.page_outcome(&e.url, intent_score, dwell_ms, &visit, last);
-            // A held-out page counts for caps as a shown nudge (SPEC 15).
+            // A held-out page counts for caps as a shown nudge (docs/contract/caps.md).
             let (fired, held_out) = match &outcome {
                 PageOutcome::Fired { rule_index, .. } => (Some(*rule_index), false),
                 PageOutcome::HeldOut { rule_index, .. } => (Some(*rule_index), true),
@@ -313,7 +313,7 @@ impl ConfigAsCode<'_> {
     }
 
     /// What fires on a page visited for `dwell_ms` at `intent_score`, given the visitor and
-    /// the session's history so far (SPEC 15 caps and holdouts); `last`: the session's last
+    /// the session's history so far (docs/contract/caps.md caps and holdouts); `last`: the session's last
     /// page, at whose end exit intent is tried. Returns the normalized path (or `None`), the
     /// outcome, and the rule that would have fired without the caps but did not (capped).
     pub(crate) fn page_outcome<'u>(
@@ -377,7 +377,7 @@ impl ConfigAsCode<'_> {
     }
 
     /// The first rule to fire on a normalized path as idle time grows from 0 to `dwell_ms`, with
-    /// the idle time at which it fires and whether it holds the visitor out (SPEC 15), for a
+    /// the idle time at which it fires and whether it holds the visitor out (docs/contract/caps.md), for a
     /// visit without exit intent; on the `last` page, then with exit intent at the end of the
     /// dwell. `Err(zone)` for a quiet page.
     fn first_within(
@@ -411,7 +411,7 @@ impl ConfigAsCode<'_> {
         if fired.is_some() || !last {
             return Ok(fired);
         }
-        // The visitor left at the end of the last page: exit intent (SPEC 15).
+        // The visitor left at the end of the last page: exit intent (docs/contract/caps.md).
         let end = u32::try_from(dwell_ms.min(u64::from(MAX_IDLE_MS))).unwrap_or(MAX_IDLE_MS);
         let leaving = Visit {
             exit_intent: true,
@@ -461,7 +461,7 @@ pub(crate) struct ReplayedPage<'s> {
     /// The normalized path (borrowed from the URL when normalization changed nothing).
     pub(crate) path: Option<Cow<'s, str>>,
     pub(crate) outcome: PageOutcome,
-    /// The rule capped on this page (SPEC 15), by index and id: it would have fired without the
+    /// The rule capped on this page (docs/contract/caps.md), by index and id: it would have fired without the
     /// caps.
     pub(crate) capped: Option<(usize, String)>,
     /// The nudges shown on this page, each with ms after the page's event.

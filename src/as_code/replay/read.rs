@@ -1,4 +1,4 @@
-//! The text reader of recorded sessions (API document 2.1 and 2.2; SPEC 8 replay): the `data`
+//! The text reader of recorded sessions (API document 2.1 and 2.2; docs/contract/as-code.md replay): the `data`
 //! object of `GET /v1/sessions/{id}`, one per line (JSONL), a JSON array of them, or one alone.
 //! Every error is reported with its JSON path (`[3].events[2].occurred_at`: session 3 of the
 //! input, counted from 0) and its line and column.
@@ -229,7 +229,7 @@ fn read_session(value: &Value, path: &Path, f: &mut Findings) -> Option<Session>
         .and_then(|(v, p)| intent(v, &p, f));
     let ended_at = r.required("ended_at", f).and_then(|(v, p)| stamp(v, &p, f));
     let started_at = r.get("started_at").map(|(v, p)| (stamp(v, &p, f), p));
-    // SPEC 15: the visitor, whose holdout buckets the replay computes; absent, no one is held out.
+    // docs/contract/caps.md: the visitor, whose holdout buckets the replay computes; absent, no one is held out.
     let visitor_id = match r.get("visitor_id") {
         Some((v, p)) => json::string(v, &p, f)
             .and_then(|s| crate::request::visitor_id(s, &p, f))
@@ -348,7 +348,7 @@ fn read_event(value: &Value, path: &Path, f: &mut Findings) -> Option<Event> {
         Some((v, p)) => intent(v, &p, f).map(Some),
         None => Some(None),
     };
-    // SPEC 15: a NUDGE_HELD_OUT event names its rule.
+    // docs/contract/caps.md: a NUDGE_HELD_OUT event names its rule.
     let rule_id = match r.get("rule_id") {
         Some((v, p)) => json::string(v, &p, f).map(|s| Some(s.to_owned())),
         None if event_type == Some(NUDGE_HELD_OUT) => {

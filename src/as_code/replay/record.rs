@@ -1,4 +1,4 @@
-//! One recorded session as replay reads it (API document 2.2, SPEC 8 and 15): the session, its
+//! One recorded session as replay reads it (API document 2.2, docs/contract/as-code.md and docs/contract/caps.md): the session, its
 //! events, the nudges it really showed and the visitor's held-out events, with their instants.
 //! Built by the text reader (`read.rs`) and by `Sessions::push` (`session.rs`).
 
@@ -6,7 +6,7 @@ use super::timestamp::Timestamp;
 use crate::config::NudgeType;
 use crate::visit::NudgeOutcome;
 
-/// The event type of a visitor held out from a rule (SPEC 15): not a page view; it counts for the
+/// The event type of a visitor held out from a rule (docs/contract/caps.md): not a page view; it counts for the
 /// rule's caps in a replay, and needs `rule_id`.
 pub(crate) const NUDGE_HELD_OUT: &str = "NUDGE_HELD_OUT";
 /// An instant, with its text as written when it was read from text.
@@ -37,7 +37,7 @@ impl Stamp {
     }
 }
 
-/// One event of a session's log (API document 2.2 "Session event"), with SPEC 8's optional
+/// One event of a session's log (API document 2.2 "Session event"), with docs/contract/as-code.md's optional
 /// `intent_score`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Event {
@@ -45,11 +45,11 @@ pub(crate) struct Event {
     pub(crate) url: String,
     pub(crate) occurred_at: Stamp,
     pub(crate) intent_score: Option<u8>,
-    /// The rule of a `NUDGE_HELD_OUT` event (SPEC 15); `None` on other events.
+    /// The rule of a `NUDGE_HELD_OUT` event (docs/contract/caps.md); `None` on other events.
     pub(crate) rule_id: Option<String>,
 }
 
-/// A recorded `NUDGE_HELD_OUT` event (SPEC 15): the visitor was held out from `rule_id` then.
+/// A recorded `NUDGE_HELD_OUT` event (docs/contract/caps.md): the visitor was held out from `rule_id` then.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct HeldOut {
     pub(crate) rule_id: String,
@@ -57,7 +57,7 @@ pub(crate) struct HeldOut {
 }
 
 /// Splits the `NUDGE_HELD_OUT` events (with a rule) from the others, both kept in time order:
-/// they are no page views, but count for caps (SPEC 15).
+/// they are no page views, but count for caps (docs/contract/caps.md).
 pub(super) fn split_held_out(events: Vec<Event>) -> (Vec<Event>, Vec<HeldOut>) {
     let mut held_out = Vec::new();
     let events = events
@@ -97,9 +97,9 @@ pub(crate) struct Session {
     pub(crate) events: Vec<Event>,
     /// Sorted by `shown_at`, stably.
     pub(crate) nudges: Vec<RecordedNudge>,
-    /// The `NUDGE_HELD_OUT` events (SPEC 15), sorted by time; not in `events`.
+    /// The `NUDGE_HELD_OUT` events (docs/contract/caps.md), sorted by time; not in `events`.
     pub(crate) held_out: Vec<HeldOut>,
-    /// The visitor's `visitor_id` (SPEC 15), when known: the replay evaluates with it, so a
+    /// The visitor's `visitor_id` (docs/contract/caps.md), when known: the replay evaluates with it, so a
     /// visitor in a rule's control group is held out from that rule.
     pub(crate) visitor_id: Option<String>,
 }

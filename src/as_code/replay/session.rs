@@ -1,4 +1,4 @@
-//! Recorded sessions (API document 2.1 and 2.2; SPEC 8 replay), the public side: [`Sessions`]
+//! Recorded sessions (API document 2.1 and 2.2; docs/contract/as-code.md replay), the public side: [`Sessions`]
 //! read from text ([`super::read`]) or given field by field ([`Sessions::push`]), and each
 //! session as read ([`SessionRecord`]) for a program that stores them.
 
@@ -13,7 +13,7 @@ use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::json::{Findings, Path};
 use crate::limits::MAX_INTENT_SCORE;
 
-/// A recorded nudge's outcome (API document 2.2, 3): the engine's own (SPEC 15 history uses it
+/// A recorded nudge's outcome (API document 2.2, 3): the engine's own (docs/contract/caps.md history uses it
 /// too), here at its old path.
 pub use crate::visit::NudgeOutcome;
 
@@ -34,7 +34,7 @@ impl Sessions {
     /// `events` are required; `started_at`, `page_count`, `converted`, `nudge_count` and
     /// `nudges` are optional. An event has `type` (any string: the API lists PAGE_VIEW,
     /// ADD_TO_CART and PURCHASE and says there are more), `url`, `occurred_at` and optionally
-    /// `intent_score` (SPEC 8). A recorded nudge has `type` (the four nudge types), `shown_at`,
+    /// `intent_score` (docs/contract/as-code.md). A recorded nudge has `type` (the four nudge types), `shown_at`,
     /// `outcome` (shown, clicked, dismissed, chat_opened), `influenced_conversion` and optionally
     /// `nudge_id`. Timestamps are RFC 3339 in UTC (`2026-03-01T12:00:05.250Z`).
     ///
@@ -92,7 +92,7 @@ impl Sessions {
     }
 
     /// Adds a session given field by field, as a program reading sessions from its own store
-    /// has them (the server's backtest, SPEC 12): the same session as [`Sessions::from_text`]
+    /// has them (the server's backtest, docs/contract/backtest.md): the same session as [`Sessions::from_text`]
     /// reads from the `GET /v1/sessions/{id}` answer of the same data, so that a replay of
     /// either gives the same result. Events and nudges are sorted by time, stably.
     ///
@@ -196,7 +196,7 @@ impl Sessions {
         self.sessions.clear();
     }
 
-    /// Each session as read, in input order: what a store imports (SPEC 11 "Import").
+    /// Each session as read, in input order: what a store imports (docs/contract/store.md "Import").
     pub fn records(&self) -> impl ExactSizeIterator<Item = SessionRecord<'_>> {
         self.sessions
             .iter()
@@ -255,7 +255,7 @@ pub struct SessionParts<'a> {
     pub events: Vec<EventRecord<'a>>,
     /// The nudges shown (API document 2.2 "Session nudge").
     pub nudges: Vec<NudgeRecord<'a>>,
-    /// The visitor's `visitor_id` (SPEC 15), when known: the replay holds the visitor out of
+    /// The visitor's `visitor_id` (docs/contract/caps.md), when known: the replay holds the visitor out of
     /// the rules whose control group they are in; `None`: no one is held out.
     pub visitor_id: Option<&'a str>,
 }
@@ -268,7 +268,7 @@ pub struct SessionRecord<'a> {
     pub(crate) session: &'a Session,
 }
 
-/// One event of a [`SessionRecord`] (API document 2.2 "Session event", SPEC 8).
+/// One event of a [`SessionRecord`] (API document 2.2 "Session event", docs/contract/as-code.md).
 #[derive(Clone, Copy, Debug)]
 pub struct EventRecord<'a> {
     /// `type`: any text (the API document names PAGE_VIEW, ADD_TO_CART and PURCHASE).
@@ -277,9 +277,9 @@ pub struct EventRecord<'a> {
     pub url: &'a str,
     /// `occurred_at`, Unix milliseconds.
     pub occurred_at_ms: i64,
-    /// The optional `intent_score` (0 to 100) of SPEC 8.
+    /// The optional `intent_score` (0 to 100) of docs/contract/as-code.md.
     pub intent_score: Option<u8>,
-    /// The rule of a `NUDGE_HELD_OUT` event (SPEC 15), which counts for that rule's caps in a
+    /// The rule of a `NUDGE_HELD_OUT` event (docs/contract/caps.md), which counts for that rule's caps in a
     /// replay and is no page view; `None` on other events.
     pub rule_id: Option<&'a str>,
 }
@@ -320,7 +320,7 @@ impl<'a> SessionRecord<'a> {
         self.session.converted
     }
 
-    /// `visitor_id` (SPEC 15), when the input has it.
+    /// `visitor_id` (docs/contract/caps.md), when the input has it.
     pub fn visitor_id(&self) -> Option<&'a str> {
         self.session.visitor_id.as_deref()
     }

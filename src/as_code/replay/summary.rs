@@ -1,4 +1,4 @@
-//! The replay summary (SPEC 8): sessions and page views reached per rule and per nudge type,
+//! The replay summary (docs/contract/as-code.md): sessions and page views reached per rule and per nudge type,
 //! compared with the nudges the sessions really showed and their outcomes.
 
 use serde::Serialize;
@@ -50,7 +50,7 @@ pub struct RuleReach {
     /// False for a disabled rule (it reaches nothing).
     pub enabled: bool,
     /// Sessions in which it fires on at least one page: its predicted treated reach, with caps
-    /// and holdouts applied (SPEC 15).
+    /// and holdouts applied (docs/contract/caps.md).
     pub sessions: usize,
     /// Of those, sessions that converted.
     pub converted_sessions: usize,
@@ -58,13 +58,13 @@ pub struct RuleReach {
     pub page_views: usize,
     /// The nudges of the rule's type that were really shown on those page views, by outcome.
     pub recorded_same_type: OutcomeCounts,
-    /// Page views on which it would have fired but was capped (SPEC 15: it fired, or the visitor
+    /// Page views on which it would have fired but was capped (docs/contract/caps.md: it fired, or the visitor
     /// was held out from it, often enough earlier in the session).
     pub capped_page_views: usize,
-    /// Recorded `NUDGE_HELD_OUT` events of the rule (SPEC 15: visitors of its control group).
+    /// Recorded `NUDGE_HELD_OUT` events of the rule (docs/contract/caps.md: visitors of its control group).
     pub held_out_events: usize,
     /// Sessions in which the rule would have fired but the session's `visitor_id` is in its
-    /// control group (SPEC 15), on at least one page: its predicted control reach. Always 0 for
+    /// control group (docs/contract/caps.md), on at least one page: its predicted control reach. Always 0 for
     /// sessions without a visitor id.
     pub held_out_sessions: usize,
 }
@@ -87,7 +87,7 @@ pub struct TypeReach {
     pub recorded_where_predicted: OutcomeCounts,
 }
 
-/// Reach per rule and per nudge type over the replayed sessions (SPEC 8), against the recorded
+/// Reach per rule and per nudge type over the replayed sessions (docs/contract/as-code.md), against the recorded
 /// nudges.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -102,7 +102,7 @@ pub struct ReplaySummary {
     pub page_views_with_nudge: usize,
     /// Page views in a quiet zone.
     pub page_views_quiet: usize,
-    /// Page views whose URL SPEC 4 rejects.
+    /// Page views whose URL docs/contract/urls.md rejects.
     pub page_views_rejected: usize,
     /// Recorded nudges, placed or not.
     pub recorded_nudges: usize,

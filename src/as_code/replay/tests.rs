@@ -1,4 +1,4 @@
-//! SPEC 15 holdouts in the replay: a session's `visitor_id` is bucketed as a storefront would,
+//! docs/contract/caps.md holdouts in the replay: a session's `visitor_id` is bucketed as a storefront would,
 //! and a visitor in a rule's control group is held out (a `held_out` page, counted for caps),
 //! never reached; sessions without a visitor id are as before.
 
@@ -8,7 +8,7 @@ use super::{PageOutcome, SessionParts, Sessions};
 use crate::Engine;
 use crate::as_code::ConfigAsCode;
 
-/// The bucket exactly as SPEC 15 words it, computed here independently of the engine: the first
+/// The bucket exactly as docs/contract/caps.md words it, computed here independently of the engine: the first
 /// 8 bytes of SHA-256 of `RULE_ID:VISITOR_ID`, big-endian, modulo 10,000.
 fn spec_bucket(rule_id: &str, visitor_id: &str) -> u64 {
     let digest = Sha256::digest(format!("{rule_id}:{visitor_id}").as_bytes());

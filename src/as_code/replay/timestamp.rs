@@ -152,7 +152,7 @@ impl Timestamp {
 }
 
 /// Writes Unix milliseconds as RFC 3339 in UTC with exactly three fraction digits:
-/// `2026-11-24T10:00:00.120Z` (the server's wire form, SPEC 9 "Times"). Times before year 1 or
+/// `2026-11-24T10:00:00.120Z` (the server's wire form, docs/contract/read-api.md "Times"). Times before year 1 or
 /// after 9999-12-31T23:59:59.999Z are clamped to those.
 ///
 /// ```

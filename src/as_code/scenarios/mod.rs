@@ -1,4 +1,4 @@
-//! Scenarios (SPEC 8): named session states with the outcome they must have, checked against a
+//! Scenarios (docs/contract/as-code.md): named session states with the outcome they must have, checked against a
 //! config as tests are checked against code.
 //!
 //! The file format:
@@ -16,7 +16,7 @@
 //!
 //! `expect` is one of `{"rule": ID}` (that rule fires), `{"quiet_zone": true}` (the page is in a
 //! quiet zone), `{"no_nudge": true}` (nothing fires, not because of a quiet zone) and
-//! `{"error": "InvalidRequest"}` (the state is rejected, SPEC 5 or 4). [`ScenarioFile`] reads a
+//! `{"error": "InvalidRequest"}` (the state is rejected, docs/contract/preview.md or docs/contract/urls.md). [`ScenarioFile`] reads a
 //! file with every error reported (JSON path, line, column), [`ConfigAsCode::test`] checks it, and
 //! [`ConfigAsCode::coverage`] says what the scenarios exercise.
 
@@ -34,9 +34,9 @@ use crate::preview::Preview;
 use crate::request::SessionState;
 use crate::text::Quoted;
 
-/// What a scenario must give, and what it gave (SPEC 8 `expect`). Serializes as the file writes
+/// What a scenario must give, and what it gave (docs/contract/as-code.md `expect`). Serializes as the file writes
 /// it: `{"rule": "sizing-help"}`, `{"quiet_zone": true}`, `{"no_nudge": true}`,
-/// `{"error": "InvalidRequest"}`, `{"held_out": "exit-offer"}` (SPEC 15), so that what a scenario
+/// `{"error": "InvalidRequest"}`, `{"held_out": "exit-offer"}` (docs/contract/caps.md), so that what a scenario
 /// got can be saved as its expectation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -47,9 +47,9 @@ pub enum Expectation {
     QuietZone,
     /// Nothing fires, and the page is in no quiet zone.
     NoNudge,
-    /// The state is rejected with `InvalidRequest` (SPEC 5, or a `page_url` SPEC 4 rejects).
+    /// The state is rejected with `InvalidRequest` (docs/contract/preview.md, or a `page_url` docs/contract/urls.md rejects).
     InvalidRequest,
-    /// The visitor is held out from the rule with this id (SPEC 15: its control group), so no
+    /// The visitor is held out from the rule with this id (docs/contract/caps.md: its control group), so no
     /// nudge is shown.
     HeldOut(String),
 }
@@ -82,7 +82,7 @@ impl fmt::Display for Expectation {
     }
 }
 
-/// One scenario: a name, a session state (SPEC 5's `session_state`, kept as given) and the
+/// One scenario: a name, a session state (docs/contract/preview.md's `session_state`, kept as given) and the
 /// expected outcome. Serializes as the file writes it: `{"name", "session_state", "expect"}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -122,13 +122,13 @@ impl Scenario {
         &self.expect
     }
 
-    /// The state as the engine reads it, when SPEC 5 accepts it.
+    /// The state as the engine reads it, when docs/contract/preview.md accepts it.
     pub(crate) fn state(&self) -> Option<&SessionState> {
         self.state.as_ref().ok()
     }
 }
 
-/// A scenario file (SPEC 8): `{"scenarios": [...]}`, read with every error reported.
+/// A scenario file (docs/contract/as-code.md): `{"scenarios": [...]}`, read with every error reported.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScenarioFile {
     scenarios: Vec<Scenario>,
@@ -163,10 +163,10 @@ impl ScenarioFile {
     /// - more than 10,000 scenarios;
     /// - a name empty, over 200 characters or used twice;
     /// - an `expect` that is not exactly one of the four forms;
-    /// - a `session_state` that SPEC 5 rejects (wrong types, out of range, unknown fields),
+    /// - a `session_state` that docs/contract/preview.md rejects (wrong types, out of range, unknown fields),
     ///   unless the scenario expects `{"error": "InvalidRequest"}`.
     ///
-    /// A `page_url` that SPEC 4 rejects is the engine's verdict, not a file error.
+    /// A `page_url` that docs/contract/urls.md rejects is the engine's verdict, not a file error.
     pub fn from_text(text: &str) -> Result<ScenarioFile, Error> {
         read::from_text(text)
     }
@@ -210,7 +210,7 @@ pub struct ScenarioResult {
     pub expected: Expectation,
     /// What the engine gave, in the same shape: saved as `expect`, it makes the scenario pass.
     pub got: Expectation,
-    /// The preview's reason text (SPEC 5), or the InvalidRequest message (informational).
+    /// The preview's reason text (docs/contract/preview.md), or the InvalidRequest message (informational).
     pub reason: String,
 }
 
@@ -234,7 +234,7 @@ impl ScenarioResult {
     }
 }
 
-/// The results of a scenario file against one config (SPEC 8 `nudge-rules test`).
+/// The results of a scenario file against one config (docs/contract/as-code.md `nudge-rules test`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct TestReport {
@@ -247,7 +247,7 @@ pub struct TestReport {
 }
 
 impl ConfigAsCode<'_> {
-    /// Checks every scenario of a file against this config (SPEC 8): a scenario passes when what
+    /// Checks every scenario of a file against this config (docs/contract/as-code.md): a scenario passes when what
     /// the engine gives for its state equals its `expect`.
     ///
     /// ```

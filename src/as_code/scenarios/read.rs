@@ -1,4 +1,4 @@
-//! Reading a scenario file (SPEC 8) with every error reported, as config errors are.
+//! Reading a scenario file (docs/contract/as-code.md) with every error reported, as config errors are.
 
 use std::collections::HashMap;
 
@@ -110,7 +110,7 @@ fn read_scenario(value: &Value, path: &Path, f: &mut Findings) -> Option<Scenari
         .required("expect", f)
         .and_then(|(v, p)| read_expect(v, &p, f));
     let state = r.required("session_state", f);
-    // A state that SPEC 5 rejects is an authoring mistake, unless the scenario expects the
+    // A state that docs/contract/preview.md rejects is an authoring mistake, unless the scenario expects the
     // rejection: then it is the point of the scenario.
     if let (Some((v, p)), Some(e)) = (&state, &expect)
         && *e != Expectation::InvalidRequest

@@ -1,5 +1,5 @@
 //! The `nudge-rules` command-line program: preview, check, normalize (and the analysis commands),
-//! and config as code: test, replay, diff (SPEC 8; `cli/`). All input and output goes through `io.rs`.
+//! and config as code: test, replay, diff (docs/contract/as-code.md; `cli/`). All input and output goes through `io.rs`.
 //!
 //! Exit codes: 0 success; 1 the request or URL was rejected, a scenario failed, or a diff found
 //! changes; 2 the config (or a scenario file, or the sessions) is invalid or the command line is
@@ -92,7 +92,7 @@ enum Command {
         #[arg(long, value_name = "URL")]
         page: String,
     },
-    /// Check scenario files against a config (SPEC 8): exit 0 when every scenario passes, 1 when
+    /// Check scenario files against a config (docs/contract/as-code.md): exit 0 when every scenario passes, 1 when
     /// any fails (each failure with expected, got and the reason), 2 for an invalid config or
     /// scenario file (every error with its path, line and column).
     Test {
@@ -118,7 +118,7 @@ enum Command {
         files: Vec<PathBuf>,
     },
     /// Replay recorded sessions (API document 2.2: JSONL or a JSON array) against a config
-    /// (SPEC 8): each page with the nudge that would fire and when, beside the nudges really
+    /// (docs/contract/as-code.md): each page with the nudge that would fire and when, beside the nudges really
     /// shown, and a summary per rule and per nudge type. Exit 2 for an invalid config or input.
     Replay {
         /// Site config file (JSON); default: the embedded storefront config.
@@ -134,7 +134,7 @@ enum Command {
         #[arg(value_name = "SESSIONS")]
         sessions: PathBuf,
     },
-    /// Compare two configs (SPEC 8): the scenarios and recorded page views whose outcome
+    /// Compare two configs (docs/contract/as-code.md): the scenarios and recorded page views whose outcome
     /// changes, both outcomes and a count per change kind; without inputs, the regions of the
     /// decision maps of the pages the configs mention that change owner. Exit 0 no change, 1
     /// changes, 2 invalid config or input.
@@ -154,7 +154,7 @@ enum Command {
         #[arg(value_name = "SCENARIOS or SESSIONS")]
         inputs: Vec<PathBuf>,
     },
-    /// Print the canonical path of a page URL (SPEC 4); exit 1 with the reason if rejected.
+    /// Print the canonical path of a page URL (docs/contract/urls.md); exit 1 with the reason if rejected.
     Normalize {
         /// Keep letter case (as a config with "case_sensitive": true does).
         #[arg(long)]

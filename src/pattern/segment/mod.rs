@@ -1,13 +1,13 @@
-//! The segment glob matcher: a glob matcher of our own for the patterns that need no regex (SPEC 3), segment by segment.
+//! The segment glob matcher: a glob matcher of our own for the patterns that need no regex (docs/contract/patterns.md), segment by segment.
 //!
 //! Almost every real page pattern is a run of `/`-separated segments, each a literal, a wildcard
 //! segment built from literals, `*`, `?` and classes (`[a-z0-9]`), or `**` (any number of
-//! whole segments). For those, globset's meaning under SPEC 3's options (`literal_separator`:
+//! whole segments). For those, globset's meaning under docs/contract/patterns.md's options (`literal_separator`:
 //! `*`, `?` and such classes never cross `/`) is exactly "match the path's segments in order",
 //! which needs no regex: [`SegmentGlob::parse_into`] translates them and [`SegmentGlob::is_match`]
 //! matches them with the linear two-level wildcard algorithm. Compiling costs microseconds where a
-//! regex costs milliseconds, so a config filled to SPEC 2's 1 MiB with such globs loads within
-//! SPEC 3's load-time checks' budget.
+//! regex costs milliseconds, so a config filled to docs/contract/config.md's 1 MiB with such globs loads within
+//! docs/contract/patterns.md's load-time checks' budget.
 //!
 //! A negated class (`[!x]`) can match `/` and so cross segments; a glob with a few of them becomes
 //! a few segment globs (see [`SegmentGlob::parse_into`]). Everything else (`\` escapes, classes
@@ -97,7 +97,7 @@ fn byte_bit(b: u8) -> u8 {
     }
 }
 
-/// The segments of a normalized path (SPEC 4), as globset's regexes see them: the path split on
+/// The segments of a normalized path (docs/contract/urls.md), as globset's regexes see them: the path split on
 /// `/`, starting with the empty segment before the leading `/`; the root `/` is two empty
 /// segments. A glob starting with `/` matches from the second segment; one starting with `**/`
 /// from the first (globset's `(?:/?|.*/)` lets `**/*/x` match `/x`, `*` taking the empty text

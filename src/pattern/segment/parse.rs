@@ -1,4 +1,4 @@
-//! Translating a glob (globset's syntax under SPEC 3's options) into segment globs.
+//! Translating a glob (globset's syntax under docs/contract/patterns.md's options) into segment globs.
 
 use smallvec::SmallVec;
 

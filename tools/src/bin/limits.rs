@@ -1,4 +1,4 @@
-//! Compiles configs at SPEC 2's limits and prints the time each takes, for docs/RELIABILITY.md.
+//! Compiles configs at docs/contract/config.md's limits and prints the time each takes, for docs/RELIABILITY.md.
 //! Peak memory: run under `/usr/bin/time -v` (`make limits` does), one scenario at a time:
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Where a webhook may be delivered (SPEC 16 "Safe by construction").
+//! Where a webhook may be delivered (docs/contract/webhooks.md "Safe by construction").
 //!
 //! An endpoint URL is `https:` (or `http:` with `--webhook-allow-http`), with a host and no
 //! credentials. Every address its host resolves to (or the literal address it names, which no

@@ -1,5 +1,5 @@
 //! Webhook endpoints, messages and attempts as the store keeps them and the API writes them
-//! (SPEC 16 "Endpoints", "Event types and payloads").
+//! (docs/contract/webhooks.md "Endpoints", "Event types and payloads").
 
 use serde::Serialize;
 
@@ -49,7 +49,7 @@ pub struct Endpoint {
     pub id: String,
     /// The URL as the WHATWG parser serializes it (checked at registration and each attempt).
     pub url: String,
-    /// The subscribed event types, in SPEC 16's order, without repeats.
+    /// The subscribed event types, in docs/contract/webhooks.md's order, without repeats.
     pub event_types: Vec<EventType>,
     /// The merchant's note, at most [`MAX_DESCRIPTION_CHARS`].
     pub description: Option<String>,
@@ -75,7 +75,7 @@ pub const MAX_DESCRIPTION_CHARS: usize = 500;
 /// Most endpoints per site and mode.
 pub const MAX_ENDPOINTS: usize = 20;
 
-/// How long the previous secret signs after a rotation (SPEC 16: 24 hours), in ms.
+/// How long the previous secret signs after a rotation (docs/contract/webhooks.md: 24 hours), in ms.
 pub const ROTATION_OVERLAP_MS: i64 = 24 * 3600 * 1000;
 
 impl Endpoint {
@@ -123,7 +123,7 @@ pub fn parse_types_text(text: &str) -> Result<Vec<EventType>, UnknownEventType> 
 }
 
 /// Event types as sent (`"event_types": [...]`): each known, at least one; repeats dropped, in
-/// SPEC 16's order.
+/// docs/contract/webhooks.md's order.
 ///
 /// # Errors
 ///
@@ -267,7 +267,7 @@ pub fn random_id(prefix: &str, bytes: usize) -> Result<String, String> {
     Ok(format!("{prefix}{}", hex::encode(raw)))
 }
 
-/// The longest response body kept in the attempts log, in bytes (SPEC 16: the first 4 KiB).
+/// The longest response body kept in the attempts log, in bytes (docs/contract/webhooks.md: the first 4 KiB).
 pub const LOGGED_BODY_BYTES: usize = 4096;
 
 /// One delivery attempt, as logged.
@@ -295,7 +295,7 @@ pub struct Attempt {
     pub next_attempt_at_ms: Option<i64>,
 }
 
-/// An attempt as the API writes it (SPEC 16 "`GET .../{id}/attempts`").
+/// An attempt as the API writes it (docs/contract/webhooks.md "`GET .../{id}/attempts`").
 #[derive(Serialize)]
 pub struct AttemptItem<'a> {
     id: String,

@@ -1,4 +1,4 @@
-//! The webhook event types (SPEC 16 "Event types and payloads").
+//! The webhook event types (docs/contract/webhooks.md "Event types and payloads").
 
 use std::fmt;
 
@@ -13,7 +13,7 @@ pub enum EventType {
     /// `nudge.outcome`: a clicked, dismissed or chat_opened outcome was stored; data: the nudge
     /// event with its new outcome.
     NudgeOutcome,
-    /// `config.published`: a version was published (SPEC 13); data: the version without the
+    /// `config.published`: a version was published (docs/contract/versions.md); data: the version without the
     /// config body.
     ConfigPublished,
     /// `webhook_endpoint.disabled`: an endpoint was disabled; data: the endpoint without its
@@ -23,7 +23,7 @@ pub enum EventType {
     Test,
 }
 
-/// Every event type, in the order of SPEC 16.
+/// Every event type, in the order of docs/contract/webhooks.md.
 pub const ALL: [EventType; 6] = [
     EventType::SessionConverted,
     EventType::NudgeShown,

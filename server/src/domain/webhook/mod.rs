@@ -1,4 +1,4 @@
-//! Webhooks (SPEC 16; the API document's section 6): the parts that know no HTTP framework and
+//! Webhooks (docs/contract/webhooks.md; the API document's section 6): the parts that know no HTTP framework and
 //! no store, so the endpoint routes, the outbox and the delivery worker share one definition.
 //!
 //! - [`event_type`]: the six event types and their names;

@@ -1,4 +1,4 @@
-//! When a failed webhook delivery is tried again (SPEC 16 "Delivery").
+//! When a failed webhook delivery is tried again (docs/contract/webhooks.md "Delivery").
 //!
 //! After the first attempt fails, the message is tried again after 5 s, 5 min, 30 min, 2 h, 5 h,
 //! 10 h and 10 h (8 attempts in all), each delay with +-20 % jitter; after a 429 or 503 the
@@ -9,7 +9,7 @@
 use std::fmt;
 use std::time::Duration;
 
-/// The delays of SPEC 16, after attempts 1 to 7.
+/// The delays of docs/contract/webhooks.md, after attempts 1 to 7.
 pub const DEFAULT_DELAYS: [Duration; 7] = [
     Duration::from_secs(5),
     Duration::from_secs(5 * 60),

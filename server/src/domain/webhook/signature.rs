@@ -1,4 +1,4 @@
-//! Webhook signatures (SPEC 16 "Signatures"): Standard Webhooks v1.
+//! Webhook signatures (docs/contract/webhooks.md "Signatures"): Standard Webhooks v1.
 //!
 //! Each delivery carries `webhook-id` (the message id), `webhook-timestamp` (Unix seconds of
 //! the attempt) and `webhook-signature`: `v1,` then the standard base64 of
@@ -24,11 +24,11 @@ pub const HEADER_SIGNATURE: &str = "webhook-signature";
 
 /// The prefix of a secret's text.
 pub const SECRET_PREFIX: &str = "whsec_";
-/// Bytes of a secret the server makes (within the 24 to 64 SPEC 16 allows).
+/// Bytes of a secret the server makes (within the 24 to 64 docs/contract/webhooks.md allows).
 pub const GENERATED_SECRET_BYTES: usize = 32;
-/// Fewest bytes of a secret (SPEC 16).
+/// Fewest bytes of a secret (docs/contract/webhooks.md).
 pub const MIN_SECRET_BYTES: usize = 24;
-/// Most bytes of a secret (SPEC 16).
+/// Most bytes of a secret (docs/contract/webhooks.md).
 pub const MAX_SECRET_BYTES: usize = 64;
 
 /// An endpoint's signing secret: 24 to 64 bytes, written `whsec_` + base64 (its `Display`).

@@ -1,4 +1,4 @@
-//! `POST /v1/nudges/backtest` (SPEC 12): the stored sessions of the caller's site and mode that
+//! `POST /v1/nudges/backtest` (docs/contract/backtest.md): the stored sessions of the caller's site and mode that
 //! started in the window, replayed against a draft config (or the live one) and against the
 //! live config, with what changes ([`crate::app::backtest`]). Checks, in order: the body (415,
 //! 413, 408, 400), `from` and `to`, the live config (500, 503), the draft (400 InvalidConfig),
@@ -32,7 +32,7 @@ pub async fn backtest(
     State(app): State<Arc<AppState>>,
     Sent(sent): Sent<BacktestRequest>,
 ) -> Result<Response, ApiError> {
-    // Up to nine fraction digits, compared exactly (SPEC 9 "Parameters", as the lists).
+    // Up to nine fraction digits, compared exactly (docs/contract/read-api.md "Parameters", as the lists).
     let time = |name: &str, text: Option<&str>| text.map(|t| read_time(name, t)).transpose();
     let (from, to) = (
         time("from", sent.from.as_deref())?,

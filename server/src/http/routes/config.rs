@@ -1,4 +1,4 @@
-//! The live config (SPEC 13): `GET /v1/config`; its history and publish are in
+//! The live config (docs/contract/versions.md): `GET /v1/config`; its history and publish are in
 //! [`super::versions`].
 //!
 //! A site whose sites-file entry names a `config` file is managed by that file: `GET

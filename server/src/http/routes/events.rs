@@ -1,4 +1,4 @@
-//! `POST /v1/events`, the SDK relay (SPEC 10): storefront pages send batches of events with a
+//! `POST /v1/events`, the SDK relay (docs/contract/relay.md): storefront pages send batches of events with a
 //! publishable key; each event is judged alone, every accepted one is committed before the 202,
 //! and each key may send 10,000 events per rolling minute.
 //!

@@ -1,4 +1,4 @@
-//! `GET /v1/nudges` (API document 4.3), SPEC 9.
+//! `GET /v1/nudges` (API document 4.3), docs/contract/read-api.md.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! `POST /v1/nudges/preview` (API document 4.4, 2.4; SPEC 5, 7): after the lifecycle, key and
+//! `POST /v1/nudges/preview` (API document 4.4, 2.4; docs/contract/preview.md, docs/contract/server.md): after the lifecycle, key and
 //! limit (`pipeline::admitted_unbooked`: a preview books nothing of the store's), the media
 //! type (415), the body (at most 64 KiB: 413, refused on its `Content-Length` before a byte is
 //! read; 408 when it does not arrive in time), the site's config (500 InvalidConfig when it
@@ -24,7 +24,7 @@ use crate::sites::registry::Served;
 /// The preview endpoint (API document 4.4).
 pub const PREVIEW_PATH: &str = "/v1/nudges/preview";
 
-/// `Nudge-Config-Version` (SPEC 13): which config answered a preview, the published version
+/// `Nudge-Config-Version` (docs/contract/versions.md): which config answered a preview, the published version
 /// or a file's SHA-256 prefix.
 pub const CONFIG_VERSION: header::HeaderName =
     header::HeaderName::from_static("nudge-config-version");

@@ -1,9 +1,9 @@
-//! `GET /v1/reports/uplift` (SPEC 15 "Measured uplift"): per rule with exposures in the window,
+//! `GET /v1/reports/uplift` (docs/contract/caps.md "Measured uplift"): per rule with exposures in the window,
 //! its treated and control arms, their conversion rates, the absolute uplift with Newcombe's
 //! hybrid score interval, the relative uplift, the pooled z-test's p-value and `enough_data`
 //! ([`crate::app::uplift`]).
 //!
-//! The window is the read API's (SPEC 9 "Parameters", "Retention"): `from` and `to` exactly as
+//! The window is the read API's (docs/contract/read-api.md "Parameters", "Retention"): `from` and `to` exactly as
 //! the list endpoints read them, `to` now and `from` 30 days before by default, a `from` older
 //! than the plan's window moved to it; the sessions counted are those that started in it.
 

@@ -1,10 +1,10 @@
-//! `GET /v1/runtime/config?key=pk_...`, the config for storefront pages (SPEC 14): the
+//! `GET /v1/runtime/config?key=pk_...`, the config for storefront pages (docs/contract/storefront.md): the
 //! publishable key's site and mode, answered with `{"data": {"version", "config"}}` from memory.
 //!
 //! - **The key**: the `key` query parameter (so the request stays "simple": no CORS preflight)
 //!   or `Authorization: Bearer`; both present and different is a 400. A secret `sk_` key is a
 //!   401 saying that a secret key never goes in a page; a malformed or unknown key is a 401.
-//! - **The version**: an API-managed site's published version (SPEC 13; `0` before the first,
+//! - **The version**: an API-managed site's published version (docs/contract/versions.md; `0` before the first,
 //!   whose config has no rules), or a file-managed site's SHA-256 prefix (12 hex digits), the
 //!   same `Nudge-Config-Version` a preview answers with. A new version reaches this endpoint as
 //!   soon as the instance serves it (the store poll, within 2 s).
@@ -17,7 +17,7 @@
 //! - **CORS**: every answer carries `Access-Control-Allow-Origin: *` and exposes `ETag`;
 //!   `OPTIONS` is the preflight (204) a page needs only when it sends `If-None-Match` itself
 //!   ([`crate::http::any_origin::RUNTIME`]).
-//! - **Limits**: none; it does not count against the key's event limit (SPEC 14), and every
+//! - **Limits**: none; it does not count against the key's event limit (docs/contract/storefront.md), and every
 //!   answer comes from memory.
 //!
 //! Checks, in order: the method (405 with `Allow: GET, HEAD, OPTIONS`, from the router), the

@@ -1,4 +1,4 @@
-//! `GET /v1/sessions` (API document 4.1) and `GET /v1/sessions/{id}` (4.2), SPEC 9.
+//! `GET /v1/sessions` (API document 4.1) and `GET /v1/sessions/{id}` (4.2), docs/contract/read-api.md.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Published configs' history (SPEC 13): `GET /v1/config/versions`, `GET
+//! Published configs' history (docs/contract/versions.md): `GET /v1/config/versions`, `GET
 //! /v1/config/versions/{n}` and `POST /v1/config/versions`.
 //!
 //! A site managed by its sites-file `config` has an empty history and its writes are 409

@@ -1,4 +1,4 @@
-//! The webhook routes that act on an endpoint or a message (SPEC 16 "Endpoints"): rotate its
+//! The webhook routes that act on an endpoint or a message (docs/contract/webhooks.md "Endpoints"): rotate its
 //! secret, send a test, recover, resend a message. The rules are `app/webhooks.rs`'s.
 
 use std::sync::Arc;

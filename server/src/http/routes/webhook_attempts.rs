@@ -1,4 +1,4 @@
-//! `GET /v1/webhook_endpoints/{id}/attempts` (SPEC 16 "Endpoints"): an endpoint's delivery
+//! `GET /v1/webhook_endpoints/{id}/attempts` (docs/contract/webhooks.md "Endpoints"): an endpoint's delivery
 //! attempts, newest first, one keyset walk per endpoint.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The webhook endpoints (SPEC 16 "Endpoints"): list, create (the secret shown once), get,
+//! The webhook endpoints (docs/contract/webhooks.md "Endpoints"): list, create (the secret shown once), get,
 //! update and delete; what acts on one is in `webhook_actions.rs` and `webhook_attempts.rs`.
 //! Secret keys only; one list per site and mode. The rules are `app/webhooks.rs`'s.
 

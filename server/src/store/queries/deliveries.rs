@@ -1,4 +1,4 @@
-//! Webhook deliveries (SPEC 16 "Delivery", "Many instances"): the worker's claims and each
+//! Webhook deliveries (docs/contract/webhooks.md "Delivery", "Many instances"): the worker's claims and each
 //! attempt's result, written while the claim is still the attempt's (the lease rules are at the
 //! top of `webhooks.rs`). Instantiated beside `webhooks!` and on its imports.
 

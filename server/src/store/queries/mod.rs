@@ -59,12 +59,12 @@ pub struct SessionEvent {
     pub url: String,
     /// Unix milliseconds.
     pub occurred_at_ms: i64,
-    /// The SDK's intent score at that moment, when it sent one (SPEC 8 replay reads it).
+    /// The SDK's intent score at that moment, when it sent one (docs/contract/as-code.md replay reads it).
     pub intent_score: Option<i64>,
     /// The rule of a `NUDGE_HELD_OUT` event, which a backtest page carries for the replay's
-    /// caps (SPEC 15); `None` on page events (the only events of a session's detail).
+    /// caps (docs/contract/caps.md); `None` on page events (the only events of a session's detail).
     pub rule_id: Option<String>,
-    /// The event's `visitor_id` (SPEC 15), when the storefront sent one: a backtest replays
+    /// The event's `visitor_id` (docs/contract/caps.md), when the storefront sent one: a backtest replays
     /// the session with its visitor, so holdouts apply.
     pub visitor_id: Option<String>,
 }
@@ -119,7 +119,7 @@ const NUDGE_COLUMNS: &str = "id, session_id, type, shown_at, outcome, influenced
 const VERSION_COLUMNS: &str = "version, published_at, published_by, message, sha256, restores";
 
 /// The events replay reads of a session: its page events (API document 2.2, what the detail
-/// endpoint lists) and its NUDGE_HELD_OUT events, which count for caps (SPEC 15).
+/// endpoint lists) and its NUDGE_HELD_OUT events, which count for caps (docs/contract/caps.md).
 const REPLAY_EVENT_TYPES: &str = "('PAGE_VIEW', 'ADD_TO_CART', 'PURCHASE', 'NUDGE_HELD_OUT')";
 
 /// The sessions of one replay page, oldest first: `$1` site, `$2` mode, after `($3, $4)` in
@@ -144,12 +144,12 @@ const MESSAGES_PER_STATEMENT: usize = 1000;
 /// Webhook attempts per INSERT (10 parameters each) or deliveries per UPDATE (6 each).
 const ATTEMPTS_PER_STATEMENT: usize = 500;
 
-/// Most deliveries to one endpoint in flight at a time, across every instance (SPEC 16).
+/// Most deliveries to one endpoint in flight at a time, across every instance (docs/contract/webhooks.md).
 pub const MAX_IN_FLIGHT: i64 = 8;
 
 const ENDPOINT_COLUMNS: &str = "id, url, event_types, description, status, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at";
 
-/// What recomputing a batch's sessions found, for the batch's webhook messages (SPEC 16).
+/// What recomputing a batch's sessions found, for the batch's webhook messages (docs/contract/webhooks.md).
 #[derive(Debug, Default)]
 struct Recomputed {
     /// The sessions' derived fields.
@@ -464,7 +464,7 @@ pub(crate) mod postgres {
         "json_build_array",
         false
     );
-    /// Each due row (and the endpoint's row) is taken by one instance (SPEC 16).
+    /// Each due row (and the endpoint's row) is taken by one instance (docs/contract/webhooks.md).
     const ROW_LOCKS: &str = " FOR UPDATE SKIP LOCKED";
     /// The worker's claims and results need not wait for the WAL's flush (sent as one simple
     /// query, so one round trip).

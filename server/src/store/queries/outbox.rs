@@ -1,11 +1,11 @@
-//! The outbox (SPEC 16): the webhook messages a group commit's batches make, gathered and
+//! The outbox (docs/contract/webhooks.md): the webhook messages a group commit's batches make, gathered and
 //! written at the end of its transaction by `writes!` and `webhooks!`, and `enqueue`, which
 //! writes messages with their deliveries, one per backend (`sqlite`, `postgres`).
 
 use crate::domain::event::Scope;
 use crate::domain::webhook::endpoint::{Endpoint, Message};
 
-/// The webhook messages of a group of batches (SPEC 16), written to the outbox once, at the
+/// The webhook messages of a group of batches (docs/contract/webhooks.md), written to the outbox once, at the
 /// end of the group's transaction: each scope's enabled endpoints read once per group (in the
 /// transaction), and every message of the group inserted by one statement per table, not
 /// three statements per batch (on SQLite's one writer those were a tenth of the relay's time

@@ -1,4 +1,4 @@
-//! The config versions (SPEC 13): one version, the history, the latest of each site and mode,
+//! The config versions (docs/contract/versions.md): one version, the history, the latest of each site and mode,
 //! and a publish (the `If-Match` check and the insert in one transaction).
 
 macro_rules! versions {

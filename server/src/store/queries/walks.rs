@@ -1,4 +1,4 @@
-//! The lists' keyset walks (SPEC 9 "Pagination"): `GET /v1/sessions` and `GET /v1/nudges`,
+//! The lists' keyset walks (docs/contract/read-api.md "Pagination"): `GET /v1/sessions` and `GET /v1/nudges`,
 //! newest first over `(time, id)`.
 //!
 //! ## Walks when records move

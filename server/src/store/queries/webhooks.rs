@@ -1,4 +1,4 @@
-//! Webhooks (SPEC 16): endpoints, the outbox (messages written in the transaction of the change
+//! Webhooks (docs/contract/webhooks.md): endpoints, the outbox (messages written in the transaction of the change
 //! that causes them), resends, recovery and the purge; the worker's claims and each attempt's
 //! result are in `deliveries.rs`, on the names this room imports.
 //!
@@ -233,7 +233,7 @@ macro_rules! webhooks {
             Ok(Some((make().map_err(StoreError::new)?, to)))
         }
 
-        /// The messages of one stored batch (SPEC 16): `nudge.shown` for each nudge it made,
+        /// The messages of one stored batch (docs/contract/webhooks.md): `nudge.shown` for each nudge it made,
         /// `nudge.outcome` for each outcome it stored (of a nudge the store has), and
         /// `session.converted` for each session whose first PURCHASE it stored; added to the
         /// group's `outbox`, which its transaction writes. Nothing is made when no endpoint of

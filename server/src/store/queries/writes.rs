@@ -27,7 +27,7 @@ macro_rules! writes {
         /// One batch inside the caller's transaction: with `max_session_age_ms`, the events more
         /// than that after their session's start (the stored start, or the batch's earliest
         /// event of the session, whichever is first) are refused, read in this transaction so
-        /// that no other batch changes the start in between (SPEC 10 "Clocks"); then the
+        /// that no other batch changes the start in between (docs/contract/relay.md "Clocks"); then the
         /// events (a `message_id` already stored, or twice in the batch, is a duplicate), then
         /// the derived fields of every session it touches.
         async fn insert_batch<'s>(
@@ -126,7 +126,7 @@ macro_rules! writes {
         }
 
         /// Indexes (ascending) of the `chat_opened` outcomes in `events` (those not in
-        /// `refused`) whose nudge's type is known and is not a chat bubble (SPEC 10): known
+        /// `refused`) whose nudge's type is known and is not a chat bubble (docs/contract/relay.md): known
         /// when its NUDGE_SHOWN is in the batch or stored.
         async fn chat_opened_of_other_types(
             conn: &mut <$db as sqlx::Database>::Connection,

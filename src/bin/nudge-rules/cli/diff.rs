@@ -1,4 +1,4 @@
-//! `nudge-rules diff --config OLD --config NEW [SCENARIOS or SESSIONS...]` (SPEC 8): the inputs
+//! `nudge-rules diff --config OLD --config NEW [SCENARIOS or SESSIONS...]` (docs/contract/as-code.md): the inputs
 //! whose outcome changes, both outcomes side by side, and a count per change kind; without
 //! inputs, the regions of the pages' decision maps that change owner.
 

@@ -1,4 +1,4 @@
-//! JUnit XML for `nudge-rules test --format junit` (SPEC 8): one `<testsuite>` per scenario file,
+//! JUnit XML for `nudge-rules test --format junit` (docs/contract/as-code.md): one `<testsuite>` per scenario file,
 //! one `<testcase>` per scenario, a `<failure>` with expected, got and the reason for each that
 //! fails. The common form that CI systems read (Jenkins, GitLab, GitHub actions' reporters).
 

@@ -1,4 +1,4 @@
-//! The config-as-code commands of the CLI (SPEC 8): `test` (scenarios, coverage, JUnit),
+//! The config-as-code commands of the CLI (docs/contract/as-code.md): `test` (scenarios, coverage, JUnit),
 //! `replay` (recorded sessions) and `diff` (two configs). Rendering only: every figure comes from
 //! the library's `scenarios`, `coverage`, `replay` and `diff` modules.
 

@@ -1,4 +1,4 @@
-//! `nudge-rules replay --config CONFIG SESSIONS` (SPEC 8): each session's pages with the nudge
+//! `nudge-rules replay --config CONFIG SESSIONS` (docs/contract/as-code.md): each session's pages with the nudge
 //! that would fire and when, beside the nudges really shown; then the summary per rule and per
 //! nudge type against the recorded nudges and their outcomes.
 

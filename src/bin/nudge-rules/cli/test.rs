@@ -1,4 +1,4 @@
-//! `nudge-rules test --config CONFIG SCENARIOS...` (SPEC 8): exit 0 when every scenario passes,
+//! `nudge-rules test --config CONFIG SCENARIOS...` (docs/contract/as-code.md): exit 0 when every scenario passes,
 //! 1 when any fails, 2 for an invalid config or scenario file; `--format junit`, `--json`,
 //! `--coverage`.
 
