@@ -42,7 +42,7 @@
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use nudge_rules_server::limiter::SystemClock;
+//! use nudge_rules_server::clock::SystemClock;
 //! use nudge_rules_server::config::ServeConfig;
 //! use nudge_rules_server::runtime::Server;
 //! use nudge_rules_server::sites;
@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod http;

@@ -26,10 +26,10 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use nudge_rules_server::app::demo;
 use nudge_rules_server::app::import::{self, ImportOptions};
+use nudge_rules_server::clock::{Clock, SystemClock};
 use nudge_rules_server::config::{self, ServeConfig};
 use nudge_rules_server::domain::event::{Mode, Scope};
 use nudge_rules_server::domain::retention::{Plan, Retention};
-use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::def::{ConfigSource, SiteDef};
 use nudge_rules_server::sites::keys::{KeyHash, KeyKind, key_kind};
@@ -325,11 +325,12 @@ async fn run(defs: Vec<SiteDef>, options: ServeConfig, demo: bool) -> ExitCode {
         }
     };
     if demo && let Some(store) = &server.state().store {
-        if let Err(e) = demo::publish_config(store).await {
+        let now = server.state().clock.now_ms();
+        if let Err(e) = demo::publish_config(store, now).await {
             eprintln!("nudge-rules-server: demo config: {e}");
             return ExitCode::FAILURE;
         }
-        match demo::import_sessions(store).await {
+        match demo::import_sessions(store, now).await {
             Ok(n) => tracing::info!(
                 sessions = n,
                 "demo sessions imported in test mode, moved into the last 30 days"
@@ -492,7 +493,7 @@ fn run_import(args: &ImportArgs) -> ExitCode {
         .then(|| std::fs::metadata(&args.file).ok())
         .flatten()
         .map(|m| m.len());
-    let now = nudge_rules_server::domain::time::now_ms();
+    let now = SystemClock::new().now_ms();
     let shift_ms = if args.shift_to_now {
         if from_stdin {
             eprintln!(
@@ -548,6 +549,7 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             case_sensitive,
             shift_ms,
             visible_from_ms: Some(site.retention.visible_from_ms(now)),
+            received_at_ms: now,
         };
         let mut last_line = std::time::Instant::now();
         let (mut last, mut printed) = (import::ImportProgress::default(), None);

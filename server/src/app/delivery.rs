@@ -20,19 +20,18 @@ use std::time::{Duration, Instant};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use crate::domain::time::now_ms;
-use crate::domain::webhook::endpoint::{AttemptResult, Due, LOGGED_BODY_BYTES, Verdict};
-use crate::domain::webhook::schedule::DISABLE_AFTER;
+use crate::clock::Clock;
+use crate::domain::webhook::attempt::{
+    ATTEMPT_TIMEOUT, Answer, AttemptResult, Due, HttpStatus, LOGGED_BODY_BYTES, Verdict, judge,
+};
+use crate::domain::webhook::health::DISABLE_AFTER_MS;
 use crate::domain::webhook::signature::{
-    HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, Secret, signature_header,
+    HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, signature_header,
 };
 use crate::domain::webhook::{Policy, Refused, Schedule};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::tasks::Tasks;
-
-/// How long one attempt may take, whole (docs/contract/webhooks.md: a 2xx within 15 s).
-pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// How long a claim lasts: the attempt's 15 s and 5 s to write its result.
 pub const LEASE: Duration = Duration::from_secs(20);
@@ -71,11 +70,12 @@ const GIVE_WAY: u32 = 3;
 /// The longest the finisher waits after a visit to give way ([`GIVE_WAY`]).
 const GIVE_WAY_MAX: Duration = Duration::from_millis(100);
 
-/// The delivery side of webhooks: the policy, the schedule and the client.
+/// The delivery side of webhooks: the policy, the schedule, the client and the server's clock.
 pub struct Delivery {
     policy: Arc<Policy>,
     schedule: Schedule,
     client: reqwest::Client,
+    clock: Arc<dyn Clock>,
     wake: Notify,
 }
 
@@ -119,12 +119,17 @@ impl Resolve for CheckedResolver {
 }
 
 impl Delivery {
-    /// The delivery side with `policy` and `schedule`.
+    /// The delivery side with `policy` and `schedule`, reading `clock` (the server's) for
+    /// every time it claims, attempts and schedules at.
     ///
     /// # Errors
     ///
     /// A message when the HTTP client cannot be built (no TLS roots).
-    pub fn new(policy: Policy, schedule: Schedule) -> Result<Delivery, String> {
+    pub fn new(
+        policy: Policy,
+        schedule: Schedule,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Delivery, String> {
         let policy = Arc::new(policy);
         let client = reqwest::Client::builder()
             .timeout(ATTEMPT_TIMEOUT)
@@ -141,8 +146,14 @@ impl Delivery {
             policy,
             schedule,
             client,
+            clock,
             wake: Notify::new(),
         })
+    }
+
+    /// Now on the server's clock, Unix ms (endpoint management reads it too).
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     /// The URL policy (registration checks with it too).
@@ -198,7 +209,7 @@ impl Delivery {
             let room = launcher.permits.available_permits();
             if room > 0 {
                 match store
-                    .claim_webhook_deliveries(now_ms(), lease_ms(), room)
+                    .claim_webhook_deliveries(self.now_ms(), lease_ms(), room)
                     .await
                 {
                     Ok(claimed) => launcher.launch(claimed).await,
@@ -228,7 +239,7 @@ impl Delivery {
         launcher: Launcher,
         metrics: Arc<Metrics>,
     ) {
-        let disable_after_ms = i64::try_from(DISABLE_AFTER.as_millis()).unwrap_or(i64::MAX);
+        let disable_after_ms = DISABLE_AFTER_MS;
         while let Some(first) = finished.recv().await {
             // The results waiting, and while an attempt of their claims is still out, those
             // that come within GATHER.
@@ -254,11 +265,7 @@ impl Delivery {
             }
             let results: Vec<AttemptResult> = batch.iter().map(|(r, _)| r.clone()).collect();
             for r in &results {
-                let outcome = match r.verdict {
-                    Verdict::Delivered => "delivered",
-                    Verdict::Gone => "gone",
-                    Verdict::Failed { .. } => "failed",
-                };
+                let outcome = r.verdict.outcome();
                 metrics
                     .webhook_attempts
                     .get_or_create(&crate::metrics::OutcomeLabels { outcome })
@@ -276,7 +283,7 @@ impl Delivery {
                 .finish_webhook_attempts_and_claim(
                     &results,
                     disable_after_ms,
-                    now_ms(),
+                    self.now_ms(),
                     lease_ms(),
                     room,
                 )
@@ -318,59 +325,47 @@ impl Delivery {
         }
     }
 
-    /// One attempt of `due`: signed, sent, its answer judged (docs/contract/webhooks.md "Delivery").
+    /// One attempt of `due`: signed, sent, its answer read and judged
+    /// ([`judge`], [`Verdict::after`]: docs/contract/webhooks.md "Delivery"). A delivery whose stored secret does
+    /// not read is not sent: the attempt fails with the reason, logged as an error.
     pub async fn attempt(&self, due: Due) -> AttemptResult {
-        let attempted_at_ms = now_ms();
+        let attempted_at_ms = self.now_ms();
         let started = Instant::now();
-        let sent = self.send(&due, attempted_at_ms / 1000).await;
-        let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-        let (status, error, body, retry_after) = match sent {
-            Ok(answer) => (
-                Some(answer.status),
-                answer.error,
-                answer.body,
-                answer.retry_after,
-            ),
-            Err(error) => (None, Some(error), String::new(), None),
+        let mut answer = match self.send(&due, attempted_at_ms / 1000).await {
+            Ok(answer) => answer,
+            Err(error) => Answer {
+                error: Some(error),
+                ..Answer::default()
+            },
         };
-        let verdict = match status {
-            Some(s) if (200..300).contains(&s) && error.is_none() => Verdict::Delivered,
-            Some(410) => Verdict::Gone,
-            _ => {
-                let failed = u32::try_from(due.attempt).unwrap_or(u32::MAX);
-                let honoured = retry_after.filter(|_| matches!(status, Some(429 | 503)));
-                let next = self
-                    .schedule
-                    .next_delay(failed, jitter(), honoured)
-                    .map(|d| {
-                        attempted_at_ms
-                            .saturating_add(i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-                    });
-                Verdict::Failed {
-                    next_attempt_at_ms: next,
-                }
-            }
-        };
+        answer.took = started.elapsed();
+        let verdict = Verdict::after(
+            judge(&answer),
+            due.attempt,
+            attempted_at_ms,
+            &self.schedule,
+            jitter(),
+        );
         AttemptResult {
             due,
             verdict,
             attempted_at_ms,
-            duration_ms,
-            status: status.map(i64::from),
-            error,
-            body,
+            duration_ms: i64::try_from(answer.took.as_millis()).unwrap_or(i64::MAX),
+            status: answer.status,
+            error: answer.error,
+            body: answer.body,
         }
     }
 
+    /// Signs and sends `due`, and reads the answer (its `took` is left for the caller).
     async fn send(&self, due: &Due, timestamp_s: i64) -> Result<Answer, String> {
+        let secrets = due.secrets.as_ref().map_err(|e| {
+            tracing::error!(endpoint = %due.endpoint_id, message = %due.message_id, error = %e, "webhook attempt not sent: a stored signing secret does not read");
+            e.to_string()
+        })?;
         self.policy.check_url(&due.url).map_err(|e| e.to_string())?;
-        let secrets: Vec<Secret> = due
-            .secrets
-            .iter()
-            .filter_map(|s| Secret::parse(s).ok())
-            .collect();
         let signature =
-            signature_header(&secrets, &due.message_id, timestamp_s, due.body.as_bytes());
+            signature_header(secrets, &due.message_id, timestamp_s, due.body.as_bytes());
         let mut response = self
             .client
             .post(&due.url)
@@ -382,7 +377,7 @@ impl Delivery {
             .send()
             .await
             .map_err(|e| describe(&e))?;
-        let status = response.status().as_u16();
+        let status = HttpStatus(response.status().as_u16());
         let retry_after = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
@@ -413,21 +408,13 @@ impl Delivery {
         )
         .into_owned();
         Ok(Answer {
-            status,
+            status: Some(status),
             error,
-            body: logged,
             retry_after,
+            body: logged,
+            took: Duration::ZERO,
         })
     }
-}
-
-/// A response: its status, the first 4 KiB of its body, `Retry-After` in seconds, and an
-/// error when its body failed to arrive (in time).
-struct Answer {
-    status: u16,
-    error: Option<String>,
-    body: String,
-    retry_after: Option<Duration>,
 }
 
 /// [`LEASE`] in milliseconds.

@@ -17,25 +17,29 @@ use nudge_rules::NudgeType;
 
 use crate::app::import::{self, ImportOptions};
 use crate::app::ingest;
-use crate::app::versions::{self, Publish};
+use crate::app::versions::{self, Publish, Publisher};
 use crate::domain::event::{EventKind, Mode, NewEvent, Scope};
 use crate::sites::keys::KeyHash;
 use crate::store::Store;
 use crate::{DEMO_CONFIG, DEMO_KEY, DEMO_SESSIONS};
 
-/// The embedded storefront config as version 1 of the demo site's test mode.
+/// The embedded storefront config as version 1 of the demo site's test mode, published at
+/// `now_ms` (Unix ms, the server clock's now).
 ///
 /// # Errors
 ///
 /// The store's refusal, as text.
-pub async fn publish_config(store: &Store) -> Result<(), String> {
+pub async fn publish_config(store: &Store, now_ms: i64) -> Result<(), String> {
     let scope = Scope {
         site: "demo".to_owned(),
         mode: Mode::Test,
     };
     let publish = Publish {
         config: DEMO_CONFIG,
-        published_by: &KeyHash::of_key(DEMO_KEY).log_id(),
+        by: Publisher {
+            key_id: &KeyHash::of_key(DEMO_KEY).log_id(),
+            at_ms: now_ms,
+        },
         message: Some("the demo's starting point: examples/storefront.json"),
         restores: None,
     };
@@ -47,12 +51,13 @@ pub async fn publish_config(store: &Store) -> Result<(), String> {
 
 /// `examples/sessions.jsonl` in test mode, moved so its latest event is an hour ago, each
 /// session with a visitor id ([`with_visitors`]), and the holdout traffic of
-/// [`holdout_events`]; idempotent. Returns how many sessions the file holds.
+/// [`holdout_events`], all before `now_ms` (Unix ms, the server clock's now); idempotent.
+/// Returns how many sessions the file holds.
 ///
 /// # Errors
 ///
 /// The store's refusal, as text.
-pub async fn import_sessions(store: &Store) -> Result<usize, String> {
+pub async fn import_sessions(store: &Store, now_ms: i64) -> Result<usize, String> {
     let text = with_visitors(DEMO_SESSIONS);
     let sessions = nudge_rules::replay::Sessions::from_text(&text).map_err(|e| e.to_string())?;
     let latest = sessions
@@ -65,11 +70,12 @@ pub async fn import_sessions(store: &Store) -> Result<usize, String> {
         })
         .max()
         .unwrap_or(0);
-    let now = crate::domain::time::now_ms();
+    let now = now_ms;
     let options = ImportOptions {
         case_sensitive: false,
         shift_ms: now - 3_600_000 - latest,
         visible_from_ms: None,
+        received_at_ms: now,
     };
     let scope = Scope {
         site: "demo".to_owned(),

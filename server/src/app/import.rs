@@ -29,7 +29,7 @@ use crate::store::{Store, StoreError};
 const SESSIONS_PER_BATCH: usize = 500;
 
 /// How an import reads its input.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ImportOptions {
     /// The site's `case_sensitive` (docs/contract/urls.md): how URLs become the page keys `page_count` counts.
     pub case_sensitive: bool,
@@ -42,6 +42,9 @@ pub struct ImportOptions {
     ///
     /// [`Retention::visible_from_ms`]: crate::domain::retention::Retention::visible_from_ms
     pub visible_from_ms: Option<i64>,
+    /// When the import runs (Unix ms, its caller's clock): every event's `received_at`, and
+    /// the time of the webhook messages its events make (docs/contract/webhooks.md).
+    pub received_at_ms: i64,
 }
 
 /// What an import did.
@@ -190,7 +193,7 @@ pub async fn import_reader<R: BufRead>(
         batch: Vec::new(),
         in_batch: 0,
         bytes: 0,
-        received_at: crate::domain::time::now_ms(),
+        received_at: options.received_at_ms,
     };
     if starts_with_bracket(&mut input) {
         let mut text = String::new();

@@ -1,11 +1,12 @@
-//! What every request handler shares: the sites, the limiter, the metrics and the server's
-//! lifecycle (loading, ready, shutting down).
+//! What every request handler shares: the sites, the limiter, the clock, the metrics and the
+//! server's lifecycle (loading, ready, shutting down).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use arc_swap::ArcSwap;
 
+use crate::clock::Clock;
 use crate::domain::cursor::CursorKey;
 use crate::limiter::Limiter;
 use crate::metrics::Metrics;
@@ -17,8 +18,11 @@ use crate::tasks::Tasks;
 pub struct AppState {
     /// The sites and their configs: replaced whole when the sites file is reloaded.
     sites: ArcSwap<Sites>,
-    /// The rate limiter.
+    /// The rate limiter (it reads [`AppState::clock`] too).
     pub limiter: Limiter,
+    /// The server's one clock (`clock.rs`): every "now" of a request and of the server's
+    /// background work is read from it and passed down.
+    pub clock: Arc<dyn Clock>,
     /// The Prometheus metrics.
     pub metrics: Arc<Metrics>,
     /// The served API document, `docs/openapi.yaml` as JSON.
@@ -52,10 +56,11 @@ pub enum Unavailable {
 
 impl AppState {
     /// The state of a server that has loaded nothing yet.
-    #[allow(clippy::too_many_arguments)] // one per shared part; main's webhooks added the 8th
+    #[allow(clippy::too_many_arguments)] // one per shared part
     pub fn new(
         sites: Sites,
         limiter: Limiter,
+        clock: Arc<dyn Clock>,
         metrics: Arc<Metrics>,
         openapi_json: String,
         store: Option<Store>,
@@ -66,6 +71,7 @@ impl AppState {
         AppState {
             sites: ArcSwap::from_pointee(sites),
             limiter,
+            clock,
             metrics,
             openapi_json,
             store,

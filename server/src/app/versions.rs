@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::runtime_config::NoConfig;
 use crate::domain::event::{Mode, Scope};
-use crate::domain::time::{format_ms, now_ms};
+use crate::domain::time::format_ms;
 use crate::domain::wire::ConfigVersion;
 use crate::metrics::Metrics;
 use crate::sites::registry::{Served, Site};
@@ -164,7 +164,7 @@ pub fn compile_sent(raw: &RawValue) -> Result<(Engine, String), Refusal> {
 /// Checks a publish in the order of docs/contract/versions.md (the message, `restores`, the config with every
 /// diagnostic, the scenarios), then publishes it as the next version of `site`'s mode when
 /// `expected` is its latest (`None`: when it has none yet), and installs it on this instance.
-/// `published_by` names the publishing key.
+/// `by` names the publishing key and the time (the server clock's now).
 ///
 /// # Errors
 ///
@@ -175,7 +175,7 @@ pub async fn publish_sent(
     scope: &Scope,
     expected: Option<i64>,
     sent: &Sent,
-    published_by: &str,
+    by: Publisher<'_>,
     metrics: &Metrics,
 ) -> Result<ConfigVersion, Refusal> {
     if let Some(message) = &sent.message {
@@ -197,7 +197,7 @@ pub async fn publish_sent(
     }
     let publish = Publish {
         config: &text,
-        published_by,
+        by,
         message: sent.message.as_deref(),
         restores: sent.restores,
     };
@@ -218,14 +218,14 @@ pub async fn publish_sent(
                 scope,
                 expected,
                 current.as_ref(),
-                published_by,
+                by.key_id,
             )));
         }
     };
     if let Err(e) = site.install_version(scope.mode, version.version, &text, metrics) {
         tracing::error!(error = %e, "a config that compiled did not install");
     }
-    tracing::info!(site = %site.id, mode = %scope.mode, version = version.version, by = %published_by, "config version published");
+    tracing::info!(site = %site.id, mode = %scope.mode, version = version.version, by = %by.key_id, "config version published");
     Ok(version)
 }
 
@@ -305,16 +305,25 @@ fn stale_words(
 pub struct Publish<'a> {
     /// The config text, stored as sent.
     pub config: &'a str,
-    /// The first 8 hex digits of the publishing key's SHA-256.
-    pub published_by: &'a str,
+    /// Who publishes it, and when.
+    pub by: Publisher<'a>,
     /// The publisher's message.
     pub message: Option<&'a str>,
     /// The earlier version this one publishes again.
     pub restores: Option<i64>,
 }
 
+/// Who publishes a version, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Publisher<'a> {
+    /// The first 8 hex digits of the publishing key's SHA-256.
+    pub key_id: &'a str,
+    /// When, Unix ms (the server clock's now).
+    pub at_ms: i64,
+}
+
 /// Publishes `publish` as the next version of `scope` when `expected` is its latest version
-/// (`None`: when it has none yet), at the time now.
+/// (`None`: when it has none yet), at `publish.by.at_ms`.
 ///
 /// # Errors
 ///
@@ -327,8 +336,8 @@ pub async fn publish(
 ) -> Result<Published, StoreError> {
     let sha256 = hex::encode(Sha256::digest(publish.config.as_bytes()));
     let new = NewVersion {
-        published_at_ms: now_ms(),
-        published_by: publish.published_by,
+        published_at_ms: publish.by.at_ms,
+        published_by: publish.by.key_id,
         message: publish.message,
         sha256: &sha256,
         restores: publish.restores,

@@ -3,12 +3,10 @@
 
 use crate::app::delivery::Delivery;
 use crate::domain::event::Scope;
-use crate::domain::time::now_ms;
 use crate::domain::webhook::endpoint::{
-    Endpoint, MAX_DESCRIPTION_CHARS, MAX_ENDPOINTS, Message, ROTATION_OVERLAP_MS, Status,
-    parse_types, random_id,
+    Endpoint, MAX_DESCRIPTION_CHARS, MAX_ENDPOINTS, Status, parse_types, random_id,
 };
-use crate::domain::webhook::{EventType, Refused, Secret};
+use crate::domain::webhook::{Message, Refused, Secret, StoredSecret, outbox};
 use crate::store::{Store, StoreError};
 
 /// How far back `recover` reaches (docs/contract/webhooks.md: at most 14 days), and how long messages and
@@ -97,16 +95,16 @@ pub async fn create(
         .check_endpoint_url(&asked.url)
         .await
         .map_err(WebhookError::Refused)?;
-    let now = now_ms();
+    let now = delivery.now_ms();
     let endpoint = Endpoint {
         id: random_id("we_", 12).map_err(WebhookError::Invalid)?,
         url,
         event_types,
         description,
         status: Status::Enabled,
-        secret: Secret::generate()
-            .map_err(|e| WebhookError::Invalid(e.to_string()))?
-            .to_string(),
+        secret: StoredSecret::from(
+            Secret::generate().map_err(|e| WebhookError::Invalid(e.to_string()))?,
+        ),
         previous_secret: None,
         previous_secret_until_ms: None,
         failing_since_ms: None,
@@ -177,7 +175,7 @@ pub async fn update(
             .await
             .map_err(WebhookError::Refused)?;
     }
-    endpoint.updated_at_ms = now_ms();
+    endpoint.updated_at_ms = delivery.now_ms();
     if !store.save_webhook_endpoint(scope, &endpoint).await? {
         return Err(not_found(id));
     }
@@ -185,24 +183,21 @@ pub async fn update(
     Ok(endpoint)
 }
 
-/// A new secret for endpoint `id`; the old one signs too for 24 hours.
+/// A new secret for endpoint `id`; the old one signs too for 24 hours (unless it does not
+/// read: [`Endpoint::rotate`]).
 ///
 /// # Errors
 ///
 /// [`WebhookError`].
 pub async fn rotate_secret(
+    delivery: &Delivery,
     store: &Store,
     scope: &Scope,
     id: &str,
 ) -> Result<Endpoint, WebhookError> {
     let mut endpoint = get(store, scope, id).await?;
-    let now = now_ms();
-    let secret = Secret::generate()
-        .map_err(|e| WebhookError::Invalid(e.to_string()))?
-        .to_string();
-    endpoint.previous_secret = Some(std::mem::replace(&mut endpoint.secret, secret));
-    endpoint.previous_secret_until_ms = Some(now.saturating_add(ROTATION_OVERLAP_MS));
-    endpoint.updated_at_ms = now;
+    let secret = Secret::generate().map_err(|e| WebhookError::Invalid(e.to_string()))?;
+    endpoint.rotate(secret, delivery.now_ms());
     if !store.save_webhook_endpoint(scope, &endpoint).await? {
         return Err(not_found(id));
     }
@@ -226,13 +221,9 @@ pub async fn send_test(
             "webhook endpoint {id:?} is disabled; enable it (PATCH {{\"status\": \"enabled\"}}) before sending a test"
         )));
     }
-    let now = now_ms();
-    let message = Message::new(
-        EventType::Test,
-        now,
-        serde_json::json!({ "endpoint_id": endpoint.id, "message": "a test message from nudge-rules" }),
-    )
-    .map_err(WebhookError::Invalid)?;
+    let message = outbox::Change::Test(&endpoint)
+        .message(delivery.now_ms())
+        .map_err(WebhookError::Invalid)?;
     if !store.enqueue_webhook_to(scope, id, &message).await? {
         return Err(not_found(id));
     }
@@ -252,7 +243,7 @@ pub async fn resend(
     id: &str,
 ) -> Result<u64, WebhookError> {
     let n = store
-        .resend_webhook_message(scope, id, now_ms())
+        .resend_webhook_message(scope, id, delivery.now_ms())
         .await?
         .ok_or_else(|| {
             let shown: String = id.chars().take(80).collect();
@@ -275,7 +266,7 @@ pub async fn recover(
     id: &str,
     since_ms: i64,
 ) -> Result<u64, WebhookError> {
-    let now = now_ms();
+    let now = delivery.now_ms();
     if since_ms < now.saturating_sub(RECOVER_WINDOW_MS) || since_ms > now {
         return Err(WebhookError::Invalid(format!(
             "since must be within the last 14 days, got {}",

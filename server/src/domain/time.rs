@@ -192,11 +192,6 @@ impl serde::Serialize for WireTime {
     }
 }
 
-/// The current time in Unix milliseconds.
-pub fn now_ms() -> i64 {
-    Timestamp::now().as_millisecond()
-}
-
 #[cfg(test)]
 mod tests {
     use jiff::tz::TimeZone;

@@ -82,11 +82,10 @@ impl ListPage {
         endpoint: crate::domain::cursor::Endpoint,
         mut filters: crate::domain::cursor::Filters,
     ) -> Result<ListPage, ApiError> {
-        use crate::domain::time::now_ms;
         let limit = query.limit;
         filters.from = query.from;
         filters.to = query.to;
-        let now = now_ms();
+        let now = app.clock.now_ms();
         let (window, walk, filters) = match query.cursor.as_deref() {
             Some(cursor) => {
                 let state = verify_cursor(app, caller, endpoint, cursor)?;

@@ -2,86 +2,18 @@
 //! the [`Decision`] it takes (the Redis limiter takes the same decisions in Redis).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
+use crate::clock::Clock;
 use crate::sites::keys::KeyHash;
 
 /// The rolling window: 60 s, in microseconds.
 pub const WINDOW_US: u64 = 60_000_000;
 
 const US_PER_S: u64 = 1_000_000;
-
-/// The limiter's clock: Unix time in microseconds.
-pub trait Clock: Send + Sync + 'static {
-    /// Now, in microseconds since the Unix epoch.
-    fn now_us(&self) -> u64;
-}
-
-/// The real clock: the Unix time read once at start, advanced by a monotonic clock, so that a
-/// wall-clock step (NTP, a manual change) neither frees nor blocks a window.
-#[derive(Debug)]
-pub struct SystemClock {
-    start_unix_us: u64,
-    start: Instant,
-}
-
-impl SystemClock {
-    /// Anchors the clock at the current system time.
-    pub fn new() -> SystemClock {
-        let start_unix_us = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
-        SystemClock {
-            start_unix_us,
-            start: Instant::now(),
-        }
-    }
-}
-
-impl Default for SystemClock {
-    fn default() -> Self {
-        SystemClock::new()
-    }
-}
-
-impl Clock for SystemClock {
-    fn now_us(&self) -> u64 {
-        let elapsed = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.start_unix_us.saturating_add(elapsed)
-    }
-}
-
-/// A clock that moves only when told: the tests' way to cross a window without sleeping.
-#[derive(Debug)]
-pub struct ManualClock(AtomicU64);
-
-impl ManualClock {
-    /// A clock standing at `now_us` (Unix microseconds).
-    pub fn new(now_us: u64) -> ManualClock {
-        ManualClock(AtomicU64::new(now_us))
-    }
-
-    /// Moves the clock forward by `us` microseconds.
-    pub fn advance_us(&self, us: u64) {
-        self.0.fetch_add(us, Ordering::SeqCst);
-    }
-
-    /// Sets the clock to `now_us`.
-    pub fn set_us(&self, now_us: u64) {
-        self.0.store(now_us, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now_us(&self) -> u64 {
-        self.0.load(Ordering::SeqCst)
-    }
-}
 
 /// One admission decision and the state of the key's window right after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,6 +208,7 @@ impl LocalLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::ManualClock;
 
     const T0: u64 = 1_700_000_000_250_000; // a Unix time with a fractional second
 

@@ -19,7 +19,7 @@
 pub mod local;
 pub mod redis;
 
-pub use local::{Clock, Decision, LocalLimiter, ManualClock, SlidingLog, SystemClock, WINDOW_US};
+pub use local::{Decision, LocalLimiter, SlidingLog, WINDOW_US};
 
 use self::redis::RedisLimiter;
 use crate::sites::keys::KeyHash;

@@ -15,13 +15,14 @@ use tokio::task::JoinHandle;
 
 use crate::app::delivery::Delivery;
 use crate::app::state::AppState;
+use crate::clock::Clock;
 use crate::config::ServeConfig;
 use crate::domain::cursor::CursorKey;
 use crate::domain::webhook::{Policy, Schedule};
 use crate::http::{self, pipeline::ApiOptions};
 use crate::limiter::Limiter;
+use crate::limiter::LocalLimiter;
 use crate::limiter::redis::RedisLimiter;
-use crate::limiter::{Clock, LocalLimiter};
 use crate::metrics::Metrics;
 use crate::sites::def::{ConfigSource, SiteDef};
 use crate::sites::registry::Sites;
@@ -106,7 +107,7 @@ impl Server {
             )));
         }
         let sites = Sites::new(sites);
-        let local = LocalLimiter::new(sites.keys(), clock);
+        let local = LocalLimiter::new(sites.keys(), Arc::clone(&clock));
         let limiter = match &options.redis_url {
             None => Limiter::Local(local),
             Some(url) => Limiter::Redis(Box::new(
@@ -146,10 +147,13 @@ impl Server {
             allow_http: options.webhook_allow_http,
             allow_private: options.webhook_allow_private.clone(),
         };
-        let delivery = Arc::new(Delivery::new(policy, schedule).map_err(StartError::Webhooks)?);
+        let delivery = Arc::new(
+            Delivery::new(policy, schedule, Arc::clone(&clock)).map_err(StartError::Webhooks)?,
+        );
         let state = Arc::new(AppState::new(
             sites,
             limiter,
+            clock,
             metrics,
             openapi_json,
             store,
@@ -322,7 +326,7 @@ pub async fn purge(state: &AppState) {
     let Some(store) = &state.store else {
         return;
     };
-    let now = crate::domain::time::now_ms();
+    let now = state.clock.now_ms();
     let webhooks_before = now.saturating_sub(crate::app::webhooks::RECOVER_WINDOW_MS);
     if let Err(e) = store.purge_webhooks(webhooks_before).await {
         tracing::warn!(error = %e, "purge of webhook messages failed; retried at the next interval");

@@ -26,9 +26,10 @@ use sqlx::SqlitePool;
 use sqlx::pool::PoolConnection;
 use tokio::sync::{mpsc, oneshot};
 
+use super::queries::Claim;
 use super::{InsertOutcome, StoreError, queries};
 use crate::domain::event::{NewEvent, Scope};
-use crate::domain::webhook::endpoint::{AttemptResult, Due};
+use crate::domain::webhook::attempt::{AttemptResult, Due};
 use crate::tasks::Tasks;
 
 /// Most batches in one transaction.
@@ -44,16 +45,16 @@ pub const HOLD: Duration = Duration::from_millis(50);
 /// One batch of events: its scope, events, reception time (Unix ms) and the session age limit.
 type Batch = (Scope, Vec<NewEvent>, i64, Option<i64>);
 
-/// A visit of the webhook worker: attempts' results to write, then at most `max` due
-/// deliveries to claim until `now_ms + lease_ms` (`max` 0: none).
+/// A visit of the webhook worker: attempts' results to write, then a claim of due deliveries
+/// (`None`: none).
 #[derive(Debug)]
 pub(crate) struct Visit {
     /// The attempts' results (docs/contract/webhooks.md "Delivery").
     pub(crate) results: Vec<AttemptResult>,
     /// Failures since the last success (ms) that disable an endpoint (the 5-day rule).
     pub(crate) disable_after_ms: i64,
-    /// `(now_ms, lease_ms, max)` of the claim.
-    pub(crate) claim: (i64, i64, usize),
+    /// The claim to make after the results.
+    pub(crate) claim: Option<Claim>,
 }
 
 /// What the endpoints the results disabled and the deliveries claimed are, for a visit.

@@ -4,9 +4,12 @@
 //! and the publishes' transactions.
 
 use crate::domain::event::Scope;
-use crate::domain::webhook::endpoint::{Attempt, AttemptResult, Due, Endpoint, Message};
+use crate::domain::webhook::attempt::{Attempt, AttemptResult, Due};
+use crate::domain::webhook::endpoint::Endpoint;
+use crate::domain::webhook::outbox::Message;
 
 use super::group::{Visit, Visited};
+use super::queries::Claim;
 use super::{Backend, Store, StoreError, queries};
 
 impl Store {
@@ -168,7 +171,11 @@ impl Store {
             .visit(Visit {
                 results: Vec::new(),
                 disable_after_ms: 0,
-                claim: (now_ms, lease_ms, max),
+                claim: Some(Claim {
+                    now_ms,
+                    lease_ms,
+                    max,
+                }),
             })
             .await?;
         Ok(claimed)
@@ -188,7 +195,7 @@ impl Store {
             .visit(Visit {
                 results: results.to_vec(),
                 disable_after_ms,
-                claim: (0, 0, 0),
+                claim: None,
             })
             .await?;
         Ok(disabled)
@@ -213,7 +220,11 @@ impl Store {
         self.visit(Visit {
             results: results.to_vec(),
             disable_after_ms,
-            claim: (now_ms, lease_ms, max),
+            claim: Some(Claim {
+                now_ms,
+                lease_ms,
+                max,
+            }),
         })
         .await
     }

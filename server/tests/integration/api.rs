@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nudge_rules::Engine;
-use nudge_rules_server::limiter::{ManualClock, SystemClock};
+use nudge_rules_server::clock::{ManualClock, SystemClock};
 use serde_json::Value;
 
 use crate::common::*;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use nudge_rules_server::app::import::{ImportOptions, import};
 use nudge_rules_server::domain::event::Mode;
-use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::store::Store;
 use serde_json::{Value, json};
 
@@ -52,6 +52,7 @@ async fn import_sessions(
         case_sensitive: false,
         shift_ms: now_ms() - 3_600_000 - earlier_ms - latest,
         visible_from_ms: None,
+        received_at_ms: now_ms(),
     };
     import(store, &scope(site, mode), text, &options, &mut |_, _| {})
         .await

@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::clock::{Clock, SystemClock};
 use nudge_rules_server::config::ServeConfig;
-use nudge_rules_server::limiter::{Clock, SystemClock};
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::keys::KeyHash;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -192,6 +192,11 @@ pub fn header_u64(response: &reqwest::Response, name: &str) -> u64 {
             response.headers()
         )
     })
+}
+
+/// Now on the real clock, Unix ms (what a storefront's events carry).
+pub fn now_ms() -> i64 {
+    SystemClock::new().now_ms()
 }
 
 /// The current Unix second.

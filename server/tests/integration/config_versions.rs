@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::clock::SystemClock;
 use nudge_rules_server::config::ServeConfig;
-use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::runtime::Server;
 use serde_json::{Value, json};
 

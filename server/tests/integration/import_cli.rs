@@ -7,7 +7,6 @@ use std::process::{Command, Output, Stdio};
 
 use nudge_rules::replay::format_unix_ms;
 use nudge_rules_server::domain::event::{Mode, Scope};
-use nudge_rules_server::domain::time::now_ms;
 use nudge_rules_server::store::Store;
 
 use crate::common::*;

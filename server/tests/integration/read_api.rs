@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent};
-use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::store::Store;
 use serde_json::Value;

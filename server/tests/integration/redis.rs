@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use nudge_rules_server::clock::SystemClock;
 use nudge_rules_server::config::ServeConfig;
-use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::runtime::Server;
 
 use crate::common::*;

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use nudge_rules_server::clock::{Clock, ManualClock, SystemClock};
 use nudge_rules_server::config::ServeConfig;
-use nudge_rules_server::domain::time::{format_ms, now_ms};
-use nudge_rules_server::limiter::{Clock, ManualClock, SystemClock};
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::keys::KeyHash;
 use serde_json::{Value, json};

@@ -4,10 +4,10 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use nudge_rules_server::clock::SystemClock;
 use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::domain::event::{EventKind, Mode, NewEvent};
-use nudge_rules_server::domain::time::{format_ms, now_ms};
-use nudge_rules_server::limiter::SystemClock;
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::store::{ListWindow, Store};
 use serde_json::{Value, json};

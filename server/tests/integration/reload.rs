@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nudge_rules::Engine;
-use nudge_rules_server::limiter::SystemClock;
+use nudge_rules_server::clock::SystemClock;
 use serde_json::Value;
 
 use crate::common::*;

@@ -7,8 +7,8 @@ use std::io::Read as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nudge_rules_server::clock::SystemClock;
 use nudge_rules_server::config::ServeConfig;
-use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::sites::keys::KeyHash;
 use serde_json::{Value, json};
 

@@ -45,7 +45,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         .await
         .unwrap();
     let sessions = include_str!("../../../examples/sessions.jsonl");
-    let shift = nudge_rules_server::domain::time::now_ms() - 3_600_000 - 1_773_037_891_526;
+    let shift = crate::common::now_ms() - 3_600_000 - 1_773_037_891_526;
     let scope = nudge_rules_server::domain::event::Scope {
         site: "shop".to_owned(),
         mode: nudge_rules_server::domain::event::Mode::Test,
@@ -54,6 +54,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         case_sensitive: false,
         shift_ms: shift,
         visible_from_ms: None,
+        received_at_ms: crate::common::now_ms(),
     };
     let report = nudge_rules_server::app::import::import(
         &store,
@@ -68,7 +69,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
     // Exposures (docs/contract/caps.md) for the uplift report: a rule with both arms, one shown only.
     {
         use nudge_rules_server::domain::event::{EventKind, NewEvent};
-        let now = nudge_rules_server::domain::time::now_ms() - 60_000;
+        let now = crate::common::now_ms() - 60_000;
         let blank = |m: String, session: String, kind, at| NewEvent {
             message_id: m,
             session_id: session,
@@ -114,7 +115,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         hex::encode(sha2::Sha256::digest(STOREFRONT.as_bytes()))
     };
     let first = nudge_rules_server::store::NewVersion {
-        published_at_ms: nudge_rules_server::domain::time::now_ms(),
+        published_at_ms: crate::common::now_ms(),
         published_by: "00000000",
         message: Some("schemathesis"),
         sha256: &sha256,
@@ -133,7 +134,7 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
         status: nudge_rules_server::domain::webhook::endpoint::Status::Enabled,
         secret: nudge_rules_server::domain::webhook::Secret::generate()
             .unwrap()
-            .to_string(),
+            .into(),
         previous_secret: None,
         previous_secret_until_ms: None,
         failing_since_ms: None,
@@ -149,9 +150,9 @@ async fn schemathesis_finds_no_5xx_and_no_departure_from_the_document() {
                 .unwrap()
         );
     }
-    let message = nudge_rules_server::domain::webhook::endpoint::Message::new(
+    let message = nudge_rules_server::domain::webhook::Message::new(
         nudge_rules_server::domain::webhook::EventType::Test,
-        nudge_rules_server::domain::time::now_ms(),
+        crate::common::now_ms(),
         serde_json::json!({}),
     )
     .unwrap();

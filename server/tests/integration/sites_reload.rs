@@ -8,7 +8,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::sites::keys::KeyHash;
 
 use crate::common::*;

@@ -341,7 +341,12 @@ async fn import_is_idempotent_and_keeps_what_the_file_says() {
     for test_store in TestStore::both() {
         let store = Store::open(&test_store.url).await.unwrap();
         let s = scope("imp", Mode::Test);
-        let options = ImportOptions::default();
+        let options = ImportOptions {
+            case_sensitive: false,
+            shift_ms: 0,
+            visible_from_ms: None,
+            received_at_ms: crate::common::now_ms(),
+        };
         let first = import(&store, &s, text, &options, &mut |_, _| {})
             .await
             .unwrap();

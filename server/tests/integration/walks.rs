@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use nudge_rules_server::domain::cursor::{Walk, WalkPage};
 use nudge_rules_server::domain::event::{Mode, NewEvent, Scope};
-use nudge_rules_server::domain::time::{format_ms, now_ms};
+use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::store::{ListWindow, NudgeFilter, Store};
 use serde_json::{Value, json};

@@ -52,7 +52,7 @@ except Exception as e:
 }
 
 fn now_s() -> i64 {
-    nudge_rules_server::domain::time::now_ms() / 1000
+    crate::common::now_ms() / 1000
 }
 
 #[test]

@@ -12,15 +12,15 @@ use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use nudge_rules_server::clock::SystemClock;
 use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::domain::event::{Mode, Scope};
 use nudge_rules_server::domain::retention::DAY_MS;
-use nudge_rules_server::domain::time::{format_ms, now_ms};
-use nudge_rules_server::domain::webhook::endpoint::{
-    AttemptResult, Due, Endpoint, Message, Status, Verdict,
+use nudge_rules_server::domain::time::format_ms;
+use nudge_rules_server::domain::webhook::endpoint::{Endpoint, Status};
+use nudge_rules_server::domain::webhook::{
+    AttemptResult, Due, EventType, HttpStatus, Message, Secret, StoredSecret, Verdict,
 };
-use nudge_rules_server::domain::webhook::{EventType, Secret};
-use nudge_rules_server::limiter::SystemClock;
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::keys::KeyHash;
 use nudge_rules_server::store::Store;
@@ -693,7 +693,7 @@ fn endpoint(id: &str, types: &[EventType]) -> Endpoint {
         event_types: types.to_vec(),
         description: None,
         status: Status::Enabled,
-        secret: Secret::generate().unwrap().to_string(),
+        secret: StoredSecret::from(Secret::generate().unwrap()),
         previous_secret: None,
         previous_secret_until_ms: None,
         failing_since_ms: None,
@@ -714,7 +714,7 @@ async fn enqueue_tests(store: &Store, scope: &Scope, id: &str, n: usize, t0: i64
 fn delivered(due: Due, at_ms: i64) -> AttemptResult {
     AttemptResult {
         verdict: Verdict::Delivered,
-        status: Some(200),
+        status: Some(HttpStatus(200)),
         ..failed(due, at_ms, None)
     }
 }
@@ -727,7 +727,7 @@ fn failed(due: Due, at_ms: i64, next: Option<i64>) -> AttemptResult {
         },
         attempted_at_ms: at_ms,
         duration_ms: 1,
-        status: Some(500),
+        status: Some(HttpStatus(500)),
         error: None,
         body: String::new(),
     }

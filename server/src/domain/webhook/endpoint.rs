@@ -1,10 +1,10 @@
-//! Webhook endpoints, messages and attempts as the store keeps them and the API writes them
-//! (docs/contract/webhooks.md "Endpoints", "Event types and payloads").
+//! Webhook endpoints as the store keeps them and the API writes them (docs/contract/webhooks.md "Endpoints"):
+//! their status, subscriptions and signing secrets.
 
 use serde::Serialize;
 
 use super::event_type::{EventType, UnknownEventType};
-use super::signature::Secret;
+use super::signature::{Secret, StoredSecret, UnreadableSecret};
 use crate::domain::time::WireTime;
 
 /// Whether an endpoint receives messages.
@@ -55,10 +55,10 @@ pub struct Endpoint {
     pub description: Option<String>,
     /// Enabled or disabled.
     pub status: Status,
-    /// The signing secret's text (`whsec_...`).
-    pub secret: String,
+    /// The signing secret, as read from the store (`whsec_...` as text there).
+    pub secret: StoredSecret,
     /// The secret before the last rotation, which signs too until `previous_secret_until_ms`.
-    pub previous_secret: Option<String>,
+    pub previous_secret: Option<StoredSecret>,
     /// Unix ms.
     pub previous_secret_until_ms: Option<i64>,
     /// The first failed attempt since the last success, Unix ms (the 5-day rule).
@@ -91,16 +91,33 @@ impl Endpoint {
     }
 
     /// The secrets that sign an attempt at `now_ms`: the current one, then the previous one
-    /// during a rotation's overlap. A stored text that does not parse is left out.
-    pub fn signing_secrets(&self, now_ms: i64) -> Vec<Secret> {
-        let previous = match (&self.previous_secret, self.previous_secret_until_ms) {
-            (Some(text), Some(until)) if now_ms < until => Some(text.as_str()),
-            _ => None,
-        };
-        std::iter::once(self.secret.as_str())
-            .chain(previous)
-            .filter_map(|text| Secret::parse(text).ok())
-            .collect()
+    /// during a rotation's overlap.
+    ///
+    /// # Errors
+    ///
+    /// [`UnreadableSecret`] when one of them does not read: the attempt fails rather than go
+    /// out signed by fewer secrets than the receiver may expect.
+    pub fn signing_secrets(&self, now_ms: i64) -> Result<Vec<Secret>, UnreadableSecret> {
+        let mut secrets = vec![self.secret.secret("secret")?.clone()];
+        if let (Some(previous), Some(until)) =
+            (&self.previous_secret, self.previous_secret_until_ms)
+            && now_ms < until
+        {
+            secrets.push(previous.secret("previous_secret")?.clone());
+        }
+        Ok(secrets)
+    }
+
+    /// A new secret: the current one signs too for [`ROTATION_OVERLAP_MS`] after `now_ms`,
+    /// unless it does not read (then it is dropped: a rotation is how an unreadable secret is
+    /// replaced).
+    pub fn rotate(&mut self, secret: Secret, now_ms: i64) {
+        let old = std::mem::replace(&mut self.secret, StoredSecret::from(secret));
+        let readable = matches!(old, StoredSecret::Read(_));
+        self.previous_secret = readable.then_some(old);
+        self.previous_secret_until_ms =
+            readable.then(|| now_ms.saturating_add(ROTATION_OVERLAP_MS));
+        self.updated_at_ms = now_ms;
     }
 }
 
@@ -160,7 +177,7 @@ pub struct EndpointItem<'a> {
     created_at: WireTime,
     updated_at: WireTime,
     #[serde(skip_serializing_if = "Option::is_none")]
-    secret: Option<&'a str>,
+    secret: Option<String>,
 }
 
 impl<'a> EndpointItem<'a> {
@@ -181,79 +198,10 @@ impl<'a> EndpointItem<'a> {
     /// The wire form with the secret (creation and rotation: the only times it is shown).
     pub fn with_secret(e: &'a Endpoint) -> EndpointItem<'a> {
         EndpointItem {
-            secret: Some(&e.secret),
+            secret: Some(e.secret.stored()),
             ..EndpointItem::of(e)
         }
     }
-}
-
-/// A message of the outbox: its id, type, time and the whole body every attempt sends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    /// `msg_` and 32 hex digits: the `webhook-id` of every attempt and resend.
-    pub id: String,
-    /// What it tells.
-    pub event_type: EventType,
-    /// When the change that caused it was stored, Unix ms.
-    pub created_at_ms: i64,
-    /// `{"id", "type", "created_at", "data"}`, signed as is.
-    pub body: String,
-}
-
-/// The body of a message.
-#[derive(Serialize)]
-struct Body<'a, T: Serialize> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    event_type: &'static str,
-    created_at: WireTime,
-    data: T,
-}
-
-impl Message {
-    /// A new message of `event_type` with `data` (the read API's shape of the record).
-    ///
-    /// # Errors
-    ///
-    /// A message when the system has no random source, or `data` does not serialize.
-    pub fn new<T: Serialize>(
-        event_type: EventType,
-        created_at_ms: i64,
-        data: T,
-    ) -> Result<Message, String> {
-        let id = time_ordered_id("msg_", created_at_ms)?;
-        let body = serde_json::to_string(&Body {
-            id: &id,
-            event_type: event_type.as_str(),
-            created_at: WireTime(created_at_ms),
-            data,
-        })
-        .map_err(|e| e.to_string())?;
-        Ok(Message {
-            id,
-            event_type,
-            created_at_ms,
-            body,
-        })
-    }
-}
-
-/// A message id: `prefix`, then 32 hex digits: `created_at_ms` as 6 bytes (big-endian, so ids
-/// sort by time, as Svix's KSUID message ids do) and 10 random bytes (80 bits: unguessable and
-/// unique). New messages land at the right edge of the outbox's primary keys instead of on
-/// random pages: each group commit rewrites a few pages of the B-trees, not one per message
-/// (docs/PERFORMANCE.md "Webhook figures").
-///
-/// # Errors
-///
-/// A message when the system has no random source.
-pub fn time_ordered_id(prefix: &str, created_at_ms: i64) -> Result<String, String> {
-    let mut raw = [0u8; 16];
-    let (time, random) = raw.split_at_mut(6);
-    let ms = created_at_ms.clamp(0, (1 << 48) - 1).to_be_bytes();
-    time.copy_from_slice(ms.get(2..).unwrap_or_default());
-    getrandom::fill(random).map_err(|e| format!("no random source: {e}"))?;
-    Ok(format!("{prefix}{}", hex::encode(raw)))
 }
 
 /// `prefix` and `bytes` random bytes in hex.
@@ -265,121 +213,6 @@ pub fn random_id(prefix: &str, bytes: usize) -> Result<String, String> {
     let mut raw = vec![0u8; bytes];
     getrandom::fill(&mut raw).map_err(|e| format!("no random source: {e}"))?;
     Ok(format!("{prefix}{}", hex::encode(raw)))
-}
-
-/// The longest response body kept in the attempts log, in bytes (docs/contract/webhooks.md: the first 4 KiB).
-pub const LOGGED_BODY_BYTES: usize = 4096;
-
-/// One delivery attempt, as logged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attempt {
-    /// Its place in the log (ascending).
-    pub seq: i64,
-    /// The message.
-    pub message_id: String,
-    /// The message's type.
-    pub event_type: String,
-    /// 1 for the first attempt of a delivery (a resend starts at 1 again).
-    pub attempt: i64,
-    /// Unix ms.
-    pub attempted_at_ms: i64,
-    /// The response's status, when one came.
-    pub status: Option<i64>,
-    /// Why it failed without a status (time-out, refused address, connection), or a note.
-    pub error: Option<String>,
-    /// From the request's start to the response's body read (or the failure), ms.
-    pub duration_ms: i64,
-    /// The first [`LOGGED_BODY_BYTES`] of the response body (lossy UTF-8).
-    pub body: String,
-    /// When the next attempt is due, Unix ms; `None` when delivered, failed for good or gone.
-    pub next_attempt_at_ms: Option<i64>,
-}
-
-/// An attempt as the API writes it (docs/contract/webhooks.md "`GET .../{id}/attempts`").
-#[derive(Serialize)]
-pub struct AttemptItem<'a> {
-    id: String,
-    message_id: &'a str,
-    event_type: &'a str,
-    attempt: i64,
-    attempted_at: WireTime,
-    response_status: Option<i64>,
-    error: Option<&'a str>,
-    duration_ms: i64,
-    response_body: &'a str,
-    next_attempt_at: Option<WireTime>,
-}
-
-impl<'a> AttemptItem<'a> {
-    /// The wire form of an attempt; its id is `att_` and its place in the log.
-    pub fn of(a: &'a Attempt) -> AttemptItem<'a> {
-        AttemptItem {
-            id: format!("att_{}", a.seq),
-            message_id: &a.message_id,
-            event_type: &a.event_type,
-            attempt: a.attempt,
-            attempted_at: WireTime(a.attempted_at_ms),
-            response_status: a.status,
-            error: a.error.as_deref(),
-            duration_ms: a.duration_ms,
-            response_body: &a.body,
-            next_attempt_at: a.next_attempt_at_ms.map(WireTime),
-        }
-    }
-}
-
-/// A delivery the worker claimed: everything one attempt needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Due {
-    /// The message.
-    pub message_id: String,
-    /// Its type.
-    pub event_type: String,
-    /// Its body.
-    pub body: String,
-    /// The endpoint.
-    pub endpoint_id: String,
-    /// The endpoint's URL.
-    pub url: String,
-    /// The signing secrets' texts, the current first.
-    pub secrets: Vec<String>,
-    /// This attempt's number, 1-based.
-    pub attempt: i64,
-    /// The claim's token: the result is written only while the claim is this one.
-    pub claim: String,
-}
-
-/// What an attempt came to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// A 2xx within the time-out.
-    Delivered,
-    /// 410 Gone: the endpoint is disabled at once.
-    Gone,
-    /// Anything else: retried at `next_attempt_at_ms`, or failed for good when `None`.
-    Failed {
-        /// When to try again, Unix ms.
-        next_attempt_at_ms: Option<i64>,
-    },
-}
-
-/// The result of an attempt, for the store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttemptResult {
-    /// The delivery attempted.
-    pub due: Due,
-    /// What it came to.
-    pub verdict: Verdict,
-    /// Unix ms.
-    pub attempted_at_ms: i64,
-    /// ms.
-    pub duration_ms: i64,
-    /// The response's status.
-    pub status: Option<i64>,
-    /// The failure without a status.
-    pub error: Option<String>,
-    /// The first 4 KiB of the response body.
-    pub body: String,
 }
 
 #[cfg(test)]
@@ -397,57 +230,57 @@ mod tests {
     }
 
     #[test]
-    fn message_ids_sort_by_time_and_differ_within_a_millisecond() {
-        let t = 1_795_000_000_123;
-        let (a, b) = (
-            time_ordered_id("msg_", t).unwrap(),
-            time_ordered_id("msg_", t).unwrap(),
-        );
-        let later = time_ordered_id("msg_", t + 1).unwrap();
-        assert_ne!(a, b);
-        assert!(a < later && b < later, "{a} {b} {later}");
-        assert_eq!(&a[4..16], format!("{t:012x}"));
-        for id in [
-            &a,
-            &time_ordered_id("msg_", -5).unwrap(),
-            &time_ordered_id("msg_", i64::MAX).unwrap(),
-        ] {
-            assert!(
-                id.len() == 36 && id[4..].bytes().all(|c| c.is_ascii_hexdigit()),
-                "{id}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_message_body_has_id_type_time_and_data() {
-        let m = Message::new(EventType::Test, 0, serde_json::json!({"a": 1})).unwrap();
-        assert!(m.id.starts_with("msg_") && m.id.len() == 36);
-        let v: serde_json::Value = serde_json::from_str(&m.body).unwrap();
-        assert_eq!(v["id"], m.id.as_str());
-        assert_eq!(v["type"], "webhook.test");
-        assert_eq!(v["created_at"], "1970-01-01T00:00:00.000Z");
-        assert_eq!(v["data"]["a"], 1);
-    }
-
-    #[test]
     fn the_previous_secret_signs_only_during_the_overlap() {
-        let a = Secret::generate().unwrap().to_string();
-        let b = Secret::generate().unwrap().to_string();
-        let e = Endpoint {
+        let a = Secret::generate().unwrap();
+        let b = Secret::generate().unwrap();
+        let mut e = Endpoint {
             id: "we_1".into(),
             url: "https://example.com/".into(),
             event_types: vec![EventType::NudgeShown],
             description: None,
             status: Status::Enabled,
-            secret: b,
-            previous_secret: Some(a),
-            previous_secret_until_ms: Some(1000),
+            secret: StoredSecret::from(a.clone()),
+            previous_secret: None,
+            previous_secret_until_ms: None,
             failing_since_ms: None,
             created_at_ms: 0,
             updated_at_ms: 0,
         };
-        assert_eq!(e.signing_secrets(999).len(), 2);
-        assert_eq!(e.signing_secrets(1000).len(), 1);
+        e.rotate(b.clone(), 1000 - ROTATION_OVERLAP_MS);
+        assert_eq!(e.signing_secrets(999), Ok(vec![b.clone(), a]));
+        assert_eq!(e.signing_secrets(1000), Ok(vec![b]));
+    }
+
+    #[test]
+    fn an_unreadable_secret_fails_the_signing_and_a_rotation_drops_it() {
+        let good = Secret::generate().unwrap();
+        let mut e = Endpoint {
+            id: "we_1".into(),
+            url: "https://example.com/".into(),
+            event_types: vec![EventType::NudgeShown],
+            description: None,
+            status: Status::Enabled,
+            secret: StoredSecret::read("whsec_tooShort"),
+            previous_secret: Some(StoredSecret::from(good.clone())),
+            previous_secret_until_ms: Some(i64::MAX),
+            failing_since_ms: None,
+            created_at_ms: 0,
+            updated_at_ms: 0,
+        };
+        assert_eq!(e.signing_secrets(0).unwrap_err().which, "secret");
+        e.secret = StoredSecret::from(good.clone());
+        e.previous_secret = Some(StoredSecret::read("not a secret"));
+        assert_eq!(e.signing_secrets(0).unwrap_err().which, "previous_secret");
+        // Past the overlap the previous one no longer signs, read or not.
+        e.previous_secret_until_ms = Some(0);
+        assert_eq!(e.signing_secrets(0), Ok(vec![good.clone()]));
+        // Rotating away from an unreadable secret keeps no previous one.
+        e.secret = StoredSecret::read("whsec_tooShort");
+        let fresh = Secret::generate().unwrap();
+        e.rotate(fresh.clone(), 5);
+        assert_eq!(e.previous_secret, None);
+        assert_eq!(e.previous_secret_until_ms, None);
+        assert_eq!(e.signing_secrets(5), Ok(vec![fresh]));
+        assert_eq!(e.updated_at_ms, 5);
     }
 }

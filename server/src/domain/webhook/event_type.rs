@@ -47,6 +47,13 @@ impl EventType {
     }
 }
 
+/// An event type equals its name on the wire (`EventType::Test == "webhook.test"`).
+impl PartialEq<&str> for EventType {
+    fn eq(&self, name: &&str) -> bool {
+        self.as_str() == *name
+    }
+}
+
 impl fmt::Display for EventType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -89,7 +96,9 @@ mod tests {
     fn names_round_trip_and_unknown_names_are_named() {
         for t in ALL {
             assert_eq!(t.as_str().parse::<EventType>(), Ok(t));
+            assert_eq!(t, t.as_str());
         }
+        assert!(EventType::Test != "nudge.shown");
         let err = "nudge.clicked".parse::<EventType>().unwrap_err();
         assert_eq!(err, UnknownEventType("nudge.clicked".into()));
         assert!(err.to_string().starts_with(

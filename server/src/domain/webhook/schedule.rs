@@ -3,8 +3,8 @@
 //! After the first attempt fails, the message is tried again after 5 s, 5 min, 30 min, 2 h, 5 h,
 //! 10 h and 10 h (8 attempts in all), each delay with +-20 % jitter; after a 429 or 503 the
 //! `Retry-After` is honoured, up to twice the scheduled delay. After the last attempt the message
-//! has failed for that endpoint. An endpoint whose every attempt failed for 5 days is disabled.
-//! `--webhook-schedule` gives other delays (tests compress the ladder).
+//! has failed for that endpoint (an endpoint whose every attempt failed for 5 days is disabled:
+//! `health.rs`). `--webhook-schedule` gives other delays.
 
 use std::fmt;
 use std::time::Duration;
@@ -22,9 +22,6 @@ pub const DEFAULT_DELAYS: [Duration; 7] = [
 
 /// The jitter of each delay: +-20 %.
 pub const JITTER: f64 = 0.2;
-
-/// How long every attempt to an endpoint may fail before it is disabled: 5 days.
-pub const DISABLE_AFTER: Duration = Duration::from_secs(5 * 24 * 3600);
 
 /// Most delays a schedule may hold (`--webhook-schedule`).
 pub const MAX_DELAYS: usize = 20;

@@ -123,6 +123,96 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// A signing secret as the store gave it back: read ([`StoredSecret::Read`]), or the text that
+/// did not read and why (a value changed by hand in the database, a damaged row). An attempt
+/// signed by an unreadable secret fails, and is logged: never sent with an empty
+/// `webhook-signature`. Its `Debug` shows no secret.
+#[derive(Clone, PartialEq, Eq)]
+pub enum StoredSecret {
+    /// The secret.
+    Read(Secret),
+    /// The stored text, kept to be written back unchanged, and why it did not read.
+    Unreadable {
+        /// The text as stored.
+        text: String,
+        /// Why it is no secret.
+        reason: SecretError,
+    },
+}
+
+impl StoredSecret {
+    /// Reads a stored secret's text (a row's `secret` or `previous_secret`).
+    pub fn read(text: &str) -> StoredSecret {
+        match Secret::parse(text) {
+            Ok(secret) => StoredSecret::Read(secret),
+            Err(reason) => StoredSecret::Unreadable {
+                text: text.to_owned(),
+                reason,
+            },
+        }
+    }
+
+    /// The text to store: the secret's `whsec_` form, or the unreadable text as it was.
+    pub fn stored(&self) -> String {
+        match self {
+            StoredSecret::Read(secret) => secret.to_string(),
+            StoredSecret::Unreadable { text, .. } => text.clone(),
+        }
+    }
+
+    /// The secret, or why the stored one does not read (`which`: `"secret"` or
+    /// `"previous_secret"`, the column).
+    ///
+    /// # Errors
+    ///
+    /// [`UnreadableSecret`] naming the column and the reason.
+    pub fn secret(&self, which: &'static str) -> Result<&Secret, UnreadableSecret> {
+        match self {
+            StoredSecret::Read(secret) => Ok(secret),
+            StoredSecret::Unreadable { reason, .. } => Err(UnreadableSecret {
+                which,
+                reason: reason.clone(),
+            }),
+        }
+    }
+}
+
+impl From<Secret> for StoredSecret {
+    fn from(secret: Secret) -> StoredSecret {
+        StoredSecret::Read(secret)
+    }
+}
+
+impl fmt::Debug for StoredSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoredSecret::Read(secret) => write!(f, "Read({secret:?})"),
+            StoredSecret::Unreadable { reason, .. } => write!(f, "Unreadable({reason:?})"),
+        }
+    }
+}
+
+/// A stored signing secret that does not read: the attempt it would sign fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableSecret {
+    /// The endpoint's column: `secret` or `previous_secret`.
+    pub which: &'static str,
+    /// Why its text is no secret.
+    pub reason: SecretError,
+}
+
+impl fmt::Display for UnreadableSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "not sent: the endpoint's stored {} does not read ({}); rotate the secret (POST /v1/webhook_endpoints/{{id}}/rotate_secret)",
+            self.which, self.reason
+        )
+    }
+}
+
+impl std::error::Error for UnreadableSecret {}
+
 /// The `webhook-signature` header of one attempt: one `v1,...` per secret (the current one
 /// first), space-separated.
 pub fn signature_header<'a>(
@@ -182,6 +272,34 @@ mod tests {
                 .to_string()
                 .contains("24 to 64 bytes, this one 23")
         );
+    }
+
+    #[test]
+    fn a_stored_secret_reads_or_says_why_and_is_written_back_as_it_was() {
+        let good = StoredSecret::read(SPEC_SECRET);
+        assert_eq!(good.stored(), SPEC_SECRET);
+        assert_eq!(
+            good.secret("secret"),
+            Ok(&Secret::parse(SPEC_SECRET).unwrap())
+        );
+        for (text, reason) in [
+            ("", SecretError::Prefix),
+            ("whsec_", SecretError::Length(0)),
+            ("whsec_###", SecretError::Base64),
+            ("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", SecretError::Prefix),
+        ] {
+            let bad = StoredSecret::read(text);
+            assert_eq!(bad.stored(), text);
+            let e = bad.secret("previous_secret").unwrap_err();
+            assert_eq!(e.reason, reason);
+            assert!(
+                e.to_string()
+                    .contains("stored previous_secret does not read"),
+                "{e}"
+            );
+            assert!(!format!("{bad:?}").contains(text) || text.is_empty());
+        }
+        assert!(!format!("{good:?}").contains("MfKQ"));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::config::live;
 use crate::app::backtest::replay_window;
 use crate::app::state::AppState;
 use crate::app::versions::compile_sent;
-use crate::domain::time::{format_ms, now_ms};
+use crate::domain::time::format_ms;
 use crate::http::auth::Caller;
 use crate::http::error::{ApiError, json};
 use crate::http::extract::Sent;
@@ -43,7 +43,7 @@ pub async fn backtest(
         Some(raw) => Arc::new(compile_sent(&raw)?.0),
         None => live.clone(),
     };
-    let window = resolve_window(&caller, from, to, now_ms())?;
+    let window = resolve_window(&caller, from, to, app.clock.now_ms())?;
     let store = store_of(&app)?;
     let report = replay_window(store, &caller.scope, &window, live, draft, &app.tasks).await?;
     let data = BacktestAnswer {

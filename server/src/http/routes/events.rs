@@ -19,7 +19,6 @@ use axum::response::{IntoResponse, Response};
 use crate::app::ingest::{self, Ingested};
 use crate::app::state::AppState;
 use crate::domain::ingest::{MAX_BODY_BYTES, read_batch};
-use crate::domain::time::now_ms;
 use crate::http::any_origin::RELAY;
 use crate::http::auth::{admit_relay, bearer_any};
 use crate::http::body::{check_batch_type, read_body};
@@ -68,7 +67,7 @@ async fn relay(
     let body = read_body(request, MAX_BODY_BYTES, options.body_total_timeout)
         .await
         .map_err(early)?;
-    let received_at_ms = now_ms();
+    let received_at_ms = app.clock.now_ms();
     let batch = read_batch(&body).map_err(|m| early(ApiError::InvalidRequest(m)))?;
     let (site, scope, decision) = admit_relay(app, header_key.as_deref(), &batch).await?;
     let late = |e: ApiError| (e, Some(decision));

@@ -13,7 +13,7 @@ use axum::extract::State;
 
 use crate::app::state::AppState;
 use crate::app::uplift::uplift_of;
-use crate::domain::time::{format_ms, now_ms};
+use crate::domain::time::format_ms;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::forms::UpliftReport;
@@ -30,7 +30,7 @@ pub async fn uplift(
     State(app): State<Arc<AppState>>,
     query: WindowQuery,
 ) -> Result<Read, ApiError> {
-    let window = resolve_window(&caller, query.from, query.to, now_ms())?;
+    let window = resolve_window(&caller, query.from, query.to, app.clock.now_ms())?;
     let counts = store_of(&app)?
         .uplift_counts(&caller.scope, &window)
         .await?;

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use crate::app::state::AppState;
 use crate::domain::cursor::{Endpoint, Filters};
 use crate::domain::ids::is_session_id;
-use crate::domain::time::now_ms;
 use crate::domain::wire::SessionItem;
 use crate::http::auth::Caller;
 use crate::http::error::ApiError;
@@ -60,7 +59,7 @@ pub async fn detail(
     if !is_session_id(&id) {
         return Err(not_found());
     }
-    let visible_from = caller.site.retention.visible_from_ms(now_ms());
+    let visible_from = caller.site.retention.visible_from_ms(app.clock.now_ms());
     let detail = store_of(&app)?
         .session(&caller.scope, &id, visible_from)
         .await?

@@ -71,8 +71,12 @@ pub async fn publish(
     let by = caller.key_hash.log_id();
     let (site, scope) = (&caller.site, &caller.scope);
     let store = app.store.as_ref();
+    let by = versions::Publisher {
+        key_id: &by,
+        at_ms: app.clock.now_ms(),
+    };
     let version =
-        versions::publish_sent(store, site, scope, expected, &sent, &by, &app.metrics).await?;
+        versions::publish_sent(store, site, scope, expected, &sent, by, &app.metrics).await?;
     let location = format!("{VERSIONS_PATH}/{}", version.version);
     Ok(version_answer(StatusCode::CREATED, &version).at(location))
 }

@@ -37,7 +37,7 @@ pub async fn rotate(
     Path(id): Path<String>,
     _: Unused,
 ) -> Answer {
-    let endpoint = rules::rotate_secret(store_of(&app)?, &caller.scope, &id).await?;
+    let endpoint = rules::rotate_secret(&app.delivery, store_of(&app)?, &caller.scope, &id).await?;
     data(StatusCode::OK, EndpointItem::with_secret(&endpoint))
 }
 

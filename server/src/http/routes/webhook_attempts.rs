@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use crate::app::state::AppState;
 use crate::app::webhooks as rules;
 use crate::domain::cursor::Endpoint as List;
-use crate::domain::webhook::endpoint::{Attempt, AttemptItem};
+use crate::domain::webhook::attempt::{Attempt, AttemptItem};
 use crate::http::auth::Caller;
 use crate::http::error::{ApiError, json};
 use crate::http::page::{Answer, KeysetPage};

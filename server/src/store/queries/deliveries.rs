@@ -9,9 +9,7 @@ macro_rules! deliveries {
         /// (module docs), `max` in all. Each endpoint's claim has its own token.
         async fn claim_in(
             tx: &mut sqlx::Transaction<'_, $db>,
-            now_ms: i64,
-            lease_ms: i64,
-            max: usize,
+            Claim { now_ms, lease_ms, max }: Claim,
         ) -> Result<Vec<Due>, StoreError> {
             // The enabled endpoints with a claimable delivery, read (and on PostgreSQL locked)
             // at once: each a short walk of its own index range (one due row), whatever its
@@ -70,7 +68,7 @@ macro_rules! deliveries {
                 for r in &rows {
                     ids.push((r.try_get("message_id")?, r.try_get("attempts")?));
                 }
-                let mut bodies: HashMap<String, (String, String)> = HashMap::new();
+                let mut bodies: HashMap<String, (EventType, String)> = HashMap::new();
                 if !ids.is_empty() {
                     let mut select = QueryBuilder::<$db>::new("SELECT id, type, body FROM webhook_messages WHERE id IN (");
                     let mut list = select.separated(", ");
@@ -79,10 +77,11 @@ macro_rules! deliveries {
                     }
                     list.push_unseparated(")");
                     for r in select.build().fetch_all(&mut **tx).await? {
-                        bodies.insert(r.try_get("id")?, (r.try_get("type")?, r.try_get("body")?));
+                        let event_type = stored_event_type(r.try_get("type")?)?;
+                        bodies.insert(r.try_get("id")?, (event_type, r.try_get("body")?));
                     }
                 }
-                let secrets: Vec<String> = endpoint.signing_secrets(now_ms).iter().map(ToString::to_string).collect();
+                let secrets = endpoint.signing_secrets(now_ms);
                 for (message_id, attempts) in ids {
                     let Some((event_type, body)) = bodies.remove(&message_id) else { continue };
                     claimed.push(Due {
@@ -102,8 +101,8 @@ macro_rules! deliveries {
 
         /// A visit of the worker's finisher (`app/delivery.rs`), in one transaction whose
         /// commit need not reach the disk ([`begin_relaxed`]): `results` written
-        /// ([`finish_in`]), then at most `max` due deliveries claimed until `now_ms + lease_ms`
-        /// ([`claim_in`]; `max` 0: none), so the places the results freed are filled in the
+        /// ([`finish_in`]), then the `claim` made ([`claim_in`]; `None`, or a `max` of 0:
+        /// none), so the places the results freed are filled in the
         /// same turn of the writer (each statement and each commit of a visit is time the
         /// relay waits for on SQLite's one writer; docs/PERFORMANCE.md "Webhook figures").
         /// Returns the endpoints the results disabled and the claimed deliveries; on an error
@@ -112,51 +111,62 @@ macro_rules! deliveries {
             conn: &mut <$db as sqlx::Database>::Connection,
             results: &[AttemptResult],
             disable_after_ms: i64,
-            (now_ms, lease_ms, max): (i64, i64, usize),
+            claim: Option<Claim>,
         ) -> Result<(Vec<String>, Vec<Due>), StoreError> {
             let mut tx = begin_relaxed(conn).await?;
             let disabled = finish_in(&mut tx, results, disable_after_ms).await?;
-            let claimed = if max == 0 { Vec::new() } else { claim_in(&mut tx, now_ms, lease_ms, max).await? };
+            let claimed = match claim {
+                Some(claim) if claim.max > 0 => claim_in(&mut tx, claim).await?,
+                _ => Vec::new(),
+            };
             tx.commit().await?;
             Ok((disabled, claimed))
         }
 
         /// Writes attempts' results in the caller's transaction (the worker's finisher gathers
-        /// them): the attempts log; each delivery (succeeded, due again, or failed) while the
-        /// claim is still this attempt's; for the deliveries so held, the endpoint's 5-day rule
-        /// (`disable_after_ms` of failures since the last success) and a 410's disable, which
-        /// fails its pending deliveries and sends `webhook_endpoint.disabled` to the scope's
-        /// other endpoints. Returns the endpoints disabled.
+        /// them): the attempts log; each delivery (succeeded, due again, or failed:
+        /// [`Verdict::state`]) while the claim is still this attempt's; for the deliveries so
+        /// held, in the results' order, the endpoint's health ([`Health::after`]: the 5-day rule
+        /// over `disable_after_ms`, and a 410), whose changed `failing_since` is written and
+        /// whose disables fail the endpoint's pending deliveries and send
+        /// `webhook_endpoint.disabled` to the scope's other endpoints. Returns the endpoints
+        /// disabled.
         ///
-        /// A few statements for the whole batch, not three per result: one `INSERT` of the
-        /// attempts and one `UPDATE ... FROM (VALUES ...)` of the deliveries per chunk of
-        /// [`ATTEMPTS_PER_STATEMENT`], then the endpoints' rows in the results' order (a
-        /// success after a success of the same endpoint in the batch writes nothing). On
-        /// SQLite's one writer the per-statement cost was the worker's share of the relay's
-        /// time (docs/PERFORMANCE.md, "Webhook figures").
+        /// A few statements for the whole batch, not three per result: one read of the results'
+        /// endpoints, one `INSERT` of the attempts and one `UPDATE ... FROM (VALUES ...)` of the
+        /// deliveries per chunk of [`ATTEMPTS_PER_STATEMENT`], then a write per endpoint whose
+        /// health changed (none while every attempt succeeds). On SQLite's one writer the
+        /// per-statement cost was the worker's share of the relay's time (docs/PERFORMANCE.md,
+        /// "Webhook figures").
         async fn finish_in(
             tx: &mut sqlx::Transaction<'_, $db>,
             results: &[AttemptResult],
             disable_after_ms: i64,
         ) -> Result<Vec<String>, StoreError> {
-            // With row locks (PostgreSQL), the results' endpoints are locked first, in id order,
-            // as every other writer of deliveries does (an endpoint's update, disable or delete
-            // locks its row, then its deliveries). Locking the deliveries first deadlocked with
-            // a `PATCH` to disabled, whose `fail_pending` locks them in another order, and
-            // PostgreSQL aborted one of the two after 1 s: a `PATCH` answered 503 (seen in the
-            // webhook benchmark). Now the visit waits for the `PATCH`, whose failed deliveries
-            // no longer hold this visit's claims.
-            if !ROW_LOCKS.is_empty() && !results.is_empty() {
-                let mut ids: Vec<&str> = results.iter().map(|r| r.due.endpoint_id.as_str()).collect();
-                ids.sort_unstable();
-                ids.dedup();
-                let mut lock = QueryBuilder::<$db>::new("SELECT id FROM webhook_endpoints WHERE id IN (");
-                let mut list = lock.separated(", ");
-                for id in &ids {
-                    list.push_bind(*id);
-                }
-                list.push_unseparated(") ORDER BY id FOR UPDATE");
-                lock.build().fetch_all(&mut **tx).await?;
+            if results.is_empty() {
+                return Ok(Vec::new());
+            }
+            // The results' endpoints' health, read first, in id order. With row locks
+            // (PostgreSQL) the read locks them, as every other writer of deliveries does (an
+            // endpoint's update, disable or delete locks its row, then its deliveries). Locking
+            // the deliveries first deadlocked with a `PATCH` to disabled, whose `fail_pending`
+            // locks them in another order, and PostgreSQL aborted one of the two after 1 s: a
+            // `PATCH` answered 503 (seen in the webhook benchmark). Now the visit waits for the
+            // `PATCH`, whose failed deliveries no longer hold this visit's claims.
+            let mut ids: Vec<&str> = results.iter().map(|r| r.due.endpoint_id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let mut read = QueryBuilder::<$db>::new("SELECT id, failing_since FROM webhook_endpoints WHERE id IN (");
+            let mut list = read.separated(", ");
+            for id in &ids {
+                list.push_bind(*id);
+            }
+            list.push_unseparated(format!(") ORDER BY id{FOR_UPDATE}"));
+            // Each endpoint's health as stored, and as the results move it.
+            let mut health: HashMap<String, (Health, Health)> = HashMap::new();
+            for row in read.build().fetch_all(&mut **tx).await? {
+                let stored = Health { failing_since_ms: row.try_get("failing_since")? };
+                health.insert(row.try_get("id")?, (stored, stored));
             }
             for chunk in results.chunks(ATTEMPTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::<$db>::new(
@@ -169,63 +179,43 @@ macro_rules! deliveries {
                         .push_bind(due.event_type.as_str())
                         .push_bind(due.attempt)
                         .push_bind(result.attempted_at_ms)
-                        .push_bind(result.status)
+                        .push_bind(result.status.map(|s| i64::from(s.0)))
                         .push_bind(result.error.as_deref())
                         .push_bind(result.duration_ms)
                         .push_bind(result.body.as_str())
-                        .push_bind(next_attempt_of(result));
+                        .push_bind(result.verdict.next_attempt_at_ms());
                 });
                 insert.build().execute(&mut **tx).await?;
             }
             let held = release_claims(tx, results).await?;
-            let mut disabled = Vec::new();
-            // Endpoints whose `failing_since` this batch has already cleared.
-            let mut succeeding: HashSet<&str> = HashSet::new();
+            let mut disables: Vec<(&str, i64)> = Vec::new();
             for (result, held) in results.iter().zip(held) {
-                if !held {
+                let id = result.due.endpoint_id.as_str();
+                let Some((_, now)) = health.get_mut(id).filter(|_| held) else {
                     continue;
-                }
-                let endpoint_id = result.due.endpoint_id.as_str();
-                let disable = match result.verdict {
-                    Verdict::Delivered => {
-                        // Only a change is written: a success after a success leaves the
-                        // endpoint's row (and its page, or PostgreSQL's tuple) alone.
-                        if succeeding.insert(endpoint_id) {
-                            sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
-                                .bind(endpoint_id)
-                                .execute(&mut **tx)
-                                .await?;
-                        }
-                        false
-                    }
-                    Verdict::Gone => true,
-                    Verdict::Failed { .. } => {
-                        succeeding.remove(endpoint_id);
-                        let since: Option<i64> = sqlx::query_scalar(
-                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since",
-                        )
-                        .bind(endpoint_id)
-                        .bind(result.attempted_at_ms)
-                        .fetch_optional(&mut **tx)
-                        .await?
-                        .flatten();
-                        since.is_some_and(|s| result.attempted_at_ms.saturating_sub(s) >= disable_after_ms)
-                    }
                 };
-                if disable && disable_endpoint(tx, endpoint_id, result.attempted_at_ms).await? {
-                    disabled.push(endpoint_id.to_owned());
+                let (after, disabled) = now.after(&result.verdict, result.attempted_at_ms, disable_after_ms);
+                *now = after;
+                if disabled.is_some() {
+                    disables.push((id, result.attempted_at_ms));
+                }
+            }
+            for id in &ids {
+                if let Some((_, now)) = health.get(*id).filter(|(stored, now)| stored != now) {
+                    sqlx::query("UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1")
+                        .bind(*id)
+                        .bind(now.failing_since_ms)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+            }
+            let mut disabled = Vec::new();
+            for (id, at_ms) in disables {
+                if disable_endpoint(tx, id, at_ms).await? {
+                    disabled.push(id.to_owned());
                 }
             }
             Ok(disabled)
-        }
-
-        /// When a failed attempt's delivery is due again (`None`: it failed for good, or it
-        /// did not fail).
-        fn next_attempt_of(result: &AttemptResult) -> Option<i64> {
-            match result.verdict {
-                Verdict::Failed { next_attempt_at_ms } => next_attempt_at_ms,
-                _ => None,
-            }
         }
 
         /// Ends the claims of `results` (in the caller's transaction): each delivery whose
@@ -244,11 +234,7 @@ macro_rules! deliveries {
             for r in results {
                 *seen.entry(key(r)).or_default() += 1;
             }
-            let state = |r: &AttemptResult| match (&r.verdict, next_attempt_of(r)) {
-                (Verdict::Delivered, _) => "succeeded",
-                (Verdict::Failed { .. }, Some(_)) => "pending",
-                _ => "failed",
-            };
+            let state = |r: &AttemptResult| r.verdict.state().as_str();
             let (alone, twice): (Vec<&AttemptResult>, Vec<&AttemptResult>) =
                 results.iter().partition(|r| seen.get(&key(r)) == Some(&1));
             let mut held: HashSet<(String, String)> = HashSet::new();
@@ -263,7 +249,7 @@ macro_rules! deliveries {
                         .push_bind(r.due.claim.as_str())
                         .push_bind(state(r))
                         .push_bind(r.due.attempt)
-                        .push_bind(next_attempt_of(r));
+                        .push_bind(r.verdict.next_attempt_at_ms());
                 });
                 update.push(
                     ") AS v WHERE d.message_id = v.column1 AND d.endpoint_id = v.column2 AND d.claim = v.column3 \
@@ -284,7 +270,7 @@ macro_rules! deliveries {
                 .bind(&r.due.claim)
                 .bind(state(r))
                 .bind(r.due.attempt)
-                .bind(next_attempt_of(r))
+                .bind(r.verdict.next_attempt_at_ms())
                 .execute(&mut **tx)
                 .await?
                 .rows_affected();
@@ -323,10 +309,10 @@ macro_rules! deliveries {
                 mode: Mode::parse(&mode).map_err(StoreError::new)?,
             };
             fail_pending(tx, id).await?;
-            let others: Vec<Endpoint> = subscribers(&mut **tx, &scope).await?.into_iter().filter(|e| e.id != id).collect();
-            let event_type = EventType::EndpointDisabled;
-            let message = addressed(&others, event_type, || Message::new(event_type, now_ms, EndpointItem::of(&endpoint)))?;
-            enqueue(&mut **tx, &scope, &message.into_iter().collect::<Vec<_>>()).await?;
+            let endpoints = subscribers(&mut **tx, &scope).await?;
+            let change = Change::EndpointDisabled(&endpoint);
+            let messages = outbox::address(&[change], &endpoints, now_ms).map_err(StoreError::new)?;
+            enqueue(&mut **tx, &scope, &messages).await?;
             Ok(true)
         }
     };

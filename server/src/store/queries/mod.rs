@@ -10,12 +10,11 @@
 //! starts its range from the first bound it is given: with two lower bounds a deep page read
 //! every row from the window's start.
 
-use std::collections::{HashMap, HashSet};
-
 use nudge_rules::{NudgeOutcome, NudgeType};
 
 use crate::domain::derive::{NudgeSummary, SessionSummary, derive, exposures};
 use crate::domain::event::{EventKind, Mode, NewEvent, Scope, StoredEvent};
+use crate::domain::webhook::outbox::Recomputed;
 pub use crate::domain::wire::ConfigVersion;
 
 use super::{InsertOutcome, StoreError};
@@ -147,20 +146,20 @@ const ATTEMPTS_PER_STATEMENT: usize = 500;
 /// Most deliveries to one endpoint in flight at a time, across every instance (docs/contract/webhooks.md).
 pub const MAX_IN_FLIGHT: i64 = 8;
 
-const ENDPOINT_COLUMNS: &str = "id, url, event_types, description, status, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at";
-
-/// What recomputing a batch's sessions found, for the batch's webhook messages (docs/contract/webhooks.md).
-#[derive(Debug, Default)]
-struct Recomputed {
-    /// The sessions' derived fields.
-    sessions: Vec<SessionSummary>,
-    /// Their nudges.
-    nudges: Vec<NudgeSummary>,
-    /// The ids of the nudges that were not stored before.
-    new_nudges: HashSet<String>,
-    /// PURCHASE events per session, all stored ones.
-    purchases: HashMap<String, usize>,
+/// A claim of due deliveries (docs/contract/webhooks.md "Many instances"): those due at `now_ms`, each for a
+/// lease until `now_ms + lease_ms`, at most `max` in all (and at most 8 in flight per endpoint
+/// across every instance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// Now, Unix ms.
+    pub now_ms: i64,
+    /// How long the claim lasts, ms.
+    pub lease_ms: i64,
+    /// The most deliveries claimed.
+    pub max: usize,
 }
+
+const ENDPOINT_COLUMNS: &str = "id, url, event_types, description, status, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at";
 
 /// One rule's arm in a window, as [`crate::store::Store::uplift_counts`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -417,8 +416,9 @@ pub(crate) mod sqlite {
         "json_array",
         true
     );
-    /// No row locks: SQLite's one writer orders every claim.
+    /// No row locks: SQLite's one writer orders every claim and every change.
     const ROW_LOCKS: &str = "";
+    const FOR_UPDATE: &str = "";
     /// SQLite's commits are relaxed per connection: set with the `BEGIN`, set back to FULL
     /// after the visit by the writing task (`store/group.rs`).
     const RELAXED_BEGIN: &str = "PRAGMA synchronous = NORMAL; BEGIN";
@@ -466,6 +466,8 @@ pub(crate) mod postgres {
     );
     /// Each due row (and the endpoint's row) is taken by one instance (docs/contract/webhooks.md).
     const ROW_LOCKS: &str = " FOR UPDATE SKIP LOCKED";
+    /// A row read to be changed in the same transaction waits for other writers of it.
+    const FOR_UPDATE: &str = " FOR UPDATE";
     /// The worker's claims and results need not wait for the WAL's flush (sent as one simple
     /// query, so one round trip).
     const RELAXED_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";

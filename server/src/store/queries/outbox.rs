@@ -3,7 +3,8 @@
 //! writes messages with their deliveries, one per backend (`sqlite`, `postgres`).
 
 use crate::domain::event::Scope;
-use crate::domain::webhook::endpoint::{Endpoint, Message};
+use crate::domain::webhook::endpoint::Endpoint;
+use crate::domain::webhook::outbox::{Addressed, Message};
 
 /// The webhook messages of a group of batches (docs/contract/webhooks.md), written to the outbox once, at the
 /// end of the group's transaction: each scope's enabled endpoints read once per group (in the
@@ -17,9 +18,6 @@ pub(super) struct Outbox<'s> {
     /// Each scope's messages, each with the endpoints it goes to, in the batches' order.
     pub(super) messages: Vec<(&'s Scope, Vec<Addressed>)>,
 }
-
-/// A message with the ids of the endpoints it goes to.
-pub(super) type Addressed = (Message, Vec<String>);
 
 impl<'s> Outbox<'s> {
     /// The endpoints of `scope` read so far (`None`: not read yet in this group).
@@ -43,7 +41,7 @@ impl<'s> Outbox<'s> {
 fn deliveries(messages: &[Addressed]) -> impl Iterator<Item = (&Message, &str)> {
     messages
         .iter()
-        .flat_map(|(m, endpoints)| endpoints.iter().map(move |e| (m, e.as_str())))
+        .flat_map(|a| a.endpoints.iter().map(move |e| (&a.message, e.as_str())))
 }
 
 /// Writing the outbox on SQLite.
@@ -66,7 +64,7 @@ pub(super) mod sqlite {
             let mut insert = QueryBuilder::<sqlx::Sqlite>::new(
                 "INSERT INTO webhook_messages (id, site, mode, type, created_at, body) ",
             );
-            insert.push_values(chunk, |mut row, (m, _)| {
+            insert.push_values(chunk, |mut row, Addressed { message: m, .. }| {
                 row.push_bind(m.id.as_str())
                     .push_bind(scope.site.as_str())
                     .push_bind(scope.mode.as_str())
@@ -115,13 +113,13 @@ pub(super) mod postgres {
         if messages.is_empty() {
             return Ok(());
         }
-        let ids: Vec<&str> = messages.iter().map(|(m, _)| m.id.as_str()).collect();
+        let ids: Vec<&str> = messages.iter().map(|a| a.message.id.as_str()).collect();
         let types: Vec<&str> = messages
             .iter()
-            .map(|(m, _)| m.event_type.as_str())
+            .map(|a| a.message.event_type.as_str())
             .collect();
-        let times: Vec<i64> = messages.iter().map(|(m, _)| m.created_at_ms).collect();
-        let bodies: Vec<&str> = messages.iter().map(|(m, _)| m.body.as_str()).collect();
+        let times: Vec<i64> = messages.iter().map(|a| a.message.created_at_ms).collect();
+        let bodies: Vec<&str> = messages.iter().map(|a| a.message.body.as_str()).collect();
         let (mut to_message, mut to_endpoint, mut to_time) = (Vec::new(), Vec::new(), Vec::new());
         for (m, endpoint) in super::deliveries(messages) {
             to_message.push(m.id.as_str());

@@ -1,6 +1,8 @@
 //! Webhooks (docs/contract/webhooks.md): endpoints, the outbox (messages written in the transaction of the change
 //! that causes them), resends, recovery and the purge; the worker's claims and each attempt's
-//! result are in `deliveries.rs`, on the names this room imports.
+//! result are in `deliveries.rs`, on the names this room imports. The rules are the domain's
+//! (`domain/webhook/`: which changes make which messages, how a delivery moves on, when an
+//! endpoint is disabled); here are only the statements and the rows' mapping.
 //!
 //! A delivery (one message to one endpoint) is `pending` with a due time, `succeeded` or
 //! `failed`. The worker claims due deliveries for a lease: `claimed_until` ahead of now and a
@@ -16,23 +18,26 @@
 macro_rules! webhooks {
     ($db:ty, $row:ty) => {
         use crate::domain::webhook::EventType;
-        use crate::domain::webhook::endpoint::{
-            Attempt, AttemptResult, Due, Endpoint, EndpointItem, Message, Status, Verdict,
-            parse_types_text, types_text,
-        };
-        use crate::domain::wire::{NudgeItem, SessionItem, VersionItem};
+        use crate::domain::webhook::attempt::{Attempt, AttemptResult, Due, HttpStatus};
+        use crate::domain::webhook::endpoint::{Endpoint, Status, parse_types_text, types_text};
+        use crate::domain::webhook::health::Health;
+        use super::Claim;
+        use crate::domain::webhook::outbox::{self, Addressed, Change, Message};
+        use crate::domain::webhook::signature::StoredSecret;
 
         fn read_endpoint(row: &$row) -> Result<Endpoint, StoreError> {
             let types: String = row.try_get("event_types")?;
             let status: String = row.try_get("status")?;
+            let secret: String = row.try_get("secret")?;
+            let previous: Option<String> = row.try_get("previous_secret")?;
             Ok(Endpoint {
                 id: row.try_get("id")?,
                 url: row.try_get("url")?,
                 event_types: parse_types_text(&types).map_err(|e| StoreError::new(format!("a stored endpoint: {e}")))?,
                 description: row.try_get("description")?,
                 status: Status::parse(&status).map_err(StoreError::new)?,
-                secret: row.try_get("secret")?,
-                previous_secret: row.try_get("previous_secret")?,
+                secret: StoredSecret::read(&secret),
+                previous_secret: previous.as_deref().map(StoredSecret::read),
                 previous_secret_until_ms: row.try_get("previous_secret_until")?,
                 failing_since_ms: row.try_get("failing_since")?,
                 created_at_ms: row.try_get("created_at")?,
@@ -67,8 +72,8 @@ macro_rules! webhooks {
             .bind(types_text(&endpoint.event_types))
             .bind(endpoint.description.as_deref())
             .bind(endpoint.status.as_str())
-            .bind(&endpoint.secret)
-            .bind(endpoint.previous_secret.as_deref())
+            .bind(endpoint.secret.stored())
+            .bind(endpoint.previous_secret.as_ref().map(StoredSecret::stored))
             .bind(endpoint.previous_secret_until_ms)
             .bind(endpoint.failing_since_ms)
             .bind(endpoint.created_at_ms)
@@ -119,19 +124,31 @@ macro_rules! webhooks {
 
         /// Writes `endpoint`'s url, types, description, status and secrets (an update or a
         /// rotation, read and changed by the caller); a status that goes to disabled fails
-        /// its pending deliveries, one that goes to enabled starts the 5-day rule afresh.
-        /// `false` when it is no longer there.
+        /// its pending deliveries, and the endpoint's health follows the change of status as
+        /// stored ([`Health::after_status`]: enabling starts the 5-day rule afresh), read in
+        /// this transaction (and locked, on PostgreSQL). `false` when it is no longer there.
         pub(crate) async fn save_endpoint(
             pool: &Pool<$db>,
             scope: &Scope,
             endpoint: &Endpoint,
         ) -> Result<bool, StoreError> {
             let mut tx = pool.begin().await?;
-            let row = sqlx::query(
+            let stored = sqlx::query(&format!(
+                "SELECT status, failing_since FROM webhook_endpoints WHERE site = $1 AND mode = $2 AND id = $3{FOR_UPDATE}"
+            ))
+            .bind(&scope.site)
+            .bind(scope.mode.as_str())
+            .bind(&endpoint.id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(stored) = stored else { return Ok(false) };
+            let status: String = stored.try_get("status")?;
+            let health = Health { failing_since_ms: stored.try_get("failing_since")? }
+                .after_status(Status::parse(&status).map_err(StoreError::new)?, endpoint.status);
+            sqlx::query(
                 "UPDATE webhook_endpoints SET url = $4, event_types = $5, description = $6, status = $7, secret = $8, \
-                 previous_secret = $9, previous_secret_until = $10, updated_at = $11, \
-                 failing_since = CASE WHEN $7 = 'enabled' AND status = 'disabled' THEN NULL ELSE failing_since END \
-                 WHERE site = $1 AND mode = $2 AND id = $3 RETURNING id",
+                 previous_secret = $9, previous_secret_until = $10, updated_at = $11, failing_since = $12 \
+                 WHERE site = $1 AND mode = $2 AND id = $3",
             )
             .bind(&scope.site)
             .bind(scope.mode.as_str())
@@ -140,15 +157,13 @@ macro_rules! webhooks {
             .bind(types_text(&endpoint.event_types))
             .bind(endpoint.description.as_deref())
             .bind(endpoint.status.as_str())
-            .bind(&endpoint.secret)
-            .bind(endpoint.previous_secret.as_deref())
+            .bind(endpoint.secret.stored())
+            .bind(endpoint.previous_secret.as_ref().map(StoredSecret::stored))
             .bind(endpoint.previous_secret_until_ms)
             .bind(endpoint.updated_at_ms)
-            .fetch_optional(&mut *tx)
+            .bind(health.failing_since_ms)
+            .execute(&mut *tx)
             .await?;
-            if row.is_none() {
-                return Ok(false);
-            }
             if endpoint.status == Status::Disabled {
                 fail_pending(&mut tx, &endpoint.id).await?;
             }
@@ -219,25 +234,9 @@ macro_rules! webhooks {
             rows.iter().map(read_endpoint).collect()
         }
 
-        /// `(message, the endpoints of `endpoints` subscribed to its type)` for each message
-        /// made by `make` for a type some endpoint subscribes to.
-        fn addressed(
-            endpoints: &[Endpoint],
-            event_type: EventType,
-            make: impl FnOnce() -> Result<Message, String>,
-        ) -> Result<Option<(Message, Vec<String>)>, StoreError> {
-            let to: Vec<String> = endpoints.iter().filter(|e| e.subscribes(event_type)).map(|e| e.id.clone()).collect();
-            if to.is_empty() {
-                return Ok(None);
-            }
-            Ok(Some((make().map_err(StoreError::new)?, to)))
-        }
-
-        /// The messages of one stored batch (docs/contract/webhooks.md): `nudge.shown` for each nudge it made,
-        /// `nudge.outcome` for each outcome it stored (of a nudge the store has), and
-        /// `session.converted` for each session whose first PURCHASE it stored; added to the
-        /// group's `outbox`, which its transaction writes. Nothing is made when no endpoint of
-        /// `scope` is enabled.
+        /// The messages of one stored batch (docs/contract/webhooks.md; the rules: [`outbox::changes_of_batch`]),
+        /// added to the group's `outbox`, which its transaction writes; each scope's enabled
+        /// endpoints are read once per group. Nothing is made when none is enabled.
         async fn outbox_of_batch<'s>(
             tx: &mut sqlx::Transaction<'_, $db>,
             scope: &'s Scope,
@@ -254,53 +253,22 @@ macro_rules! webhooks {
             if endpoints.is_empty() {
                 return Ok(());
             }
-            let nudges: HashMap<&str, &NudgeSummary> = recomputed.nudges.iter().map(|n| (n.id.as_str(), n)).collect();
-            let mut messages = Vec::new();
-            let mut purchases: HashMap<&str, usize> = HashMap::new();
-            for e in stored {
-                match e.kind {
-                    EventKind::NudgeShown | EventKind::NudgeOutcome => {
-                        let (event_type, new) = if e.kind == EventKind::NudgeShown {
-                            (EventType::NudgeShown, true)
-                        } else {
-                            (EventType::NudgeOutcome, false)
-                        };
-                        let Some(n) = e.nudge_id.as_deref().and_then(|id| nudges.get(id)) else {
-                            continue;
-                        };
-                        if new && !recomputed.new_nudges.contains(&n.id) {
-                            continue;
-                        }
-                        let message = addressed(&endpoints, event_type, || Message::new(event_type, now_ms, NudgeItem::of(n)))?;
-                        messages.extend(message);
-                    }
-                    EventKind::Purchase => *purchases.entry(e.session_id.as_str()).or_default() += 1,
-                    _ => {}
-                }
-            }
-            for s in &recomputed.sessions {
-                let new = purchases.get(s.id.as_str()).copied().unwrap_or(0);
-                if s.converted && new > 0 && recomputed.purchases.get(&s.id).copied() == Some(new) {
-                    let event_type = EventType::SessionConverted;
-                    messages.extend(addressed(&endpoints, event_type, || Message::new(event_type, now_ms, SessionItem::of(s)))?);
-                }
-            }
+            let changes = outbox::changes_of_batch(stored, recomputed);
+            let messages = outbox::address(&changes, endpoints, now_ms).map_err(StoreError::new)?;
             outbox.add(scope, messages);
             Ok(())
         }
 
-        /// The `config.published` message of `version` (without its config body), in the
-        /// publish's transaction.
+        /// The `config.published` message of `version`, in the publish's transaction.
         async fn outbox_of_version(
             tx: &mut sqlx::Transaction<'_, $db>,
             scope: &Scope,
             version: &ConfigVersion,
         ) -> Result<(), StoreError> {
             let endpoints = subscribers(&mut **tx, scope).await?;
-            let event_type = EventType::ConfigPublished;
-            let bare = ConfigVersion { config: None, ..version.clone() };
-            let message = addressed(&endpoints, event_type, || Message::new(event_type, version.published_at_ms, VersionItem::of(&bare)))?;
-            enqueue(&mut **tx, scope, &message.into_iter().collect::<Vec<_>>()).await
+            let change = Change::ConfigPublished(version);
+            let messages = outbox::address(&[change], &endpoints, version.published_at_ms).map_err(StoreError::new)?;
+            enqueue(&mut **tx, scope, &messages).await
         }
 
         /// Writes `message` with one delivery to endpoint `id` of `scope` (a test message);
@@ -315,7 +283,8 @@ macro_rules! webhooks {
             if endpoint(&mut *tx, scope, id).await?.is_none() {
                 return Ok(false);
             }
-            enqueue(&mut *tx, scope, &[(message.clone(), vec![id.to_owned()])]).await?;
+            let addressed = Addressed { message: message.clone(), endpoints: vec![id.to_owned()] };
+            enqueue(&mut *tx, scope, &[addressed]).await?;
             tx.commit().await?;
             Ok(true)
         }
@@ -344,13 +313,15 @@ macro_rules! webhooks {
             let attempts = rows
                 .iter()
                 .map(|r| {
+                    let event_type: String = r.try_get("event_type")?;
+                    let status: Option<i64> = r.try_get("status")?;
                     Ok(Attempt {
                         seq: r.try_get("seq")?,
                         message_id: r.try_get("message_id")?,
-                        event_type: r.try_get("event_type")?,
+                        event_type: stored_event_type(&event_type)?,
                         attempt: r.try_get("attempt")?,
                         attempted_at_ms: r.try_get("attempted_at")?,
-                        status: r.try_get("status")?,
+                        status: status.map(stored_status).transpose()?,
                         error: r.try_get("error")?,
                         duration_ms: r.try_get("duration_ms")?,
                         body: r.try_get("body")?,
@@ -359,6 +330,24 @@ macro_rules! webhooks {
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()?;
             Ok(Some(attempts))
+        }
+
+        /// The event type of a `type` or `event_type` column, written as [`EventType::as_str`].
+        ///
+        /// # Errors
+        ///
+        /// A decode error naming the text, for a name no version of the server writes.
+        fn stored_event_type(text: &str) -> Result<EventType, sqlx::Error> {
+            text.parse().map_err(|e: crate::domain::webhook::UnknownEventType| sqlx::Error::Decode(format!("a stored webhook message: {e}").into()))
+        }
+
+        /// The HTTP status of an attempt's `status` column.
+        ///
+        /// # Errors
+        ///
+        /// A decode error for a number no response has.
+        fn stored_status(n: i64) -> Result<HttpStatus, sqlx::Error> {
+            u16::try_from(n).map(HttpStatus).map_err(|_| sqlx::Error::Decode(format!("a stored HTTP status {n}").into()))
         }
 
         /// Makes the deliveries of message `id` of `scope` due again at `now_ms`, from attempt 1
