@@ -1,7 +1,9 @@
-//! The one owner of every background task ([`Tasks`]): the config reloader and the purger, the
-//! store's batching tasks, a backtest's replay and page reads. The runtime makes it, hands it
-//! down (the store and the request state hold clones) and, after the drain, stops what still
-//! runs and awaits every task, so nothing outlives the server.
+//! The one owner of every background task ([`Tasks`]): the config reloader and each reload's
+//! reading and compiling of files (on the blocking pool), the purger, the webhook delivery
+//! worker and its attempts, the store's batching tasks, a backtest's replay and page reads. The
+//! runtime makes it, hands it down (the store and the request state hold clones) and, after the
+//! drain, stops what still runs and awaits every task, so nothing outlives the server: a reload
+//! that was reading a config file when SIGTERM came is finished first.
 //!
 //! A leaf module (tokio and tokio-util only), so that the store, below the runtime, can spawn on
 //! it too.
@@ -37,7 +39,8 @@ impl Tasks {
         self.tracker.spawn(task)
     }
 
-    /// Runs `work` on the blocking pool (a backtest's replay), tracked like the others.
+    /// Runs `work` on the blocking pool (a backtest's replay, a config reload's file reads and
+    /// compiles), tracked like the others: the drain waits for it.
     pub fn spawn_blocking<F, T>(&self, work: F) -> JoinHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -118,5 +121,24 @@ mod tests {
         assert_eq!(done.await.unwrap(), 7);
         tasks.stop_and_wait().await;
         assert!(tasks.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_drain_waits_for_blocking_work_in_flight() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let tasks = Tasks::new();
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&done);
+        // Not awaited by its spawner (a reload dropped with its poller at the drain).
+        drop(tasks.spawn_blocking(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            flag.store(true, Ordering::SeqCst);
+        }));
+        tasks.stop_and_wait().await;
+        assert!(
+            done.load(Ordering::SeqCst),
+            "the drain returned before the reload ended"
+        );
     }
 }

@@ -77,7 +77,7 @@ pub enum ApiError {
     /// 405 MethodNotAllowed with `Allow`.
     MethodNotAllowed {
         /// The methods the route serves, for `Allow`.
-        allow: &'static str,
+        allow: HeaderValue,
         /// The message.
         message: String,
     },
@@ -295,7 +295,7 @@ impl ApiError {
                 }
             }
             ApiError::MethodNotAllowed { allow, .. } => {
-                headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+                headers.insert(header::ALLOW, allow.clone());
             }
             ApiError::PayloadTooLarge(_) => {
                 headers.insert(header::CONNECTION, HeaderValue::from_static("close"));

@@ -1,15 +1,19 @@
-//! HTTP, the only module that names axum: the public router (each route's methods, one 405 for
-//! the others), the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), the
-//! routes' request bodies and answers ([`forms`]), pages and their envelopes ([`page`]), query
-//! parameters ([`query`]), CORS ([`cors`], and [`any_origin`] for the routes every page may
-//! call), the errors ([`error`]), the admin listener ([`admin`]) and the API document
-//! ([`openapi`]); the routes are
-//! in [`routes`], one room per resource (API document 4, 5, 7, 8; docs/contract/server.md, docs/contract/read-api.md, docs/contract/relay.md, docs/contract/backtest.md, docs/contract/versions.md, docs/contract/caps.md):
-//! `POST /v1/nudges/preview` ([`preview`]), `GET /v1/sessions` and `GET /v1/sessions/{id}`
-//! ([`sessions`]), `GET /v1/nudges` ([`nudges`]), `POST /v1/events` ([`events`]), `POST
-//! /v1/nudges/backtest` ([`backtest`]), `GET /v1/reports/uplift` ([`reports`]), the config routes
-//! ([`config`], [`versions`]), the storefront's `GET /v1/runtime/config` ([`runtime`]) and the
-//! webhook routes ([`webhooks`], [`webhook_actions`], [`webhook_attempts`]).
+//! HTTP, the only module that names axum: the public router (built from the route table,
+//! [`routes::ROUTES`]: each route's methods, one 405 for the others, one 404 naming them all),
+//! the shared request pipeline ([`pipeline`], [`auth`]), bodies ([`body`]), the routes' request
+//! bodies and answers ([`forms`]), pages and their envelopes ([`page`]), query parameters
+//! ([`query`]), CORS ([`cors`], and [`any_origin`] for the routes every page may call), the
+//! errors ([`error`]), the admin listener ([`admin`]) and the API document ([`openapi`]); the
+//! routes are in [`routes`], one room per resource (API document 4, 5, 7, 8;
+//! docs/contract/server.md, read-api.md, relay.md, backtest.md, versions.md, caps.md and
+//! webhooks.md):
+//! `POST /v1/nudges/preview` ([`routes::preview`]), `GET /v1/sessions` and `GET
+//! /v1/sessions/{id}` ([`routes::sessions`]), `GET /v1/nudges` ([`routes::nudges`]), `POST
+//! /v1/events` ([`routes::events`]), `POST /v1/nudges/backtest` ([`routes::backtest`]), `GET
+//! /v1/reports/uplift` ([`routes::reports`]), the config routes ([`routes::config`],
+//! [`routes::versions`]), the storefront's `GET /v1/runtime/config` ([`routes::runtime`]) and
+//! the webhook routes ([`routes::webhooks`], [`routes::webhook_actions`],
+//! [`routes::webhook_attempts`]).
 //!
 //! Handlers extract, call and respond: the extractors are [`extract`]'s and [`query`]'s, and
 //! the routes a secret key calls sit behind the admission layer ([`pipeline::admitted`]),
@@ -49,7 +53,6 @@ use axum::http::Uri;
 use axum::http::{HeaderValue, Method, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
 use axum::{Extension, Router};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
@@ -60,93 +63,35 @@ use crate::app::state::AppState;
 use crate::http::error::ApiError;
 use crate::http::pipeline::{ApiOptions, BodyRead, admitted, method_not_allowed};
 use crate::metrics::{RequestLabels, RouteLabels};
-use routes::bench::CONSTANT_PATH;
-use routes::preview::PREVIEW_PATH;
-use routes::{
-    backtest, config, events, nudges, preview, reports, runtime, sessions, versions,
-    webhook_actions, webhook_attempts, webhooks,
-};
+use routes::{Access, Route};
 
-/// The public router.
+/// The public router, built from the route table ([`routes::ROUTES`]): each route's handlers,
+/// behind the admission layer when it is keyed, and for every other method one 405 whose
+/// `Allow` names the route's methods (axum's own `Allow` is left unwritten, since the answer
+/// has one; `HEAD` is refused unless listed: axum would serve it with the `GET` handler);
+/// anything else is the 404 that lists the routes.
 pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
-    // The routes a secret key calls, behind the admission layer (after the method's 405).
-    let keyed = |allow, methods: MethodRouter<Arc<AppState>>| {
-        only(
-            allow,
-            methods.route_layer(middleware::from_fn_with_state(state.clone(), admitted)),
-        )
-    };
-    let mut router = Router::new()
-        .route(PREVIEW_PATH, only("POST", post(preview::preview)))
-        .route(sessions::LIST_PATH, keyed("GET", get(sessions::list)))
-        .route(sessions::DETAIL_PATH, keyed("GET", get(sessions::detail)))
-        .route(nudges::LIST_PATH, keyed("GET", get(nudges::list)))
-        .route(
-            events::EVENTS_PATH,
-            only(
-                "POST, OPTIONS",
-                post(events::events).options(any_origin::relay_preflight),
-            ),
-        )
-        .route(
-            backtest::BACKTEST_PATH,
-            keyed("POST", post(backtest::backtest)),
-        )
-        .route(reports::UPLIFT_PATH, keyed("GET", get(reports::uplift)))
-        .route(config::CONFIG_PATH, keyed("GET", get(config::current)))
-        .route(
-            versions::VERSIONS_PATH,
-            keyed("GET, POST", get(versions::versions).post(versions::publish)),
-        )
-        .route(versions::VERSION_PATH, keyed("GET", get(versions::version)))
-        .route(
-            webhooks::ENDPOINTS_PATH,
-            keyed("GET, POST", get(webhooks::list).post(webhooks::create)),
-        )
-        .route(
-            webhooks::ENDPOINT_PATH,
-            keyed(
-                "GET, PATCH, DELETE",
-                get(webhooks::get)
-                    .patch(webhooks::update)
-                    .delete(webhooks::delete),
-            ),
-        )
-        .route(
-            webhook_actions::ROTATE_PATH,
-            keyed("POST", post(webhook_actions::rotate)),
-        )
-        .route(
-            webhook_actions::TEST_PATH,
-            keyed("POST", post(webhook_actions::test)),
-        )
-        .route(
-            webhook_attempts::ATTEMPTS_PATH,
-            keyed("GET", get(webhook_attempts::attempts)),
-        )
-        .route(
-            webhook_actions::RECOVER_PATH,
-            keyed("POST", post(webhook_actions::recover)),
-        )
-        .route(
-            webhook_actions::RESEND_PATH,
-            keyed("POST", post(webhook_actions::resend)),
-        )
-        .route(
-            runtime::RUNTIME_PATH,
-            with_allow(
-                runtime::ALLOW,
-                get(runtime::runtime_config)
-                    .head(runtime::runtime_config)
-                    .options(any_origin::runtime_preflight)
-                    .route_layer(middleware::map_response(any_origin::runtime_answer)),
-            ),
-        );
-    if options.constant_route {
-        router = router.route(CONSTANT_PATH, only("POST", post(routes::bench::constant)));
+    let mut router = Router::new();
+    let served: Vec<&Route> = routes::served(options.constant_route).collect();
+    for route in &served {
+        let mut methods = (route.handlers)();
+        if route.access == Access::Keyed {
+            methods = methods.route_layer(middleware::from_fn_with_state(state.clone(), admitted));
+        }
+        let allow = HeaderValue::from_str(&route.allow()).unwrap_or(HeaderValue::from_static(""));
+        let refuse = move |method: Method, uri: Uri| {
+            let allow = allow.clone();
+            async move { method_not_allowed(&method, uri.path(), allow).into_response() }
+        };
+        if !route.methods.contains(&Method::HEAD) {
+            methods = methods.head(refuse.clone());
+        }
+        router = router.route(route.path, methods.fallback(refuse));
     }
+    let words: Vec<String> = served.iter().map(|r| r.words()).collect();
+    let serves: Arc<str> = words.join("; ").into();
     router
-        .fallback(not_found)
+        .fallback(move |method: Method, uri: Uri| not_found(method, uri, Arc::clone(&serves)))
         .layer(RequestBodyTimeoutLayer::new(options.body_read_timeout))
         .layer(Extension(options))
         .layer(middleware::from_fn(connection_rules))
@@ -172,55 +117,14 @@ pub fn router(state: Arc<AppState>, options: ApiOptions) -> Router {
         .with_state(state)
 }
 
-/// A route's methods, and for every other method one 405 MethodNotAllowed whose `Allow` is
-/// `allow` (the API document's form, `GET, POST`; axum's own `Allow` is left unwritten, since
-/// the answer has one). `HEAD` is refused too: axum would serve it with the `GET` handler.
-fn only(allow: &'static str, methods: MethodRouter<Arc<AppState>>) -> MethodRouter<Arc<AppState>> {
-    let refuse = move |method: Method, uri: Uri| async move {
-        method_not_allowed(&method, uri.path(), allow).into_response()
-    };
-    methods.head(refuse).fallback(refuse)
-}
-
-/// A route's methods, `HEAD` among them, and for every other method one 405 whose `Allow` is
-/// `allow` (as [`only`]).
-fn with_allow(
-    allow: &'static str,
-    methods: MethodRouter<Arc<AppState>>,
-) -> MethodRouter<Arc<AppState>> {
-    methods.fallback(move |method: Method, uri: Uri| async move {
-        method_not_allowed(&method, uri.path(), allow).into_response()
-    })
-}
-
-/// Which route label a request gets: the matched path, or `unmatched`.
+/// Which route label a request gets (the route table's, by the matched path), or `unmatched`.
 fn route_of(request: &Request) -> &'static str {
-    match request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(MatchedPath::as_str)
-    {
-        Some(PREVIEW_PATH) => PREVIEW_PATH,
-        Some(CONSTANT_PATH) => CONSTANT_PATH,
-        Some(sessions::LIST_PATH) => sessions::LIST_PATH,
-        Some(sessions::DETAIL_PATH) => sessions::DETAIL_PATH,
-        Some(nudges::LIST_PATH) => nudges::LIST_PATH,
-        Some(events::EVENTS_PATH) => events::EVENTS_PATH,
-        Some(backtest::BACKTEST_PATH) => backtest::BACKTEST_PATH,
-        Some(reports::UPLIFT_PATH) => reports::UPLIFT_PATH,
-        Some(config::CONFIG_PATH) => config::CONFIG_PATH,
-        Some(versions::VERSIONS_PATH) => versions::VERSIONS_PATH,
-        Some(versions::VERSION_PATH) => versions::VERSION_PATH,
-        Some(runtime::RUNTIME_PATH) => runtime::RUNTIME_PATH,
-        Some(webhooks::ENDPOINTS_PATH) => webhooks::ENDPOINTS_PATH,
-        Some(webhooks::ENDPOINT_PATH) => webhooks::ENDPOINT_PATH,
-        Some(webhook_actions::ROTATE_PATH) => webhook_actions::ROTATE_PATH,
-        Some(webhook_actions::TEST_PATH) => webhook_actions::TEST_PATH,
-        Some(webhook_attempts::ATTEMPTS_PATH) => webhook_attempts::ATTEMPTS_PATH,
-        Some(webhook_actions::RECOVER_PATH) => webhook_actions::RECOVER_PATH,
-        Some(webhook_actions::RESEND_PATH) => webhook_actions::RESEND_PATH,
-        _ => "unmatched",
-    }
+    routes::label_of(
+        request
+            .extensions()
+            .get::<MatchedPath>()
+            .map(MatchedPath::as_str),
+    )
 }
 
 /// Counts every public response by route and status and times it.
@@ -286,21 +190,14 @@ async fn connection_rules(request: Request, next: Next) -> Response {
     response
 }
 
-async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
+/// The 404 of a path no route serves, naming every route this server serves (`serves`: each
+/// route's methods and path, `; `-separated).
+async fn not_found(method: Method, uri: Uri, serves: Arc<str>) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!(
-            "no endpoint at {method} {path}; this server serves POST {PREVIEW_PATH}, GET {}, GET /v1/sessions/{{id}}, GET {}, POST {}, POST {}, GET {}, GET {}, GET and POST {}, GET {}/{{n}} and GET {}",
-            sessions::LIST_PATH,
-            nudges::LIST_PATH,
-            events::EVENTS_PATH,
-            backtest::BACKTEST_PATH,
-            reports::UPLIFT_PATH,
-            config::CONFIG_PATH,
-            versions::VERSIONS_PATH,
-            versions::VERSIONS_PATH,
-            runtime::RUNTIME_PATH,
-        ),
-    ).into_response()
+        "no endpoint at {method} {path}; this server serves: {serves}"
+    ))
+    .into_response()
 }
 
 /// A header map of `(name, value)` pairs, repeats kept (the unit tests of the extractors,

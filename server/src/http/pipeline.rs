@@ -33,13 +33,14 @@ pub struct ApiOptions {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BodyRead;
 
-/// 405 with `Allow: allow`.
-pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: &'static str) -> ApiError {
+/// 405 with `Allow: allow` (the route table's methods, `GET, POST`).
+pub(crate) fn method_not_allowed(method: &Method, path: &str, allow: HeaderValue) -> ApiError {
     let path: String = path.chars().take(200).collect();
-    ApiError::MethodNotAllowed {
-        allow,
-        message: format!("{method} is not allowed on {path}; use {allow}"),
-    }
+    let message = format!(
+        "{method} is not allowed on {path}; use {}",
+        allow.to_str().unwrap_or_default()
+    );
+    ApiError::MethodNotAllowed { allow, message }
 }
 
 /// `Cache-Control` of a successful read (docs/contract/read-api.md; API document section 8 recommends caching

@@ -237,8 +237,10 @@ impl Server {
     /// each config was valid or not) and starts polling config files for changes.
     pub async fn load(&mut self) {
         let state = self.state.clone();
-        let _ =
-            tokio::task::spawn_blocking(move || state.sites().refresh_all(&state.metrics)).await;
+        let _ = self
+            .tasks
+            .spawn_blocking(move || state.sites().refresh_all(&state.metrics))
+            .await;
         refresh_from_store(&self.state).await;
         let state = self.state.clone();
         let interval = self.reload_interval;
@@ -249,11 +251,13 @@ impl Server {
                 if let Some(mut file) = watched.take() {
                     let has_store = state.store.is_some();
                     let metrics = state.metrics.clone();
-                    if let Ok((file, defs)) = tokio::task::spawn_blocking(move || {
-                        let defs = file.changed(has_store, &metrics);
-                        (file, defs)
-                    })
-                    .await
+                    if let Ok((file, defs)) = state
+                        .tasks
+                        .spawn_blocking(move || {
+                            let defs = file.changed(has_store, &metrics);
+                            (file, defs)
+                        })
+                        .await
                     {
                         watched = Some(file);
                         if let Some(defs) = defs {
@@ -262,9 +266,10 @@ impl Server {
                     }
                 }
                 let files = state.clone();
-                let _ =
-                    tokio::task::spawn_blocking(move || files.sites().refresh_all(&files.metrics))
-                        .await;
+                let _ = state
+                    .tasks
+                    .spawn_blocking(move || files.sites().refresh_all(&files.metrics))
+                    .await;
                 refresh_from_store(&state).await;
             }
         });

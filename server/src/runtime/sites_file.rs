@@ -110,11 +110,13 @@ pub(super) async fn apply(state: &std::sync::Arc<AppState>, defs: Vec<SiteDef>) 
     let count = defs.len();
     let next = old.reloaded(defs);
     let loading = state.clone();
-    let next = match tokio::task::spawn_blocking(move || {
-        next.refresh_all(&loading.metrics);
-        next
-    })
-    .await
+    let next = match state
+        .tasks
+        .spawn_blocking(move || {
+            next.refresh_all(&loading.metrics);
+            next
+        })
+        .await
     {
         Ok(next) => next,
         Err(e) => {

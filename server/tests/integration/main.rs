@@ -15,6 +15,7 @@ mod redis;
 mod relay;
 mod relay_load;
 mod reload;
+mod routes;
 mod runtime_config;
 mod schemathesis;
 mod sites_reload;

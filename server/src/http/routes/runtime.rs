@@ -38,9 +38,6 @@ use crate::http::forms::RuntimeAnswer;
 /// The route's path.
 pub const RUNTIME_PATH: &str = "/v1/runtime/config";
 
-/// Methods the route serves (the router's 405 names them).
-pub const ALLOW: &str = "GET, HEAD, OPTIONS";
-
 /// `GET` and `HEAD /v1/runtime/config`: the key's site and mode, then its current config.
 pub async fn runtime_config(
     caller: PageCaller,
