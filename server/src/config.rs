@@ -80,6 +80,10 @@ pub struct ServeConfig {
     pub webhook_allow_http: bool,
     /// Address ranges endpoints may reach though special-purpose (`--webhook-allow-private`).
     pub webhook_allow_private: Vec<ipnet::IpNet>,
+    /// Whether this instance runs the webhook delivery worker (`--webhook-worker on|off`).
+    /// Default on. Off needs a PostgreSQL store, and a `nudge-rules-server worker` (or an
+    /// instance with it on) somewhere, or nothing is delivered (docs/WEBHOOKS.md).
+    pub webhook_worker: bool,
     /// The sites file the sites were read from: reloaded at `reload_interval` (docs/contract/server.md), so
     /// keys, plans and origins change without a restart. `None`: the sites never change.
     pub sites_file: Option<PathBuf>,
@@ -105,6 +109,7 @@ impl Default for ServeConfig {
             webhook_delays: None,
             webhook_allow_http: false,
             webhook_allow_private: Vec::new(),
+            webhook_worker: true,
             sites_file: None,
         }
     }

@@ -23,14 +23,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use nudge_rules_server::app::demo;
 use nudge_rules_server::app::import::{self, ImportOptions};
 use nudge_rules_server::clock::{Clock, SystemClock};
 use nudge_rules_server::config::{self, ServeConfig};
 use nudge_rules_server::domain::event::{Mode, Scope};
 use nudge_rules_server::domain::retention::{Plan, Retention};
-use nudge_rules_server::runtime::Server;
+use nudge_rules_server::runtime::{Server, Termination, Worker};
 use nudge_rules_server::sites::def::{ConfigSource, SiteDef};
 use nudge_rules_server::sites::keys::{KeyHash, KeyKind, key_kind};
 use nudge_rules_server::store::Store;
@@ -64,6 +64,47 @@ enum Command {
     /// Import recorded sessions (API document 2.2: one per line, or an array) into the store,
     /// as events, so every derived field is recomputed; running it twice changes nothing.
     Import(ImportArgs),
+    /// Run only the webhook delivery worker, against the PostgreSQL store of API instances
+    /// started with --webhook-worker off: no public listener; an admin listener with
+    /// /healthz, /readyz and /metrics (docs/WEBHOOKS.md).
+    Worker(WorkerArgs),
+}
+
+#[derive(Args)]
+struct WorkerArgs {
+    /// The store the API instances write: postgres://... (a SQLite file is refused: its one
+    /// writer is the API instance's).
+    #[arg(long, value_name = "STORE")]
+    store: String,
+    /// The admin listener (/healthz, /readyz, /metrics); no authentication, so keep it
+    /// private.
+    #[arg(long, value_name = "ADDR", default_value_t = config::DEFAULT_ADMIN_LISTEN)]
+    admin_listen: SocketAddr,
+    #[command(flatten)]
+    webhooks: WebhookArgs,
+}
+
+/// The webhook options of both the server and the worker.
+#[derive(Args)]
+struct WebhookArgs {
+    /// The webhook retry delays (docs/contract/webhooks.md), comma-separated, each a whole number and a unit
+    /// (ms, s, m, h, d). Default: 5s,5m,30m,2h,5h,10h,10h (8 attempts).
+    #[arg(long, value_name = "DELAYS")]
+    webhook_schedule: Option<nudge_rules_server::domain::webhook::Schedule>,
+    /// Accept http: webhook endpoint URLs as well as https: (tests, private networks).
+    #[arg(long)]
+    webhook_allow_http: bool,
+    /// Let webhook endpoints reach this address range though it is loopback, private,
+    /// link-local, CGNAT or unique-local (e.g. 127.0.0.0/8, 10.0.0.0/8); repeat for several.
+    #[arg(long, value_name = "CIDR")]
+    webhook_allow_private: Vec<ipnet::IpNet>,
+}
+
+/// `on` or `off`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Args)]
@@ -153,17 +194,12 @@ struct ServeArgs {
     /// load benchmark's baseline).
     #[arg(long)]
     constant_route: bool,
-    /// The webhook retry delays (docs/contract/webhooks.md), comma-separated, each a whole number and a unit (ms,
-    /// s, m, h, d). Default: 5s,5m,30m,2h,5h,10h,10h (8 attempts). Tests compress it.
-    #[arg(long, value_name = "DELAYS")]
-    webhook_schedule: Option<nudge_rules_server::domain::webhook::Schedule>,
-    /// Accept http: webhook endpoint URLs as well as https: (tests, private networks).
-    #[arg(long)]
-    webhook_allow_http: bool,
-    /// Let webhook endpoints reach this address range though it is loopback, private,
-    /// link-local, CGNAT or unique-local (e.g. 127.0.0.0/8, 10.0.0.0/8); repeat for several.
-    #[arg(long, value_name = "CIDR")]
-    webhook_allow_private: Vec<ipnet::IpNet>,
+    #[command(flatten)]
+    webhooks: WebhookArgs,
+    /// Whether this instance runs the webhook delivery worker; off for API instances when
+    /// `nudge-rules-server worker` runs on instances of its own (PostgreSQL only).
+    #[arg(long, value_name = "SWITCH", default_value = "on")]
+    webhook_worker: Switch,
 }
 
 fn main() -> ExitCode {
@@ -171,8 +207,68 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::HashKey { key }) => hash_key(&key),
         Some(Command::Import(args)) => run_import(&args),
+        Some(Command::Worker(args)) => worker(args),
         None => serve(cli.serve),
     }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+fn init_logs() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+/// The async runtime `builder` makes (multi-threaded for the server and the worker, on this
+/// thread for the import), or the exit code of its failure.
+fn async_runtime(
+    mut builder: tokio::runtime::Builder,
+) -> Result<tokio::runtime::Runtime, ExitCode> {
+    builder.enable_all().build().map_err(|e| {
+        eprintln!("nudge-rules-server: cannot start the async runtime: {e}");
+        ExitCode::FAILURE
+    })
+}
+
+/// `nudge-rules-server worker`: the delivery worker alone until SIGTERM or SIGINT.
+fn worker(args: WorkerArgs) -> ExitCode {
+    init_logs();
+    let options = ServeConfig {
+        store: Some(args.store),
+        admin_listen: args.admin_listen,
+        webhook_delays: args.webhooks.webhook_schedule.map(|s| s.delays().to_vec()),
+        webhook_allow_http: args.webhooks.webhook_allow_http,
+        webhook_allow_private: args.webhooks.webhook_allow_private,
+        ..ServeConfig::default()
+    };
+    let runtime = match async_runtime(tokio::runtime::Builder::new_multi_thread()) {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    runtime.block_on(async {
+        let mut termination = Termination::listen();
+        let worker = match Worker::start(&options, Arc::new(SystemClock::new())).await {
+            Ok(worker) => worker,
+            Err(e) => {
+                eprintln!("nudge-rules-server worker: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        println!("webhook worker: delivering from the store; no public listener");
+        println!(
+            "admin: http://{} (/healthz /readyz /metrics)",
+            worker.admin_addr()
+        );
+        tracing::info!("ready");
+        termination.recv().await;
+        worker.shutdown().await;
+        ExitCode::SUCCESS
+    })
 }
 
 fn hash_key(key: &str) -> ExitCode {
@@ -206,14 +302,7 @@ fn hash_key(key: &str) -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    init_logs();
 
     let defs = if args.demo {
         if !(args.listen.ip().is_loopback() && args.admin_listen.ip().is_loopback()) {
@@ -269,6 +358,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             }
         },
     };
+    let hooks = &args.webhooks;
     let options = ServeConfig {
         store: Some(store),
         cursor_secret,
@@ -284,12 +374,12 @@ fn serve(args: ServeArgs) -> ExitCode {
         drain_timeout: Duration::from_millis(args.drain_timeout_ms),
         reload_interval: Duration::from_millis(args.reload_interval_ms),
         constant_route: args.constant_route,
-        webhook_delays: args.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
+        webhook_delays: hooks.webhook_schedule.as_ref().map(|s| s.delays().to_vec()),
         // The demo listens on the loopback only: a receiver beside it may be http: on the
         // loopback (docs/WEBHOOKS.md).
-        webhook_allow_http: args.webhook_allow_http || args.demo,
+        webhook_allow_http: hooks.webhook_allow_http || args.demo,
         webhook_allow_private: if args.demo {
-            let mut ranges = args.webhook_allow_private.clone();
+            let mut ranges = hooks.webhook_allow_private.clone();
             ranges.extend(
                 config::DEMO_WEBHOOK_RANGES
                     .iter()
@@ -297,19 +387,14 @@ fn serve(args: ServeArgs) -> ExitCode {
             );
             ranges
         } else {
-            args.webhook_allow_private.clone()
+            hooks.webhook_allow_private.clone()
         },
+        webhook_worker: args.webhook_worker == Switch::On,
         sites_file: args.sites.clone().filter(|_| !args.demo),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match async_runtime(tokio::runtime::Builder::new_multi_thread()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("nudge-rules-server: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     runtime.block_on(run(defs, options, args.demo))
 }
@@ -532,15 +617,9 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             }
         },
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match async_runtime(tokio::runtime::Builder::new_current_thread()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("nudge-rules-server: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let started = std::time::Instant::now();
     let result = runtime.block_on(async {
@@ -615,33 +694,5 @@ fn run_import(args: &ImportArgs) -> ExitCode {
             eprintln!("nudge-rules-server import: {e}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// SIGTERM or SIGINT (Ctrl-C), listened for from the start: a signal during loading drains
-/// too, instead of killing the process.
-struct Termination {
-    #[cfg(unix)]
-    term: Option<tokio::signal::unix::Signal>,
-}
-
-impl Termination {
-    fn listen() -> Termination {
-        Termination {
-            #[cfg(unix)]
-            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok(),
-        }
-    }
-
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        if let Some(term) = &mut self.term {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
-            }
-            return;
-        }
-        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -1,8 +1,10 @@
 //! The admin listener (docs/contract/server.md "Operations"): `/healthz`, `/readyz`, `/metrics`, `/openapi.json`
 //! and `/sites` (each site's config state and its latest refused config with every
-//! diagnostic). It has no authentication: bind it to a private address.
+//! diagnostic); a worker instance's ([`worker_router`]) has the first three. It has no
+//! authentication: bind it to a private address.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Router;
 use axum::extract::State;
@@ -12,6 +14,8 @@ use axum::routing::get;
 use serde_json::json;
 
 use crate::app::state::{AppState, Unavailable};
+use crate::metrics::Metrics;
+use crate::store::Store;
 
 /// The admin router.
 pub fn router(state: Arc<AppState>) -> Router {
@@ -29,6 +33,57 @@ pub fn router(state: Arc<AppState>) -> Router {
             )
         })
         .with_state(state)
+}
+
+/// What a worker instance's admin listener reads.
+struct WorkerAdmin {
+    store: Store,
+    metrics: Arc<Metrics>,
+    draining: Arc<AtomicBool>,
+}
+
+/// The admin router of a worker instance (`nudge-rules-server worker`): `/healthz`, `/readyz`
+/// (200 while the store answers and the worker runs; 503 while the store is unreachable and
+/// once `draining` is set) and `/metrics` (the attempts' counts, the store's gauge).
+pub fn worker_router(store: Store, metrics: Arc<Metrics>, draining: Arc<AtomicBool>) -> Router {
+    let admin = Arc::new(WorkerAdmin {
+        store,
+        metrics,
+        draining,
+    });
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(worker_ready))
+        .route(
+            "/metrics",
+            get(|State(w): State<Arc<WorkerAdmin>>| async move { metrics_answer(&w.metrics) }),
+        )
+        .fallback(|| async {
+            crate::http::error::error(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                "a webhook worker's admin listener serves /healthz, /readyz and /metrics",
+            )
+        })
+        .with_state(admin)
+}
+
+/// A worker's readiness: its store answers, and it is not stopping.
+async fn worker_ready(State(w): State<Arc<WorkerAdmin>>) -> Response {
+    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), w.store.ping()).await;
+    let up = matches!(ping, Ok(Ok(())));
+    w.metrics.store_up.set(i64::from(up));
+    let (status, body) = if w.draining.load(Ordering::SeqCst) {
+        (StatusCode::SERVICE_UNAVAILABLE, "shutting_down")
+    } else if up {
+        (StatusCode::OK, "ready")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "store_unreachable")
+    };
+    json_response(
+        status,
+        json!({ "status": body, "role": "webhook_worker" }).to_string(),
+    )
 }
 
 /// 200 while the process runs.
@@ -67,12 +122,17 @@ async fn readyz(State(app): State<Arc<AppState>>) -> Response {
 }
 
 async fn metrics(State(app): State<Arc<AppState>>) -> Response {
+    metrics_answer(&app.metrics)
+}
+
+/// `/metrics`: OpenMetrics text.
+fn metrics_answer(metrics: &Metrics) -> Response {
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
         )],
-        app.metrics.encode(),
+        metrics.encode(),
     )
         .into_response()
 }

@@ -1,10 +1,15 @@
 //! The two listeners and the server's lifecycle: bind (serving 503 until loaded), load every
-//! site once (ready), poll configs for reloads, and drain on shutdown (docs/contract/server.md "Operations").
-//! Every background task is spawned on the server's one [`Tasks`], awaited after the drain.
+//! site once (ready), poll configs for reloads, run the webhook delivery worker (unless
+//! `--webhook-worker off`), and drain on shutdown (docs/contract/server.md "Operations"). Every background
+//! task is spawned on the server's one [`Tasks`], awaited after the drain. [`Worker`] is the
+//! delivery worker on an instance of its own.
 
 pub mod conn;
 mod listen;
 mod sites_file;
+mod worker;
+
+pub use worker::{Worker, refuse_sqlite};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -79,6 +84,8 @@ pub struct Server {
     purge_interval: Duration,
     /// The sites file, reloaded at the reload interval ([`ServeConfig::sites_file`]).
     sites_file: Option<sites_file::SitesFile>,
+    /// Whether this instance runs the delivery worker ([`ServeConfig::webhook_worker`]).
+    webhook_worker: bool,
 }
 
 impl Server {
@@ -87,7 +94,8 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// [`StartError`]: a listener cannot bind, the Redis URL is invalid.
+    /// [`StartError`]: a listener cannot bind, the Redis URL is invalid, the store cannot be
+    /// opened, `webhook_worker` is off on a store that is not PostgreSQL ([`refuse_sqlite`]).
     pub async fn bind(
         sites: Vec<SiteDef>,
         options: &ServeConfig,
@@ -105,6 +113,9 @@ impl Server {
                 "site {:?} has no config file, so its config is managed through the API and kept in the store; start with --store, or give the site a config file",
                 site.id
             )));
+        }
+        if !options.webhook_worker && options.store.is_some() {
+            refuse_sqlite(options.store.as_deref(), "--webhook-worker off")?;
         }
         let sites = Sites::new(sites);
         let local = LocalLimiter::new(sites.keys(), Arc::clone(&clock));
@@ -137,19 +148,7 @@ impl Server {
                 CursorKey::random().map_err(StartError::Secret)?
             }
         };
-        let schedule = match &options.webhook_delays {
-            Some(delays) => {
-                Schedule::new(delays.clone()).map_err(|e| StartError::Webhooks(e.to_string()))?
-            }
-            None => Schedule::default(),
-        };
-        let policy = Policy {
-            allow_http: options.webhook_allow_http,
-            allow_private: options.webhook_allow_private.clone(),
-        };
-        let delivery = Arc::new(
-            Delivery::new(policy, schedule, Arc::clone(&clock)).map_err(StartError::Webhooks)?,
-        );
+        let delivery = Arc::new(delivery_of(options, Arc::clone(&clock))?);
         let state = Arc::new(AppState::new(
             sites,
             limiter,
@@ -215,6 +214,7 @@ impl Server {
             reload_interval: options.reload_interval,
             purge_interval: options.purge_interval,
             sites_file: options.sites_file.clone().map(sites_file::SitesFile::new),
+            webhook_worker: options.webhook_worker,
         })
     }
 
@@ -274,12 +274,14 @@ impl Server {
             }
         });
         if let Some(store) = &self.state.store {
-            let worker = Arc::clone(&self.state.delivery).run(
-                store.clone(),
-                self.tasks.clone(),
-                Arc::clone(&self.state.metrics),
-            );
-            self.tasks.spawn_poller(worker);
+            if self.webhook_worker {
+                let worker = Arc::clone(&self.state.delivery).run(
+                    store.clone(),
+                    self.tasks.clone(),
+                    Arc::clone(&self.state.metrics),
+                );
+                self.tasks.spawn_poller(worker);
+            }
             let state = self.state.clone();
             let interval = self.purge_interval;
             self.tasks.spawn_poller(async move {
@@ -309,6 +311,26 @@ impl Server {
         self.tasks.stop_and_wait().await;
         tracing::info!("drained; bye");
     }
+}
+
+/// The delivery side of webhooks from `options` (the retry ladder, the URL policy), reading
+/// `clock`.
+///
+/// # Errors
+///
+/// [`StartError::Webhooks`]: a schedule of too many delays, no TLS roots for the client.
+fn delivery_of(options: &ServeConfig, clock: Arc<dyn Clock>) -> Result<Delivery, StartError> {
+    let schedule = match &options.webhook_delays {
+        Some(delays) => {
+            Schedule::new(delays.clone()).map_err(|e| StartError::Webhooks(e.to_string()))?
+        }
+        None => Schedule::default(),
+    };
+    let policy = Policy {
+        allow_http: options.webhook_allow_http,
+        allow_private: options.webhook_allow_private.clone(),
+    };
+    Delivery::new(policy, schedule, clock).map_err(StartError::Webhooks)
 }
 
 /// Installs the latest published version of every API-managed site (docs/contract/versions.md "Propagation"); a
@@ -350,5 +372,35 @@ pub async fn purge(state: &AppState) {
                 tracing::warn!(site = %site.id, error = %e, "purge failed; retried at the next interval")
             }
         }
+    }
+}
+
+/// SIGTERM or SIGINT (Ctrl-C), listened for from the start: a signal during loading drains
+/// too, instead of killing the process.
+pub struct Termination {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Termination {
+    /// Listens for both signals from now on.
+    pub fn listen() -> Termination {
+        Termination {
+            #[cfg(unix)]
+            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// Waits for the next of them.
+    pub async fn recv(&mut self) {
+        #[cfg(unix)]
+        if let Some(term) = &mut self.term {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -269,6 +269,19 @@ pub struct Binary {
 
 impl Binary {
     pub fn start(args: &[&str], env: &[(&str, &str)], stderr_path: &Path) -> Binary {
+        Binary::launch(args, env, stderr_path, true)
+    }
+
+    /// `nudge-rules-server worker ARGS`: it prints only its admin address (`api` is
+    /// `0.0.0.0:0`).
+    pub fn worker(args: &[&str], env: &[(&str, &str)], stderr_path: &Path) -> Binary {
+        let args: Vec<&str> = std::iter::once("worker")
+            .chain(args.iter().copied())
+            .collect();
+        Binary::launch(&args, env, stderr_path, false)
+    }
+
+    fn launch(args: &[&str], env: &[(&str, &str)], stderr_path: &Path, has_api: bool) -> Binary {
         let stderr = std::fs::File::create(stderr_path).unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_nudge-rules-server"));
         command
@@ -284,6 +297,9 @@ impl Binary {
         let mut reader = BufReader::new(stdout);
         let stdout_text = Arc::new(std::sync::Mutex::new(String::new()));
         let (mut api, mut admin) = (None, None);
+        if !has_api {
+            api = "0.0.0.0:0".parse().ok();
+        }
         while api.is_none() || admin.is_none() {
             let mut line = String::new();
             if reader.read_line(&mut line).unwrap() == 0 {

@@ -21,5 +21,7 @@ mod schemathesis;
 mod sites_reload;
 mod store;
 mod walks;
+mod webhook_failures;
 mod webhook_signature;
+mod webhook_worker;
 mod webhooks;

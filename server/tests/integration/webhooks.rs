@@ -12,14 +12,14 @@ use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use nudge_rules_server::clock::SystemClock;
+use nudge_rules_server::clock::{OffsetClock, SystemClock};
 use nudge_rules_server::config::ServeConfig;
 use nudge_rules_server::domain::event::{Mode, Scope};
 use nudge_rules_server::domain::retention::DAY_MS;
 use nudge_rules_server::domain::time::format_ms;
 use nudge_rules_server::domain::webhook::endpoint::{Endpoint, Status};
 use nudge_rules_server::domain::webhook::{
-    AttemptResult, Due, EventType, HttpStatus, Message, Secret, StoredSecret, Verdict,
+    AttemptResult, Due, EventType, HttpStatus, Message, Schedule, Secret, StoredSecret, Verdict,
 };
 use nudge_rules_server::runtime::Server;
 use nudge_rules_server::sites::keys::KeyHash;
@@ -30,11 +30,11 @@ use crate::common::*;
 use crate::pg::TestStore;
 use crate::webhook_signature::python_verifies;
 
-const PK: &str = "pk_test_hookKey00000000001";
+pub(crate) const PK: &str = "pk_test_hookKey00000000001";
 
 /// What the receiver answers on a path, attempt after attempt (the last one repeats).
 #[derive(Clone, Debug)]
-enum Answer {
+pub(crate) enum Answer {
     Status(u16),
     Redirect,
     Slow(Duration),
@@ -43,12 +43,12 @@ enum Answer {
 
 /// One request the receiver got.
 #[derive(Clone, Debug)]
-struct Got {
-    path: String,
-    id: String,
-    timestamp: String,
-    signature: String,
-    body: String,
+pub(crate) struct Got {
+    pub(crate) path: String,
+    pub(crate) id: String,
+    pub(crate) timestamp: String,
+    pub(crate) signature: String,
+    pub(crate) body: String,
 }
 
 #[derive(Default)]
@@ -59,13 +59,13 @@ struct Script {
 
 /// A scripted receiver on 127.0.0.1.
 #[derive(Clone)]
-struct Receiver {
+pub(crate) struct Receiver {
     addr: SocketAddr,
     script: Arc<Mutex<Script>>,
 }
 
 impl Receiver {
-    async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         let script = Arc::new(Mutex::new(Script::default()));
         let app = axum::Router::new()
             .route("/{path}", axum::routing::any(receive))
@@ -76,7 +76,7 @@ impl Receiver {
         Receiver { addr, script }
     }
 
-    fn on(&self, path: &str, answers: &[Answer]) -> String {
+    pub(crate) fn on(&self, path: &str, answers: &[Answer]) -> String {
         self.script
             .lock()
             .unwrap()
@@ -85,7 +85,7 @@ impl Receiver {
         format!("http://{}/{path}", self.addr)
     }
 
-    fn got(&self, path: &str) -> Vec<Got> {
+    pub(crate) fn got(&self, path: &str) -> Vec<Got> {
         let script = self.script.lock().unwrap();
         script
             .got
@@ -96,7 +96,7 @@ impl Receiver {
     }
 
     /// Waits until `path` got `n` requests (at most 30 s).
-    async fn wait_for(&self, path: &str, n: usize) -> Vec<Got> {
+    pub(crate) async fn wait_for(&self, path: &str, n: usize) -> Vec<Got> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let got = self.got(path);
@@ -153,15 +153,24 @@ async fn receive(
     }
 }
 
-struct Hooked {
+pub(crate) struct Hooked {
     _dir: tempfile::TempDir,
-    server: Server,
-    base: String,
+    pub(crate) server: Server,
+    pub(crate) base: String,
+    /// The server's clock: the tests move it past retry delays.
+    pub(crate) clock: Arc<OffsetClock>,
 }
 
-/// A server on `store` with an API-managed site, its publishable key for the relay, and a
-/// compressed retry ladder (3 attempts), `http:` and the loopback allowed.
+/// A server on `store` with an API-managed site, its publishable key for the relay, the
+/// contract's first two retry delays (5 s and 5 min: 3 attempts), which the tests cross by
+/// moving the server's clock, `http:` and the loopback allowed.
 async fn hooked(store: &str, open: bool) -> Hooked {
+    let first_two = Schedule::default().delays()[..2].to_vec();
+    hooked_with(store, open, Some(first_two)).await
+}
+
+/// [`hooked`] with the retry delays `delays` (`None`: the contract's ladder, 8 attempts).
+pub(crate) async fn hooked_with(store: &str, open: bool, delays: Option<Vec<Duration>>) -> Hooked {
     let dir = tempfile::tempdir().unwrap();
     let sites = write_sites(
         dir.path(),
@@ -171,7 +180,7 @@ async fn hooked(store: &str, open: bool) -> Hooked {
     let options = ServeConfig {
         store: Some(store.to_owned()),
         cursor_secret: Some(vec![7; 32]),
-        webhook_delays: Some(vec![Duration::from_millis(200), Duration::from_millis(200)]),
+        webhook_delays: delays,
         webhook_allow_http: open,
         webhook_allow_private: if open {
             vec!["127.0.0.0/8".parse().unwrap()]
@@ -180,16 +189,23 @@ async fn hooked(store: &str, open: bool) -> Hooked {
         },
         ..options()
     };
-    let server = start(&sites, options, Arc::new(SystemClock::new())).await;
+    let clock = Arc::new(OffsetClock::new());
+    let server = start(&sites, options, clock.clone()).await;
     let base = format!("http://{}", server.api_addr());
     Hooked {
         _dir: dir,
         server,
         base,
+        clock,
     }
 }
 
-async fn call(base: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+pub(crate) async fn call(
+    base: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     let mut request = client()
         .request(method.parse().unwrap(), format!("{base}{path}"))
         .bearer_auth(key(1));
@@ -202,7 +218,7 @@ async fn call(base: &str, method: &str, path: &str, body: Option<Value>) -> (u16
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-async fn register(base: &str, url: &str, types: &[&str]) -> (String, String) {
+pub(crate) async fn register(base: &str, url: &str, types: &[&str]) -> (String, String) {
     let (status, body) = call(
         base,
         "POST",
@@ -219,7 +235,7 @@ async fn register(base: &str, url: &str, types: &[&str]) -> (String, String) {
     )
 }
 
-async fn relay(base: &str, events: Value) {
+pub(crate) async fn relay(base: &str, events: Value) {
     let response = client()
         .post(format!("{base}/v1/events"))
         .bearer_auth(PK)
@@ -230,7 +246,7 @@ async fn relay(base: &str, events: Value) {
     assert_eq!(response.status(), 202);
 }
 
-fn verify(secret: &str, got: &Got) -> Result<(), String> {
+pub(crate) fn verify(secret: &str, got: &Got) -> Result<(), String> {
     let secret = Secret::parse(secret).unwrap();
     let t: i64 = got.timestamp.parse().unwrap();
     python_verifies(&secret, &got.id, t, &got.signature, &got.body)
@@ -361,7 +377,19 @@ async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
             assert!(verify(&ok_secret, &altered).is_err());
         }
 
-        // 500 then 200: retried with the same webhook-id.
+        // Slow past 15 s: a failure, timed out. (Waited for first: the clock moves below,
+        // and a jump past its claim's 20 s lease would make it due again while in flight.)
+        let attempts = wait_attempts(&h.base, &slow, 1).await;
+        assert!(attempts[0]["response_status"].is_null(), "{attempts:?}");
+        assert!(
+            attempts[0]["error"].as_str().unwrap().contains("timed out"),
+            "{attempts:?}"
+        );
+
+        // 500 then 200: retried with the same webhook-id, 5 s later (+-20 %) on the server's
+        // clock.
+        wait_attempts(&h.base, &flaky, 1).await;
+        h.clock.advance(Duration::from_secs(7));
         let flaky_got = receiver.wait_for("flaky", 2).await;
         assert_eq!(flaky_got.len(), 2);
         assert_eq!(flaky_got[0].id, flaky_got[1].id);
@@ -393,7 +421,11 @@ async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
         assert_eq!(endpoint["data"]["status"], "disabled");
         assert_eq!(receiver.got("gone").len(), 1);
 
-        // 302: a failure each time (3 attempts), the Location never fetched.
+        // 302: a failure each time (3 attempts: the second 5 s after the first, the third 5
+        // min after it), the Location never fetched.
+        receiver.wait_for("redirect", 2).await;
+        wait_attempts(&h.base, &redirect, 2).await;
+        h.clock.advance(Duration::from_secs(7 * 60));
         let redirects = receiver.wait_for("redirect", 3).await;
         assert_eq!(redirects.len(), 3);
         assert!(receiver.got("never-fetched").is_empty());
@@ -431,20 +463,12 @@ async fn deliveries_are_signed_retried_disabled_and_never_redirected() {
         assert_eq!(attempts[0]["response_status"], 200);
         assert_eq!(attempts[0]["response_body"].as_str().unwrap().len(), 4096);
 
-        // Slow past 15 s: a failure, timed out.
-        let attempts = wait_attempts(&h.base, &slow, 1).await;
-        assert!(attempts[0]["response_status"].is_null(), "{attempts:?}");
-        assert!(
-            attempts[0]["error"].as_str().unwrap().contains("timed out"),
-            "{attempts:?}"
-        );
-
         h.server.shutdown().await;
     }
 }
 
 /// The attempts of `endpoint`, once it has at least `n` (at most 40 s).
-async fn wait_attempts(base: &str, endpoint: &str, n: usize) -> Vec<Value> {
+pub(crate) async fn wait_attempts(base: &str, endpoint: &str, n: usize) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(40);
     loop {
         let (status, body) = call(
