@@ -1,43 +1,53 @@
 //! # nudge-rules-server
 //!
-//! The server of docs/contract/server.md, docs/contract/read-api.md-13 and 15: `POST /v1/nudges/preview` over HTTP for many sites, each
-//! with its config (a file, hot-reloaded, or versions published through the API and kept in
-//! the store), its API keys (stored as SHA-256 hashes) and an exact rolling-minute rate limit
-//! per key (in process, or shared by many instances through Redis); the relay of page events
+//! The server of the contract's pages docs/contract/server.md, read-api.md, relay.md,
+//! store.md, backtest.md, versions.md, storefront.md (the runtime config), caps.md (the uplift
+//! report) and webhooks.md: `POST /v1/nudges/preview` over HTTP for many sites, each with its
+//! config (a file, hot-reloaded, or versions published through the API and kept in the
+//! store), its API keys (stored as SHA-256 hashes) and an exact rolling-minute rate limit per
+//! key (in process, or shared by many instances through Redis); the relay of page events
 //! (`POST /v1/events`), the read API over the stored sessions and nudges, backtests and the
-//! uplift report; and an admin listener with health, readiness, Prometheus metrics and the API
-//! document.
+//! uplift report; webhooks (endpoints, an outbox written in the transaction of each change,
+//! signed deliveries with retries, run by each instance or by `nudge-rules-server worker`
+//! instances of their own); and an admin listener with health, readiness, Prometheus metrics
+//! and the API document.
 //!
 //! ## Layout: which room a change belongs in
 //!
 //! The modules are floors: each names only floors below it (`scripts/check-modules.py` checks
 //! it in `make lint`, with no import cycle at any depth and no file over 700 lines).
 //!
-//! - [`runtime`]: the listeners, the drain and the server's lifecycle ([`runtime::Server`]):
-//!   a new listener, a change to how connections are accepted or how shutdown proceeds.
-//! - [`http`]: the only module that names axum: the router, the admission layer (lifecycle,
-//!   key, limit, the limiter's headers, what every answer books), the extractors (the caller,
-//!   list queries, JSON bodies, preconditions), pages and cursors on the wire, CORS,
-//!   [`http::error::ApiError`], and `http/routes/`, handlers that extract, call and respond:
-//!   a new endpoint, a new header, a new error status.
+//! - [`runtime`]: the listeners, the drain and the server's lifecycle ([`runtime::Server`]),
+//!   and the webhook worker's instance ([`runtime::Worker`]): a new listener, a change to how
+//!   connections are accepted or how shutdown proceeds.
+//! - [`http`]: the only module that names axum: the route table ([`http::routes::ROUTES`],
+//!   which builds the router, the metrics' labels, the 404 and every `Allow`), the admission
+//!   layer (lifecycle, key, limit, the limiter's headers, what every answer books), the
+//!   extractors (the caller, list queries, JSON bodies, preconditions), pages and cursors on
+//!   the wire, CORS, [`http::error::ApiError`], and `http/routes/`, handlers that extract, call
+//!   and respond: a new endpoint (one entry of the table), a new header, a new error status.
 //! - [`app`]: what the server does with no HTTP in it, called by `http`, the import and `--demo`
 //!   alike: the state requests share, storing events ([`app::ingest`], the relay's 24-hour rule
 //!   inside the write transaction), publishing a config version ([`app::versions`]), the
-//!   backtest's replay ([`app::backtest`]), the import
-//!   of recorded sessions, the demo's data, the uplift statistics: a rule that the relay, the
-//!   import and `--demo` must all follow.
+//!   backtest's replay ([`app::backtest`]), the import of recorded sessions, the demo's data,
+//!   the uplift statistics, webhook endpoints and the delivery worker ([`app::delivery`]: it
+//!   claims, signs, sends and reads; the domain judges): a rule that the relay, the import and
+//!   `--demo` must all follow.
 //! - [`limiter`]: the rolling-minute limit, local or through Redis.
 //! - [`sites`]: what a site is, the sites file, the registry of served configs, API keys.
 //! - [`store`]: SQLite and PostgreSQL behind one query text: a new query, a migration.
 //! - [`domain`]: the session model, pure: events, ids, derived fields, retention, times,
-//!   cursors, and webhooks' event types, signatures, address rules and retry ladder: a new
-//!   field of a stored event or a derived value.
-//! - [`config`], [`metrics`] and [`tasks`]: leaves every floor may use: how the server runs
-//!   ([`config::ServeConfig`], the one place its defaults live), the Prometheus metrics, and the
-//!   one owner of every background task.
+//!   cursors, and webhooks' rules ([`domain::webhook`]: which stored changes make which
+//!   messages, how an attempt's answer is judged, the retry ladder, the 5-day disable,
+//!   signatures, address rules): a new field of a stored event, a derived value, a new webhook
+//!   event type.
+//! - [`clock`], [`config`], [`metrics`] and [`tasks`]: leaves every floor may use: the
+//!   server's one clock ([`clock::Clock`], owned by the request state and passed down; tests
+//!   move it), how the server runs ([`config::ServeConfig`], the one place its defaults live),
+//!   the Prometheus metrics, and the one owner of every background task.
 //!
 //! The binary (`main.rs`) reads the command line into a [`config::ServeConfig`] and runs
-//! [`runtime::Server`].
+//! [`runtime::Server`] (or, as `nudge-rules-server worker`, [`runtime::Worker`]).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

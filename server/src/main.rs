@@ -1,5 +1,7 @@
-//! `nudge-rules-server`: the server (docs/contract/server.md, docs/contract/read-api.md-13, 15): the command line, read into the runtime's
-//! options. See docs/SERVER.md; the library's layout is in lib.rs.
+//! `nudge-rules-server`: the server (docs/contract/server.md and the pages lib.rs names): the
+//! command line, read into the runtime's options (the server, the webhook worker alone, the
+//! import, `hash-key`). See docs/SERVER.md and docs/WEBHOOKS.md; the library's layout is in
+//! lib.rs.
 
 #![cfg_attr(
     not(test),
@@ -36,9 +38,9 @@ use nudge_rules_server::sites::keys::{KeyHash, KeyKind, key_kind};
 use nudge_rules_server::store::Store;
 use nudge_rules_server::{DEMO_ALLOWED_ORIGINS, DEMO_KEY, DEMO_SITE_KEY, http, sites};
 
-/// The nudge-rules server: the preview, the relay, the read API, backtests, config versions and
-/// the uplift report for many sites, with API keys, an exact rolling-minute rate limit per key,
-/// hot config reload and an admin listener.
+/// The nudge-rules server: the preview, the relay, the read API, backtests, config versions,
+/// the uplift report and webhooks for many sites, with API keys, an exact rolling-minute rate
+/// limit per key, hot config reload and an admin listener.
 #[derive(Parser)]
 #[command(
     name = "nudge-rules-server",

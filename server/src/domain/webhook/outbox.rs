@@ -348,7 +348,9 @@ mod tests {
                 })
                 .collect()
         };
-        let cases: Vec<(Vec<NewEvent>, Vec<(EventType, &str)>)> = vec![
+        // (the batch's stored events, the changes they make: type and record id)
+        type Case<'a> = (Vec<NewEvent>, Vec<(EventType, &'a str)>);
+        let cases: Vec<Case<'_>> = vec![
             // A new nudge shown, its outcome and the session's first purchase.
             (
                 vec![
