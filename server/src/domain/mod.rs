@@ -2,7 +2,7 @@
 //! events, times on the wire, retention windows and signed page cursors; and the webhooks'
 //! rules (docs/contract/webhooks.md): which stored changes make which messages, how an attempt is judged, when
 //! it is retried and when an endpoint is disabled. Pure code: no I/O, and no clock of its own:
-//! every "now" is the server's clock's (`crate::clock`), read by the callers and passed in as
+//! every "now" is the server's clock's (`clock.rs`), read by the callers and passed in as
 //! `now_ms`.
 
 pub mod cursor;

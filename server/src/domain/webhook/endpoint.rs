@@ -98,14 +98,12 @@ impl Endpoint {
     /// [`UnreadableSecret`] when one of them does not read: the attempt fails rather than go
     /// out signed by fewer secrets than the receiver may expect.
     pub fn signing_secrets(&self, now_ms: i64) -> Result<Vec<Secret>, UnreadableSecret> {
-        let mut secrets = vec![self.secret.secret("secret")?.clone()];
-        if let (Some(previous), Some(until)) =
-            (&self.previous_secret, self.previous_secret_until_ms)
-            && now_ms < until
-        {
-            secrets.push(previous.secret("previous_secret")?.clone());
-        }
-        Ok(secrets)
+        super::signature::signing_secrets(
+            &self.secret,
+            self.previous_secret.as_ref(),
+            self.previous_secret_until_ms,
+            now_ms,
+        )
     }
 
     /// A new secret: the current one signs too for [`ROTATION_OVERLAP_MS`] after `now_ms`,

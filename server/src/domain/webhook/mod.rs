@@ -28,6 +28,6 @@ pub mod signature;
 pub use address::{Policy, Range, Refused, Target};
 pub use attempt::{Answer, AttemptResult, Due, HttpStatus, Judgement, Verdict, judge};
 pub use event_type::{EventType, UnknownEventType};
-pub use outbox::{Addressed, Change, Message};
+pub use outbox::{Change, Message};
 pub use schedule::{Schedule, ScheduleError};
 pub use signature::{Secret, SecretError, StoredSecret, UnreadableSecret, signature_header};

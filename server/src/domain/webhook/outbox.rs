@@ -1,7 +1,7 @@
 //! Which stored changes make which webhook messages, to which endpoints (docs/contract/webhooks.md "Event types and
 //! payloads"): pure. The store's transactions gather the changes (a batch's recomputed
 //! sessions, a published version, a disabled endpoint), call [`changes_of_batch`] and
-//! [`address`], and write the [`Addressed`] messages to the outbox in the same transaction,
+//! [`address`], and write the addressed [`Message`]s to the outbox in the same transaction,
 //! keeping only SQL and row mapping (`store/queries/webhooks.rs`).
 //!
 //! A new event type is a variant of [`Change`] (its [`EventType`] and its `data`) and, when a
@@ -162,15 +162,6 @@ pub fn changes_of_batch<'a>(stored: &[&NewEvent], recomputed: &'a Recomputed) ->
     changes
 }
 
-/// A message with the ids of the endpoints it goes to: one delivery each.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Addressed {
-    /// The message.
-    pub message: Message,
-    /// Its endpoints, at least one.
-    pub endpoints: Vec<String>,
-}
-
 /// Each of `changes` as a message made at `created_at_ms`, addressed to its recipients among
 /// `endpoints` ([`Change::recipients`]); a change nobody receives makes no message.
 ///
@@ -181,21 +172,22 @@ pub fn address(
     changes: &[Change<'_>],
     endpoints: &[Endpoint],
     created_at_ms: i64,
-) -> Result<Vec<Addressed>, String> {
+) -> Result<Vec<Message>, String> {
     let mut addressed = Vec::new();
     for change in changes {
         let to = change.recipients(endpoints);
         if !to.is_empty() {
-            addressed.push(Addressed {
-                message: change.message(created_at_ms)?,
-                endpoints: to,
+            addressed.push(Message {
+                to,
+                ..change.message(created_at_ms)?
             });
         }
     }
     Ok(addressed)
 }
 
-/// A message of the outbox: its id, type, time and the whole body every attempt sends.
+/// A message of the outbox: its id, type, time, the whole body every attempt sends, and the
+/// endpoints it goes to (one delivery each).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// `msg_` and 32 hex digits: the `webhook-id` of every attempt and resend.
@@ -206,6 +198,8 @@ pub struct Message {
     pub created_at_ms: i64,
     /// `{"id", "type", "created_at", "data"}`, signed as is.
     pub body: String,
+    /// The ids of the endpoints it goes to ([`address`]; none yet when just made).
+    pub to: Vec<String>,
 }
 
 /// The body of a message.
@@ -219,7 +213,8 @@ struct Body<'a, T: Serialize> {
 }
 
 impl Message {
-    /// A new message of `event_type` with `data` (the read API's shape of the record).
+    /// A new message of `event_type` with `data` (the read API's shape of the record),
+    /// addressed to no endpoint yet.
     ///
     /// # Errors
     ///
@@ -242,6 +237,7 @@ impl Message {
             event_type,
             created_at_ms,
             body,
+            to: Vec::new(),
         })
     }
 }
@@ -443,9 +439,9 @@ mod tests {
             1,
             "nobody receives an outcome or a version"
         );
-        assert_eq!(addressed[0].endpoints, ["we_shown", "we_gone"]);
-        assert_eq!(addressed[0].message.event_type, EventType::NudgeShown);
-        assert_eq!(addressed[0].message.created_at_ms, 1_000);
+        assert_eq!(addressed[0].to, ["we_shown", "we_gone"]);
+        assert_eq!(addressed[0].event_type, EventType::NudgeShown);
+        assert_eq!(addressed[0].created_at_ms, 1_000);
     }
 
     #[test]

@@ -192,6 +192,28 @@ impl fmt::Debug for StoredSecret {
     }
 }
 
+/// The secrets that sign an attempt at `now_ms` (docs/contract/webhooks.md "Signatures"): `current`, then
+/// `previous` while a rotation's overlap lasts (until `previous_until_ms`, Unix ms).
+///
+/// # Errors
+///
+/// [`UnreadableSecret`] when one that would sign does not read: the attempt fails rather
+/// than go out signed by fewer secrets than the receiver may expect.
+pub fn signing_secrets(
+    current: &StoredSecret,
+    previous: Option<&StoredSecret>,
+    previous_until_ms: Option<i64>,
+    now_ms: i64,
+) -> Result<Vec<Secret>, UnreadableSecret> {
+    let mut secrets = vec![current.secret("secret")?.clone()];
+    if let (Some(previous), Some(until)) = (previous, previous_until_ms)
+        && now_ms < until
+    {
+        secrets.push(previous.secret("previous_secret")?.clone());
+    }
+    Ok(secrets)
+}
+
 /// A stored signing secret that does not read: the attempt it would sign fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableSecret {

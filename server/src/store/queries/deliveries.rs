@@ -18,7 +18,8 @@ macro_rules! deliveries {
             // scan, reading every delivery ever made (each claim then took 30 ms once the
             // table held a few minutes of history).
             let rows = sqlx::query(&format!(
-                "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints e WHERE status = 'enabled' AND (SELECT 1 FROM webhook_deliveries d \
+                "SELECT id, url, secret, previous_secret, previous_secret_until FROM webhook_endpoints e \
+                 WHERE status = 'enabled' AND (SELECT 1 FROM webhook_deliveries d \
                  WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $1 AND d.claimed_until <= $1 \
                  ORDER BY d.next_attempt_at LIMIT 1) = 1 \
                  LIMIT 64{ROW_LOCKS}"
@@ -32,7 +33,17 @@ macro_rules! deliveries {
                 if room == 0 {
                     break;
                 }
-                let endpoint = read_endpoint(row)?;
+                // The endpoint's columns an attempt needs, its secrets read (once) as they sign.
+                let endpoint_id: String = row.try_get("id")?;
+                let url: String = row.try_get("url")?;
+                let current: String = row.try_get("secret")?;
+                let previous: Option<String> = row.try_get("previous_secret")?;
+                let secrets = signing_secrets(
+                    &StoredSecret::read(&current),
+                    previous.as_deref().map(StoredSecret::read).as_ref(),
+                    row.try_get("previous_secret_until")?,
+                    now_ms,
+                );
                 let claim = crate::domain::webhook::endpoint::random_id("clm_", 12).map_err(StoreError::new)?;
                 // The rows to claim are picked once, in a materialized CTE: as a subquery of
                 // `IN`, PostgreSQL may run the pick again for each row it joins, and with
@@ -56,7 +67,7 @@ macro_rules! deliveries {
                      FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending' AND claimed_until > 0 AND claimed_until > $2)) \
                      RETURNING message_id, attempts"
                 ))
-                .bind(&endpoint.id)
+                .bind(&endpoint_id)
                 .bind(now_ms)
                 .bind(now_ms.saturating_add(lease_ms))
                 .bind(&claim)
@@ -64,34 +75,32 @@ macro_rules! deliveries {
                 .bind(MAX_IN_FLIGHT)
                 .fetch_all(&mut **tx)
                 .await?;
-                let mut ids: Vec<(String, i64)> = Vec::with_capacity(rows.len());
+                let mut attempts: HashMap<String, i64> = HashMap::with_capacity(rows.len());
                 for r in &rows {
-                    ids.push((r.try_get("message_id")?, r.try_get("attempts")?));
+                    attempts.insert(r.try_get("message_id")?, r.try_get("attempts")?);
                 }
-                let mut bodies: HashMap<String, (EventType, String)> = HashMap::new();
-                if !ids.is_empty() {
-                    let mut select = QueryBuilder::<$db>::new("SELECT id, type, body FROM webhook_messages WHERE id IN (");
-                    let mut list = select.separated(", ");
-                    for (id, _) in &ids {
-                        list.push_bind(id.as_str());
-                    }
-                    list.push_unseparated(")");
-                    for r in select.build().fetch_all(&mut **tx).await? {
-                        let event_type = stored_event_type(r.try_get("type")?)?;
-                        bodies.insert(r.try_get("id")?, (event_type, r.try_get("body")?));
-                    }
+                if attempts.is_empty() {
+                    continue;
                 }
-                let secrets = endpoint.signing_secrets(now_ms);
-                for (message_id, attempts) in ids {
-                    let Some((event_type, body)) = bodies.remove(&message_id) else { continue };
+                // The messages' rows, mapped straight into the claimed deliveries (oldest
+                // message first: ids sort by time).
+                let mut select = QueryBuilder::<$db>::new("SELECT id, type, body FROM webhook_messages WHERE id IN (");
+                let mut list = select.separated(", ");
+                for id in attempts.keys() {
+                    list.push_bind(id.as_str());
+                }
+                list.push_unseparated(") ORDER BY id");
+                for r in select.build().fetch_all(&mut **tx).await? {
+                    let message_id: String = r.try_get("id")?;
+                    let Some(&made) = attempts.get(&message_id) else { continue };
                     claimed.push(Due {
                         message_id,
-                        event_type,
-                        body,
-                        endpoint_id: endpoint.id.clone(),
-                        url: endpoint.url.clone(),
+                        event_type: stored_event_type(r.try_get("type")?)?,
+                        body: r.try_get("body")?,
+                        endpoint_id: endpoint_id.clone(),
+                        url: url.clone(),
                         secrets: secrets.clone(),
-                        attempt: attempts.saturating_add(1),
+                        attempt: made.saturating_add(1),
                         claim: claim.clone(),
                     });
                 }

@@ -4,7 +4,7 @@
 
 use crate::domain::event::Scope;
 use crate::domain::webhook::endpoint::Endpoint;
-use crate::domain::webhook::outbox::{Addressed, Message};
+use crate::domain::webhook::outbox::Message;
 
 /// The webhook messages of a group of batches (docs/contract/webhooks.md), written to the outbox once, at the
 /// end of the group's transaction: each scope's enabled endpoints read once per group (in the
@@ -15,8 +15,8 @@ use crate::domain::webhook::outbox::{Addressed, Message};
 pub(super) struct Outbox<'s> {
     /// Each scope of the group with its enabled endpoints, as read in the transaction.
     pub(super) subscribers: Vec<(&'s Scope, Vec<Endpoint>)>,
-    /// Each scope's messages, each with the endpoints it goes to, in the batches' order.
-    pub(super) messages: Vec<(&'s Scope, Vec<Addressed>)>,
+    /// Each scope's messages, each addressed to its endpoints, in the batches' order.
+    pub(super) messages: Vec<(&'s Scope, Vec<Message>)>,
 }
 
 impl<'s> Outbox<'s> {
@@ -29,7 +29,7 @@ impl<'s> Outbox<'s> {
     }
 
     /// Adds `messages` of `scope`, after those of the group's earlier batches.
-    pub(super) fn add(&mut self, scope: &'s Scope, messages: Vec<Addressed>) {
+    pub(super) fn add(&mut self, scope: &'s Scope, messages: Vec<Message>) {
         match self.messages.iter_mut().find(|(s, _)| *s == scope) {
             Some((_, earlier)) => earlier.extend(messages),
             None => self.messages.push((scope, messages)),
@@ -38,10 +38,10 @@ impl<'s> Outbox<'s> {
 }
 
 /// Each delivery of `messages`: a message and one endpoint of its list, in order.
-fn deliveries(messages: &[Addressed]) -> impl Iterator<Item = (&Message, &str)> {
+fn deliveries(messages: &[Message]) -> impl Iterator<Item = (&Message, &str)> {
     messages
         .iter()
-        .flat_map(|a| a.endpoints.iter().map(move |e| (&a.message, e.as_str())))
+        .flat_map(|m| m.to.iter().map(move |e| (m, e.as_str())))
 }
 
 /// Writing the outbox on SQLite.
@@ -49,7 +49,7 @@ pub(super) mod sqlite {
     use sqlx::QueryBuilder;
 
     use super::super::MESSAGES_PER_STATEMENT;
-    use super::{Addressed, Message, Scope};
+    use super::{Message, Scope};
     use crate::store::StoreError;
 
     /// Writes `messages` to the outbox, each with a pending delivery to each endpoint of its
@@ -58,13 +58,13 @@ pub(super) mod sqlite {
     pub(crate) async fn enqueue(
         conn: &mut sqlx::SqliteConnection,
         scope: &Scope,
-        messages: &[Addressed],
+        messages: &[Message],
     ) -> Result<(), StoreError> {
         for chunk in messages.chunks(MESSAGES_PER_STATEMENT) {
             let mut insert = QueryBuilder::<sqlx::Sqlite>::new(
                 "INSERT INTO webhook_messages (id, site, mode, type, created_at, body) ",
             );
-            insert.push_values(chunk, |mut row, Addressed { message: m, .. }| {
+            insert.push_values(chunk, |mut row, m| {
                 row.push_bind(m.id.as_str())
                     .push_bind(scope.site.as_str())
                     .push_bind(scope.mode.as_str())
@@ -96,7 +96,7 @@ pub(super) mod sqlite {
 
 /// Writing the outbox on PostgreSQL.
 pub(super) mod postgres {
-    use super::{Addressed, Scope};
+    use super::{Message, Scope};
     use crate::store::StoreError;
 
     /// Writes `messages` to the outbox, each with a pending delivery to each endpoint of its
@@ -108,18 +108,15 @@ pub(super) mod postgres {
     pub(crate) async fn enqueue(
         conn: &mut sqlx::PgConnection,
         scope: &Scope,
-        messages: &[Addressed],
+        messages: &[Message],
     ) -> Result<(), StoreError> {
         if messages.is_empty() {
             return Ok(());
         }
-        let ids: Vec<&str> = messages.iter().map(|a| a.message.id.as_str()).collect();
-        let types: Vec<&str> = messages
-            .iter()
-            .map(|a| a.message.event_type.as_str())
-            .collect();
-        let times: Vec<i64> = messages.iter().map(|a| a.message.created_at_ms).collect();
-        let bodies: Vec<&str> = messages.iter().map(|a| a.message.body.as_str()).collect();
+        let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+        let types: Vec<&str> = messages.iter().map(|m| m.event_type.as_str()).collect();
+        let times: Vec<i64> = messages.iter().map(|m| m.created_at_ms).collect();
+        let bodies: Vec<&str> = messages.iter().map(|m| m.body.as_str()).collect();
         let (mut to_message, mut to_endpoint, mut to_time) = (Vec::new(), Vec::new(), Vec::new());
         for (m, endpoint) in super::deliveries(messages) {
             to_message.push(m.id.as_str());

@@ -22,8 +22,8 @@ macro_rules! webhooks {
         use crate::domain::webhook::endpoint::{Endpoint, Status, parse_types_text, types_text};
         use crate::domain::webhook::health::Health;
         use super::Claim;
-        use crate::domain::webhook::outbox::{self, Addressed, Change, Message};
-        use crate::domain::webhook::signature::StoredSecret;
+        use crate::domain::webhook::outbox::{self, Change, Message};
+        use crate::domain::webhook::signature::{StoredSecret, signing_secrets};
 
         fn read_endpoint(row: &$row) -> Result<Endpoint, StoreError> {
             let types: String = row.try_get("event_types")?;
@@ -283,7 +283,7 @@ macro_rules! webhooks {
             if endpoint(&mut *tx, scope, id).await?.is_none() {
                 return Ok(false);
             }
-            let addressed = Addressed { message: message.clone(), endpoints: vec![id.to_owned()] };
+            let addressed = Message { to: vec![id.to_owned()], ..message.clone() };
             enqueue(&mut *tx, scope, &[addressed]).await?;
             tx.commit().await?;
             Ok(true)
