@@ -17,6 +17,8 @@
 mod category;
 mod source;
 mod sources;
+#[cfg(test)]
+mod tests;
 pub(crate) mod url_text;
 
 use std::fmt;
