@@ -246,9 +246,14 @@ fn is_one_of(text: &[u8], options: &[&[u8]]) -> bool {
     options.iter().any(|option| is(text, option))
 }
 
-/// Whether `text` contains `needle` (lowercase ASCII, not empty), without case.
+/// Whether `text` contains `needle` (lowercase ASCII), without case.
 fn contains(text: &[u8], needle: &[u8]) -> bool {
-    (0..text.len()).any(|start| at(text, start, needle))
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    text.iter()
+        .enumerate()
+        .any(|(start, b)| b.to_ascii_lowercase() == first && at(text, start, needle))
 }
 
 /// GA4's shopping campaign, `^(.*(([^a-df-z]|^)shop|shopping).*)$` on the lowercased campaign:
@@ -257,7 +262,10 @@ fn contains(text: &[u8], needle: &[u8]) -> bool {
 fn shopping_campaign(campaign: &[u8]) -> bool {
     contains(campaign, b"shopping")
         || (0..campaign.len()).any(|start| {
-            at(campaign, start, b"shop")
+            campaign
+                .get(start)
+                .is_some_and(|b| b.eq_ignore_ascii_case(&b's'))
+                && at(campaign, start, b"shop")
                 && start
                     .checked_sub(1)
                     .and_then(|before| campaign.get(before))

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::category::is_search_engine;
-use super::url_text::{host, query_pairs};
+use super::url_text::{form_decode, host, query_pairs};
 
 /// A session's traffic source as GA4 names it: where the visitor came from (`source`), the kind
 /// of traffic (`medium`) and the campaign, from which [`channel`](super::channel) derives the
@@ -64,7 +64,7 @@ impl<'a> TrafficSource<'a> {
                 && !*seen
             {
                 *seen = true;
-                *kept = (!value.is_empty()).then_some(value);
+                *kept = (!value.is_empty()).then(|| form_decode(value));
             }
             if seen.iter().all(|s| *s) {
                 break;
@@ -121,6 +121,7 @@ fn without_www(host: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// `host` without a leading `www.`, unless nothing would be left.
 fn strip_www(host: &str) -> &str {
     host.strip_prefix("www.")
         .filter(|rest| !rest.is_empty())

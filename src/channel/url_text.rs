@@ -6,13 +6,12 @@
 use std::borrow::Cow;
 
 /// The query parameters of a URL text (an absolute URL or a path, docs/contract/urls.md), in
-/// order, as `application/x-www-form-urlencoded` pairs: the query is the text after the first
-/// `?` up to the next `#` (a `#` before any `?` leaves no query); pairs are split at `&` (empty
-/// ones skipped) and a pair at its first `=` (none: the value is empty); in names and values `+`
-/// is a space and `%XX` a byte, an escape that is not `%` and two hexadecimal digits is kept as
-/// written, and bytes that are not UTF-8 become U+FFFD. Borrowed from `url` unless a `+` or an
-/// escape had to be decoded.
-pub(crate) fn query_pairs(url: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+/// order, as `application/x-www-form-urlencoded` pairs, each as its decoded name and its value
+/// as written (decode it with [`form_decode`] when it is wanted, so that the parameters nobody
+/// asked for cost no allocation). The query is the text after the first `?` up to the next `#`
+/// (a `#` before any `?` leaves no query); pairs are split at `&` (empty ones skipped) and a
+/// pair at its first `=` (none: the value is empty).
+pub(crate) fn query_pairs(url: &str) -> impl Iterator<Item = (Cow<'_, str>, &str)> {
     let bytes = url.as_bytes();
     let start = match bytes.iter().position(|&b| b == b'?' || b == b'#') {
         Some(at) if bytes.get(at) == Some(&b'?') => at + 1,
@@ -26,12 +25,15 @@ pub(crate) fn query_pairs(url: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<
         .filter(|pair| !pair.is_empty())
         .map(|pair| {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (form_decode(name), form_decode(value))
+            (form_decode(name), value)
         })
 }
 
-/// One name or value of a form-encoded query: `+` is a space, `%XX` the byte XX.
-fn form_decode(text: &str) -> Cow<'_, str> {
+/// One name or value of a form-encoded query (`application/x-www-form-urlencoded`): `+` is a
+/// space and `%XX` the byte XX; an escape that is not `%` and two hexadecimal digits is kept as
+/// written, and bytes that are not UTF-8 become U+FFFD. Borrowed unless a `+` or a `%` had to be
+/// decoded.
+pub(crate) fn form_decode(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     if !bytes.iter().any(|&b| b == b'+' || b == b'%') {
         return Cow::Borrowed(text);
@@ -140,7 +142,7 @@ mod tests {
 
     fn pairs(url: &str) -> Vec<(String, String)> {
         query_pairs(url)
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .map(|(n, v)| (n.into_owned(), form_decode(v).into_owned()))
             .collect()
     }
 
@@ -180,9 +182,9 @@ mod tests {
     #[test]
     fn query_pairs_borrow_when_nothing_is_decoded() {
         let url = "/p?utm_source=news&utm_medium=email";
-        assert!(
-            query_pairs(url).all(|(n, v)| matches!((n, v), (Cow::Borrowed(_), Cow::Borrowed(_))))
-        );
+        assert!(query_pairs(url).all(|(n, _)| matches!(n, Cow::Borrowed(_))));
+        assert!(matches!(form_decode("email"), Cow::Borrowed("email")));
+        assert!(matches!(form_decode("e+mail"), Cow::Owned(_)));
     }
 
     #[test]
@@ -315,13 +317,13 @@ mod tests {
                     .map(|(n, v)| (n.into_owned(), v.into_owned()))
                     .collect();
                 let got: Vec<(String, String)> = query_pairs(&absolute)
-                    .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                    .map(|(n, v)| (n.into_owned(), form_decode(v).into_owned()))
                     .collect();
                 prop_assert_eq!(&got, &want, "{}", absolute);
                 // A path reads alike.
                 let path = format!("/p?{query}{fragment}x");
                 let from_path: Vec<(String, String)> = query_pairs(&path)
-                    .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                    .map(|(n, v)| (n.into_owned(), form_decode(v).into_owned()))
                     .collect();
                 prop_assert_eq!(&from_path, &want, "{}", path);
             }
