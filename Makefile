@@ -67,6 +67,7 @@ test: setup lint test-rust
 lint:
 	python3 scripts/check-modules.py
 	python3 scripts/check-docs.py
+	python3 scripts/check-docs.py --self-test
 	# The API document (docs/openapi.yaml) against OpenAPI 3.0 and redocly.yaml's rules.
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node_modules/.bin/redocly lint docs/openapi.yaml
 	cargo fmt --check

@@ -21,7 +21,6 @@ least 0.5x) and its wall time at 100,000 sessions (the target is at most 2 s).
 --write puts the table into docs/PERFORMANCE.md between the backtest-bench markers.
 """
 import argparse
-import importlib.util
 import json
 import pathlib
 import random
@@ -33,29 +32,12 @@ import tempfile
 import time
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import CONFIG, draft, write_between
 
-
-def load(name, file):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load("bench_server", "bench-server.py")
-store_bench = load("bench_store", "bench-store.py")
+ROOT = bench.ROOT
 CLI = ROOT / "target" / "release" / "nudge-rules"
-CONFIG = ROOT / "examples" / "storefront.json"
 KEY = "sk_test_benchBacktestKey00001"
-
-
-def draft():
-    config = json.loads(CONFIG.read_text())
-    config["rules"] = [r for r in config["rules"] if r["id"] != "sizing-help"]
-    return config
 
 
 def write_sites(tmp):
@@ -71,7 +53,7 @@ def write_sessions(path, count, now_ms):
     rng = random.Random(count)
     with path.open("w") as f:
         for n in range(count):
-            f.write(store_bench.session_line(rng, n, now_ms) + "\n")
+            f.write(bench.session_line(rng, n, now_ms) + "\n")
 
 
 def time_cli(path):
@@ -93,7 +75,7 @@ def time_backtest(api, body):
 
 
 def measure(backend, store, sites, path, count, rounds):
-    proc, api, _ = bench.start_server(sites, extra_args=("--store", store))
+    proc, api, _ = bench.start_store_server(sites, store)
     try:
         body = json.dumps({"config": draft(), "from": "2000-01-01T00:00:00Z"}).encode()
         time_backtest(api, body)  # warm: caches and connections
@@ -146,7 +128,7 @@ def main():
         tmp = pathlib.Path(tmp_name)
         sites = write_sites(tmp)
         for backend in args.backends.split(","):
-            pg = store_bench.Postgres(tmp) if backend == "postgres" else None
+            pg = bench.Postgres(tmp) if backend == "postgres" else None
             try:
                 for size in sizes:
                     path = tmp / f"sessions-{size}.jsonl"
@@ -158,8 +140,7 @@ def main():
                         subprocess.run(["psql", pg.url, "-qc",
                                         "DROP TABLE IF EXISTS events, sessions, nudges, config_versions, _sqlx_migrations"],
                                        check=True, capture_output=True)
-                    subprocess.run([str(bench.BINARY), "import", "--sites", str(sites), "--store", store, "--site",
-                                    "bench", "--mode", "test", str(path)], check=True, capture_output=True)
+                    bench.import_file(sites, store, path)
                     rows.append(measure(backend, store, sites, path, size, args.rounds))
             finally:
                 if pg:

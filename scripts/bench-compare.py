@@ -27,63 +27,36 @@ The binaries' migrations may differ: each store is made and migrated by its own 
 """
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import pathlib
-import random
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import DETAIL_ID, write_between
 
-
-def load(name, file):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-store_bench = load("bench_store", "bench-store.py")
-relay_bench = load("bench_relay", "bench-relay.py")
-backtest_bench = load("bench_backtest", "bench-backtest.py")
-bench = store_bench.bench
-
-SECRET_KEYS = [f"sk_test_bench{i:08d}KeyForLoad" for i in range(store_bench.KEYS)]
-DETAIL_ID = "sess_99999999"
-
-
-def use_binary(binary):
-    """Points the shared bench helpers (server start, import) at `binary`."""
-    bench.BINARY = binary
-    store_bench.BINARY = binary
+ROOT = bench.ROOT
+SECRET_KEYS = bench.secret_keys()
 
 
 def write_sites(tmp, now_ms):
     """One site with the secret keys of the read routes and the relay's publishable keys;
     returns (sites file, wrk environment of the reads, wrk environment of the relay)."""
-    _, relay_env = relay_bench.relay_setup(tmp, now_ms)
-    pk_hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"'
-                          for k in (tmp / "keys.txt").read_text().split())
-    sk_hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in SECRET_KEYS)
-    sites = tmp / "sites.toml"
-    sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\nrate_limit = 100000\n'
-                     f"keys = [{sk_hashes}]\nsite_keys = [{pk_hashes}]\n")
-    (tmp / "secret-keys.txt").write_text("\n".join(SECRET_KEYS) + "\n")
-    (tmp / "read.lua").write_text(store_bench.WRK_SCRIPT)
+    _, relay_env = bench.relay_setup(tmp, now_ms)
+    sites = bench.write_sites(tmp, keys=SECRET_KEYS, site_keys=(tmp / "keys.txt").read_text().split(),
+                              rate_limit=100000)
+    bench.write_keys(tmp / "secret-keys.txt", SECRET_KEYS)
+    (tmp / "read.lua").write_text(bench.READ_WRK_SCRIPT)
     read_env = {"BENCH_KEYS": str(tmp / "secret-keys.txt"), "BENCH_SCRIPT": str(tmp / "read.lua")}
     return sites, read_env, relay_env
 
 
 def routes(read_env, relay_env):
     """(name, path, wrk environment, connections) of each route."""
-    backtest = json.dumps({"config": backtest_bench.draft(), "from": "2000-01-01T00:00:00Z"})
+    backtest = json.dumps({"config": bench.draft(), "from": "2000-01-01T00:00:00Z"})
     return [
         ("preview", "/v1/nudges/preview", {**read_env, "BENCH_METHOD": "POST", "BENCH_BODY": bench.REQUEST}, 64),
         ("sessions", "/v1/sessions?limit=50", {**read_env, "BENCH_METHOD": "GET"}, 64),
@@ -94,11 +67,10 @@ def routes(read_env, relay_env):
     ]
 
 
-def fill(tmp, sites, store, sessions, now_ms):
-    """The detail session and `sessions` generated ones, imported by the current binary."""
-    subprocess.run([str(bench.BINARY), "import", "--sites", str(sites), "--store", store, "--site", "bench",
-                    "--mode", "test", str(tmp / "detail.jsonl")], check=True, capture_output=True)
-    store_bench.import_sessions(tmp, sites, store, 0, sessions, now_ms)
+def fill(tmp, sites, store, sessions, now_ms, binary):
+    """The detail session and `sessions` generated ones, imported by `binary`."""
+    bench.import_file(sites, store, tmp / "detail.jsonl", binary)
+    bench.import_sessions(tmp, sites, store, 0, sessions, now_ms, binary)
 
 
 def run_route(api, route, seconds, tag):
@@ -127,15 +99,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = pathlib.Path(tmp_name)
         sites, read_env, relay_env = write_sites(tmp, now_ms)
-        (tmp / "detail.jsonl").write_text(
-            store_bench.session_line(random.Random(7), 99_999_999, now_ms, events=20, nudges=3) + "\n")
+        (tmp / "detail.jsonl").write_text(bench.detail_line(now_ms) + "\n")
         table = [r for r in routes(read_env, relay_env) if r[0] in args.routes.split(",")]
         for backend in args.backends.split(","):
-            pg = store_bench.Postgres(tmp) if backend == "postgres" else None
+            pg = bench.Postgres(tmp) if backend == "postgres" else None
             servers = {}
             try:
                 for name, binary in binaries.items():
-                    use_binary(binary)
                     if pg:
                         subprocess.run([str(pg.bin / "createdb"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", name],
                                        check=True)
@@ -143,10 +113,10 @@ def main():
                     else:
                         store = f"sqlite:{tmp / (name + '.db')}"
                     print(f"{backend}, {name}: importing {args.sessions:,} sessions", flush=True)
-                    fill(tmp, sites, store, args.sessions, now_ms)
+                    fill(tmp, sites, store, args.sessions, now_ms, binary)
                     if pg:
                         pg.checkpoint()
-                    servers[name] = bench.start_server(sites, extra_args=("--store", store))
+                    servers[name] = bench.start_store_server(sites, store, binary)
                 runs = {(route[0], name): [] for route in table for name in binaries}
                 for route in table:
                     for name in binaries:
@@ -169,12 +139,10 @@ def main():
                           f"  non-2xx {errors}", flush=True)
             finally:
                 for proc, _, _ in servers.values():
-                    proc.terminate()
-                    proc.wait(timeout=60)
+                    bench.stop_server(proc)
                 if pg:
                     pg.stop()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-compare.py` on {time.strftime('%Y-%m-%d')}, tree {commit}: before "
         f"`{args.before.name}` ({hashlib.sha256(args.before.read_bytes()).hexdigest()[:12]}), after "

@@ -15,7 +15,6 @@ the purge (target 0: every batch admitted), p50 and p99 of a batch in each phase
     python3 scripts/bench-purge.py [--events 1000000] [--write]
 """
 import argparse
-import importlib.util
 import os
 import pathlib
 import sqlite3
@@ -23,25 +22,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import DAY_MS, metric, write_between
 
-
-def load(name, file):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-relay_bench = load("bench_relay", "bench-relay.py")
-store_bench = relay_bench.store_bench
-bench = relay_bench.bench
-
-DAY_MS = 86_400_000
+ROOT = bench.ROOT
 SLICE_S = 2
 
 
@@ -65,25 +50,12 @@ def old_rows_sql(events, old_ms, backend):
     return [ev, se]
 
 
-def metric(admin, name):
-    with urllib.request.urlopen(f"http://{admin}/metrics", timeout=5) as r:
-        text = r.read().decode()
-    return sum(float(l.rsplit(" ", 1)[1]) for l in text.splitlines() if l.startswith(name))
-
-
 def run_backend(backend, tmp, sites, env, args):
-    pg = None
-    if backend == "sqlite":
-        db = tmp / "purge.db"
-        store = f"sqlite:{db}"
-    else:
-        pg = store_bench.Postgres(tmp)
-        store = pg.url
+    store, db, pg = bench.open_store(backend, tmp, "purge.db")
     try:
         # The migrations first (a server started and stopped on the empty store), then the old rows.
-        server, _, _ = store_bench.start_server(sites, store)
-        server.terminate()
-        server.wait(timeout=60)
+        server, _, _ = bench.start_store_server(sites, store)
+        bench.stop_server(server)
         old_ms = int(time.time() * 1000) - 200 * DAY_MS
         t = time.monotonic()
         if pg is None:
@@ -98,7 +70,7 @@ def run_backend(backend, tmp, sites, env, args):
             subprocess.run(["psql", "-q", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", "-d", "bench",
                             "-c", "VACUUM ANALYZE"], check=True, capture_output=True)
         print(f"{backend}: {args.events:,} old events written in {time.monotonic() - t:.0f} s", flush=True)
-        server, api, admin = store_bench.start_server(sites, store)
+        server, api, admin = bench.start_store_server(sites, store)
         started = time.monotonic()
         try:
             during = []
@@ -114,8 +86,7 @@ def run_backend(backend, tmp, sites, env, args):
             store_errors = metric(admin, "nudge_store_errors_total")
             purged = metric(admin, "nudge_store_purged_sessions_total")
         finally:
-            server.terminate()
-            server.wait(timeout=60)
+            bench.stop_server(server)
     finally:
         if pg:
             pg.stop()
@@ -136,16 +107,14 @@ def main():
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if not bench.BINARY.exists():
-        sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
+    bench.require_binary()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        sites, env = relay_bench.relay_setup(tmp)
+        sites, env = bench.relay_setup(tmp)
         for backend in args.backends.split(","):
             rows.append(run_backend(backend, tmp, sites, env, args))
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-purge.py` (part of `make bench-server`) on {time.strftime('%Y-%m-%d')}, tree {commit}; "
         f"{os.cpu_count()} cores shared by the server, the database and wrk; a store of {args.events:,} events "

@@ -14,68 +14,20 @@ transaction for PostgreSQL), with the relay's ratio to it.
     python3 scripts/bench-relay.py [--duration 40] [--write]
 """
 import argparse
-import hashlib
-import importlib.util
 import os
 import pathlib
-import re
-import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import BATCH, RELAY_KEYS as KEYS, accepted_per_s, relay_setup, write_between
 
-spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench-store.py")
-store_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(store_bench)
-bench = store_bench.bench
-
-KEYS = 1000
-BATCH = 50
+ROOT = bench.ROOT
 # Rounds of each variant (without and with `visitor_id`), alternating, in one run.
 ROUNDS = 2
 
-WRK_SCRIPT = r"""
-local keys = {}
-for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
-local occurred = os.getenv("BENCH_TIME")
--- Each wrk run its own message ids (BENCH_RUN), so no run's events are duplicates of another's;
--- BENCH_VISITOR=1 puts a `visitor_id` on every event (docs/contract/caps.md).
-local run = os.getenv("BENCH_RUN") or "0"
-local visitor = os.getenv("BENCH_VISITOR") == "1"
-local counter = 0
-local thread_id = 0
-local threads = {}
-setup = function(thread)
-  thread:set("id", #threads)
-  table.insert(threads, thread)
-end
-init = function(args)
-  thread_id = id
-end
-request = function()
-  counter = counter + 1
-  local sid = string.format("sess_r%sw%dr%d", run, thread_id, counter)
-  local extra = visitor and string.format(',"visitor_id":"vis_r%sw%dr%d"', run, thread_id, counter) or ""
-  local parts = {}
-  for i = 1, 50 do
-    parts[i] = string.format(
-      '{"message_id":"r%s-w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d%s}',
-      run, thread_id, counter, i, sid, occurred, i, i, extra)
-  end
-  local body = '{"events":[' .. table.concat(parts, ",") .. ']}'
-  local key = keys[(counter * 7 + thread_id) % #keys + 1]
-  return wrk.format("POST", wrk.path, {
-    ["Authorization"] = "Bearer " .. key,
-    ["Content-Type"] = "application/json",
-  }, body)
-end
-""" + bench.WRK_DONE
 COLUMNS = ("site, mode, message_id, session_id, type, occurred_at, url, path_key, intent_score, "
            "nudge_id, nudge_type, rule_id, outcome, received_at")
 
@@ -131,33 +83,6 @@ def pg_floor(pg, seconds, now_ms):
     return int(out.strip()) / elapsed
 
 
-def relay_setup(tmp, now_ms=None):
-    """In `tmp`: the bench site (id `bench`, a secret key and KEYS publishable keys, 30-day
-    retention) and the wrk relay script sending events 10 s before `now_ms`; returns the sites
-    file and wrk's environment."""
-    now_ms = now_ms or int(time.time() * 1000)
-    occurred = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now_ms // 1000 - 10)) + ".000Z"
-    keys = [f"pk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
-    (tmp / "keys.txt").write_text("\n".join(keys) + "\n")
-    shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
-    secret = "sk_test_benchSecretKey0001"
-    hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
-    sites = tmp / "sites.toml"
-    sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
-                     f'keys = ["sha256:{hashlib.sha256(secret.encode()).hexdigest()}"]\nsite_keys = [{hashes}]\n')
-    (tmp / "relay.lua").write_text(WRK_SCRIPT)
-    env = {"BENCH_KEYS": str(tmp / "keys.txt"), "BENCH_TIME": occurred, "BENCH_SCRIPT": str(tmp / "relay.lua")}
-    return sites, env
-
-
-def accepted_per_s(r):
-    """Events per second of the batches answered 202 (a run with other answers is reported, not hidden)."""
-    seconds = r["requests"] / r["rps"] if r["rps"] else 1.0
-    if r["non2xx"] > r["requests"] // 100:
-        print(f"warning: {r['non2xx']} of {r['requests']} batches were not answered 202", file=sys.stderr)
-    return (r["requests"] - r["non2xx"]) * BATCH / seconds
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=int, default=40, help="seconds of load in all, shared by the two variants")
@@ -165,23 +90,16 @@ def main():
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if not bench.BINARY.exists():
-        sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
+    bench.require_binary()
     rows = []
     now_ms = int(time.time() * 1000)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         sites, env = relay_setup(tmp, now_ms)
         for backend in args.backends.split(","):
-            pg = None
-            if backend == "sqlite":
-                db = tmp / "relay.db"
-                store = f"sqlite:{db}"
-            else:
-                pg = store_bench.Postgres(tmp)
-                store = pg.url
+            store, db, pg = bench.open_store(backend, tmp, "relay.db")
             try:
-                server, api, admin = store_bench.start_server(sites, store)
+                server, api, admin = bench.start_store_server(sites, store)
                 try:
                     bench.wrk(api, "/v1/events", 2, args.connections, {**env, "BENCH_RUN": "warm"})
                     # Events without and with `visitor_id`, in alternating rounds of one run (the
@@ -197,8 +115,7 @@ def main():
                     rss = bench.peak_rss_mib(server.pid)
                     errors_5xx = bench.five_xx(admin)
                 finally:
-                    server.terminate()
-                    server.wait(timeout=60)
+                    bench.stop_server(server)
                 floor_s = max(1, args.duration // 2)
                 floor = sqlite_floor(db, floor_s, now_ms) if pg is None else pg_floor(pg, floor_s, now_ms)
             finally:
@@ -209,8 +126,7 @@ def main():
                   f"p99 {r['p99_us'] / 1000:.2f} ms, non-2xx {r['non2xx']}, RSS {rss:.0f} MiB; with visitor_id "
                   f"{with_visitor:,.0f} events/s ({with_visitor / events_per_s:.2f}x)", flush=True)
             rows.append((backend, events_per_s, r, floor, rss, errors_5xx, with_visitor))
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-relay.py` (part of `make bench-server`) on {time.strftime('%Y-%m-%d')}, tree {commit}; "
         f"{os.cpu_count()} cores shared by the server, the database and wrk ({args.connections} connections, batches of "

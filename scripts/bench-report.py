@@ -9,11 +9,10 @@ Ratios use figures from the same run; absolute times are for orientation only.""
 import json
 import os
 import pathlib
-import platform
 import subprocess
 import sys
 
-from doc_markers import write_between
+from benchlib import write_between
 
 root = pathlib.Path(__file__).resolve().parent.parent
 crit = root / "target" / "criterion"

@@ -16,141 +16,20 @@ the bytes the store takes per session.
 --write puts the table into docs/PERFORMANCE.md between the store-bench markers.
 """
 import argparse
-import hashlib
-import importlib.util
-import json
 import os
 import pathlib
-import random
-import re
-import shutil
-import subprocess
-import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import write_between
 
-spec = importlib.util.spec_from_file_location("bench_server", ROOT / "scripts" / "bench-server.py")
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
-
-BINARY = bench.BINARY
+ROOT = bench.ROOT
 KEYS = 256
-DAY_MS = 86_400_000
-PATHS = ["/", "/collections/new-arrivals", "/products/linen-shirt", "/products/wool-sweater",
-         "/search?q=jacket", "/cart", "/blog/packing-light", "/products/canvas-sneakers"]
-TYPES = ["chat_bubble", "toast", "exit_modal", "sticky_bar"]
-
-WRK_SCRIPT = r"""
-local keys = {}
-for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
-local method = os.getenv("BENCH_METHOD")
-local body = os.getenv("BENCH_BODY")
-local requests = {}
-local n = 0
-init = function(args)
-  for i, key in ipairs(keys) do
-    local headers = { ["Authorization"] = "Bearer " .. key }
-    if method == "POST" then headers["Content-Type"] = "application/json" end
-    requests[i] = wrk.format(method, wrk.path, headers, method == "POST" and body or nil)
-  end
-  n = math.random(#requests)
-end
-request = function()
-  n = n % #requests + 1
-  return requests[n]
-end
-""" + bench.WRK_DONE
-def iso(ms):
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-def session_line(rng, n, now_ms, events=None, nudges=None):
-    start = now_ms - rng.randrange(1, 25 * DAY_MS)
-    count = events if events is not None else rng.randint(3, 7)
-    at = start
-    evs = []
-    for _ in range(count):
-        evs.append({"type": "PAGE_VIEW", "url": rng.choice(PATHS), "occurred_at": iso(at)})
-        at += rng.randint(2_000, 40_000)
-    shown = nudges if nudges is not None else (1 if rng.random() < 0.6 else 0)
-    nds = [{"nudge_id": f"nudg_{n:08d}x{j}", "type": rng.choice(TYPES), "shown_at": iso(start + 1000 * (j + 1)),
-            "outcome": rng.choice(["shown", "clicked", "dismissed"]), "influenced_conversion": False}
-           for j in range(shown)]
-    return json.dumps({"id": f"sess_{n:08d}", "ended_at": iso(at), "intent_score": rng.randint(0, 100),
-                       "events": evs, "nudges": nds}, separators=(",", ":"))
-
-
-def import_sessions(tmp, sites, store, first, last, now_ms):
-    """Imports sessions first..last-1 in files of 100,000; returns (events stored, seconds)."""
-    rng = random.Random(first)
-    events = 0
-    seconds = 0.0
-    for chunk_start in range(first, last, 100_000):
-        chunk_end = min(last, chunk_start + 100_000)
-        path = tmp / "sessions.jsonl"
-        with path.open("w") as f:
-            for n in range(chunk_start, chunk_end):
-                f.write(session_line(rng, n, now_ms) + "\n")
-        t = time.monotonic()
-        out = subprocess.run([str(BINARY), "import", "--sites", str(sites), "--store", store, "--site", "bench",
-                              "--mode", "test", str(path)], capture_output=True, text=True, check=True)
-        seconds += time.monotonic() - t
-        m = re.search(r": (\d+) events stored", out.stdout)
-        events += int(m.group(1)) if m else 0
-        print(f"  imported sessions to {chunk_end:,} ({events:,} events, {seconds:.0f} s)", flush=True)
-    return events, seconds
-
-
-class Postgres:
-    """A cluster of its own in a temp folder, like the tests' (server/tests/integration/pg.rs)."""
-
-    def __init__(self, tmp):
-        versions = sorted(int(v) for v in os.listdir("/usr/lib/postgresql") if v.isdigit())
-        self.bin = pathlib.Path("/usr/lib/postgresql") / str(versions[-1]) / "bin"
-        self.dir = tmp / "pg"
-        self.dir.mkdir()
-        os.chmod(tmp, 0o755)
-        self.data = self.dir / "data"
-        self.data.mkdir()
-        shutil.chown(self.data, "postgres", "postgres")
-        os.chmod(self.dir, 0o755)
-        self.port = bench.free_port()
-        self.run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
-        self.run("pg_ctl", "-D", str(self.data), "-w", "-l", str(self.data / "log"), "-o",
-                 f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200 "
-                 f"-c shared_buffers=256MB", "start")
-        subprocess.run([str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                        "bench"], check=True)
-        self.url = f"postgres://postgres@127.0.0.1:{self.port}/bench"
-
-    def run(self, program, *args):
-        subprocess.run(["runuser", "-u", "postgres", "--", str(self.bin / program), *args], check=True,
-                       stdout=subprocess.DEVNULL)
-
-    def size_bytes(self):
-        out = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", "bench",
-                              "-Atc", "SELECT pg_database_size('bench')"], capture_output=True, text=True,
-                             check=True).stdout
-        return int(out.strip())
-
-    def checkpoint(self):
-        subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", "bench",
-                        "-qc", "CHECKPOINT"], check=True, capture_output=True)
-
-    def stop(self):
-        self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
 
 def sqlite_size_bytes(path):
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
-
-
-def start_server(sites, store):
-    return bench.start_server(sites, extra_args=("--store", store))
 
 
 def measure(api, routes, args, env):
@@ -175,58 +54,44 @@ def main():
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    if not BINARY.exists():
-        sys.exit(f"{BINARY} missing: cargo build --release -p nudge-rules-server")
+    bench.require_binary()
     now_ms = int(time.time() * 1000)
     rows = []
     imports = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        keys = [f"sk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
-        (tmp / "keys.txt").write_text("\n".join(keys) + "\n")
-        shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
-        hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
-        sites = tmp / "sites.toml"
-        sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
-                         f"rate_limit = 100000\nkeys = [{hashes}]\n")
-        (tmp / "bench.lua").write_text(WRK_SCRIPT)
+        keys = bench.secret_keys(KEYS)
+        bench.write_keys(tmp / "keys.txt", keys)
+        sites = bench.write_sites(tmp, keys=keys, rate_limit=100000)
+        (tmp / "bench.lua").write_text(bench.READ_WRK_SCRIPT)
         env = {"BENCH_KEYS": str(tmp / "keys.txt"), "BENCH_BODY": bench.REQUEST,
                "BENCH_SCRIPT": str(tmp / "bench.lua")}
         # The detail route's session: 20 events, 3 nudges.
-        rng = random.Random(7)
-        (tmp / "detail.jsonl").write_text(session_line(rng, 99_999_999, now_ms, events=20, nudges=3) + "\n")
-        detail_id = "sess_99999999"
+        (tmp / "detail.jsonl").write_text(bench.detail_line(now_ms) + "\n")
+        detail_id = bench.DETAIL_ID
         routes = [("preview", "/v1/nudges/preview", "POST"), ("list", "/v1/sessions?limit=50", "GET"),
                   ("detail", f"/v1/sessions/{detail_id}", "GET")]
         for backend in args.backends.split(","):
-            pg = None
-            if backend == "sqlite":
-                db = tmp / "store.db"
-                store = f"sqlite:{db}"
-            else:
-                pg = Postgres(tmp)
-                store = pg.url
+            store, db, pg = bench.open_store(backend, tmp, "store.db")
             try:
-                subprocess.run([str(BINARY), "import", "--sites", str(sites), "--store", store, "--site", "bench",
-                                "--mode", "test", str(tmp / "detail.jsonl")], check=True, capture_output=True)
+                bench.import_file(sites, store, tmp / "detail.jsonl")
                 have = 0
                 for size in sizes:
                     print(f"{backend}: filling to {size:,} sessions", flush=True)
-                    events, seconds = import_sessions(tmp, sites, store, have, size, now_ms)
+                    events, seconds = bench.import_sessions(tmp, sites, store, have, size, now_ms)
                     imports.append((backend, size - have, events, seconds))
                     have = size
                     if pg:
                         # The import's writes flushed before measuring, not by the checkpointer
                         # during the runs (a million sessions leave about 3 GB to write).
                         pg.checkpoint()
-                    server, api, admin = start_server(sites, store)
+                    server, api, admin = bench.start_store_server(sites, store)
                     try:
                         results = measure(api, routes, args, env)
                         rss = bench.peak_rss_mib(server.pid)
                         errors_5xx = bench.five_xx(admin)
                     finally:
-                        server.terminate()
-                        server.wait(timeout=60)
+                        bench.stop_server(server)
                     size_bytes = pg.size_bytes() if pg else sqlite_size_bytes(db)
                     for name, _, _ in routes:
                         r = results[name]
@@ -237,8 +102,7 @@ def main():
                 if pg:
                     pg.stop()
 
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"],
-                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-store.py` (part of `make bench-server`) on {time.strftime('%Y-%m-%d')}, tree "
         f"{commit}; {os.cpu_count()} cores shared by the server, the database and wrk (2 threads, "

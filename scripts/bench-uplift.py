@@ -20,14 +20,11 @@ median and slowest time, the count's median, their ratio, and the sessions the r
 --write puts the table into docs/PERFORMANCE.md between the uplift-bench markers.
 """
 import argparse
-import hashlib
 import http.client
-import importlib.util
 import json
 import os
 import pathlib
 import re
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -37,25 +34,16 @@ import threading
 import time
 import urllib.parse
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import iso, write_between
 
-spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench-store.py")
-store_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(store_bench)
-bench = store_bench.bench
-
+ROOT = bench.ROOT
 KEYS = 1000
 BATCH = 50
 THREADS = 4
 RULES = [(f"rule-{i}", ("toast", "sticky_bar", "chat_bubble", "exit_modal")[i % 4]) for i in range(10)]
 HOUR_MS = 3_600_000
-SECRET = "sk_test_benchSecretKey0001"
-
-
-def iso(ms):
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+SECRET = bench.RELAY_SECRET
 
 
 def session_events(n, total, now_ms):
@@ -185,29 +173,18 @@ def main():
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if not bench.BINARY.exists():
-        sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
+    bench.require_binary()
     now_ms = int(time.time() * 1000)
     window = (now_ms - 24 * HOUR_MS, now_ms + 60_000)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        keys = [f"pk_test_bench{i:08d}KeyForLoad" for i in range(KEYS)]
-        shutil.copy(ROOT / "examples" / "storefront.json", tmp / "storefront.json")
-        hashes = ", ".join(f'"sha256:{hashlib.sha256(k.encode()).hexdigest()}"' for k in keys)
-        sites = tmp / "sites.toml"
-        sites.write_text(f'[[site]]\nid = "bench"\nconfig = "storefront.json"\n'
-                         f'keys = ["sha256:{hashlib.sha256(SECRET.encode()).hexdigest()}"]\nsite_keys = [{hashes}]\n')
+        keys = bench.publishable_keys(KEYS)
+        sites = bench.write_sites(tmp, keys=[SECRET], site_keys=keys)
         for backend in args.backends.split(","):
-            pg = None
-            if backend == "sqlite":
-                db = tmp / "uplift.db"
-                store = f"sqlite:{db}"
-            else:
-                pg = store_bench.Postgres(tmp)
-                store = pg.url
+            store, db, pg = bench.open_store(backend, tmp, "uplift.db")
             try:
-                server, api, admin = store_bench.start_server(sites, store)
+                server, api, admin = bench.start_store_server(sites, store)
                 try:
                     print(f"{backend}: sending {args.sessions:,} sessions through the relay", flush=True)
                     events, seconds = fill(api, keys, args.sessions, now_ms)
@@ -228,8 +205,7 @@ def main():
                         counts.append(c)
                     errors_5xx = bench.five_xx(admin)
                 finally:
-                    server.terminate()
-                    server.wait(timeout=60)
+                    bench.stop_server(server)
             finally:
                 if pg:
                     pg.stop()
@@ -237,8 +213,7 @@ def main():
             print(f"{backend}: report first {first:.3f} s, median {med:.3f} s, slowest {worst:.3f} s; "
                   f"count(*) median {base:.3f} s; ratio {med / base:.1f}x; 5xx {errors_5xx:.0f}", flush=True)
             rows.append((backend, events, seconds, first, med, worst, base, errors_5xx))
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-uplift.py` on {time.strftime('%Y-%m-%d')}, tree {commit}; {os.cpu_count()} cores "
         f"shared by the server, the database and the client; {args.sessions:,} sessions (10 rules, 10 % held out) "

@@ -18,35 +18,22 @@ loopback (Node's `http`, answering 204 at once) subscribed to `nudge.shown`:
     python3 scripts/bench-webhooks.py [--duration 80] [--messages 5000] [--write]
 """
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from doc_markers import write_between  # noqa: E402
+import benchlib as bench
+from benchlib import accepted_per_s, write_between
 
-
-def load(name, file):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-store_bench = load("bench_store", "bench-store.py")
-relay_bench = load("bench_relay", "bench-relay.py")
-bench = store_bench.bench
-SECRET = "sk_test_benchSecretKey0001"
+ROOT = bench.ROOT
+SECRET = bench.RELAY_SECRET
 
 # The relay's wrk script with 10 NUDGE_SHOWN among each batch's 50 events.
-WRK_SCRIPT = relay_bench.WRK_SCRIPT.replace(
+WRK_SCRIPT = bench.RELAY_WRK_SCRIPT.replace(
     """    parts[i] = string.format(
       '{"message_id":"r%s-w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d%s}',
       run, thread_id, counter, i, sid, occurred, i, i, extra)""",
@@ -59,7 +46,7 @@ WRK_SCRIPT = relay_bench.WRK_SCRIPT.replace(
         '{"message_id":"r%s-w%d-%d-%d","session_id":"%s","type":"PAGE_VIEW","occurred_at":"%s","url":"/p%d","intent_score":%d%s}',
         run, thread_id, counter, i, sid, occurred, i, i, extra)
     end""")
-assert "NUDGE_SHOWN" in WRK_SCRIPT, "bench-relay.py's script changed: update bench-webhooks.py"
+assert "NUDGE_SHOWN" in WRK_SCRIPT, "benchlib.py's relay script changed: update bench-webhooks.py"
 
 RECEIVER = r"""
 const http = require('node:http');
@@ -125,22 +112,18 @@ def main():
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if not bench.BINARY.exists():
-        sys.exit(f"{bench.BINARY} missing: cargo build --release -p nudge-rules-server")
+    bench.require_binary()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        sites, env = relay_bench.relay_setup(tmp)
+        sites, env = bench.relay_setup(tmp)
         (tmp / "relay.lua").write_text(WRK_SCRIPT)
         keys = (tmp / "keys.txt").read_text().split()
         for backend in args.backends.split(","):
             pg = None
             receivers = []
             try:
-                store = f"sqlite:{tmp / (backend + '.db')}"
-                if backend == "postgres":
-                    pg = store_bench.Postgres(tmp)
-                    store = pg.url
+                store, _, pg = bench.open_store(backend, tmp, "sqlite.db")
                 for _ in range(4):
                     p = subprocess.Popen(["node", "-e", RECEIVER], stdout=subprocess.PIPE, text=True)
                     receivers.append((p, int(p.stdout.readline())))
@@ -162,8 +145,8 @@ def main():
                              {"status": "enabled" if variant == "with" else "disabled"})
                         runs[variant].append(bench.wrk(api, "/v1/events", seconds_each, args.connections,
                                                        {**env, "BENCH_RUN": f"{backend}{round_}"}))
-                    without = relay_bench.accepted_per_s(bench.merge(runs["without"]))
-                    with_hook = relay_bench.accepted_per_s(bench.merge(runs["with"]))
+                    without = accepted_per_s(bench.merge(runs["without"]))
+                    with_hook = accepted_per_s(bench.merge(runs["with"]))
                     print(f"{backend}: relay {without:,.0f} events/s without an endpoint, {with_hook:,.0f} with "
                           f"({with_hook / without:.2f}x)", flush=True)
                     # Deliveries: wait for the relay rounds' messages to drain, then a fresh set.
@@ -188,16 +171,14 @@ def main():
                           flush=True)
                     errors_5xx = bench.five_xx(admin)
                 finally:
-                    server.terminate()
-                    server.wait(timeout=60)
+                    bench.stop_server(server)
                 rows.append((backend, without, with_hook, one_rate, four_rate, errors_5xx))
             finally:
                 for p, _ in receivers:
                     p.terminate()
                 if pg:
                     pg.stop()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty= with uncommitted changes"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench.tree()
     lines = [
         f"Run of `scripts/bench-webhooks.py` on {time.strftime('%Y-%m-%d')}, tree {commit}; {os.cpu_count()} cores "
         f"shared by the server, the database, wrk and the receivers (Node, answering 204); relay batches of 50 events "

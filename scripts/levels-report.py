@@ -9,7 +9,7 @@ import pathlib
 import re
 import sys
 
-from doc_markers import write_between
+from benchlib import write_between
 
 root = pathlib.Path(__file__).resolve().parent.parent
 directory = pathlib.Path(sys.argv[1])

@@ -24,12 +24,13 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from benchlib import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = "<!-- runnable -->"
@@ -117,12 +118,6 @@ def json_documents(text):
             continue
         found.append(value)
         i = end
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(binary):

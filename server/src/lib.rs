@@ -1,6 +1,6 @@
 //! # nudge-rules-server
 //!
-//! The server of docs/contract/server.md, docs/contract/read-api.md-13 and 15: `POST /v1/nudges/preview` over HTTP for many sites, each
+//! The server of docs/contract/ (server.md, read-api.md, relay.md, store.md, backtest.md, versions.md, caps.md): `POST /v1/nudges/preview` over HTTP for many sites, each
 //! with its config (a file, hot-reloaded, or versions published through the API and kept in
 //! the store), its API keys (stored as SHA-256 hashes) and an exact rolling-minute rate limit
 //! per key (in process, or shared by many instances through Redis); the relay of page events

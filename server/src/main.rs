@@ -1,4 +1,4 @@
-//! `nudge-rules-server`: the server (docs/contract/server.md, docs/contract/read-api.md-13, 15): the command line, read into the runtime's
+//! `nudge-rules-server`: the server (docs/contract/: server.md, read-api.md, relay.md, store.md, backtest.md, versions.md, caps.md): the command line, read into the runtime's
 //! options. See docs/SERVER.md; the library's layout is in lib.rs.
 
 #![cfg_attr(
