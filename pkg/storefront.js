@@ -172,7 +172,8 @@ function start(o, { report, fail, guard }) {
   const begin = async () => {
     if (!running) return;
     mark('start');
-    for (const observer of observers) observer.install();
+    // An observer that cannot be installed is reported; the others carry on.
+    for (const observer of observers) guard('install', observer.install)();
     // The module compiles (streaming, off the main thread) while the config is fetched; the
     // config's compile waits for it, in a task of its own.
     engine.load();
