@@ -85,6 +85,7 @@ macro_rules! msg {
 
 pub mod analysis;
 pub mod as_code;
+pub mod channel;
 mod code;
 mod config;
 mod engine;
