@@ -5,7 +5,7 @@ PORT ?= 8000
 SERVE_PORT ?= 8080
 ADMIN_PORT ?= 9090
 
-.PHONY: help setup demo shop serve test lint test-rust test-server test-node test-browser test-js-beside test-browser-alone server-bin corpus-bin wasm bench bench-native bench-node bench-levels bench-server bench-compare bench-editor fuzz fuzz-smoke fuzz-beside clean
+.PHONY: help setup demo shop serve screenshots test lint test-rust test-server test-node test-browser test-js-beside test-browser-alone server-bin corpus-bin wasm bench bench-native bench-node bench-levels bench-server bench-compare bench-editor fuzz fuzz-smoke fuzz-beside clean
 
 help:
 	@echo "make demo          build the WASM package and serve the editor on http://127.0.0.1:$(PORT)/www/"
@@ -13,6 +13,7 @@ help:
 	@echo "make serve         the server on the embedded storefront config, a test key printed:"
 	@echo "                   API http://127.0.0.1:$(SERVE_PORT)/v1/nudges/preview, admin http://127.0.0.1:$(ADMIN_PORT)"
 	@echo "make test          every test (installs what it needs: scripts/setup.sh)"
+	@echo "make screenshots   the docs' pictures (www/screenshots/, docs/img/) taken again by the browser tests"
 	@echo "make wasm          build pkg/wasm/ (scripts/build-wasm.sh)"
 	@echo "make bench         criterion + Node benchmarks, one table of figures and ratios"
 	@echo "make bench-levels  WASM size and speed at each opt-level (the build profile's choice)"
@@ -34,6 +35,17 @@ shop:
 serve:
 	cargo run --release -p nudge-rules-server -- --demo \
 	  --listen 127.0.0.1:$(SERVE_PORT) --admin-listen 127.0.0.1:$(ADMIN_PORT)
+
+# The docs' pictures: the browser tests write their screenshots into the ignored target/screenshots/
+# (so that a test run leaves the tree clean: www/ for www/screenshots/, docs/ for docs/img/); this
+# runs the suites that take them and copies them into the tracked folders.
+SHOT_SUITES := pkg/test/storefront-shop.test.mjs $(shell grep -l -F shot www/test/*.test.mjs)
+screenshots: wasm server-bin
+	rm -rf target/screenshots
+	node --test --test-concurrency=1 $(SHOT_SUITES)
+	cp target/screenshots/www/*.png www/screenshots/
+	cp target/screenshots/docs/*.png docs/img/
+	git status --short www/screenshots docs/img
 
 # Suites side by side where none measures time: the server's (schemathesis, mostly one Python
 # process) and, as soon as the WASM package and the server binary exist, Node's and then the

@@ -7,18 +7,8 @@ import { NudgeEngine as GeneratedEngine } from './wasm/nudge_rules.js';
 import * as asCode from './wasm/config-as-code/nudge_rules.js';
 
 // The engine judges the hosts of absolute page URLs with the platform's WHATWG URL parser
-// (`URL.canParse`, src/host.rs). Where a browser or Node predates it (Chrome 120, Firefox 115,
-// Safari 17, Node 18.17), the same verdict through the `URL` constructor.
-if (typeof URL.canParse !== 'function') {
-  URL.canParse = (url, base) => {
-    try {
-      new URL(url, base);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-}
+// (`URL.canParse`, or `new URL` where a browser or Node predates it; src/host.rs), read from the
+// platform, never written to it: importing the package changes none of the page's globals.
 
 export {
   default,

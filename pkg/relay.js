@@ -95,7 +95,7 @@ export function createRelay(options) {
     }
   };
   try {
-    return makeRelay(o, report);
+    return openRelay(o, checked(o, report), report);
   } catch (e) {
     report(new RelayError('config', `nudge-rules/relay: ${e instanceof Error ? e.message : String(e)}; the relay is disabled`));
     return disabledRelay(report);
@@ -134,7 +134,12 @@ function disabledRelay(report) {
   };
 }
 
-function makeRelay(o, report) {
+/**
+ * Checks createRelay's options: throws for a bad endpoint or key (the relay is then disabled);
+ * returns the visitor id, undefined when there is none or it is malformed (reported: the events
+ * still count, only the visitor link is lost, docs/contract/caps.md).
+ */
+function checked(o, report) {
   if (typeof o.endpoint !== 'string' || o.endpoint === '') {
     throw new TypeError('endpoint must be the URL of POST /v1/events');
   }
@@ -144,18 +149,27 @@ function makeRelay(o, report) {
     }
     throw new TypeError('siteKey must be a publishable key: pk_live_ or pk_test_ and at least 16 letters or digits');
   }
+  if (o.visitorId === undefined || o.visitorId === null) return undefined;
+  if (typeof o.visitorId === 'string' && VISITOR_ID.test(o.visitorId)) return o.visitorId;
+  report(new RelayError('config', `nudge-rules/relay: visitorId must be vis_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(String(o.visitorId)).slice(0, 80)}; events are sent without visitor_id`));
+  return undefined;
+}
+
+/**
+ * The relay for options already checked as createRelay checks them (a non-empty endpoint, a
+ * publishable key) and the visitor id `visitorId` (valid, or undefined), the other options as
+ * createRelay takes them (`o.visitorId` and `o.onError` are not read); what it has to say goes to
+ * `report`, which must not throw. For callers that check their own options
+ * (the storefront runtime, pkg/storefront.js): its bundle then leaves createRelay's checks out.
+ * Not part of the documented API (relay.d.ts).
+ * @param {import('./relay.d.ts').RelayOptions} o
+ * @param {string | undefined} visitorId
+ * @param {(error: RelayError) => void} report
+ * @returns {import('./relay.d.ts').Relay}
+ */
+export function openRelay(o, visitorId, report) {
   const endpoint = o.endpoint;
   const siteKey = o.siteKey;
-  // docs/contract/caps.md: the visitor's id on every event; a malformed one is reported and left out (the
-  // events still count, only the visitor link is lost), never a disabled relay.
-  let visitorId;
-  if (o.visitorId !== undefined && o.visitorId !== null) {
-    if (typeof o.visitorId === 'string' && VISITOR_ID.test(o.visitorId)) {
-      visitorId = o.visitorId;
-    } else {
-      report(new RelayError('config', `nudge-rules/relay: visitorId must be vis_ followed by 1 to 64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(String(o.visitorId)).slice(0, 80)}; events are sent without visitor_id`));
-    }
-  }
   const int = (value, fallback, min, max) => {
     const n = value === undefined ? fallback : Number(value);
     if (!Number.isFinite(n)) return fallback;
@@ -165,15 +179,18 @@ function makeRelay(o, report) {
   const maxBatch = int(o.maxBatch, 100, 1, MAX_BATCH);
   const maxQueue = int(o.maxQueue, 5000, 1, 1_000_000);
   const sessionTimeoutMs = int(o.sessionTimeoutMs, 30 * 60_000, 1, MAX_SESSION_AGE_MS);
-  const fetchFn = typeof o.fetch === 'function' ? o.fetch : globalThis.fetch?.bind(globalThis);
-  const now = typeof o.now === 'function' ? o.now : () => Date.now();
-  const random = typeof o.random === 'function' ? o.random : Math.random;
+  // The environment's functions and page, unless the options give others (tests, Node).
+  const given = (name, fallback) => (typeof o[name] === 'function' ? o[name] : fallback());
+  const fetchFn = given('fetch', () => globalThis.fetch?.bind(globalThis));
+  const now = given('now', () => () => Date.now());
+  const random = given('random', () => Math.random);
   const storage = o.storage && typeof o.storage.getItem === 'function' ? o.storage : null;
-  const setTimer = typeof o.setTimeout === 'function' ? o.setTimeout : globalThis.setTimeout.bind(globalThis);
-  const clearTimer = typeof o.clearTimeout === 'function' ? o.clearTimeout : globalThis.clearTimeout.bind(globalThis);
-  const nav = o.navigator !== undefined ? o.navigator : globalThis.navigator;
-  const doc = o.document !== undefined ? o.document : globalThis.document;
-  const win = o.window !== undefined ? o.window : globalThis.window;
+  const setTimer = given('setTimeout', () => globalThis.setTimeout.bind(globalThis));
+  const clearTimer = given('clearTimeout', () => globalThis.clearTimeout.bind(globalThis));
+  const page = (name) => (o[name] !== undefined ? o[name] : globalThis[name]);
+  const nav = page('navigator');
+  const doc = page('document');
+  const win = page('window');
 
   /** @type {object[]} */
   let queue = [];

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks that no modules of src/ (and of server/src/) depend on each other in a cycle, at every
 level of folders, and that no file of either is longer than 700 lines; in server/src/, also that
-no top-level module names one on its own floor or a floor above (FLOORS).
+no top-level module names one on its own floor or a floor above (FLOORS). The JavaScript trees
+(JS_TREES: the npm package's pkg/ and the editor's www/src/) are held to the same two rules, by
+their ES module imports (see `check_js_tree`).
 
 src/ holds two crates: the library (root src/lib.rs) and the program (src/bin/nudge-rules/, root
 main.rs). Each is checked on its own: a `crate::` path resolves within the crate of the file
@@ -19,7 +21,7 @@ file, and files named tests.rs) may use anything and are not read. The script fa
 cycle it finds, printing it.
 
     scripts/check-modules.py          check (make lint)
-    scripts/check-modules.py --dot    print every folder's graph in Graphviz dot form
+    scripts/check-modules.py --dot    print every folder's graph of the crates in Graphviz dot form
 """
 import re
 import sys
@@ -271,11 +273,82 @@ def check_tree(tree: Path, dot: bool) -> bool:
     return True
 
 
+# The JavaScript trees, each with the folders in it that are not its source: generated code (the
+# WASM glue, the bundle) and tests (like the crates' test modules, they may be long).
+JS_TREES = {
+    REPO / "pkg": {"wasm", "dist", "test", "node_modules"},
+    REPO / "www" / "src": set(),
+}
+JS_MAX_LINES = 700
+JS_SUFFIXES = {".js", ".mjs"}
+# A static import or re-export (`import x from './a.js'`, `import './a.js'`, `export { y } from
+# './b.js'`, across lines too) or a dynamic `import('./c.js')`: the module specifier.
+JS_IMPORT = re.compile(
+    r"""(?:^|[;\n])\s*(?:import|export)\b[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1"""
+    r"""|(?:^|[;\n])\s*import\s*(['"])([^'"]+)\3"""
+    r"""|\bimport\(\s*(['"])([^'"]+)\5\s*\)"""
+)
+# Comment lines (`// ...`, and the ` * ...` lines of a block comment): examples in them are no imports.
+JS_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*).*$", re.M)
+
+
+def js_files(tree: Path) -> list[Path]:
+    """The source files of a JavaScript tree, without its generated and test folders."""
+    skip = JS_TREES[tree]
+    return sorted(
+        p for p in tree.rglob("*")
+        if p.suffix in JS_SUFFIXES and p.is_file() and not (set(p.relative_to(tree).parts[:-1]) & skip)
+    )
+
+
+def js_imports(path: Path) -> set[Path]:
+    """The files a module imports by a relative specifier (`./x.js`, `../y/z.js`), resolved; bare
+    specifiers (packages) are not files of the tree."""
+    text = JS_COMMENT_LINE.sub("", path.read_text(encoding="utf-8"))
+    out = set()
+    for m in JS_IMPORT.finditer(text):
+        spec = m.group(2) or m.group(4) or m.group(6)
+        if spec.startswith("./") or spec.startswith("../"):
+            out.add((path.parent / spec).resolve())
+    return out
+
+
+def check_js_tree(tree: Path) -> bool:
+    """Checks one JavaScript tree: no source file over JS_MAX_LINES lines, and no cycle among its
+    files through their ES module imports (an import of a file outside the tree, such as www/src/'s
+    of pkg/'s renderer, or of a generated one, is no edge). Prints its summary or what failed."""
+    name = str(tree.relative_to(REPO)) + "/"
+    files = js_files(tree)
+    known = {p.resolve(): str(p.relative_to(tree)) for p in files}
+    edges = {known[p.resolve()]: {known[t] for t in js_imports(p) if t in known} for p in files}
+    failed = False
+    for path in files:
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > JS_MAX_LINES:
+            print(f"{path.relative_to(REPO)}: {lines} lines, more than {JS_MAX_LINES}", file=sys.stderr)
+            failed = True
+    cycle = find_cycle(edges)
+    if cycle:
+        print(f"import cycle in {name}: " + " -> ".join(cycle), file=sys.stderr)
+        failed = True
+    if failed:
+        return False
+    folders = len({p.parent for p in files})
+    imports = sum(len(t) for t in edges.values())
+    print(
+        f"{name}: {len(files)} ES modules in {folders} folder{'s' if folders != 1 else ''}, {imports} imports among them, "
+        f"no import cycle, no file over {JS_MAX_LINES} lines"
+    )
+    return True
+
+
 def main() -> int:
     dot = "--dot" in sys.argv
     if dot:
         print("digraph modules {")
     ok = all([check_tree(tree, dot) for tree in TREES])
+    if not dot:
+        ok = all([check_js_tree(tree) for tree in JS_TREES]) and ok
     if dot:
         print("}")
     return 0 if ok else 1

@@ -4,10 +4,9 @@
 //!
 //! The port and an empty host are checked here, with messages that say what is wrong; the rest is
 //! the WHATWG parser's verdict: natively the `url` crate (feature `url`, on by default), in the
-//! WASM package the platform's own `URL`, which the facade registers when the module starts
-//! (`use_whatwg_parser`; this module has no platform code) and which keeps `url` and its IDNA
-//! tables out of the `.wasm`. The messages do not depend on which parser ran, so native and WASM answers are
-//! byte for byte alike (pkg/test/parity.test.mjs).
+//! WASM package the platform's own `URL` (`platform`, below), which keeps `url` and its IDNA
+//! tables out of the `.wasm`. The messages do not depend on which parser ran, so native and WASM
+//! answers are byte for byte alike (pkg/test/parity.test.mjs).
 
 #[cfg(not(any(feature = "url", feature = "wasm")))]
 compile_error!(
@@ -66,22 +65,41 @@ fn whatwg_accepts(url: &str) -> bool {
     url::Url::parse(url).is_ok()
 }
 
-/// The platform's WHATWG URL parser, registered by the WASM facade when its module starts.
+/// The platform's WHATWG URL parser, for builds without the `url` feature (the WASM package).
+///
+/// Read from the page's `URL`, never written to it: the storefront runtime is a guest on a
+/// shop's page and writes none of its globals (docs/contract/storefront.md). `URL.canParse` where
+/// the platform has it; where it predates it (Chrome 120, Firefox 115, Safari 17, Node 18.17),
+/// whether `new URL(url)` succeeds, the same verdict.
 #[cfg(not(feature = "url"))]
-static WHATWG_PARSER: std::sync::OnceLock<fn(&str) -> bool> = std::sync::OnceLock::new();
+mod platform {
+    use wasm_bindgen::prelude::*;
 
-/// Registers the platform's WHATWG URL parser (`URL.canParse` in JS), for builds without the
-/// `url` feature. Only the first registration counts.
-#[cfg(not(feature = "url"))]
-pub(crate) fn use_whatwg_parser(accepts: fn(&str) -> bool) {
-    let _ = WHATWG_PARSER.set(accepts);
+    #[wasm_bindgen]
+    extern "C" {
+        /// The platform's `URL` class.
+        #[wasm_bindgen(js_name = URL)]
+        type PlatformUrl;
+
+        /// `URL.canParse(url)`; an error where the platform has no `URL.canParse`.
+        #[wasm_bindgen(catch, static_method_of = PlatformUrl, js_class = "URL", js_name = canParse)]
+        fn can_parse(url: &str) -> Result<bool, JsValue>;
+
+        /// `new URL(url)`; an error where the parser rejects `url`.
+        #[wasm_bindgen(catch, constructor, js_class = "URL")]
+        fn new(url: &str) -> Result<PlatformUrl, JsValue>;
+    }
+
+    /// Whether the platform's WHATWG URL parser accepts the absolute URL `url`.
+    pub(super) fn accepts(url: &str) -> bool {
+        PlatformUrl::can_parse(url).unwrap_or_else(|_| PlatformUrl::new(url).is_ok())
+    }
 }
 
-/// The WHATWG URL parser's verdict on an absolute URL: the registered platform parser (none
-/// registered: no absolute URL is accepted, which fails closed).
+/// The WHATWG URL parser's verdict on an absolute URL: the platform's `URL`.
 #[cfg(not(feature = "url"))]
 fn whatwg_accepts(url: &str) -> bool {
-    WHATWG_PARSER.get().is_some_and(|accepts| accepts(url))
+    platform::accepts(url)
 }
 
 #[cfg(test)]

@@ -42,21 +42,6 @@ use crate::request::SessionState;
 use page_urls::{PageUrl, PageUrls};
 use result::ResultObjects;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `URL.canParse(url)`: the platform's WHATWG URL parser (pkg/index.js adds it where a browser
-    /// lacks it), which judges the hosts of absolute page URLs in the WASM package (`host.rs`).
-    #[wasm_bindgen(js_namespace = URL, js_name = canParse)]
-    fn url_can_parse(url: &str) -> bool;
-}
-
-/// Runs when the module is instantiated: hands the platform's URL parser to the engine.
-#[cfg(not(feature = "url"))]
-#[wasm_bindgen(start)]
-fn start() {
-    crate::host::use_whatwg_parser(url_can_parse);
-}
-
 /// A value as a plain JS value: objects as plain objects (not `Map`s), `None` as `null`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value

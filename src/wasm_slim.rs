@@ -23,19 +23,9 @@ use crate::request::SessionState;
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-#[wasm_bindgen]
-extern "C" {
-    /// `URL.canParse(url)`: the platform's WHATWG URL parser (the runtime adds it where a browser
-    /// lacks it), which judges the hosts of absolute page URLs (`host.rs`).
-    #[wasm_bindgen(js_namespace = URL, js_name = canParse)]
-    fn url_can_parse(url: &str) -> bool;
-}
-
-/// Runs when the module is instantiated: hands the platform's URL parser and NFKC to the engine.
+/// Runs when the module is instantiated: hands the platform's NFKC and lowercasing to the engine.
 #[wasm_bindgen(start)]
 fn start() {
-    #[cfg(not(feature = "url"))]
-    crate::host::use_whatwg_parser(url_can_parse);
     #[cfg(target_arch = "wasm32")]
     crate::normalize::use_platform_unicode(crate::normalize::PlatformUnicode {
         nfkc: |text| String::from(js_sys::JsString::from(text).normalize("NFKC")),

@@ -7,7 +7,7 @@
 // such a rule, never for a held-out visitor (NUDGE_HELD_OUT instead); outcomes come back; the
 // session read back has its pages, intent, nudges, outcomes and influenced_conversion; a newly
 // published version reaches an open page at its next config refresh; axe-core finds no serious or
-// critical violation for each kind at 1440 and 390 px (screenshots in docs/img/); the config
+// critical violation for each kind at 1440 and 390 px (screenshots for docs/img/); the config
 // endpoint down, the relay refusing, a damaged cached config and a shop CSS hiding everything
 // leave the shop working, onError told, nothing thrown.
 //
@@ -28,7 +28,8 @@ import { startShop } from '../../examples/shop/serve.mjs';
 import { freePort, readSession, startServer } from './server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const IMG = join(ROOT, 'docs', 'img');
+// Screenshots go to the ignored target/screenshots/docs/; `make screenshots` copies them to docs/img/.
+const IMG = join(ROOT, 'target', 'screenshots', 'docs');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PK = 'pk_test_storefrontShopKey001';
 const SK = 'sk_test_storefrontShopKey001';

@@ -1,6 +1,8 @@
 // The mock storefront: a small fake shop page, chosen by the normalized path, with the nudge
-// drawn on it the way a visitor would see it.
+// drawn on it by the storefront runtime's own renderer (pkg/storefront/ui.js, in its Shadow DOM),
+// so that the preview is what a shopper sees and cannot drift from it.
 
+import { renderNudge } from '../../pkg/storefront/ui.js';
 import { esc } from './util.js';
 
 /** The storefront's pages, offered in the page picker. */
@@ -87,23 +89,11 @@ function pageBody(path) {
   }
 }
 
-/** The nudge overlay, as a visitor sees it. */
-function nudgeMarkup(nudge) {
-  const msg = esc(nudge.message);
-  const cta = esc(nudge.cta);
-  switch (nudge.type) {
-    case 'chat_bubble':
-      return `<div class="nudge nudge-chat" data-type="chat_bubble" role="dialog" aria-label="Chat bubble"><div class="nudge-chat-card"><div class="nudge-chat-head"><span class="nudge-avatar" aria-hidden="true">LL</span><span><b>${esc(SHOP)}</b><small>Typically replies in 2 min</small></span></div><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button></div><div class="nudge-launcher" aria-hidden="true"><svg width="22" height="22" viewBox="0 0 16 16"><path fill="#fff" d="M2 3.5A1.5 1.5 0 0 1 3.5 2h9A1.5 1.5 0 0 1 14 3.5v6a1.5 1.5 0 0 1-1.5 1.5H7l-3.2 2.6c-.3.3-.8 0-.8-.4V11A1.5 1.5 0 0 1 2 9.5z"/></svg></div></div>`;
-    case 'toast':
-      return `<div class="nudge nudge-toast" data-type="toast" role="status" aria-label="Toast"><span class="nudge-toast-icon" aria-hidden="true">%</span><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><span class="nudge-close" aria-hidden="true">×</span></div>`;
-    case 'exit_modal':
-      return `<div class="nudge nudge-exit" data-type="exit_modal" role="dialog" aria-label="Exit modal"><div class="nudge-backdrop"></div><div class="nudge-modal"><span class="nudge-close" aria-hidden="true">×</span><div class="nudge-modal-kicker">Wait a moment</div><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><div class="nudge-dismiss">No thanks</div></div></div>`;
-    case 'sticky_bar':
-      return `<div class="nudge nudge-bar" data-type="sticky_bar" role="status" aria-label="Sticky bar"><p class="nudge-message">${msg}</p><button type="button" class="nudge-cta" tabindex="-1">${cta}</button><span class="nudge-close" aria-hidden="true">×</span></div>`;
-    default:
-      return '';
-  }
-}
+/** What the preview's nudge does when used: nothing (it is a picture, inert). */
+const PICTURE = { onCta: () => {}, onDismiss: () => {} };
+
+/** Whether the runtime draws the nudge's CTA as a link (cta_url) rather than a button. */
+const kindOf = (nudge) => `${nudge.type}${nudge.type !== 'chat_bubble' && typeof nudge.cta_url === 'string' && nudge.cta_url !== '' ? ':link' : ''}`;
 
 export class StorefrontView {
   constructor(root) {
@@ -112,7 +102,8 @@ export class StorefrontView {
     this.page = root.querySelector('.sf-page');
     this.overlay = root.querySelector('.sf-overlay');
     this.pageKey = undefined;
-    this.nudgeType = undefined;
+    this.nudgeKind = undefined;
+    this.drawn = null; // the runtime's nudge: { update(nudge), remove() }
   }
 
   /**
@@ -128,16 +119,21 @@ export class StorefrontView {
     }
     // A new nudge type enters with its animation; a changed message or button text (typing in
     // the editor) is put into the nudge already shown, so it does not replay its entrance.
-    const type = nudge ? nudge.type : '';
-    if (type !== this.nudgeType) {
-      this.nudgeType = type;
-      this.overlay.innerHTML = nudge ? nudgeMarkup(nudge) : '';
+    const kind = nudge ? kindOf(nudge) : '';
+    if (kind !== this.nudgeKind) {
+      this.nudgeKind = kind;
+      this.drawn?.remove();
+      this.drawn = null;
+      if (nudge) {
+        try {
+          this.drawn = renderNudge(document, nudge, PICTURE, { into: this.overlay, picture: true });
+        } catch {
+          this.drawn = null; // a type the runtime does not draw: no picture
+        }
+      }
       this.root.dataset.nudge = nudge ? nudge.type : 'none';
     } else if (nudge) {
-      const message = this.overlay.querySelector('.nudge-message');
-      const cta = this.overlay.querySelector('.nudge-cta');
-      if (message && message.textContent !== nudge.message) message.textContent = nudge.message;
-      if (cta && cta.textContent !== nudge.cta) cta.textContent = nudge.cta;
+      this.drawn?.update(nudge);
     }
   }
 }

@@ -42,7 +42,7 @@ describe('the editor', () => {
     assert.equal(body.data.would_fire, true);
     assert.equal(body.data.nudge.type, 'chat_bubble');
     assert.equal(await page.locator('#storefront').getAttribute('data-nudge'), 'chat_bubble');
-    await assert.doesNotReject(page.locator('#storefront .nudge-message', { hasText: 'Not sure about the fit?' }).waitFor());
+    await assert.doesNotReject(page.locator('#storefront .msg', { hasText: 'Not sure about the fit?' }).waitFor());
     await assert.doesNotReject(page.locator('#config-status', { hasText: 'Valid' }).waitFor());
     await shot('01-chat-bubble');
   });

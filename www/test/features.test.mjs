@@ -53,7 +53,7 @@ describe('the visual rule editor', () => {
     const text = await configText(page);
     assert.equal(text, STOREFRONT.replace('Not sure about the fit? Ask a stylist.', 'Find your size with a stylist.'));
     await setState(page, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
-    assert.equal(await page.locator('#storefront .nudge-message').innerText(), 'Find your size with a stylist.');
+    assert.equal(await page.locator('#storefront .msg').innerText(), 'Find your size with a stylist.');
     await card('sizing-help').scrollIntoViewIfNeeded();
     await shot(page, '10-rule-editor');
   });
@@ -303,7 +303,7 @@ describe('phones (390 px)', () => {
     await setState(phone, { url: '/products/linen-shirt', intent: 82, idle: 9000 });
     const m = await phone.evaluate(() => {
       const sf = document.querySelector('#storefront .sf-viewport').getBoundingClientRect();
-      const nudge = document.querySelector('#storefront .nudge-chat-card').getBoundingClientRect();
+      const nudge = document.querySelector('#storefront [data-nudge-rules]').shadowRoot.querySelector('.bubble').getBoundingClientRect();
       return { width: document.scrollingElement.scrollWidth, sf: [sf.left, sf.right], nudge: [nudge.left, nudge.right] };
     });
     assert.ok(m.width <= 390, `page ${m.width} px wide`);
@@ -313,9 +313,10 @@ describe('phones (390 px)', () => {
     await shot(phone, 'phone-02-chat-bubble');
     await setState(phone, { intent: 95, idle: 25000 });
     const modal = await phone.evaluate(() => {
-      for (const a of document.getAnimations()) a.finish();
+      const drawn = document.querySelector('#storefront [data-nudge-rules]').shadowRoot;
+      for (const a of [...document.getAnimations(), ...drawn.getAnimations()]) a.finish();
       const sf = document.querySelector('#storefront .sf-viewport').getBoundingClientRect();
-      const box = document.querySelector('#storefront .nudge-modal').getBoundingClientRect();
+      const box = drawn.querySelector('.modal').getBoundingClientRect();
       return { sfBottom: sf.bottom, bottom: box.bottom, width: box.width, sfWidth: sf.width };
     });
     assert.ok(Math.abs(modal.bottom - modal.sfBottom) <= 2 && modal.width >= modal.sfWidth - 2, JSON.stringify(modal));

@@ -204,7 +204,7 @@ describe('issue 15 findings', () => {
       assert.ok(cards <= 1, `${cards} Why cards remade for one keystroke`);
       assert.equal(draws, 0, 'the map was redrawn for a keystroke that does not change it');
     }
-    assert.match(await page.locator('#storefront .nudge-message').innerText(), /Message 199abc/);
+    assert.match(await page.locator('#storefront .msg').innerText(), /Message 199abc/);
     await page.close();
   });
 
@@ -298,7 +298,7 @@ describe('issue 15 findings', () => {
       el.dataset.marked = 'yes';
     });
     await setConfig(page, STOREFRONT.replace('Not sure about the fit? Ask a stylist.', 'Need a hand with sizing?'));
-    const m = await page.locator('#storefront .nudge').evaluate((el) => ({ marked: el.dataset.marked, text: el.querySelector('.nudge-message').textContent }));
+    const m = await page.locator('#storefront .nudge').evaluate((el) => ({ marked: el.dataset.marked, text: el.querySelector('.msg').textContent }));
     assert.deepEqual(m, { marked: 'yes', text: 'Need a hand with sizing?' });
     await page.close();
   });

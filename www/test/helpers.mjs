@@ -7,14 +7,19 @@
 // 41c73c2 to show that they fail there. The helpers below work with both editors.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
 import { build } from '../build.mjs';
 import { REPO_ROOT, serve as serveHere } from './server.mjs';
 
-export const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
+// Screenshots go to the ignored target/screenshots/ (a test run leaves the tree clean): www/ for the
+// editor's (docs/EDITOR.md shows them from www/screenshots/), docs/ for docs/img/'s; `make
+// screenshots` takes them and copies them into those tracked folders.
+export const SHOTS = join(REPO_ROOT, 'target', 'screenshots', 'www');
+export const DOC_IMAGES = join(REPO_ROOT, 'target', 'screenshots', 'docs');
+mkdirSync(SHOTS, { recursive: true });
+mkdirSync(DOC_IMAGES, { recursive: true });
 export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
 export const ROOT = process.env.NUDGE_DEMO_ROOT || REPO_ROOT;

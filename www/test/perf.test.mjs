@@ -104,7 +104,7 @@ for (const [n, view, panels] of CASES) {
       typed += ch;
       const expected = `Not sure about the fit? Ask a stylist${typed}.`;
       const waiting = page.evaluate((want) => new Promise((resolve) => {
-        const msg = () => document.querySelector('#storefront .nudge-message')?.textContent;
+        const msg = () => document.querySelector('#storefront [data-nudge-rules]')?.shadowRoot?.querySelector('.msg')?.textContent;
         const done = () => requestAnimationFrame(() => resolve(performance.now() - window.perf.down));
         if (msg() === want) return done();
         const mo = new MutationObserver(() => {
@@ -114,6 +114,8 @@ for (const [n, view, panels] of CASES) {
           }
         });
         mo.observe(document.querySelector('#storefront'), { subtree: true, characterData: true, childList: true });
+        const drawn = document.querySelector('#storefront [data-nudge-rules]')?.shadowRoot;
+        if (drawn) mo.observe(drawn, { subtree: true, characterData: true, childList: true });
         setTimeout(() => resolve(null), 5000);
       }), expected);
       await page.keyboard.type(ch);

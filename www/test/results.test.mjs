@@ -28,9 +28,8 @@ import { after, before, test } from 'node:test';
 
 import { chromium } from 'playwright-core';
 
-import { ARGS, launch, settled } from './helpers.mjs';
+import { ARGS, DOC_IMAGES, launch, settled } from './helpers.mjs';
 import { BINARY, api, sha, startServer } from './nudge-server.mjs';
-import { REPO_ROOT } from './server.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DEMO_SK = 'sk_test_nudgeRulesDemoKey0001';
@@ -38,7 +37,7 @@ const EMPTY_SK = 'sk_test_resultsEmptySiteKey01';
 /** The origin the demo server's CORS allows (`make demo`'s editor). */
 const EDITOR_ORIGIN = 'http://127.0.0.1:8000';
 const DAY = 86_400_000;
-const IMG = path.join(REPO_ROOT, 'docs/img');
+const IMG = DOC_IMAGES;
 
 let env;
 let browser;

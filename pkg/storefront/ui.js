@@ -1,38 +1,38 @@
-// The four nudges of the storefront runtime (docs/contract/storefront.md), each in a Shadow DOM so that the shop's
-// CSS and the nudge's never mix: chat_bubble (a card in the corner), toast (a card,
-// role="status"), exit_modal (a dialog: focus moved in and trapped, Escape closes it, focus
-// returned), sticky_bar (a bar over the page's bottom edge). Every nudge is position: fixed, so
-// nothing of the shop moves. Colours, fonts and corners are CSS custom properties a shop may set
-// (on :root or any ancestor of <body>): docs/STOREFRONT.md, "Theming".
+// The four nudges of the storefront runtime (docs/contract/storefront.md), each in a Shadow DOM so
+// that the shop's CSS and the nudge's never mix: chat_bubble (a card in the corner), toast (a
+// card, role="status"), exit_modal (a dialog: focus moved in and trapped, Escape closes it, focus
+// returned; a sheet along the bottom edge on screens up to 480 px wide), sticky_bar (a bar over
+// the page's bottom edge). Every nudge is position: fixed, so nothing of the shop moves. Colours,
+// fonts and corners are CSS custom properties a shop may set (on :root or any ancestor of
+// <body>): docs/STOREFRONT.md, "Theming". The editor draws its preview with this same renderer
+// (www/src/storefront.js, as a picture: `{ into, picture: true }`), so the two cannot drift.
 
-/** The custom properties a shop may set, with their defaults. */
-export const THEME_DEFAULTS = Object.freeze({
-  '--nudge-font': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-  '--nudge-font-size': '15px',
-  '--nudge-bg': '#ffffff',
-  '--nudge-fg': '#1b1b1f',
-  '--nudge-muted': '#4a4a55',
-  '--nudge-accent': '#1f4fd1',
-  '--nudge-accent-fg': '#ffffff',
-  '--nudge-radius': '12px',
-  '--nudge-shadow': '0 8px 28px rgba(0, 0, 0, 0.18)',
-  '--nudge-backdrop': 'rgba(10, 10, 20, 0.55)',
-  '--nudge-focus': '#1f4fd1',
-  '--nudge-z': '2147483000',
-});
-
-const v = (name) => `var(${name}, ${THEME_DEFAULTS[name]})`;
-
+// The shop's custom properties (docs/STOREFRONT.md, "Theming"), each with its default, read once
+// on the host into the sheet's own names (--font, --accent, ...).
 const CSS = `
-:host { all: initial; }
+:host {
+  all: initial;
+  --font: var(--nudge-font, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
+  --font-size: var(--nudge-font-size, 15px);
+  --bg: var(--nudge-bg, #ffffff);
+  --fg: var(--nudge-fg, #1b1b1f);
+  --muted: var(--nudge-muted, #4a4a55);
+  --accent: var(--nudge-accent, #1f4fd1);
+  --accent-fg: var(--nudge-accent-fg, #ffffff);
+  --radius: var(--nudge-radius, 12px);
+  --shadow: var(--nudge-shadow, 0 8px 28px rgba(0, 0, 0, 0.18));
+  --backdrop: var(--nudge-backdrop, rgba(10, 10, 20, 0.55));
+  --focus: var(--nudge-focus, #1f4fd1);
+  --z: var(--nudge-z, 2147483000);
+}
 * { box-sizing: border-box; }
 .nudge {
-  position: fixed; z-index: ${v('--nudge-z')};
-  font-family: ${v('--nudge-font')}; font-size: ${v('--nudge-font-size')}; line-height: 1.45;
-  color: ${v('--nudge-fg')}; background: ${v('--nudge-bg')};
-  border-radius: ${v('--nudge-radius')}; box-shadow: ${v('--nudge-shadow')};
+  position: fixed; z-index: var(--z);
+  font-family: var(--font); font-size: var(--font-size); line-height: 1.45;
+  color: var(--fg); background: var(--bg);
+  border-radius: var(--radius); box-shadow: var(--shadow);
   display: flex; flex-direction: column; gap: 10px; padding: 16px 16px 14px;
-  max-width: calc(100vw - 24px);
+  max-width: calc(100% - 24px);
   animation: nudge-in 180ms ease-out;
 }
 .msg { margin: 0; padding-right: 36px; overflow-wrap: anywhere; }
@@ -40,24 +40,24 @@ const CSS = `
 .cta {
   font: inherit; font-weight: 600; cursor: pointer; text-decoration: none;
   display: inline-flex; align-items: center; justify-content: center;
-  min-height: 44px; padding: 8px 18px; border: 0; border-radius: calc(${v('--nudge-radius')} - 4px);
-  color: ${v('--nudge-accent-fg')}; background: ${v('--nudge-accent')};
+  min-height: 44px; padding: 8px 18px; border: 0; border-radius: calc(var(--radius) - 4px);
+  color: var(--accent-fg); background: var(--accent);
 }
 .cta:hover { filter: brightness(1.08); }
 .close {
   position: absolute; top: 6px; right: 6px; width: 36px; height: 36px;
   display: inline-flex; align-items: center; justify-content: center;
   font: inherit; font-size: 22px; line-height: 1; cursor: pointer;
-  color: ${v('--nudge-muted')}; background: transparent; border: 0; border-radius: 50%;
+  color: var(--muted); background: transparent; border: 0; border-radius: 50%;
 }
 .close:hover { background: rgba(0, 0, 0, 0.06); }
 .cta:focus-visible, .close:focus-visible {
-  outline: 3px solid ${v('--nudge-focus')}; outline-offset: 2px;
+  outline: 3px solid var(--focus); outline-offset: 2px;
 }
 .bubble { right: 12px; bottom: 12px; width: 340px; }
 .bubble .badge {
   width: 36px; height: 36px; border-radius: 50%; flex: none;
-  background: ${v('--nudge-accent')}; color: ${v('--nudge-accent-fg')};
+  background: var(--accent); color: var(--accent-fg);
   display: inline-flex; align-items: center; justify-content: center; font-size: 18px;
 }
 .bubble .head { display: flex; gap: 10px; align-items: flex-start; padding-right: 36px; }
@@ -71,7 +71,7 @@ const CSS = `
 .bar .msg { padding-right: 0; }
 .bar .close { top: 50%; transform: translateY(-50%); }
 .backdrop {
-  position: fixed; inset: 0; z-index: ${v('--nudge-z')}; background: ${v('--nudge-backdrop')};
+  position: fixed; inset: 0; z-index: var(--z); background: var(--backdrop);
   animation: nudge-fade 180ms ease-out;
 }
 .modal {
@@ -88,7 +88,10 @@ const CSS = `
 }
 @media (max-width: 480px) {
   .bubble, .toast { left: 8px; right: 8px; bottom: 8px; width: auto; }
-  .modal { width: calc(100vw - 24px); padding: 24px 16px 16px; }
+  .modal {
+    left: 0; right: 0; top: auto; bottom: 0; transform: none; width: auto; max-width: none;
+    border-radius: var(--radius) var(--radius) 0 0; padding: 24px 16px 16px;
+  }
 }
 `;
 
@@ -97,11 +100,8 @@ const CSS = `
  * 'unsafe-inline', unlike a style attribute) and `!important`: a zero-size fixed box that the
  * shop's CSS cannot hide or move.
  */
-const HOST_STYLE = [
-  ['display', 'block'], ['position', 'fixed'], ['top', '0'], ['left', '0'],
-  ['width', '0'], ['height', '0'], ['overflow', 'visible'], ['visibility', 'visible'],
-  ['opacity', '1'], ['transform', 'none'], ['z-index', '2147483000'], ['pointer-events', 'auto'],
-];
+const HOST_STYLE = 'display:block;position:fixed;top:0;left:0;width:0;height:0;overflow:visible;visibility:visible;'
+  + 'opacity:1;transform:none;z-index:2147483000;pointer-events:auto';
 
 /** One constructed style sheet per document (not subject to CSP style-src); <style> otherwise. */
 const sheets = new WeakMap();
@@ -126,25 +126,30 @@ function styleInto(doc, root) {
   root.append(style);
 }
 
-const LABELS = {
-  chat_bubble: 'Chat',
-  toast: 'Notification',
-  exit_modal: 'Before you go',
-  sticky_bar: 'Announcement',
-};
-
 let counter = 0;
 
 /**
- * Draws `nudge` and returns `{ remove(), host, visible() }`.
+ * Draws `nudge` and returns `{ host, visible(), update(nudge), remove() }`: `update` puts another
+ * message, CTA text and link into the nudge drawn (same type and kind of CTA), without replaying
+ * its entrance.
+ *
+ * Options (the editor's preview): `into`, the element the nudge goes in (default: the body); an
+ * ancestor of it that is a containing block for fixed boxes (`contain: layout`, a transform)
+ * places the nudge in it instead of the viewport. `picture`: a picture of the nudge, not a nudge
+ * to use: inert (nothing in it is focusable or clickable), focus neither moved in nor trapped.
  * @param {Document} doc
  * @param {{ type: string, message: string, cta: string, cta_url?: string | null }} nudge
  * @param {{ onCta: () => void, onDismiss: () => void }} actions
+ * @param {{ into?: Element, picture?: boolean }} [options]
  */
-export function renderNudge(doc, nudge, { onCta, onDismiss }) {
+export function renderNudge(doc, nudge, { onCta, onDismiss }, { into, picture } = {}) {
   const host = doc.createElement('div');
   host.setAttribute('data-nudge-rules', nudge.type);
-  for (const [name, value] of HOST_STYLE) host.style.setProperty(name, value, 'important');
+  if (picture) host.inert = true;
+  for (const declaration of HOST_STYLE.split(';')) {
+    const [name, value] = declaration.split(':');
+    host.style.setProperty(name, value, 'important');
+  }
   const root = host.attachShadow({ mode: 'open' });
   styleInto(doc, root);
 
@@ -184,7 +189,7 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
     case 'chat_bubble': {
       card.classList.add('bubble');
       card.setAttribute('role', 'region');
-      card.setAttribute('aria-label', LABELS.chat_bubble);
+      card.setAttribute('aria-label', 'Chat');
       const head = doc.createElement('div');
       head.className = 'head';
       const badge = doc.createElement('span');
@@ -215,7 +220,7 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
     case 'sticky_bar':
       card.classList.add('bar');
       card.setAttribute('role', 'region');
-      card.setAttribute('aria-label', LABELS.sticky_bar);
+      card.setAttribute('aria-label', 'Announcement');
       card.append(msg, actions, close);
       root.append(card);
       break;
@@ -230,6 +235,7 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
       card.tabIndex = -1;
       card.append(msg, actions, close);
       root.append(backdrop, card);
+      if (picture) break;
       const previous = doc.activeElement;
       const focusables = [cta, close];
       const onKey = (event) => {
@@ -268,8 +274,8 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
     default:
       throw new TypeError(`unknown nudge type ${JSON.stringify(nudge.type)}`);
   }
-  (doc.body ?? doc.documentElement).append(host);
-  if (nudge.type === 'exit_modal') cta.focus();
+  (into ?? doc.body ?? doc.documentElement).append(host);
+  if (nudge.type === 'exit_modal' && !picture) cta.focus();
 
   return {
     host,
@@ -277,6 +283,11 @@ export function renderNudge(doc, nudge, { onCta, onDismiss }) {
     visible: () => {
       const rects = card.getClientRects();
       return rects.length > 0 && rects[0].width > 0 && rects[0].height > 0;
+    },
+    update: (next) => {
+      msg.textContent = next.message;
+      cta.textContent = next.cta;
+      if (link) cta.setAttribute('href', next.cta_url);
     },
     remove: () => {
       host.remove();

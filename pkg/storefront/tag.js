@@ -15,9 +15,12 @@
 // nudges) takes a draft config from the page's `#nudge-preview=BASE64URL` fragment (the editor's
 // "Open the test shop with this draft"), keeps it for the tab's later pages and removes the
 // fragment; `#nudge-preview=off` ends it. docs/STOREFRONT.md, "Preview a draft".
-import { startNudges } from './storefront.js';
+//
+// Besides `window.nudgeRules` (the handle, documented), it writes nothing on the page's globals.
+import { startNudges } from '../storefront.js';
+import { previewDraft } from './store.js';
 
-export { startNudges, builtInIntentScore, NudgesError, CONFIG_MAX_AGE_MS } from './storefront.js';
+export { startNudges, builtInIntentScore, NudgesError, CONFIG_MAX_AGE_MS } from '../storefront.js';
 
 function ownTag() {
   try {
@@ -31,20 +34,12 @@ function ownTag() {
   }
 }
 
-const PREVIEW_KEY = 'nudge-rules.preview';
-
 /**
  * The draft config of `#nudge-preview=...` (or the tab's kept one): the parsed config, or its text
  * when it is not JSON (the engine then refuses it through onError); undefined without a preview.
  */
 function previewConfig(siteKey) {
-  const key = `${PREVIEW_KEY}.${siteKey}`;
-  let store = null;
-  try {
-    store = globalThis.sessionStorage ?? null;
-  } catch {
-    store = null;
-  }
+  const kept = previewDraft(siteKey);
   const m = /(?:^#|&)nudge-preview=([^&]*)/.exec(globalThis.location?.hash ?? '');
   let text = null;
   if (m) {
@@ -54,11 +49,7 @@ function previewConfig(siteKey) {
       // the fragment stays
     }
     if (m[1] === 'off') {
-      try {
-        store?.removeItem(key);
-      } catch {
-        // ignored
-      }
+      kept.remove();
       return undefined;
     }
     try {
@@ -67,17 +58,9 @@ function previewConfig(siteKey) {
     } catch {
       text = m[1];
     }
-    try {
-      store?.setItem(key, text);
-    } catch {
-      // this page only
-    }
+    kept.write(text);
   } else {
-    try {
-      text = store?.getItem(key) ?? null;
-    } catch {
-      text = null;
-    }
+    text = kept.read();
   }
   if (text === null) return undefined;
   try {
